@@ -1,0 +1,24 @@
+/** The CLI's input and output, injectable so commands can run in-process in tests. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+  isTTY: boolean;
+}
+
+export const processIo = (): CliIo => ({
+  out: (t) => process.stdout.write(t.endsWith('\n') ? t : t + '\n'),
+  err: (t) => process.stderr.write(t.endsWith('\n') ? t : t + '\n'),
+  env: process.env,
+  isTTY: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+});
+
+/** Thrown by commands to end with a message and exit code (no stack trace for expected failures). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}

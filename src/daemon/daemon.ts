@@ -1,0 +1,144 @@
+/**
+ * Starting and stopping the controller: data dir, lock, PKI, store, default admin, HTTPS listener and the
+ * background sweeper of idle API sessions. `edgectl serve` and the tests both go through `startDaemon`.
+ */
+import { mkdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { loadOrCreateControllerPki, type ControllerPki } from '../pki/ca.js';
+import { openStore, type OpenedStore } from '../store/db.js';
+import { acquireLock } from '../store/lock.js';
+import type { Ctx, Logger } from '../model/ctx.js';
+import { sweepExpiredApiSessions } from '../model/services/api-session.js';
+import { createDefaultAdmin, hasDefaultAdmin } from '../model/services/default-admin.js';
+import type { DaemonConfig } from './config.js';
+import { buildServer } from './server.js';
+import type { DaemonDeps } from './deps.js';
+import { createLogger } from './log.js';
+import { VERSION } from '../version.js';
+
+export interface AdminCredentials {
+  username: string;
+  password: string;
+}
+
+export interface DaemonOptions {
+  /** Asked only when the store has no default admin; undefined means "generate one and write it to a file". */
+  adminCredentials?: () => Promise<AdminCredentials | undefined>;
+  /** Where logs go (default stdout). */
+  logStream?: NodeJS.WritableStream;
+  now?: () => Date;
+}
+
+export interface RunningDaemon {
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  ctx: Ctx;
+  pki: ControllerPki;
+  store: OpenedStore;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export const ADMIN_FILE = 'default-admin.json';
+export const DB_FILE = 'edgectl.db';
+
+const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
+
+function strongPassword(): string {
+  // 24 characters from a mixed alphabet: satisfies any rule set of the default auth policy.
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+  const bytes = randomBytes(22);
+  return 'Aa1!' + [...bytes].map((b) => alphabet[b % alphabet.length]).join('').slice(0, 20);
+}
+
+export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): Promise<RunningDaemon> {
+  mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
+  const log = createLogger(cfg.logLevel, opts.logStream);
+  const release = acquireLock(cfg.dataDir);
+  let store: OpenedStore | undefined;
+  try {
+    const pki = await loadOrCreateControllerPki(join(cfg.dataDir, 'pki'), { hosts: [cfg.host, cfg.advertisedHost] });
+    log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
+    store = await openStore(join(cfg.dataDir, DB_FILE));
+    const ctx: Ctx = {
+      db: store.db,
+      now: opts.now ?? (() => new Date()),
+      settings: {
+        sessionTimeoutMs: cfg.sessionTimeoutMs,
+        identityEnrollmentDurationMs: cfg.identityEnrollmentDurationMs,
+        routerEnrollmentDurationMs: cfg.routerEnrollmentDurationMs,
+      },
+      log,
+    };
+    if (!(await hasDefaultAdmin(ctx))) {
+      let creds = await opts.adminCredentials?.();
+      if (!creds) {
+        creds = { username: 'admin', password: strongPassword() };
+        const file = join(cfg.dataDir, ADMIN_FILE);
+        writeFileSync(file, JSON.stringify(creds, null, 2) + '\n', { mode: 0o600 });
+        chmodSync(file, 0o600);
+        log.warn({ file }, 'default admin created; its credentials are in this file (readable by the owner only)');
+      }
+      await createDefaultAdmin(ctx, creds.username, creds.password);
+      log.info({ username: creds.username }, 'default admin created');
+    }
+
+    const deps: DaemonDeps = {
+      caBundlePem: pki.caBundlePem,
+      caBundlePkcs7: pki.caBundlePkcs7Base64(),
+      advertisedUrl: '',
+      startedAt: new Date(),
+      version: VERSION,
+    };
+    const { app } = buildServer({ ctx, deps, tls: { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: pki.caBundlePem }, logger: log });
+    await app.listen({ host: cfg.host, port: cfg.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : cfg.port;
+    const url = `https://${urlHost(cfg.advertisedHost)}:${port}`;
+    // The advertised URL is only known once the port is bound (port 0 in tests).
+    deps.advertisedUrl = url;
+    log.info({ url }, 'edgectl controller listening');
+
+    const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));
+    let sweeping = false;
+    const sweeper = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      sweepExpiredApiSessions(ctx)
+        .then((n) => n > 0 && log.debug({ removed: n }, 'expired API sessions removed'))
+        .catch((err) => log.error({ err }, 'API session sweep failed'))
+        .finally(() => (sweeping = false));
+    }, sweepEvery);
+    sweeper.unref();
+
+    const opened = store;
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      port,
+      app,
+      ctx,
+      pki,
+      store: opened,
+      log,
+      close() {
+        closing ??= (async () => {
+          clearInterval(sweeper);
+          await app.close();
+          await opened.close();
+          release();
+          log.info('edgectl controller stopped');
+          log.flush?.();
+        })();
+        return closing;
+      },
+    };
+  } catch (e) {
+    await store?.close();
+    release();
+    throw e;
+  }
+}

@@ -1,0 +1,10 @@
+/** What the routes need from the running daemon besides the model context. */
+export interface DaemonDeps {
+  /** The controller's CA bundle (PEM) and the same as base64 PKCS#7 certs-only, for `/.well-known/est/cacerts`. */
+  caBundlePem: string;
+  caBundlePkcs7: string;
+  /** Base URL clients use to reach this controller, e.g. `https://127.0.0.1:1280`. */
+  advertisedUrl: string;
+  startedAt: Date;
+  version: string;
+}

@@ -1,0 +1,16 @@
+/** Duration strings of the config file (`30m`, `90s`, `1h30m`, `500ms`), as the reference's Go durations. */
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+export function parseDuration(text: string): number {
+  const s = String(text).trim();
+  if (/^\d+$/.test(s)) throw new Error(`duration "${s}" needs a unit (ms, s, m, h)`);
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let matched = 0;
+  for (const m of s.matchAll(re)) {
+    total += Number(m[1]) * UNITS[m[2]!]!;
+    matched += m[0].length;
+  }
+  if (matched === 0 || matched !== s.length) throw new Error(`invalid duration "${s}"`);
+  return Math.round(total);
+}

@@ -1,0 +1,130 @@
+/**
+ * Route declarations. Every operation is declared once with its API, method, path, operationId, access
+ * and body schema; the same declarations register the Fastify routes and generate the OpenAPI documents,
+ * so the published specs always match what is served.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../../model/ctx.js';
+import { DomainError } from '../../model/errors.js';
+import type { Principal } from '../../model/services/api-session.js';
+import { resolveToken } from '../../model/services/api-session.js';
+import { baseMeta, RAW, type Envelope } from './envelope.js';
+import type { DaemonDeps } from '../deps.js';
+
+export type ApiName = 'client' | 'management';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * anonymous: no session needed; session: a fully authenticated API session; partial: also a session
+ * with outstanding secondary-factor queries (parity: §4.4); admin: a full session of an admin identity.
+ */
+export type RouteAccess = 'anonymous' | 'session' | 'partial' | 'admin';
+
+export interface RequestContext {
+  ctx: Ctx;
+  deps: DaemonDeps;
+  principal?: Principal;
+  req: FastifyRequest;
+  reply: FastifyReply;
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  body: unknown;
+  api: ApiName;
+}
+
+export interface RouteDef {
+  apis: readonly ApiName[];
+  method: Method;
+  /** Path below the API prefix in OpenAPI form, e.g. `/identities/{id}`. */
+  path: string;
+  operationId: string;
+  tag: string;
+  access: RouteAccess;
+  body?: TSchema;
+  /** Content types accepted besides JSON (documented only; parsers are global). */
+  consumes?: string[];
+  produces?: string[];
+  success: number;
+  /** Name of the success envelope in the reference, for the OpenAPI document. */
+  envelope?: string;
+  summary?: string;
+  handler(rc: RequestContext): Promise<Envelope | typeof RAW>;
+}
+
+export const API_PREFIX: Record<ApiName, string> = {
+  client: '/edge/client/v1',
+  management: '/edge/management/v1',
+};
+
+/** The session token of a request: `svc-session`, or `zt-session` for existing clients (decisions.md). */
+export function sessionToken(req: FastifyRequest): string | undefined {
+  const h = req.headers['svc-session'] ?? req.headers['zt-session'];
+  return Array.isArray(h) ? h[0] : h;
+}
+
+async function authorize(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Promise<Principal | undefined> {
+  const token = sessionToken(req);
+  if (access === 'anonymous') {
+    return token ? ((await resolveToken(ctx, token)) ?? undefined) : undefined;
+  }
+  if (!token) throw new DomainError('UNAUTHORIZED');
+  const principal = await resolveToken(ctx, token);
+  if (!principal) throw new DomainError('UNAUTHORIZED');
+  if (access !== 'partial' && principal.authQueries.length > 0) throw new DomainError('UNAUTHORIZED');
+  // parity: a non-admin on an admin operation is 401, not 403 (controller-behaviours.md §3.4)
+  if (access === 'admin' && !principal.identity.isAdmin) throw new DomainError('UNAUTHORIZED');
+  return principal;
+}
+
+const principals = new WeakMap<FastifyRequest, Principal | undefined>();
+
+const toFastifyPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
+
+/** Registers declared routes on the server, for each API they belong to. */
+export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps, routes: readonly RouteDef[]): void {
+  for (const r of routes) {
+    for (const api of r.apis) {
+      app.route({
+        method: r.method,
+        url: API_PREFIX[api] + toFastifyPath(r.path),
+        schema: r.body ? { body: r.body } : undefined,
+        // Authorise before the body is read or validated: an anonymous caller learns nothing from a 400.
+        onRequest: async (req) => {
+          principals.set(req, await authorize(ctx, r.access, req));
+        },
+        handler: async (req, reply) => {
+          const principal = principals.get(req);
+          const result = await r.handler({
+            ctx,
+            deps,
+            principal,
+            req,
+            reply,
+            params: (req.params ?? {}) as Record<string, string>,
+            query: (req.query ?? {}) as Record<string, string | string[] | undefined>,
+            body: req.body,
+            api,
+          });
+          if (result === RAW) return reply;
+          return reply
+            .code(result.status ?? 200)
+            .type('application/json')
+            .send({ data: result.data, meta: { ...baseMeta(), ...result.meta } });
+        },
+      });
+    }
+  }
+}
+
+/** One string query parameter (the first when repeated). */
+export const queryString = (q: RequestContext['query'], name: string): string | undefined => {
+  const v = q[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** A repeated query parameter as an array. */
+export const queryArray = (q: RequestContext['query'], name: string): string[] => {
+  const v = q[name];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+};

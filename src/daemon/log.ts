@@ -1,0 +1,24 @@
+/**
+ * Structured logs (pino, JSON lines). Request logs carry method, masked URL and remote address only:
+ * session headers and query-string tokens never reach the log.
+ */
+import pino, { type Logger } from 'pino';
+
+/** Masks secrets that can appear in a query string (enrollment tokens) before a URL is logged. */
+export const safeUrl = (url: string): string => url.replace(/([?&](?:token|password)=)[^&]*/gi, '$1***');
+
+export function createLogger(level: string, stream?: NodeJS.WritableStream): Logger {
+  return pino(
+    {
+      level,
+      base: { svc: 'edgectl' },
+      redact: { paths: ['req.headers', 'password', '*.password', 'token', '*.token'], censor: '***' },
+      serializers: {
+        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: safeUrl(req.url), remoteAddress: req.ip }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        err: pino.stdSerializers.err,
+      },
+    },
+    (stream as pino.DestinationStream | undefined) ?? pino.destination(1),
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * Authentication and the caller's own API session, on both APIs (parity: controller-behaviours.md §4, §5).
+ */
+import { DomainError } from '../../model/errors.js';
+import { authenticatePassword, type AuthenticateBody } from '../../model/services/authenticate.js';
+import { currentApiSessionDetail, deleteApiSessions } from '../../model/services/api-session.js';
+import { empty, ok } from '../http/envelope.js';
+import { queryString, type RouteDef } from '../http/route.js';
+
+const BOTH = ['client', 'management'] as const;
+
+export const authRoutes: RouteDef[] = [
+  {
+    apis: BOTH,
+    method: 'POST',
+    path: '/authenticate',
+    operationId: 'authenticate',
+    tag: 'Authentication',
+    access: 'anonymous',
+    success: 200,
+    envelope: 'currentApiSessionDetailEnvelope',
+    summary: 'Authenticate via a method supplied via a query string parameter',
+    async handler(rc) {
+      const method = queryString(rc.query, 'method');
+      const body = (rc.body && typeof rc.body === 'object' ? rc.body : {}) as AuthenticateBody;
+      let apiSessionId: string;
+      switch (method) {
+        case 'password':
+          apiSessionId = await authenticatePassword(rc.ctx, body, rc.req.ip);
+          break;
+        case 'cert':
+        case 'ext-jwt':
+          // No certificate or external-JWT credential can match yet: a plain authentication failure.
+          throw new DomainError('INVALID_AUTH');
+        default:
+          throw new DomainError('INVALID_AUTH_METHOD', {
+            cause: { field: 'method', reason: 'method must be one of password, cert, ext-jwt', value: method ?? '' },
+          });
+      }
+      const detail = await currentApiSessionDetail(rc.ctx, apiSessionId);
+      // parity: both header names carry the token so existing clients find it (decisions.md, session header)
+      rc.reply.header('svc-session', detail.token as string).header('zt-session', detail.token as string);
+      rc.reply.header('expiration-seconds', String(detail.expirationSeconds)).header('expires-at', String(detail.expiresAt));
+      return ok(detail);
+    },
+  },
+  {
+    apis: BOTH,
+    method: 'GET',
+    path: '/current-api-session',
+    operationId: 'getCurrentAPISession',
+    tag: 'Current API Session',
+    access: 'partial',
+    success: 200,
+    envelope: 'currentApiSessionDetailEnvelope',
+    async handler(rc) {
+      return ok(await currentApiSessionDetail(rc.ctx, rc.principal!.apiSessionId));
+    },
+  },
+  {
+    apis: BOTH,
+    method: 'DELETE',
+    path: '/current-api-session',
+    operationId: 'deleteCurrentApiSession',
+    tag: 'Current API Session',
+    access: 'partial',
+    success: 200,
+    envelope: 'empty',
+    summary: 'Logout',
+    async handler(rc) {
+      await deleteApiSessions(rc.ctx, [rc.principal!.apiSessionId]);
+      return empty();
+    },
+  },
+];
+

@@ -1,0 +1,111 @@
+/**
+ * The generic CRUD routes of a resource definition: list, create, detail, update, patch and delete, with
+ * the reference's envelopes and status codes. A resource gets its routes from its definition alone.
+ */
+import { Type } from '@sinclair/typebox';
+import { createEntity, deleteEntity, getEntity, listEntities, updateEntity } from '../../model/crud.js';
+import { renderRecord } from '../../model/render.js';
+import { bodySchema, type Access, type CrudOp, type Input, type ResourceDef } from '../../model/resource.js';
+import { created, empty, listOf, ok } from '../http/envelope.js';
+import { queryString, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
+import type { ListOptions } from '../../model/list-query.js';
+
+export const listOptions = (rc: RequestContext): ListOptions => ({
+  filter: queryString(rc.query, 'filter'),
+  sort: queryString(rc.query, 'sort'),
+  limit: queryString(rc.query, 'limit'),
+  offset: queryString(rc.query, 'offset'),
+});
+
+const access = (def: ResourceDef, op: CrudOp): Access => def.access?.[op] ?? 'admin';
+
+const tagOf = (def: ResourceDef) => def.name.replace(/(^|-)(\w)/g, (_m, sep: string, c: string) => (sep ? ' ' : '') + c.toUpperCase());
+
+/** The route declarations for every CRUD op a resource definition exposes. */
+export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['management']): RouteDef[] {
+  const base = `/${def.name}`;
+  const one = `${base}/{id}`;
+  const routes: RouteDef[] = [];
+  const common = { apis, tag: tagOf(def) };
+  if (def.ops.list) {
+    routes.push({
+      ...common,
+      method: 'GET',
+      path: base,
+      operationId: def.ops.list,
+      access: access(def, 'list'),
+      success: 200,
+      envelope: def.envelopes?.list,
+      async handler(rc) {
+        const page = await listEntities(rc.ctx, def, listOptions(rc));
+        return listOf(page.rows.map((r) => renderRecord(def, r)), page);
+      },
+    });
+  }
+  if (def.ops.create) {
+    routes.push({
+      ...common,
+      method: 'POST',
+      path: base,
+      operationId: def.ops.create,
+      access: access(def, 'create'),
+      body: bodySchema(def, 'create'),
+      success: 201,
+      envelope: 'createEnvelope',
+      async handler(rc) {
+        const id = await createEntity(rc.ctx, def, rc.body as Input);
+        return created(id, def.name);
+      },
+    });
+  }
+  if (def.ops.detail) {
+    routes.push({
+      ...common,
+      method: 'GET',
+      path: one,
+      operationId: def.ops.detail,
+      access: access(def, 'detail'),
+      success: 200,
+      envelope: def.envelopes?.detail,
+      async handler(rc) {
+        return ok(renderRecord(def, await getEntity(rc.ctx, def, rc.params.id!)));
+      },
+    });
+  }
+  for (const mode of ['update', 'patch'] as const) {
+    const opId = def.ops[mode];
+    if (!opId) continue;
+    routes.push({
+      ...common,
+      method: mode === 'update' ? 'PUT' : 'PATCH',
+      path: one,
+      operationId: opId,
+      access: access(def, mode),
+      body: bodySchema(def, mode),
+      success: 200,
+      envelope: 'empty',
+      async handler(rc) {
+        await updateEntity(rc.ctx, def, rc.params.id!, rc.body as Input, mode);
+        return empty();
+      },
+    });
+  }
+  if (def.ops.delete) {
+    routes.push({
+      ...common,
+      method: 'DELETE',
+      path: one,
+      operationId: def.ops.delete,
+      access: access(def, 'delete'),
+      success: 200,
+      envelope: 'empty',
+      async handler(rc) {
+        await deleteEntity(rc.ctx, def, rc.params.id!);
+        return empty();
+      },
+    });
+  }
+  return routes;
+}
+
+export const EmptyObject = Type.Object({}, { additionalProperties: true });

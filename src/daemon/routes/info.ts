@@ -1,0 +1,104 @@
+/** Informational endpoints: version, specs, resource counts and the CA bundle (parity: api-conventions §6, §8). */
+import { sql } from 'kysely';
+import { notFound } from '../../model/errors.js';
+import { RESOURCES } from '../../model/resources/index.js';
+import { ok, listOf, RAW } from '../http/envelope.js';
+import { API_PREFIX, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
+import { SPEC_IDS } from '../openapi.js';
+
+const BOTH = ['client', 'management'] as const;
+
+function versionRecord(rc: RequestContext) {
+  const urls = (api: ApiName) => [`${rc.deps.advertisedUrl}${API_PREFIX[api]}`];
+  const v1 = (api: ApiName) => ({ v1: { path: API_PREFIX[api], version: '0.25.6', apiBaseUrls: urls(api) } });
+  return {
+    version: `v${rc.deps.version}`,
+    revision: 'edgectl',
+    buildDate: rc.deps.startedAt.toISOString(),
+    runtimeVersion: process.version,
+    capabilities: [],
+    apiVersions: { edge: v1('management'), 'edge-client': v1('client'), 'edge-management': v1('management') },
+  };
+}
+
+function specRecord(rc: RequestContext) {
+  const id = SPEC_IDS[rc.api];
+  const at = rc.deps.startedAt.toISOString();
+  return { id, name: id, createdAt: at, updatedAt: at, tags: {}, _links: { self: { href: `./specs/${id}` }, spec: { href: `./specs/${id}/spec` } } };
+}
+
+const camel = (s: string) => s.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+
+export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
+  const common = { apis: BOTH, access: 'anonymous' as const, success: 200 };
+  return [
+    { ...common, method: 'GET', path: '/', operationId: 'listRoot', tag: 'Informational', envelope: 'listVersionEnvelope', handler: async (rc) => ok(versionRecord(rc)) },
+    { ...common, method: 'GET', path: '/version', operationId: 'listVersion', tag: 'Informational', envelope: 'listVersionEnvelope', handler: async (rc) => ok(versionRecord(rc)) },
+    {
+      ...common,
+      method: 'GET',
+      path: '/specs',
+      operationId: 'listSpecs',
+      tag: 'Informational',
+      envelope: 'listSpecsEnvelope',
+      handler: async (rc) => listOf([specRecord(rc)], { pagination: { limit: 10, offset: 0, totalCount: 1 }, filterableFields: [] }),
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/specs/{id}',
+      operationId: 'detailSpec',
+      tag: 'Informational',
+      envelope: 'detailSpecEnvelope',
+      async handler(rc) {
+        if (rc.params.id !== SPEC_IDS[rc.api]) throw notFound(rc.params.id, 'spec');
+        return ok(specRecord(rc));
+      },
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/specs/{id}/spec',
+      operationId: 'detailSpecBody',
+      tag: 'Informational',
+      envelope: 'detailSpecBodyEnvelope',
+      produces: ['application/json'],
+      async handler(rc) {
+        if (rc.params.id !== SPEC_IDS[rc.api]) throw notFound(rc.params.id, 'spec');
+        return ok(specFor(rc.api));
+      },
+    },
+    {
+      ...common,
+      apis: ['client', 'management'],
+      method: 'GET',
+      path: '/.well-known/est/cacerts',
+      operationId: 'listWellKnownCas',
+      tag: 'Well Known',
+      produces: ['application/pkcs7-mime'],
+      async handler(rc) {
+        await rc.reply.code(200).type('application/pkcs7-mime').send(rc.deps.caBundlePkcs7);
+        return RAW;
+      },
+    },
+    {
+      apis: ['management'],
+      method: 'GET',
+      path: '/summary',
+      operationId: 'listSummary',
+      tag: 'Informational',
+      access: 'admin',
+      success: 200,
+      envelope: 'listSummaryCountsEnvelope',
+      async handler(rc) {
+        const counts: Record<string, number> = {};
+        for (const def of RESOURCES) {
+          if (def.name === 'identity-types') continue;
+          const row = await rc.ctx.db.selectFrom(def.table).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+          counts[camel(def.name)] = Number(row?.n ?? 0);
+        }
+        return ok(counts);
+      },
+    },
+  ];
+}

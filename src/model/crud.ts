@@ -1,0 +1,148 @@
+/**
+ * Generic create/read/update/delete over a resource definition. Entity behaviour plugs in through the
+ * definition's hooks; every write is one transaction, so a refused request never leaves a partial change.
+ */
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { withTx } from '../store/db.js';
+import { deleteRow, findRowById, insertRow, pageRows, updateRow } from '../store/crud.js';
+import { withDb, iso, type Ctx } from './ctx.js';
+import { DomainError, fieldError, notFound } from './errors.js';
+import { newId } from './ids.js';
+import { filterFields, writableProps, type Input, type ResourceDef, type Row, type WriteMode } from './resource.js';
+import { compileListQuery, type ListOptions } from './list-query.js';
+
+export interface Page {
+  rows: Row[];
+  pagination: { limit: number; offset: number; totalCount: number };
+  filterableFields: string[];
+}
+
+/** Fills defaults for a create, or resets absent optional props for a full update (PUT replaces). */
+function completeInput(def: ResourceDef, input: Input, mode: WriteMode): Input {
+  if (mode === 'patch') return input;
+  const out: Input = { ...input };
+  for (const name of writableProps(def, mode)) {
+    const p = def.props[name]!;
+    if (out[name] !== undefined || p.virtual) continue;
+    if (p.default !== undefined) out[name] = structuredClone(p.default);
+    else if (p.nullable) out[name] = null;
+  }
+  if (mode === 'create') {
+    for (const [name, p] of Object.entries(def.props)) {
+      if (out[name] === undefined && p.default !== undefined) out[name] = structuredClone(p.default);
+    }
+  }
+  return out;
+}
+
+/**
+ * Resolves nulls: a nullable prop keeps null, a prop with a default falls back to it (a PUT or PATCH that
+ * clears it), anything else is a field error. Null tags mean no tags.
+ */
+function resolveNulls(def: ResourceDef, input: Input): void {
+  for (const [name, v] of Object.entries(input)) {
+    if (v !== null) continue;
+    if (name === 'tags') {
+      input.tags = {};
+      continue;
+    }
+    const p = def.props[name];
+    if (!p || p.nullable) continue;
+    if (p.default !== undefined) input[name] = structuredClone(p.default);
+    else throw fieldError(name, `${name} must not be null`, null);
+  }
+}
+
+/** Only the keys this write mode may set, plus tags. */
+function pickWritable(def: ResourceDef, input: Input, mode: WriteMode): Input {
+  const allowed = new Set([...writableProps(def, mode), 'tags']);
+  const out: Input = {};
+  for (const [k, v] of Object.entries(input)) if (allowed.has(k) && v !== undefined) out[k] = v;
+  return out;
+}
+
+export async function createEntity(ctx: Ctx, def: ResourceDef, body: Input, extra: Row = {}): Promise<string> {
+  return withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    let input = completeInput(def, pickWritable(def, body, 'create'), 'create');
+    resolveNulls(def, input);
+    if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, 'create');
+    const now = iso(ctx.now());
+    const id = (extra.id as string | undefined) ?? newId();
+    await insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} });
+    await def.hooks?.afterWrite?.(tctx, id, 'create', input);
+    return id;
+  });
+}
+
+export async function getRow(ctx: Ctx, def: ResourceDef, id: string): Promise<Row> {
+  const row = await findRowById(ctx.db, def, id);
+  if (!row) throw notFound(id, def.label);
+  return row;
+}
+
+export async function updateEntity(ctx: Ctx, def: ResourceDef, id: string, body: Input, mode: 'update' | 'patch', extra: Row = {}): Promise<void> {
+  await withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    const existing = await getRow(tctx, def, id);
+    if (existing.isSystem && !extra.allowSystem) {
+      throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', { urlVars: { id } });
+    }
+    let input = completeInput(def, pickWritable(def, body, mode), mode);
+    if (mode === 'update' && input.tags === undefined) input.tags = {};
+    resolveNulls(def, input);
+    if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, mode, existing);
+    const { allowSystem: _ignored, ...rest } = extra;
+    await updateRow(trx, def, id, { ...input, ...rest, updatedAt: iso(ctx.now()) });
+    await def.hooks?.afterWrite?.(tctx, id, mode, input, existing);
+  });
+}
+
+export async function deleteEntity(ctx: Ctx, def: ResourceDef, id: string, opts: { allowSystem?: boolean } = {}): Promise<void> {
+  await withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    const existing = await getRow(tctx, def, id);
+    if (existing.isSystem && !opts.allowSystem) {
+      throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id } });
+    }
+    for (const ref of def.blockingRefs ?? []) {
+      const users = await trx.selectFrom(ref.table).select('id').where(ref.column, '=', id).limit(10).execute();
+      if (users.length > 0) {
+        const ids = users.map((u: { id: string }) => u.id);
+        throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
+          urlVars: { id },
+          cause: { field: 'id', reason: `entity type ${def.name} referenced by ${ref.entity}: [${ids.join(', ')}]`, value: id },
+          causeMessage: `referenced by /${ref.entity}/${ids[0]}`,
+        });
+      }
+    }
+    await def.hooks?.beforeDelete?.(tctx, existing);
+    await deleteRow(trx, def, id);
+  });
+}
+
+/** One page of a resource, filtered and sorted by the filter language and paged by the reference's rules. */
+export async function listEntities(
+  ctx: Ctx,
+  def: ResourceDef,
+  opts: ListOptions,
+  scope?: RawBuilder<SqlBool>,
+): Promise<Page> {
+  const fields = filterFields(def);
+  const q = compileListQuery(opts, fields);
+  const where = q.where && scope ? sql<SqlBool>`(${q.where}) and (${scope})` : (q.where ?? scope ?? null);
+  const { rows, total } = await pageRows(ctx.db, def, { where, orderBy: q.orderBy, limit: q.limit, offset: q.offset });
+  await def.hooks?.decorate?.(ctx, rows);
+  return {
+    rows,
+    pagination: { limit: q.limit, offset: q.offset, totalCount: total },
+    filterableFields: Object.keys(fields),
+  };
+}
+
+/** A single record with its decorations (404 when absent). */
+export async function getEntity(ctx: Ctx, def: ResourceDef, id: string): Promise<Row> {
+  const row = await getRow(ctx, def, id);
+  await def.hooks?.decorate?.(ctx, [row]);
+  return row;
+}

@@ -1,0 +1,35 @@
+/**
+ * The context every model service takes explicitly: store handle, clock, settings and logger.
+ * No singletons: the daemon builds one Ctx per server, the offline CLI one per command, tests their own.
+ */
+import type { Executor } from '../store/db.js';
+
+export interface Logger {
+  info(obj: object | string, msg?: string): void;
+  warn(obj: object | string, msg?: string): void;
+  error(obj: object | string, msg?: string): void;
+  debug(obj: object | string, msg?: string): void;
+}
+
+export interface Settings {
+  /** API session idle timeout in milliseconds (edge.api.sessionTimeout). */
+  sessionTimeoutMs: number;
+  /** Enrollment durations in milliseconds (edge.enrollment.*.duration). */
+  identityEnrollmentDurationMs: number;
+  routerEnrollmentDurationMs: number;
+}
+
+export interface Ctx {
+  db: Executor;
+  now(): Date;
+  settings: Settings;
+  log: Logger;
+}
+
+/** The same context bound to another executor (used to run a service inside a transaction). */
+export const withDb = (ctx: Ctx, db: Executor): Ctx => ({ ...ctx, db });
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };
+
+/** ISO-8601 UTC with milliseconds: the one timestamp format of the store and the wire. */
+export const iso = (d: Date): string => d.toISOString();

@@ -1,0 +1,22 @@
+/** Identifier and token generation (parity: controller-behaviours.md §10.2 — short ids for entities, UUID v4 tokens). */
+import { randomBytes, randomUUID } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** A random, URL-safe entity id (10 base-62 characters, ~59 bits). */
+export function newId(length = 10): string {
+  // Rejection sampling keeps the distribution uniform over the 62 characters.
+  let out = '';
+  while (out.length < length) {
+    for (const b of randomBytes(length * 2)) {
+      if (b < 248 && out.length < length) out += ALPHABET[b % 62];
+    }
+  }
+  return out;
+}
+
+/** A random token (UUID v4), used for API sessions, sessions, enrollments and CA verification. */
+export const newToken = (): string => randomUUID();
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: string): boolean => UUID_RE.test(s);

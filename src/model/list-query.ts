@@ -1,0 +1,38 @@
+/**
+ * Turns a list request (filter text, URL sort, limit, offset) into SQL fragments: the filter's own
+ * `sort by`/`skip`/`limit` win over the URL's (parity: controller-behaviours.md §1.5, §1.6).
+ */
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { compileFilter } from '../store/filter-sql.js';
+import type { FieldTable } from './filter/fields.js';
+import { parseFilter, parseSortParam } from './filter/parser.js';
+import { clampLimit, clampOffset, parsePagingParams } from './paging.js';
+
+export interface ListOptions {
+  filter?: string;
+  sort?: string;
+  limit?: string;
+  offset?: string;
+}
+
+export interface ListQuery {
+  where: RawBuilder<SqlBool> | null;
+  orderBy: { expr: RawBuilder<unknown>; direction: 'asc' | 'desc' }[];
+  limit: number;
+  offset: number;
+}
+
+export function compileListQuery(opts: ListOptions, fields: FieldTable): ListQuery {
+  const paging = parsePagingParams(opts.limit, opts.offset);
+  const parsed = parseFilter(opts.filter?.trim() ? opts.filter : 'true');
+  let query = parsed;
+  if (parsed.sort.length === 0 && opts.sort?.trim()) {
+    query = { ...parsed, sort: parseSortParam(opts.sort, fields) };
+  }
+  const compiled = compileFilter(query, fields, { tableAlias: 't' });
+  const limit = clampLimit(compiled.limit ?? paging.limit);
+  const offset = clampOffset(compiled.skip ?? paging.offset);
+  return { where: compiled.where, orderBy: compiled.orderBy, limit, offset };
+}
+
+export const TRUE: RawBuilder<SqlBool> = sql<SqlBool>`1 = 1`;

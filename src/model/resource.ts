@@ -1,0 +1,153 @@
+/**
+ * Resource definitions: one declarative description per entity drives request validation (create, update,
+ * patch schemas), the store mapping (columns, link tables for sets), the filterable fields, the rendered
+ * record and the OpenAPI documents. Entity-specific behaviour is limited to named hooks.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { Ctx } from './ctx.js';
+import type { FieldDef, FieldTable } from './filter/fields.js';
+
+/** How a property is kept in its table. `set` values live in a link table `<table>_<prop>`. */
+export type Storage = 'text' | 'int' | 'real' | 'bool' | 'json' | 'datetime' | 'set';
+
+export interface PropDef {
+  /** JSON Schema of a non-null value. */
+  schema: TSchema;
+  storage: Storage;
+  /** Accepted on create (and whether required there). Absent: not accepted. */
+  create?: 'required' | 'optional';
+  /** Accepted on full update (PUT). Absent: not changeable by PUT. */
+  update?: 'required' | 'optional';
+  /** Accepted on PATCH (always optional there). */
+  patch?: boolean;
+  /** null is an accepted value on create/update/patch and is stored as NULL. */
+  nullable?: boolean;
+  /** Stored when the property is absent on create (and reset to on a PUT that leaves it out). */
+  default?: unknown;
+  /** Part of the public, filterable fields (parity: controller-behaviours.md §1.7). */
+  filter?: boolean;
+  /** Never rendered (e.g. secrets); still stored. */
+  hidden?: boolean;
+  /** Rendered as null when empty instead of being left out. */
+  renderNull?: boolean;
+  /** Accepted in requests but not stored as such (a hook turns it into stored props). */
+  virtual?: boolean;
+  /** A different schema for PATCH (e.g. nested objects whose members all become optional). */
+  patchSchema?: TSchema;
+}
+
+export type Access = 'anonymous' | 'session' | 'admin';
+
+export type CrudOp = 'list' | 'create' | 'detail' | 'update' | 'patch' | 'delete';
+
+/** A reference from another table that blocks deleting this entity (409 CAN_NOT_DELETE_REFERENCED_ENTITY). */
+export interface BlockingRef {
+  table: string;
+  column: string;
+  /** Collection name of the referencing entity, for the error cause. */
+  entity: string;
+}
+
+export type Row = Record<string, unknown>;
+export type Input = Record<string, unknown>;
+export type WriteMode = 'create' | 'update' | 'patch';
+
+export interface ResourceHooks {
+  /**
+   * Validates and completes the input of a write before it is stored; may throw DomainError.
+   * `existing` is the stored row (rendered props) for update/patch.
+   */
+  prepare?(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Promise<Input> | Input;
+  /** Runs in the write's transaction after the row is stored. */
+  afterWrite?(ctx: Ctx, id: string, mode: WriteMode, input: Input, existing?: Row): Promise<void> | void;
+  /** Runs in the delete's transaction before the row is removed; may throw to refuse. */
+  beforeDelete?(ctx: Ctx, row: Row): Promise<void> | void;
+  /** Extra wire fields for detail/list records, computed from a page of rows at once. */
+  decorate?(ctx: Ctx, rows: Row[]): Promise<void> | void;
+}
+
+export interface ResourceDef {
+  /** Collection path segment and `_links` prefix, e.g. `identities`. */
+  name: string;
+  /** Singular label for messages and refs, e.g. `identity`. */
+  label: string;
+  table: string;
+  props: Record<string, PropDef>;
+  /** Props whose values must be unique: duplicates give a field error `<prop> must be unique`. */
+  unique?: string[];
+  blockingRefs?: BlockingRef[];
+  /** Extra filterable fields that are not plain props (computed or joined). */
+  extraFields?: FieldTable;
+  /** Extra `_links` of a record besides `self`. */
+  links?: (id: string) => Record<string, string>;
+  hooks?: ResourceHooks;
+  /** Management API operations and their operationIds; absent ops are not served. */
+  ops: Partial<Record<CrudOp, string>>;
+  /** Access per op (default admin). */
+  access?: Partial<Record<CrudOp, Access>>;
+  /** Names of the reference's envelopes, for the OpenAPI documents. */
+  envelopes?: { list?: string; detail?: string };
+  /** Schema definition name prefix in the OpenAPI documents (e.g. `identity`). */
+  schemaName: string;
+}
+
+/** Base fields every record has; filterable on every entity (parity: §1.7). */
+export const BASE_FIELDS: FieldTable = {
+  id: { kind: 'scalar', type: 'string', column: 'id' },
+  createdAt: { kind: 'scalar', type: 'datetime', column: 'createdAt' },
+  updatedAt: { kind: 'scalar', type: 'datetime', column: 'updatedAt' },
+  tags: { kind: 'map', column: 'tags' },
+  isSystem: { kind: 'scalar', type: 'bool', column: 'isSystem' },
+};
+
+/** The stored (non-virtual) props. */
+export const storedProps = (def: ResourceDef): [string, PropDef][] => Object.entries(def.props).filter(([, p]) => !p.virtual);
+
+/** Name of the link table holding a set property. */
+export const setTable = (def: ResourceDef, prop: string): string => `${def.table}_${prop}`;
+
+const STORAGE_TYPE: Record<Exclude<Storage, 'set' | 'json'>, 'string' | 'int' | 'float' | 'bool' | 'datetime'> = {
+  text: 'string',
+  int: 'int',
+  real: 'float',
+  bool: 'bool',
+  datetime: 'datetime',
+};
+
+/** The public filter/sort fields of a resource, derived from its props. */
+export function filterFields(def: ResourceDef): FieldTable {
+  const out: Record<string, FieldDef> = { ...BASE_FIELDS };
+  for (const [name, p] of Object.entries(def.props)) {
+    if (!p.filter || p.virtual) continue;
+    if (p.storage === 'set') out[name] = { kind: 'set', table: setTable(def, name), ownerColumn: 'ownerId', valueColumn: 'value' };
+    else if (p.storage === 'json') out[name] = { kind: 'map', column: name };
+    else out[name] = { kind: 'scalar', type: STORAGE_TYPE[p.storage], column: name };
+  }
+  return { ...out, ...def.extraFields };
+}
+
+/** `tags`: a map of string keys to null, string or boolean values (parity: api-conventions §7). */
+export const TagsSchema = Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean(), Type.Null(), Type.Number()]));
+
+const nullableOf = (s: TSchema): TSchema => Type.Union([s, Type.Null()]);
+
+/** The JSON Schema of a request body for one write mode, derived from the props. */
+export function bodySchema(def: ResourceDef, mode: WriteMode): TSchema {
+  const properties: Record<string, TSchema> = { tags: Type.Optional(nullableOf(TagsSchema)) };
+  for (const [name, p] of Object.entries(def.props)) {
+    const accepted = mode === 'create' ? p.create : mode === 'update' ? p.update : p.patch ? 'optional' : undefined;
+    if (!accepted) continue;
+    const base = mode === 'patch' && p.patchSchema ? p.patchSchema : p.schema;
+    const schema = p.nullable || mode === 'patch' ? nullableOf(base) : base;
+    properties[name] = accepted === 'required' ? schema : Type.Optional(schema);
+  }
+  // Unknown properties are ignored, as the reference's generated server does.
+  return Type.Object(properties, { additionalProperties: true });
+}
+
+/** The props a write mode may set. */
+export function writableProps(def: ResourceDef, mode: WriteMode): string[] {
+  return Object.entries(def.props)
+    .filter(([, p]) => (mode === 'create' ? p.create : mode === 'update' ? p.update : p.patch))
+    .map(([n]) => n);
+}

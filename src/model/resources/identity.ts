@@ -1,0 +1,134 @@
+/**
+ * Identities: the users, devices, services and routers that authenticate. Field rules follow
+ * api-schemas.md "Identity"; disable/enable and the default admin follow controller-behaviours.md §5.6, §10.4.
+ */
+import { Type } from '@sinclair/typebox';
+import type { Ctx } from '../ctx.js';
+import { DomainError, fieldError } from '../errors.js';
+import { entityRef } from '../render.js';
+import type { Input, ResourceDef, Row } from '../resource.js';
+import { AttributesSchema, checkRoleAttributes, CostSchema, NameSchema, ObjectSchema, PrecedenceSchema } from '../schemas.js';
+
+export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router'] as const;
+
+const TypeSchema = Type.Union(IDENTITY_TYPES.map((t) => Type.Literal(t)));
+const EnrollmentCreateSchema = Type.Object(
+  { ott: Type.Optional(Type.Boolean()), ottca: Type.Optional(Type.String()), updb: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+
+/** Whether a disable is in force now: disabledAt set and no end, or an end still in the future (§10.4). */
+export function isDisabled(row: { disabledAt?: unknown; disabledUntil?: unknown }, now: Date): boolean {
+  if (!row.disabledAt) return false;
+  if (!row.disabledUntil) return true;
+  return new Date(row.disabledUntil as string).getTime() > now.getTime();
+}
+
+async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patch', existing?: Row): Promise<Input> {
+  const out = { ...input };
+  if (out.type !== undefined) {
+    out.typeId = out.type;
+    delete out.type;
+  }
+  if ('authPolicyId' in out) {
+    if (out.authPolicyId === null || out.authPolicyId === undefined) out.authPolicyId = 'default';
+    const found = await ctx.db.selectFrom('auth_policies').select('id').where('id', '=', out.authPolicyId as string).executeTakeFirst();
+    if (!found) throw fieldError('authPolicyId', 'no auth policy found with the given id', out.authPolicyId);
+  }
+  if (out.roleAttributes !== undefined) checkRoleAttributes('roleAttributes', out.roleAttributes);
+  if (out.externalId === '') out.externalId = null;
+  if (existing?.isDefaultAdmin && out.isAdmin === false) {
+    throw fieldError('isAdmin', 'the default admin must remain an admin', false);
+  }
+  if (mode !== 'create') delete out.enrollment;
+  return out;
+}
+
+/** Adds the computed and joined fields of identity records for one page at once. */
+async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  const ids = rows.map((r) => r.id as string);
+  const now = ctx.now();
+  const [authenticators, policies, sessions] = await Promise.all([
+    ctx.db.selectFrom('authenticators').select(['id', 'identityId', 'method', 'username', 'fingerprint']).where('identityId', 'in', ids).execute(),
+    ctx.db.selectFrom('auth_policies').select(['id', 'name']).execute(),
+    ctx.db.selectFrom('api_sessions').select('identityId').distinct().where('identityId', 'in', ids).execute(),
+  ]);
+  const policyNames = new Map(policies.map((p: { id: string; name: string }) => [p.id, p.name]));
+  const withSession = new Set(sessions.map((s: { identityId: string }) => s.identityId));
+  for (const r of rows) {
+    const id = r.id as string;
+    const auths: Record<string, unknown> = {};
+    for (const a of authenticators.filter((x: { identityId: string }) => x.identityId === id)) {
+      if (a.method === 'updb') auths.updb = { id: a.id, username: a.username };
+      else if (a.method === 'cert') auths.cert = { id: a.id, fingerprint: a.fingerprint };
+    }
+    r.type = entityRef('identity-types', r.typeId as string, r.typeId as string);
+    r.authPolicy = entityRef('auth-policies', r.authPolicyId as string, policyNames.get(r.authPolicyId as string));
+    r.authenticators = auths;
+    r.enrollment = r.enrollment ?? {};
+    r.disabled = isDisabled(r, now);
+    r.disabledAt = r.disabledAt ?? null;
+    r.disabledUntil = r.disabledUntil ?? null;
+    r.hasApiSession = withSession.has(id);
+    r.hasEdgeRouterConnection = false;
+    r.edgeRouterConnectionStatus = 'offline';
+    r.isMfaEnabled = r.isMfaEnabled ?? false;
+  }
+}
+
+export const identities: ResourceDef = {
+  name: 'identities',
+  label: 'identity',
+  table: 'identities',
+  schemaName: 'identity',
+  props: {
+    name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
+    type: { schema: TypeSchema, storage: 'text', virtual: true, create: 'required', update: 'required', patch: true },
+    typeId: { schema: Type.String(), storage: 'text' },
+    isAdmin: { schema: Type.Boolean(), storage: 'bool', create: 'required', update: 'required', patch: true, filter: true },
+    isDefaultAdmin: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
+    authPolicyId: { schema: Type.String(), storage: 'text', create: 'optional', update: 'optional', patch: true, nullable: true, default: 'default', filter: true },
+    externalId: { schema: Type.String(), storage: 'text', create: 'optional', update: 'optional', patch: true, nullable: true, filter: true, renderNull: true },
+    roleAttributes: { schema: AttributesSchema, storage: 'set', create: 'optional', update: 'optional', patch: true, default: [], filter: true },
+    defaultHostingCost: { schema: CostSchema, storage: 'int', create: 'optional', update: 'optional', patch: true, default: 0 },
+    defaultHostingPrecedence: { schema: PrecedenceSchema, storage: 'text', create: 'optional', update: 'optional', patch: true, default: 'default' },
+    serviceHostingCosts: { schema: Type.Record(Type.String(), CostSchema), storage: 'json', create: 'optional', update: 'optional', patch: true, default: {} },
+    serviceHostingPrecedences: { schema: Type.Record(Type.String(), PrecedenceSchema), storage: 'json', create: 'optional', update: 'optional', patch: true, default: {} },
+    appData: { schema: ObjectSchema, storage: 'json', create: 'optional', update: 'optional', patch: true, default: {} },
+    envInfo: { schema: ObjectSchema, storage: 'json', default: {} },
+    sdkInfo: { schema: ObjectSchema, storage: 'json', default: {} },
+    disabledAt: { schema: Type.String(), storage: 'datetime', renderNull: true },
+    disabledUntil: { schema: Type.String(), storage: 'datetime', renderNull: true },
+    enrollment: { schema: EnrollmentCreateSchema, storage: 'json', virtual: true, create: 'optional' },
+  },
+  unique: ['name', 'externalId'],
+  extraFields: { type: { kind: 'scalar', type: 'string', column: 'typeId' } },
+  links: (id) => ({
+    authenticators: `./identities/${id}/authenticators`,
+    enrollments: `./identities/${id}/enrollments`,
+    'edge-router-policies': `./identities/${id}/edge-router-policies`,
+    'edge-routers': `./identities/${id}/edge-routers`,
+    'service-policies': `./identities/${id}/service-policies`,
+    services: `./identities/${id}/services`,
+    'failed-service-requests': `./identities/${id}/failed-service-requests`,
+    'posture-data': `./identities/${id}/posture-data`,
+    'auth-policies': `./auth-policies`,
+  }),
+  hooks: {
+    prepare,
+    decorate,
+    beforeDelete(_ctx, row) {
+      if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id as string } });
+    },
+  },
+  ops: {
+    list: 'listIdentities',
+    create: 'createIdentity',
+    detail: 'detailIdentity',
+    update: 'updateIdentity',
+    patch: 'patchIdentity',
+    delete: 'deleteIdentity',
+  },
+  envelopes: { list: 'listIdentitiesEnvelope', detail: 'detailIdentityEnvelope' },
+};

@@ -1,0 +1,21 @@
+/** JSON Schemas shared by several resource definitions (parity: api-schemas.md "Shared small types"). */
+import { Type } from '@sinclair/typebox';
+import { fieldError } from './errors.js';
+
+export const NameSchema = Type.String({ minLength: 1 });
+export const CostSchema = Type.Integer({ minimum: 0, maximum: 65535 });
+export const PrecedenceSchema = Type.Union([Type.Literal('default'), Type.Literal('required'), Type.Literal('failed')]);
+export const AttributesSchema = Type.Array(Type.String());
+export const ObjectSchema = Type.Object({}, { additionalProperties: true });
+export const SemanticSchema = Type.Union([Type.Literal('AllOf'), Type.Literal('AnyOf')]);
+export const UsernameSchema = Type.String({ minLength: 4, maxLength: 100 });
+export const PasswordSchema = Type.String({ minLength: 5, maxLength: 100 });
+
+/** Entity role attributes are plain strings: `#` and `@` prefixes belong to policy roles (parity: §2.1). */
+export function checkRoleAttributes(field: string, attrs: unknown): void {
+  if (!Array.isArray(attrs)) return;
+  for (const a of attrs) {
+    if (typeof a !== 'string' || a.length === 0) throw fieldError(field, 'role attributes must be non-empty strings', a);
+    if (a.startsWith('#') || a.startsWith('@')) throw fieldError(field, 'role attributes may not be prefixed with # or @', a);
+  }
+}

@@ -1,0 +1,31 @@
+/** Identity actions beyond CRUD: disable and enable (parity: controller-behaviours.md §10.4). */
+import { iso, withDb, type Ctx } from '../ctx.js';
+import { withTx } from '../../store/db.js';
+import { getRow } from '../crud.js';
+import { identities } from '../resources/identity.js';
+import { deleteIdentityApiSessions } from './api-session.js';
+
+/** Disables for `durationMinutes` (0 or less: indefinitely) and ends the identity's API sessions. */
+export async function disableIdentity(ctx: Ctx, id: string, durationMinutes: number): Promise<void> {
+  await withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    await getRow(tctx, identities, id);
+    const now = ctx.now();
+    const until = durationMinutes > 0 ? iso(new Date(now.getTime() + durationMinutes * 60_000)) : null;
+    await trx.updateTable('identities').set({ disabledAt: iso(now), disabledUntil: until, updatedAt: iso(now) }).where('id', '=', id).execute();
+    await deleteIdentityApiSessions(tctx, id);
+  });
+}
+
+export async function enableIdentity(ctx: Ctx, id: string): Promise<void> {
+  await withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    await getRow(tctx, identities, id);
+    await trx
+      .updateTable('identities')
+      .set({ disabledAt: null, disabledUntil: null, updatedAt: iso(ctx.now()) })
+      .where('id', '=', id)
+      .execute();
+    await trx.updateTable('authenticators').set({ failedAttempts: 0 }).where('identityId', '=', id).execute();
+  });
+}

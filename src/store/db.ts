@@ -1,0 +1,49 @@
+/**
+ * Opening the embedded store: better-sqlite3 under kysely, with the pragmas the controller relies on.
+ *
+ * Domain code only sees `Executor` (a Kysely instance or a transaction) so that a PostgreSQL dialect can be
+ * added later without touching it; SQLite-specific settings stay in this file.
+ */
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect, type Transaction } from 'kysely';
+import { migrateToLatest } from './migrations/index.js';
+
+// The store is schemaless from kysely's point of view: tables are described by resource definitions.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type DB = any;
+export type Store = Kysely<DB>;
+export type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface OpenedStore {
+  db: Store;
+  /** The underlying connection, for file-level operations (snapshot, integrity pragma). */
+  raw: Database.Database;
+  close(): Promise<void>;
+}
+
+/** Opens (creating if needed) the SQLite file, applies pragmas and runs pending migrations. */
+export async function openStore(file: string, opts: { readonly?: boolean; migrate?: boolean } = {}): Promise<OpenedStore> {
+  const raw = new Database(file, { readonly: opts.readonly ?? false });
+  if (!opts.readonly) raw.pragma('journal_mode = WAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('busy_timeout = 5000');
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }) });
+  if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);
+  let closed = false;
+  return {
+    db,
+    raw,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+/** Runs `fn` in one transaction, or inside the caller's transaction when already in one. */
+export async function withTx<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return fn(db);
+  return (db as Store).transaction().execute(fn);
+}
