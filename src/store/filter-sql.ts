@@ -1,0 +1,227 @@
+/**
+ * Compiles a filter to kysely raw SQL fragments: a WHERE predicate, ORDER BY terms and the paging values.
+ *
+ * Input is parsed ({@link parseFilter}) and is type-checked here against the resource's field table, so
+ * callers go straight from text to SQL. Column references are qualified with the caller's table alias and
+ * every literal is a bound parameter. Everything SQLite-specific (json_type/json_extract, instr, CAST) sits
+ * in one {@link FilterDialect} object so that a PostgreSQL dialect can be added beside it.
+ *
+ * Missing values (controller-behaviours.md §1.4): SQL's three-valued logic would make `NOT (name = 'x')`
+ * drop rows where `name` is NULL, but in the reference a missing value makes `=`, `<`, `contains`, `in`,
+ * `between`… false and `!=`, `not contains`, `not icontains`, `not in`, `not between` true. So:
+ * - positive leaves are plain SQL: they yield NULL exactly when the reference says false;
+ * - negative leaves are written `(x IS NULL OR …)`, which is never NULL;
+ * - `not e` is compiled as `(e) IS NOT TRUE`, which maps a NULL (= false) operand to true.
+ * Together every compiled predicate matches the reference's two-valued result.
+ */
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { FilterQuery } from '../model/filter/ast.js';
+import type { FieldTable } from '../model/filter/fields.js';
+import {
+  checkFilter,
+  type CheckedExpr,
+  type CheckedQuery,
+  type SetRef,
+  type Subject,
+  type ValueType,
+} from '../model/filter/typecheck.js';
+
+/** The SQL-engine specific pieces of the compiler. */
+export interface FilterDialect {
+  /** Case-sensitive substring test; must yield NULL when `haystack` is NULL. */
+  contains(haystack: RawBuilder<unknown>, needle: RawBuilder<unknown>): RawBuilder<SqlBool>;
+  /** Upper-cases a string expression (for `icontains`). */
+  upper(e: RawBuilder<unknown>): RawBuilder<unknown>;
+  /** Converts a number expression to its text form (§1.4 "numbers → string"). */
+  toText(e: RawBuilder<unknown>): RawBuilder<unknown>;
+  /** A map entry read as `as`; NULL when absent, JSON null or of another type (the reference reads those as missing). */
+  mapValue(column: RawBuilder<unknown>, path: readonly string[], as: ValueType): RawBuilder<unknown>;
+  /** A map entry's raw value, NULL when absent (for `= null` and sorting). */
+  mapRaw(column: RawBuilder<unknown>, path: readonly string[]): RawBuilder<unknown>;
+  /** How a stored bool is spelled as a bound value. */
+  bool(v: boolean): unknown;
+}
+
+/** A JSON path for a map entry; keys are bound as a parameter, each segment quoted (`$."a"."b"`). */
+const jsonPath = (path: readonly string[]): string => `$${path.map((k) => `."${k}"`).join('')}`;
+
+/** The SQLite dialect: JSON1 functions, `instr` (LIKE is case-insensitive in SQLite), bools stored as 0/1. */
+export const sqliteDialect: FilterDialect = {
+  contains: (haystack, needle) => sql<SqlBool>`instr(${haystack}, ${needle}) > 0`,
+  // Note: SQLite's upper() folds ASCII letters only; both sides go through it, so the test stays consistent.
+  upper: (e) => sql`upper(${e})`,
+  // Note: a float renders as e.g. "2.0" here where the reference prints "2"; ints match exactly.
+  toText: (e) => sql`cast(${e} as text)`,
+  mapValue: (column, path, as) => {
+    const p = jsonPath(path);
+    switch (as) {
+      case 'string':
+        return sql`(case when json_type(${column}, ${p}) = 'text' then json_extract(${column}, ${p}) end)`;
+      case 'int':
+        return sql`(case when json_type(${column}, ${p}) = 'integer' then json_extract(${column}, ${p}) end)`;
+      case 'float':
+        return sql`(case when json_type(${column}, ${p}) in ('integer', 'real') then json_extract(${column}, ${p}) end)`;
+      case 'bool':
+        return sql`(case json_type(${column}, ${p}) when 'true' then 1 when 'false' then 0 end)`;
+      case 'datetime':
+        // JSON has no datetime type, so a map entry is never a datetime (it reads as missing).
+        return sql`null`;
+    }
+  },
+  mapRaw: (column, path) => sql`json_extract(${column}, ${jsonPath(path)})`,
+  bool: (v) => (v ? 1 : 0),
+};
+
+export interface CompiledOrder {
+  expr: RawBuilder<unknown>;
+  direction: 'asc' | 'desc';
+  /**
+   * parity: nulls sort first ascending and last descending (§1.6). That is SQLite's default order, so
+   * callers on SQLite can ignore this; it is spelled out for engines that differ.
+   */
+  nulls: 'first' | 'last';
+}
+
+export interface CompiledQuery {
+  /** Null when the filter has no predicate (match everything, §1.5.1). */
+  where: RawBuilder<SqlBool> | null;
+  /** The filter's sort (at most 5 fields) followed by `id asc`, always present as the final tie-breaker (§1.6). */
+  orderBy: CompiledOrder[];
+  skip?: number;
+  limit?: number | 'none';
+}
+
+export interface CompileOptions {
+  /** Alias of the main table in the caller's query; every column reference is qualified with it. */
+  tableAlias: string;
+  dialect?: FilterDialect;
+}
+
+/**
+ * Type-checks `q` against `fields` (throwing `INVALID_FILTER`, §1.8) and compiles it.
+ * Use as `db.selectFrom('identities as t').where(c.where)…` with `tableAlias: 't'`.
+ */
+export function compileFilter(q: FilterQuery, fields: FieldTable, opts: CompileOptions): CompiledQuery {
+  return compileChecked(checkFilter(q, fields), opts);
+}
+
+/** Compiles an already checked query. */
+export function compileChecked(q: CheckedQuery, opts: CompileOptions): CompiledQuery {
+  const c = new SqlCompiler(opts.tableAlias, opts.dialect ?? sqliteDialect);
+  const orderBy: CompiledOrder[] = q.sort.map((s) => ({
+    expr: c.sortValue(s.subject),
+    direction: s.direction,
+    nulls: s.direction === 'asc' ? 'first' : 'last',
+  }));
+  orderBy.push({ expr: sql.id(opts.tableAlias, 'id'), direction: 'asc', nulls: 'first' });
+  const out: CompiledQuery = { where: q.predicate ? c.predicate(q.predicate) : null, orderBy };
+  if (q.skip !== undefined) out.skip = q.skip;
+  if (q.limit !== undefined) out.limit = q.limit;
+  return out;
+}
+
+/** SQL spelling of the comparison operators; a closed set, so emitting them raw is safe. */
+const SQL_OPS = { '=': '=', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' } as const;
+
+class SqlCompiler {
+  /** Alias of the link table inside set sub-queries (sets never nest, so one alias suffices). */
+  private readonly link: string;
+
+  constructor(
+    private readonly alias: string,
+    private readonly d: FilterDialect,
+  ) {
+    this.link = `${alias}_set`;
+  }
+
+  predicate(e: CheckedExpr): RawBuilder<SqlBool> {
+    switch (e.kind) {
+      case 'and':
+        return sql<SqlBool>`(${this.predicate(e.left)} and ${this.predicate(e.right)})`;
+      case 'or':
+        return sql<SqlBool>`(${this.predicate(e.left)} or ${this.predicate(e.right)})`;
+      case 'not':
+        // A NULL operand means "false" (see the module comment), so NOT must turn it into true.
+        return sql<SqlBool>`((${this.predicate(e.expr)}) is not true)`;
+      case 'const':
+        return e.value ? sql<SqlBool>`true` : sql<SqlBool>`false`;
+      case 'isNull': {
+        const v = this.rawValue(e.subject);
+        return e.negated ? sql<SqlBool>`${v} is not null` : sql<SqlBool>`${v} is null`;
+      }
+      case 'boolTest': {
+        // parity: a missing bool reads as false (§1.4), so `flag = false` matches NULL.
+        const v = this.value(e.subject, 'bool');
+        return e.expect
+          ? sql<SqlBool>`${v} = ${this.d.bool(true)}`
+          : sql<SqlBool>`(${v} is null or ${v} = ${this.d.bool(false)})`;
+      }
+      case 'compare': {
+        const v = this.value(e.subject, e.as);
+        if (e.op === '!=') return sql<SqlBool>`(${v} is null or ${v} <> ${e.value})`;
+        return sql<SqlBool>`${v} ${sql.raw(SQL_OPS[e.op])} ${e.value}`;
+      }
+      case 'contains': {
+        // parity: case-sensitive substring; icontains upper-cases both sides (§1.4).
+        const v = this.value(e.subject, 'string');
+        const test = e.caseInsensitive
+          ? this.d.contains(this.d.upper(v), this.d.upper(sql`${e.value}`))
+          : this.d.contains(v, sql`${e.value}`);
+        return e.negated ? sql<SqlBool>`(${v} is null or not (${test}))` : test;
+      }
+      case 'in': {
+        const v = this.value(e.subject, e.as);
+        const list = sql.join(e.values.map((x) => sql`${x}`));
+        return e.negated ? sql<SqlBool>`(${v} is null or ${v} not in (${list}))` : sql<SqlBool>`${v} in (${list})`;
+      }
+      case 'between': {
+        // parity: half-open, lower <= x < upper (§1.4).
+        const v = this.value(e.subject, e.as);
+        return e.negated
+          ? sql<SqlBool>`(${v} is null or ${v} < ${e.lower} or ${v} >= ${e.upper})`
+          : sql<SqlBool>`(${v} >= ${e.lower} and ${v} < ${e.upper})`;
+      }
+      case 'isEmpty':
+        return sql<SqlBool>`not exists (${this.elements(e.set)})`;
+      case 'anyOf':
+        // parity: true if any element satisfies; an empty set is false (§1.4).
+        return sql<SqlBool>`exists (${this.elements(e.set)} and ${this.predicate(e.predicate)})`;
+      case 'allOf':
+        // parity: true if every element satisfies; an empty set is true (§1.4).
+        return sql<SqlBool>`not exists (${this.elements(e.set)} and (${this.predicate(e.predicate)}) is not true)`;
+    }
+  }
+
+  /** `select 1 from <link> where <owner> = <main>.id`, to be extended with `and …`. */
+  private elements(s: SetRef): RawBuilder<unknown> {
+    return sql`select 1 from ${sql.table(s.table)} as ${sql.id(this.link)} where ${sql.id(this.link, s.ownerColumn)} = ${sql.id(this.alias, 'id')}`;
+  }
+
+  /** A subject read at type `as`. */
+  private value(s: Subject, as: ValueType): RawBuilder<unknown> {
+    switch (s.kind) {
+      case 'column': {
+        const ref = sql.id(this.alias, s.column);
+        return as === 'string' && (s.type === 'int' || s.type === 'float') ? this.d.toText(ref) : ref;
+      }
+      case 'mapEntry':
+        return this.d.mapValue(sql.id(this.alias, s.column), s.path, as);
+      case 'element':
+        return sql.id(this.link, s.set.valueColumn);
+      case 'count':
+        return sql`(select count(*) from ${sql.table(s.set.table)} as ${sql.id(this.link)} where ${sql.id(this.link, s.set.ownerColumn)} = ${sql.id(this.alias, 'id')})`;
+    }
+  }
+
+  /** A subject's stored value whatever its type (presence tests). */
+  private rawValue(s: Subject): RawBuilder<unknown> {
+    if (s.kind === 'column') return sql.id(this.alias, s.column);
+    if (s.kind === 'mapEntry') return this.d.mapRaw(sql.id(this.alias, s.column), s.path);
+    return this.value(s, 'string');
+  }
+
+  /** The ORDER BY expression of a sort subject. */
+  sortValue(s: Subject): RawBuilder<unknown> {
+    return this.rawValue(s);
+  }
+}
