@@ -9,6 +9,8 @@ import type { DaemonDeps } from './deps.js';
 import { errorHandler, sendError } from './http/errors.js';
 import { registerRoutes, API_PREFIX, type ApiName, type RouteDef } from './http/route.js';
 import { buildOpenApi } from './openapi.js';
+import { versionRecord } from './routes/info.js';
+import { baseMeta } from './http/envelope.js';
 import { allRoutes } from './routes/index.js';
 
 export interface TlsMaterial {
@@ -66,6 +68,11 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   };
   routes.push(...allRoutes(specFor));
   registerRoutes(app, opts.ctx, opts.deps, routes);
+
+  // The version record is also served at the root, outside both API prefixes.
+  app.get('/version', async (_req, reply) =>
+    reply.type('application/json').send({ data: versionRecord({ deps: opts.deps }), meta: baseMeta() }),
+  );
 
   // Unknown route: 404, or 405 when the path exists under another method (parity: §3.4).
   const patterns = routes.flatMap((r) =>

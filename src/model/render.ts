@@ -33,7 +33,7 @@ export function renderRecord(def: ResourceDef, row: Row): Record<string, unknown
   for (const [k, v] of Object.entries(row)) {
     if (k in out || INTERNAL.has(k)) continue;
     const p = def.props[k];
-    if (p?.hidden || p?.virtual) continue;
+    if (p?.hidden) continue;
     if (v === null || v === undefined) {
       if (p?.renderNull || !p) out[k] = null;
       continue;

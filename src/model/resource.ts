@@ -87,6 +87,8 @@ export interface ResourceDef {
   access?: Partial<Record<CrudOp, Access>>;
   /** Names of the reference's envelopes, for the OpenAPI documents. */
   envelopes?: { list?: string; detail?: string };
+  /** The list operation takes `roleFilter`/`roleSemantic` (matched against `roleAttributes`). */
+  roleFilter?: boolean;
   /** Schema definition name prefix in the OpenAPI documents (e.g. `identity`). */
   schemaName: string;
 }

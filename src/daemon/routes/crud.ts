@@ -7,8 +7,9 @@ import { createEntity, deleteEntity, getEntity, listEntities, updateEntity } fro
 import { renderRecord } from '../../model/render.js';
 import { bodySchema, type Access, type CrudOp, type Input, type ResourceDef } from '../../model/resource.js';
 import { created, empty, listOf, ok } from '../http/envelope.js';
-import { queryString, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
+import { queryArray, queryString, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
 import type { ListOptions } from '../../model/list-query.js';
+import { roleFilterScope } from '../../model/role-filter.js';
 
 export const listOptions = (rc: RequestContext): ListOptions => ({
   filter: queryString(rc.query, 'filter'),
@@ -37,7 +38,8 @@ export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['manage
       success: 200,
       envelope: def.envelopes?.list,
       async handler(rc) {
-        const page = await listEntities(rc.ctx, def, listOptions(rc));
+        const scope = def.roleFilter ? roleFilterScope(def, queryArray(rc.query, 'roleFilter'), queryString(rc.query, 'roleSemantic')) : undefined;
+        const page = await listEntities(rc.ctx, def, listOptions(rc), scope);
         return listOf(page.rows.map((r) => renderRecord(def, r)), page);
       },
     });

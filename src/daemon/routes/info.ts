@@ -8,7 +8,7 @@ import { SPEC_IDS } from '../openapi.js';
 
 const BOTH = ['client', 'management'] as const;
 
-function versionRecord(rc: RequestContext) {
+export function versionRecord(rc: Pick<RequestContext, 'deps'>) {
   const urls = (api: ApiName) => [`${rc.deps.advertisedUrl}${API_PREFIX[api]}`];
   const v1 = (api: ApiName) => ({ v1: { path: API_PREFIX[api], version: '0.25.6', apiBaseUrls: urls(api) } });
   return {

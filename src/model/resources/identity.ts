@@ -103,6 +103,7 @@ export const identities: ResourceDef = {
     enrollment: { schema: EnrollmentCreateSchema, storage: 'json', virtual: true, create: 'optional' },
   },
   unique: ['name', 'externalId'],
+  roleFilter: true,
   extraFields: { type: { kind: 'scalar', type: 'string', column: 'typeId' } },
   links: (id) => ({
     authenticators: `./identities/${id}/authenticators`,
