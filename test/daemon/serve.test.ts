@@ -1,0 +1,134 @@
+/**
+ * `edgectl serve` as an operator runs it: the built binary, a real data dir, signals and restarts.
+ */
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from '../harness/http.js';
+
+const BIN = fileURLToPath(new URL('../../bin/edgectl', import.meta.url));
+const dirs: string[] = [];
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'edgectl-serve-'));
+  dirs.push(d);
+  return d;
+}
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+/** Starts the binary and waits for its "listening" log line (fixture: no assertions). */
+async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+    env: { ...process.env, EDGECTL_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 20_000);
+    const check = () => {
+      const line = out.split('\n').find((l) => l.includes('"edgectl controller listening"'));
+      if (line) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line).url);
+      }
+    };
+    child.stdout!.on('data', check);
+    void exit.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited early:\n${out}`));
+    });
+  });
+  return { child, url, output: () => out, exit };
+}
+
+describe('edgectl serve', () => {
+  test('first start creates the PKI and a generated admin file; SIGTERM exits 0; restart reuses both', async () => {
+    const dir = tempDir();
+    const s = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0'], { EDGECTL_ADMIN_USERNAME: '', EDGECTL_ADMIN_PASSWORD: '' });
+    const adminFile = join(dir, 'default-admin.json');
+    assert.ok(existsSync(adminFile), 'admin credentials file written');
+    assert.equal(statSync(adminFile).mode & 0o777, 0o600);
+    const creds = JSON.parse(readFileSync(adminFile, 'utf8'));
+    assert.equal(creds.username, 'admin');
+    assert.ok(creds.password.length >= 16);
+    assert.ok(s.output().includes(adminFile), 'the log names the file');
+    assert.ok(!s.output().includes(creds.password), 'the log never contains the password');
+    assert.equal(statSync(join(dir, 'pki', 'root-ca.key.pem')).mode & 0o777, 0o600);
+
+    const ca = readFileSync(join(dir, 'pki', 'ca-bundle.pem'), 'utf8');
+    const login = await request(ca, 'POST', `${s.url}/edge/management/v1/authenticate?method=password`, { body: creds });
+    assert.equal(login.status, 200, 'the generated admin can log in over TLS trusting the CA bundle');
+    assert.ok(!s.output().includes(login.body.data.token), 'session tokens are not logged');
+
+    s.child.kill('SIGTERM');
+    assert.equal(await s.exit, 0);
+
+    const again = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0']);
+    assert.equal(readFileSync(join(dir, 'pki', 'ca-bundle.pem'), 'utf8'), ca, 'the CA is reused');
+    const relogin = await request(ca, 'POST', `${again.url}/edge/management/v1/authenticate?method=password`, { body: creds });
+    assert.equal(relogin.status, 200, 'the admin survives a restart');
+    again.child.kill('SIGINT');
+    assert.equal(await again.exit, 0);
+  });
+
+  test('flags win over environment, which wins over the config file', async () => {
+    const dir = tempDir();
+    const cfg = join(dir, 'config.yml');
+    writeFileSync(cfg, `dataDir: ${join(dir, 'from-file')}\nlog:\n  level: warn\nedge:\n  api:\n    sessionTimeout: 90s\n`);
+    const s = await serve(['--config', cfg, '--listen', '127.0.0.1:0', '--log-level', 'info'], {
+      EDGECTL_DATA_DIR: join(dir, 'from-env'),
+      EDGECTL_ADMIN_USERNAME: 'opsadmin',
+      EDGECTL_ADMIN_PASSWORD: 'ops-Passw0rd',
+    });
+    assert.ok(existsSync(join(dir, 'from-env', 'edgectl.db')), 'env data dir beats the file');
+    assert.ok(!existsSync(join(dir, 'from-file')), 'the file data dir is not used');
+    assert.ok(s.output().includes('"level":30'), 'the --log-level flag beats the file');
+    const ca = readFileSync(join(dir, 'from-env', 'pki', 'ca-bundle.pem'), 'utf8');
+    const login = await request(ca, 'POST', `${s.url}/edge/client/v1/authenticate?method=password`, {
+      body: { username: 'opsadmin', password: 'ops-Passw0rd' },
+    });
+    assert.equal(login.status, 200, 'admin from the environment');
+    assert.equal(login.body.data.expirationSeconds, 90, 'session timeout from the file');
+    s.child.kill('SIGTERM');
+    assert.equal(await s.exit, 0);
+  });
+
+  test('a bad config is refused with a message and a non-zero exit', async () => {
+    const dir = tempDir();
+    const cfg = join(dir, 'bad.yml');
+    writeFileSync(cfg, 'edge:\n  api:\n    sessionTimeout: soon\n');
+    const child = spawn(process.execPath, [BIN, 'serve', '--config', cfg, '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => (err += c));
+    const code = await new Promise((r) => child.on('exit', r));
+    assert.notEqual(code, 0);
+    assert.match(err, /invalid duration/);
+  });
+
+  test('a second controller on the same data dir is refused', async () => {
+    const dir = tempDir();
+    const s = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0'], { EDGECTL_ADMIN_USERNAME: 'admin', EDGECTL_ADMIN_PASSWORD: 'admin-pass1' });
+    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => (err += c));
+    const code = await new Promise((r) => child.on('exit', r));
+    assert.equal(code, 1);
+    assert.match(err, /in use by process/);
+    s.child.kill('SIGTERM');
+    assert.equal(await s.exit, 0);
+  });
+});
