@@ -4,16 +4,12 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../ctx.js';
-import { entityRef } from '../render.js';
+import { attachRefs, IDENTITY_REF } from '../refs.js';
 import type { ResourceDef, Row } from '../resource.js';
 
 async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
-  const ids = [...new Set(rows.map((r) => r.identityId as string))];
-  const names = await ctx.db.selectFrom('identities').select(['id', 'name']).where('id', 'in', ids).execute();
-  const byId = new Map(names.map((n: { id: string; name: string }) => [n.id, n.name]));
+  await attachRefs(ctx, rows, IDENTITY_REF);
   for (const r of rows) {
-    r.identity = entityRef('identities', r.identityId as string, byId.get(r.identityId as string));
     r.cachedLastActivityAt = r.lastActivityAt;
     r.isCertExtendable = false;
   }
@@ -34,6 +30,7 @@ export const apiSessions: ResourceDef = {
     isMfaRequired: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
     isMfaComplete: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
     lastActivityAt: { schema: Type.String(), storage: 'datetime', filter: true },
+    improperClientCertChain: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
   },
   extraFields: {
     identity: { kind: 'scalar', type: 'string', column: 'identityId' },
