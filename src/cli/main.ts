@@ -6,6 +6,13 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { CliError, processIo, type CliIo } from './io.js';
 import { registerServe } from './commands/serve.js';
+import { registerLogin } from './commands/login.js';
+import { registerLogout } from './commands/logout.js';
+import { registerVersion } from './commands/version.js';
+import { registerIdentity } from './commands/identity.js';
+import { registerAuthPolicy } from './commands/auth-policy.js';
+import { registerAuthenticator } from './commands/authenticator.js';
+import { registerApiSession } from './commands/api-session.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('edgectl')
@@ -15,6 +22,13 @@ export function buildProgram(io: CliIo): Command {
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .showHelpAfterError();
   registerServe(program, io);
+  registerLogin(program, io);
+  registerLogout(program, io);
+  registerVersion(program, io);
+  registerIdentity(program, io);
+  registerAuthPolicy(program, io);
+  registerAuthenticator(program, io);
+  registerApiSession(program, io);
   return program;
 }
 
@@ -24,10 +38,17 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : e.exitCode || 2;
+    // Help and version exit 0; every other commander error (unknown option, missing argument, bad value,
+    // a noun without a verb) is a usage error: exit 2, as API failures are 1 (architecture.md rule 12).
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     if (e instanceof CliError) {
       io.err(e.message);
       return e.exitCode;
+    }
+    // Ctrl-C or Ctrl-D at a prompt (@inquirer/prompts): a cancellation, not a crash.
+    if ((e as Error)?.name === 'ExitPromptError') {
+      io.err('cancelled');
+      return 130;
     }
     io.err(`edgectl: ${(e as Error).message ?? String(e)}`);
     return 1;

@@ -14,6 +14,7 @@ import { sweepExpiredApiSessions } from '../model/services/api-session.js';
 import { createDefaultAdmin, hasDefaultAdmin } from '../model/services/default-admin.js';
 import type { DaemonConfig } from './config.js';
 import { buildServer } from './server.js';
+import { pkiCapability } from './pki-capability.js';
 import type { DaemonDeps } from './deps.js';
 import { createLogger } from './log.js';
 import { VERSION } from '../version.js';
@@ -63,6 +64,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     const pki = await loadOrCreateControllerPki(join(cfg.dataDir, 'pki'), { hosts: [cfg.host, cfg.advertisedHost] });
     log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
     store = await openStore(join(cfg.dataDir, DB_FILE));
+    let advertisedUrl = '';
     const ctx: Ctx = {
       db: store.db,
       now: opts.now ?? (() => new Date()),
@@ -72,6 +74,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
         routerEnrollmentDurationMs: cfg.routerEnrollmentDurationMs,
       },
       log,
+      pki: pkiCapability(pki, () => advertisedUrl),
     };
     if (!(await hasDefaultAdmin(ctx))) {
       let creds = await opts.adminCredentials?.();
@@ -100,6 +103,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     const url = `https://${urlHost(cfg.advertisedHost)}:${port}`;
     // The advertised URL is only known once the port is bound (port 0 in tests).
     deps.advertisedUrl = url;
+    advertisedUrl = url;
     log.info({ url }, 'edgectl controller listening');
 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));

@@ -106,7 +106,8 @@ export async function deleteEntity(ctx: Ctx, def: ResourceDef, id: string, opts:
       throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id } });
     }
     for (const ref of def.blockingRefs ?? []) {
-      const users = await trx.selectFrom(ref.table).select('id').where(ref.column, '=', id).limit(10).execute();
+      const col = ref.idColumn ?? 'id';
+      const users = await trx.selectFrom(ref.table).select(`${col} as id`).distinct().where(ref.column, '=', id).limit(10).execute();
       if (users.length > 0) {
         const ids = users.map((u: { id: string }) => u.id);
         throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {

@@ -3,6 +3,7 @@
  * No singletons: the daemon builds one Ctx per server, the offline CLI one per command, tests their own.
  */
 import type { Executor } from '../store/db.js';
+import type { PkiCapability } from './pki.js';
 
 export interface Logger {
   info(obj: object | string, msg?: string): void;
@@ -24,6 +25,8 @@ export interface Ctx {
   now(): Date;
   settings: Settings;
   log: Logger;
+  /** Signing and verification by the controller's PKI; absent where no PKI is loaded (see model/pki.ts). */
+  pki?: PkiCapability;
 }
 
 /** The same context bound to another executor (used to run a service inside a transaction). */

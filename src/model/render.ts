@@ -31,7 +31,7 @@ export function renderRecord(def: ResourceDef, row: Row): Record<string, unknown
     _links: linksFor(def, row.id as string),
   };
   for (const [k, v] of Object.entries(row)) {
-    if (k in out || INTERNAL.has(k)) continue;
+    if (k in out || (INTERNAL.has(k) && !def.showSystem)) continue;
     const p = def.props[k];
     if (p?.hidden) continue;
     if (v === null || v === undefined) {

@@ -46,6 +46,8 @@ export interface BlockingRef {
   column: string;
   /** Collection name of the referencing entity, for the error cause. */
   entity: string;
+  /** Column naming the referencing entity (default `id`; `ownerId` for set link tables). */
+  idColumn?: string;
 }
 
 export type Row = Record<string, unknown>;
@@ -91,6 +93,8 @@ export interface ResourceDef {
   roleFilter?: boolean;
   /** Schema definition name prefix in the OpenAPI documents (e.g. `identity`). */
   schemaName: string;
+  /** `isSystem` is part of the wire record (edge router policies); elsewhere it stays internal. */
+  showSystem?: boolean;
 }
 
 /** Base fields every record has; filterable on every entity (parity: §1.7). */

@@ -1,7 +1,7 @@
 /** `edgectl serve`: runs the controller until SIGINT or SIGTERM, then shuts down cleanly (exit 0). */
 import type { Command } from 'commander';
 import { loadConfig } from '../../daemon/config.js';
-import { startDaemon, type AdminCredentials } from '../../daemon/daemon.js';
+import type { AdminCredentials } from '../../daemon/daemon.js';
 import { CliError, type CliIo } from '../io.js';
 
 async function adminFromEnvOrPrompt(io: CliIo): Promise<AdminCredentials | undefined> {
@@ -31,6 +31,8 @@ export function registerServe(program: Command, io: CliIo): void {
       }
       let daemon;
       try {
+        // Loaded here, not at the top: the admin commands share this program and need neither Fastify nor SQLite.
+        const { startDaemon } = await import('../../daemon/daemon.js');
         daemon = await startDaemon(cfg, { adminCredentials: () => adminFromEnvOrPrompt(io) });
       } catch (e) {
         throw new CliError(`edgectl serve: ${(e as Error).message}`, 1);

@@ -3,7 +3,9 @@
  */
 import { DomainError } from '../../model/errors.js';
 import { authenticatePassword, type AuthenticateBody } from '../../model/services/authenticate.js';
+import { authenticateCert } from '../../model/services/authenticate-cert.js';
 import { currentApiSessionDetail, deleteApiSessions } from '../../model/services/api-session.js';
+import { peerCertificates } from '../http/tls.js';
 import { empty, ok } from '../http/envelope.js';
 import { queryString, type RouteDef } from '../http/route.js';
 
@@ -29,8 +31,11 @@ export const authRoutes: RouteDef[] = [
           apiSessionId = await authenticatePassword(rc.ctx, body, rc.req.ip);
           break;
         case 'cert':
+          // The credential is the TLS client certificate; a JSON body may still carry envInfo/sdkInfo/configTypes.
+          apiSessionId = await authenticateCert(rc.ctx, peerCertificates(rc.req), body, rc.req.ip);
+          break;
         case 'ext-jwt':
-          // No certificate or external-JWT credential can match yet: a plain authentication failure.
+          // No external-JWT credential can match yet: a plain authentication failure.
           throw new DomainError('INVALID_AUTH');
         default:
           throw new DomainError('INVALID_AUTH_METHOD', {

@@ -4,8 +4,11 @@ import type { ApiName, RouteDef } from '../http/route.js';
 import { authRoutes } from './auth.js';
 import { crudRoutes } from './crud.js';
 import { currentIdentityRoutes } from './current-identity.js';
+import { enrollRoutes } from './enroll.js';
+import { enrollmentRoutes } from './enrollment.js';
 import { identityRoutes } from './identity.js';
 import { infoRoutes } from './info.js';
+import { relatedRoutes } from './related.js';
 
 export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
   return [
@@ -14,5 +17,8 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...currentIdentityRoutes,
     ...RESOURCES.flatMap((def) => crudRoutes(def)),
     ...identityRoutes,
+    ...relatedRoutes,
+    ...enrollmentRoutes,
+    ...enrollRoutes,
   ];
 }

@@ -30,7 +30,6 @@ export const apiSessions: ResourceDef = {
     isMfaRequired: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
     isMfaComplete: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
     lastActivityAt: { schema: Type.String(), storage: 'datetime', filter: true },
-    improperClientCertChain: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
   },
   extraFields: {
     identity: { kind: 'scalar', type: 'string', column: 'identityId' },

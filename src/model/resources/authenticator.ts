@@ -6,10 +6,11 @@ import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';
 import { checkPasswordRules, hashPassword } from '../password.js';
-import { entityRef } from '../render.js';
+import { attachRefs, IDENTITY_REF } from '../refs.js';
 import type { Input, ResourceDef, Row } from '../resource.js';
 import { PasswordSchema, UsernameSchema } from '../schemas.js';
 import { policyForIdentity } from './auth-policy.js';
+import { certAuthenticatorFromPem } from '../services/cert-authenticator.js';
 
 /** Hashes a new password after checking it against the rules of the identity's auth policy. */
 export async function hashForIdentity(ctx: Ctx, identityId: string, password: string, field = 'password'): Promise<string> {
@@ -56,27 +57,15 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
     if (out.username !== undefined || out.password !== undefined) {
       throw new DomainError('INVALID_AUTHENTICATOR_PROPERTIES', { cause: { field: 'username', reason: 'username and password do not apply to cert', value: null } });
     }
-    // Certificate authenticators from a PEM are checked against the trusted CAs by the PKI layer.
-    const certs = (ctx as CtxWithCerts).certAuthenticators;
-    if (!certs) throw new DomainError('INVALID_AUTHENTICATOR_PROPERTIES', { cause: { field: 'certPem', reason: 'certificate authenticators are not available', value: null } });
-    Object.assign(out, await certs.fromPem(ctx, out.certPem as string));
+    // Certificate authenticators from a PEM are checked against the trusted CAs (one cert, chains, unused).
+    Object.assign(out, await certAuthenticatorFromPem(ctx, out.certPem));
   }
   return out;
 }
 
-/** Optional capability a Ctx may carry: turning a PEM into a verified cert authenticator's stored fields. */
-export interface CertAuthenticatorSupport {
-  fromPem(ctx: Ctx, pem: string): Promise<{ certPem: string; fingerprint: string; caId?: string | null }>;
-}
-export type CtxWithCerts = Ctx & { certAuthenticators?: CertAuthenticatorSupport };
-
 async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
-  const ids = [...new Set(rows.map((r) => r.identityId as string))];
-  const names = await ctx.db.selectFrom('identities').select(['id', 'name']).where('id', 'in', ids).execute();
-  const byId = new Map(names.map((n: { id: string; name: string }) => [n.id, n.name]));
+  await attachRefs(ctx, rows, IDENTITY_REF);
   for (const r of rows) {
-    r.identity = entityRef('identities', r.identityId as string, byId.get(r.identityId as string));
     r.isIssuedByNetwork = r.method === 'cert' ? !r.caId : undefined;
   }
 }

@@ -8,6 +8,8 @@ import { DomainError, fieldError } from '../errors.js';
 import { entityRef } from '../render.js';
 import type { Input, ResourceDef, Row } from '../resource.js';
 import { AttributesSchema, checkRoleAttributes, CostSchema, NameSchema, ObjectSchema, PrecedenceSchema } from '../schemas.js';
+import { removeIdReferences } from '../policy/matches.js';
+import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
 
 export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router'] as const;
 
@@ -22,6 +24,18 @@ export function isDisabled(row: { disabledAt?: unknown; disabledUntil?: unknown 
   if (!row.disabledAt) return false;
   if (!row.disabledUntil) return true;
   return new Date(row.disabledUntil as string).getTime() > now.getTime();
+}
+
+/** A tunneler router's identity goes with its router, not on its own (parity: §2.7). */
+async function refuseWhileRouterExists(ctx: Ctx, row: Row): Promise<void> {
+  if (row.typeId !== 'Router') return;
+  const router = await ctx.db.selectFrom('edge_routers').select('id').where('id', '=', row.id as string).executeTakeFirst();
+  if (!router) return;
+  throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
+    urlVars: { id: row.id as string },
+    cause: { field: 'id', reason: `entity type identities referenced by edge-routers: [${router.id}]`, value: row.id },
+    causeMessage: `referenced by /edge-routers/${router.id}`,
+  });
 }
 
 async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patch', existing?: Row): Promise<Input> {
@@ -49,10 +63,11 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   if (rows.length === 0) return;
   const ids = rows.map((r) => r.id as string);
   const now = ctx.now();
-  const [authenticators, policies, sessions] = await Promise.all([
+  const [authenticators, policies, sessions, enrollments] = await Promise.all([
     ctx.db.selectFrom('authenticators').select(['id', 'identityId', 'method', 'username', 'fingerprint']).where('identityId', 'in', ids).execute(),
     ctx.db.selectFrom('auth_policies').select(['id', 'name']).execute(),
     ctx.db.selectFrom('api_sessions').select('identityId').distinct().where('identityId', 'in', ids).execute(),
+    enrollmentSummaries(ctx, ids),
   ]);
   const policyNames = new Map(policies.map((p: { id: string; name: string }) => [p.id, p.name]));
   const withSession = new Set(sessions.map((s: { identityId: string }) => s.identityId));
@@ -66,7 +81,7 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
     r.type = entityRef('identity-types', r.typeId as string, r.typeId as string);
     r.authPolicy = entityRef('auth-policies', r.authPolicyId as string, policyNames.get(r.authPolicyId as string));
     r.authenticators = auths;
-    r.enrollment = r.enrollment ?? {};
+    r.enrollment = enrollments.get(id) ?? {};
     r.disabled = isDisabled(r, now);
     r.disabledAt = r.disabledAt ?? null;
     r.disabledUntil = r.disabledUntil ?? null;
@@ -119,8 +134,14 @@ export const identities: ResourceDef = {
   hooks: {
     prepare,
     decorate,
-    beforeDelete(_ctx, row) {
+    // `enrollment: {ott | ottca | updb}` on create makes the enrollments in the identity's transaction (§7.2).
+    async afterWrite(ctx, id, mode, input) {
+      if (mode === 'create') await createRequestedEnrollments(ctx, id, input.enrollment as IdentityEnrollmentRequest | undefined);
+    },
+    async beforeDelete(ctx, row) {
       if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id as string } });
+      await refuseWhileRouterExists(ctx, row);
+      await removeIdReferences(ctx, 'identity', row.id as string);
     },
   },
   ops: {

@@ -3,9 +3,22 @@ import type { ResourceDef } from '../resource.js';
 import { apiSessions } from './api-session.js';
 import { authPolicies } from './auth-policy.js';
 import { authenticators } from './authenticator.js';
+import { enrollments } from './enrollment.js';
 import { identities } from './identity.js';
 import { identityTypes } from './identity-type.js';
+import { configTypes } from './config-type.js';
+import { configs } from './config.js';
+import { services } from './service.js';
+import { edgeRouters } from './edge-router.js';
+import { routers, transitRouters } from './transit-router.js';
+import { servicePolicies } from './service-policy.js';
+import { edgeRouterPolicies } from './edge-router-policy.js';
+import { serviceEdgeRouterPolicies } from './service-edge-router-policy.js';
+import { postureChecks } from './posture-check.js';
 
-export { apiSessions, authPolicies, authenticators, identities, identityTypes };
+export { apiSessions, authPolicies, authenticators, enrollments, identities, identityTypes };
+export { configTypes, configs, services, edgeRouters, routers, transitRouters, servicePolicies, edgeRouterPolicies, serviceEdgeRouterPolicies, postureChecks };
 
-export const RESOURCES: readonly ResourceDef[] = [identityTypes, authPolicies, identities, authenticators, apiSessions];
+export const RESOURCES: readonly ResourceDef[] = [identityTypes, authPolicies, identities, authenticators, enrollments, apiSessions,
+  // Services, configs, routers and policies (issue 3). Posture checks serve no operations yet.
+  configTypes, configs, services, edgeRouters, transitRouters, routers, servicePolicies, edgeRouterPolicies, serviceEdgeRouterPolicies];

@@ -10,7 +10,7 @@ import { verifyPassword } from '../password.js';
 import { policyForIdentity } from '../resources/auth-policy.js';
 import { isDisabled } from '../resources/identity.js';
 import { withTx } from '../../store/db.js';
-import { createApiSession, deleteIdentityApiSessions } from './api-session.js';
+import { createApiSession, deleteIdentityApiSessions, type NewApiSession } from './api-session.js';
 
 export interface AuthenticateBody {
   username?: unknown;
@@ -32,6 +32,30 @@ function infoObject(v: unknown): Record<string, string> | undefined {
 
 export function configTypesOf(body: AuthenticateBody): string[] {
   return Array.isArray(body.configTypes) ? body.configTypes.filter((c): c is string => typeof c === 'string') : [];
+}
+
+/**
+ * The common end of every primary authentication: the identity's `envInfo`/`sdkInfo` are updated from the
+ * body and a new API session is created (parity: §5.1). Call inside the authentication's transaction.
+ */
+export async function startApiSession(
+  ctx: Ctx,
+  session: Omit<NewApiSession, 'configTypes'>,
+  body: AuthenticateBody,
+): Promise<string> {
+  const envInfo = infoObject(body.envInfo);
+  const sdkInfo = infoObject(body.sdkInfo);
+  if (envInfo || sdkInfo) {
+    await ctx.db
+      .updateTable('identities')
+      .set({
+        ...(envInfo ? { envInfo: JSON.stringify(envInfo) } : {}),
+        ...(sdkInfo ? { sdkInfo: JSON.stringify(sdkInfo) } : {}),
+      })
+      .where('id', '=', session.identityId)
+      .execute();
+  }
+  return createApiSession(ctx, { ...session, configTypes: configTypesOf(body) });
 }
 
 export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipAddress: string): Promise<string> {
@@ -65,24 +89,7 @@ export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipA
       return null;
     }
     await trx.updateTable('authenticators').set({ failedAttempts: 0 }).where('id', '=', auth.id).execute();
-    const envInfo = infoObject(body.envInfo);
-    const sdkInfo = infoObject(body.sdkInfo);
-    if (envInfo || sdkInfo) {
-      await trx
-        .updateTable('identities')
-        .set({
-          ...(envInfo ? { envInfo: JSON.stringify(envInfo) } : {}),
-          ...(sdkInfo ? { sdkInfo: JSON.stringify(sdkInfo) } : {}),
-        })
-        .where('id', '=', identity.id)
-        .execute();
-    }
-    return createApiSession(tctx, {
-      identityId: identity.id,
-      authenticatorId: auth.id,
-      ipAddress,
-      configTypes: configTypesOf(body),
-    });
+    return startApiSession(tctx, { identityId: identity.id, authenticatorId: auth.id, ipAddress }, body);
   }).then((id) => {
     // The failure was recorded inside the transaction; answer only after it committed.
     if (id === null) throw invalidAuth();

@@ -4,9 +4,13 @@
  */
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as m0001 from './0001-foundation.js';
+import * as m0002 from './0002-services-policies.js';
+import * as m0003 from './0003-enrollments.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
+  '0002-services-policies': m0002,
+  '0003-enrollments': m0003,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

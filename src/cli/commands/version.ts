@@ -1,0 +1,43 @@
+/**
+ * `edgectl version`: the CLI's version and, when logged in, the controller's (`GET /version`), so a mismatch
+ * between the two is visible in one command.
+ */
+import type { Command } from 'commander';
+import { VERSION } from '../../version.js';
+import { apiFor } from '../api.js';
+import type { CliIo } from '../io.js';
+import { printJson } from '../output.js';
+import { SessionStore } from '../session-store.js';
+import { HttpTransport } from '../transport/http.js';
+
+interface VersionData {
+  version?: string;
+  revision?: string;
+  buildDate?: string;
+  runtimeVersion?: string;
+  apiVersions?: Record<string, { v1?: { version?: string } }>;
+}
+
+export function registerVersion(program: Command, io: CliIo): void {
+  program
+    .command('version')
+    .description("print the CLI's version and, when logged in, the controller's")
+    .option('-j, --json', 'print {cli, controller} as JSON; controller is the /version response body')
+    .action(async (opts: { json?: boolean }) => {
+      const login = new SessionStore(io.env).current();
+      // /version is anonymous, so no token is sent: the version still shows when the session has expired.
+      const controller = () => apiFor(login!, new HttpTransport({ url: login!.url, ca: login!.caCert })).call<{ data: VersionData }>('GET', '/version');
+      if (opts.json) {
+        printJson(io, { cli: VERSION, controller: login ? await controller() : null });
+        return;
+      }
+      io.out(`edgectl CLI: v${VERSION}`);
+      if (!login) {
+        io.out('controller:  not logged in');
+        return;
+      }
+      const d = (await controller()).data;
+      const api = d.apiVersions?.['edge-management']?.v1?.version;
+      io.out(`controller:  ${d.version ?? '?'} at ${login.url}${api ? ` (management API ${api})` : ''}${d.runtimeVersion ? `, ${d.runtimeVersion}` : ''}`);
+    });
+}

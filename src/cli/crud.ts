@@ -1,0 +1,410 @@
+/**
+ * The generic noun-verb commands (`edgectl <noun> list|show|create|update|delete`), built from a resource
+ * definition: the verbs come from `def.ops`, the flags from the props each write mode accepts, with their
+ * value types read from the props' JSON Schemas. An {@link EntitySpec} adds only what a definition cannot
+ * say: the noun, table columns, nicer flag names, references to resolve and create defaults
+ * (architecture.md rules 1 and 12). There is deliberately no per-entity CRUD code.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { TSchema } from '@sinclair/typebox';
+import type { PropDef, ResourceDef } from '../model/resource.js';
+import { requireApi, type Api } from './api.js';
+import { CliError, type CliIo } from './io.js';
+import { printJson, printList, printRecord, type Column, type Pagination, type Rec } from './output.js';
+import { resolveId, type ListEnvelope } from './resolve.js';
+
+/** How a flag's text becomes a JSON value. */
+export type FlagKind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'json' | 'file';
+
+/** What an entity changes about the flag derived for one body path. */
+export interface FlagOverride {
+  /** Long flag name without dashes (default: the kebab-cased path, e.g. `primary-updb-max-attempts`). */
+  name?: string;
+  /** One-letter short flag. */
+  short?: string;
+  description?: string;
+  kind?: FlagKind;
+  choices?: readonly string[];
+  /** The value names a record of this resource (id or name): it is resolved to the id before sending. */
+  ref?: ResourceDef;
+  /** No flag for this path (it stays settable through `--data`). */
+  hidden?: boolean;
+}
+
+export interface EntitySpec {
+  def: ResourceDef;
+  /** Singular noun of the command, e.g. `identity`. */
+  noun: string;
+  aliases: readonly string[];
+  /** Table columns of `list`. */
+  columns: readonly Column[];
+  /** The field a record can be named by in `show|update|delete ID|NAME` (default `name` when the resource has one). */
+  nameField?: string;
+  /** Body paths taken as positional arguments by `create`, in order; `update` keeps them as flags. */
+  createArgs?: readonly string[];
+  /** The body `create` starts from; `--data`, arguments and flags are merged over it. */
+  createDefaults?: Rec;
+  /** Flag changes keyed by body path (`isAdmin`, `primary.updb.minPasswordLength`). */
+  flags?: Readonly<Record<string, FlagOverride>>;
+  /** Text after the generated help of `create`. */
+  createHelp?: string;
+}
+
+type Mode = 'create' | 'patch';
+
+/** A flag derived for one body path. */
+export interface FlagDef {
+  path: string;
+  name: string;
+  short?: string;
+  kind: FlagKind;
+  choices?: readonly string[];
+  ref?: ResourceDef;
+  description: string;
+  modes: ReadonlySet<Mode>;
+}
+
+const kebab = (path: string): string =>
+  path
+    .split('.')
+    .map((s) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`))
+    .join('-');
+
+const human = (path: string): string => kebab(path).replace(/-/g, ' ');
+
+/** `an identity`, `a service`. */
+export const withArticle = (label: string): string => `${/^[aeiou]/i.test(label) ? 'an' : 'a'} ${label}`;
+
+/** The flag kind and choices a JSON Schema implies; `null` branches of a union are ignored. */
+function kindOf(schema: TSchema, storage?: PropDef['storage']): { kind: FlagKind; choices?: string[] } {
+  const anyOf = schema.anyOf as TSchema[] | undefined;
+  if (anyOf) {
+    const branches = anyOf.filter((s) => s.type !== 'null');
+    if (branches.length > 0 && branches.every((s) => typeof s.const === 'string')) return { kind: 'string', choices: branches.map((s) => s.const as string) };
+    if (branches.length === 1) return kindOf(branches[0]!, storage);
+    return { kind: 'json' };
+  }
+  switch (schema.type) {
+    case 'boolean':
+      return { kind: 'bool' };
+    case 'integer':
+      return { kind: 'int' };
+    case 'number':
+      return { kind: 'number' };
+    case 'string':
+      return { kind: 'string' };
+    case 'array':
+      return (schema.items as TSchema | undefined)?.type === 'string' ? { kind: 'list' } : { kind: 'json' };
+    case 'object':
+      return { kind: 'json' };
+  }
+  if (storage === 'set') return { kind: 'list' };
+  if (storage === 'bool') return { kind: 'bool' };
+  if (storage === 'int') return { kind: 'int' };
+  if (storage === 'json') return { kind: 'json' };
+  return { kind: 'string' };
+}
+
+const objectProps = (schema: TSchema): Record<string, TSchema> | undefined => {
+  const props = schema.type === 'object' ? (schema.properties as Record<string, TSchema> | undefined) : undefined;
+  return props && Object.keys(props).length > 0 ? props : undefined;
+};
+
+const KIND_HINT: Record<FlagKind, string> = { string: '', int: '', number: '', bool: '', list: 'comma-separated; repeatable', json: 'JSON', file: '' };
+
+/** Flags every write verb has; derived flags must not take these names. */
+const RESERVED = new Set(['data', 'file', 'tags', 'json', 'help']);
+
+/**
+ * The write flags of an entity: one per prop accepted on create or PATCH, plus one per leaf of a nested
+ * object prop (so `primary.updb.minPasswordLength` gets `--updb-min-password-length` besides `--primary JSON`).
+ * A leaf is named by its path below the prop, unless that name is taken, then by its full path.
+ */
+export function deriveFlags(spec: EntitySpec): FlagDef[] {
+  const out: FlagDef[] = [];
+  const taken = (name: string) => RESERVED.has(name) || out.some((f) => f.name === name) || Object.keys(spec.def.props).some((p) => kebab(p) === name);
+  const defaultName = (path: string) => {
+    const below = path.split('.').slice(1).join('.');
+    return below && !taken(kebab(below)) ? kebab(below) : kebab(path);
+  };
+  const add = (path: string, schema: TSchema, storage: PropDef['storage'] | undefined, modes: Set<Mode>) => {
+    const o = spec.flags?.[path] ?? {};
+    const leaves = objectProps(schema);
+    // Nested objects get flags for their leaves only; a JSON flag for the whole prop is enough above them.
+    if (!o.hidden && !(leaves && path.includes('.'))) {
+      const k = kindOf(schema, storage);
+      const kind = o.kind ?? k.kind;
+      const choices = o.choices ?? k.choices;
+      const hint = [choices ? '' : KIND_HINT[kind], o.ref ? `id or name of ${withArticle(o.ref.label)}` : ''].filter(Boolean).join('; ');
+      out.push({
+        path,
+        name: o.name ?? defaultName(path),
+        short: o.short,
+        kind,
+        choices,
+        ref: o.ref,
+        description: (o.description ?? human(path)) + (hint ? ` (${hint})` : ''),
+        modes,
+      });
+    }
+    if (leaves) for (const [k, s] of Object.entries(leaves)) add(`${path}.${k}`, s, undefined, modes);
+  };
+  for (const [prop, p] of Object.entries(spec.def.props)) {
+    const modes = new Set<Mode>();
+    if (p.create) modes.add('create');
+    if (p.patch) modes.add('patch');
+    if (modes.size > 0) add(prop, p.schema, p.storage, modes);
+  }
+  return out;
+}
+
+/** Parses one flag value by kind; a bad value is a usage error (exit 2). */
+function parseValue(kind: FlagKind, raw: string, previous: unknown): unknown {
+  switch (kind) {
+    case 'int': {
+      if (!/^-?\d+$/.test(raw.trim())) throw new InvalidArgumentError('expected an integer');
+      return Number(raw);
+    }
+    case 'number': {
+      const n = Number(raw);
+      if (raw.trim() === '' || Number.isNaN(n)) throw new InvalidArgumentError('expected a number');
+      return n;
+    }
+    case 'list': {
+      const items = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+      return [...((previous as string[] | undefined) ?? []), ...items];
+    }
+    case 'json':
+      try {
+        return JSON.parse(raw);
+      } catch (e) {
+        throw new InvalidArgumentError(`expected JSON: ${(e as Error).message}`);
+      }
+    case 'file':
+      try {
+        return readFileSync(raw, 'utf8');
+      } catch (e) {
+        throw new InvalidArgumentError(`cannot read ${raw}: ${(e as Error).message}`);
+      }
+    default:
+      return raw;
+  }
+}
+
+/** `--tags k=v` (comma-separated, repeatable) into the `tags` map. */
+function parseTags(raw: string, previous: Rec | undefined): Rec {
+  const out: Rec = { ...previous };
+  for (const pair of raw.split(',').filter((s) => s.trim() !== '')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new InvalidArgumentError(`expected key=value, got ${JSON.stringify(pair)}`);
+    out[pair.slice(0, eq).trim()] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+function parseJsonObject(text: string, what: string): Rec {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new CliError(`error: ${what} is not JSON: ${(e as Error).message}`, 2);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new CliError(`error: ${what} must be a JSON object`, 2);
+  return v as Rec;
+}
+
+const isPlainObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Merges `src` into `dst` object by object; arrays and scalars replace. */
+function deepMerge(dst: Rec, src: Rec): Rec {
+  for (const [k, v] of Object.entries(src)) {
+    dst[k] = isPlainObject(v) && isPlainObject(dst[k]) ? deepMerge({ ...(dst[k] as Rec) }, v) : v;
+  }
+  return dst;
+}
+
+function setPath(body: Rec, path: string, value: unknown): void {
+  const segs = path.split('.');
+  let cur = body;
+  for (const seg of segs.slice(0, -1)) {
+    if (!isPlainObject(cur[seg])) cur[seg] = {};
+    cur = cur[seg] as Rec;
+  }
+  cur[segs[segs.length - 1]!] = value;
+}
+
+const PLACEHOLDER: Record<FlagKind, string> = { string: 'value', int: 'n', number: 'n', bool: '', list: 'a,b', json: 'json', file: 'file' };
+
+function addFlag(cmd: Command, f: FlagDef): string {
+  const long = `--${f.name}`;
+  const flags = (f.short ? `-${f.short}, ` : '') + long + (f.kind === 'bool' ? '' : ` <${PLACEHOLDER[f.kind]}>`);
+  const opt = new Option(flags, f.description);
+  if (f.choices) opt.choices(f.choices as string[]);
+  else if (f.kind !== 'bool' && f.kind !== 'string') opt.argParser((raw: string, prev: unknown) => parseValue(f.kind, raw, prev));
+  cmd.addOption(opt);
+  if (f.kind === 'bool') cmd.addOption(new Option(`--no-${f.name}`, `set ${human(f.path)} to false`));
+  return opt.attributeName();
+}
+
+const jsonOption = () => new Option('-j, --json', 'print the JSON response body as the API sent it (for scripts)');
+
+interface WriteOptions extends Rec {
+  data?: string;
+  file?: string;
+  tags?: Rec;
+  json?: boolean;
+}
+
+/** Adds the body options of one write mode and returns a builder of the request body from parsed options. */
+function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: readonly FlagDef[]) {
+  const flags = deriveFlags(spec).filter((f) => f.modes.has(mode) && !positional.some((p) => p.path === f.path));
+  const attrs = flags.map((f) => ({ f, attr: addFlag(cmd, f) }));
+  cmd
+    .option('--tags <key=value>', 'tags (comma-separated; repeatable)', (raw: string, prev: Rec | undefined) => parseTags(raw, prev))
+    .option('--data <json>', 'request body fields as a JSON object; flags override it')
+    .option('-f, --file <file>', 'read request body fields from a JSON file; --data and flags override it')
+    .addOption(jsonOption());
+  // Shallower paths first, so `--primary JSON` is applied before `--primary-updb-max-attempts`.
+  attrs.sort((a, b) => a.f.path.split('.').length - b.f.path.split('.').length);
+
+  return async (api: Api, opts: WriteOptions, args: readonly string[]): Promise<Rec> => {
+    let body: Rec = mode === 'create' && spec.createDefaults ? structuredClone(spec.createDefaults) : {};
+    if (opts.file !== undefined) {
+      let text: string;
+      try {
+        text = readFileSync(opts.file, 'utf8');
+      } catch (e) {
+        throw new CliError(`error: cannot read ${opts.file}: ${(e as Error).message}`, 2);
+      }
+      body = deepMerge(body, parseJsonObject(text, opts.file));
+    }
+    if (opts.data !== undefined) body = deepMerge(body, parseJsonObject(opts.data, '--data'));
+    const resolve = async (f: FlagDef, v: unknown) => (f.ref && typeof v === 'string' ? resolveId(api, f.ref, v) : v);
+    for (const [i, f] of positional.entries()) setPath(body, f.path, await resolve(f, parseValue(f.kind, args[i]!, undefined)));
+    for (const { f, attr } of attrs) {
+      const v = opts[attr];
+      if (v !== undefined) setPath(body, f.path, await resolve(f, v));
+    }
+    if (opts.tags) body.tags = { ...(isPlainObject(body.tags) ? body.tags : {}), ...opts.tags };
+    return body;
+  };
+}
+
+/** The field a record of this entity can be named by, if any. */
+const nameFieldOf = (spec: EntitySpec): string | undefined => spec.nameField ?? ('name' in spec.def.props ? 'name' : undefined);
+
+/** `ID|NAME` → id for this entity. */
+const idOf = (api: Api, spec: EntitySpec, idOrName: string) => resolveId(api, spec.def, idOrName, nameFieldOf(spec));
+
+/** Registers `<noun>` with the verbs its resource definition serves. */
+export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): Command {
+  const { def } = spec;
+  const noun = program.command(spec.noun).description(`manage ${def.name} (Management API /${def.name})`);
+  for (const a of spec.aliases) noun.alias(a);
+  const nameField = nameFieldOf(spec);
+  const ref = nameField ? `ID|${nameField.toUpperCase()}` : 'ID';
+  const refHelp = `the ${def.label}'s id${nameField ? ` or ${nameField}` : ''}`;
+
+  if (def.ops.list) {
+    noun
+      .command('list')
+      .alias('ls')
+      .description(`list ${def.name}, optionally filtered (ZitiQL, e.g. 'name contains "a" sort by name limit 5')`)
+      .argument('[filter]', 'filter expression')
+      .option('--filter <filter>', 'filter expression (instead of the argument)')
+      .option('--limit <n>', 'page size (the server caps it at 500)', (raw) => parseValue('int', raw, undefined))
+      .option('--offset <n>', 'records to skip', (raw) => parseValue('int', raw, undefined))
+      .addOption(jsonOption())
+      .action(async (filterArg: string | undefined, opts: { filter?: string; limit?: number; offset?: number; json?: boolean }) => {
+        if (filterArg !== undefined && opts.filter !== undefined) throw new CliError('error: give the filter either as an argument or with --filter, not both', 2);
+        const api = requireApi(io);
+        const qs = new URLSearchParams();
+        const filter = filterArg ?? opts.filter;
+        if (filter !== undefined) qs.set('filter', filter);
+        if (opts.limit !== undefined) qs.set('limit', String(opts.limit));
+        if (opts.offset !== undefined) qs.set('offset', String(opts.offset));
+        const q = qs.toString();
+        const body = await api.call<ListEnvelope>('GET', `/${def.name}${q ? `?${q}` : ''}`);
+        if (opts.json) printJson(io, body);
+        else printList(io, spec.columns, body.data ?? [], body.meta?.pagination as Pagination | undefined);
+      });
+  }
+
+  if (def.ops.detail) {
+    noun
+      .command('show')
+      .description(`show one ${def.label}`)
+      .argument(ref.toLowerCase(), refHelp)
+      .addOption(jsonOption())
+      .action(async (idOrName: string, opts: { json?: boolean }) => {
+        const api = requireApi(io);
+        const id = await idOf(api, spec, idOrName);
+        const body = await api.call<{ data: Rec }>('GET', `/${def.name}/${encodeURIComponent(id)}`);
+        if (opts.json) printJson(io, body);
+        else printRecord(io, body.data);
+      });
+  }
+
+  if (def.ops.create) {
+    const all = deriveFlags(spec);
+    const positional = (spec.createArgs ?? []).map((path) => {
+      const f = all.find((x) => x.path === path);
+      if (!f) throw new Error(`${spec.noun}: create argument ${path} is not a create prop`);
+      return f;
+    });
+    const cmd = noun.command('create').description(`create ${withArticle(def.label)}`);
+    for (const f of positional) cmd.argument(f.name, f.description);
+    const build = writeOptions(cmd, spec, 'create', positional);
+    if (spec.createHelp) cmd.addHelpText('after', spec.createHelp);
+    cmd.action(async (...params: unknown[]) => {
+      const args = params.slice(0, positional.length) as string[];
+      const opts = params[positional.length] as WriteOptions;
+      const api = requireApi(io);
+      const body = await api.call<{ data: { id: string } }>('POST', `/${def.name}`, await build(api, opts, args));
+      if (opts.json) printJson(io, body);
+      else io.out(`created ${def.label} ${body.data.id}`);
+    });
+  }
+
+  if (def.ops.patch) {
+    const cmd = noun
+      .command('update')
+      .description(`change the given fields of ${withArticle(def.label)} (PATCH: fields not given keep their values)`)
+      .argument(ref.toLowerCase(), refHelp);
+    const build = writeOptions(cmd, spec, 'patch', []);
+    cmd.action(async (idOrName: string, opts: WriteOptions) => {
+      const api = requireApi(io);
+      const body = await build(api, opts, []);
+      if (Object.keys(body).length === 0) throw new CliError(`error: nothing to update: give at least one field (see edgectl ${spec.noun} update --help)`, 2);
+      const id = await idOf(api, spec, idOrName);
+      const res = await api.call('PATCH', `/${def.name}/${encodeURIComponent(id)}`, body);
+      if (opts.json) printJson(io, res);
+      else io.out(`updated ${def.label} ${id}`);
+    });
+  }
+
+  if (def.ops.delete) {
+    noun
+      .command('delete')
+      .alias('rm')
+      .description(`delete ${withArticle(def.label)}`)
+      .argument(ref.toLowerCase(), refHelp)
+      .addOption(jsonOption())
+      .action(async (idOrName: string, opts: { json?: boolean }) => {
+        const api = requireApi(io);
+        const id = await idOf(api, spec, idOrName);
+        const res = await api.call('DELETE', `/${def.name}/${encodeURIComponent(id)}`);
+        if (opts.json) printJson(io, res);
+        else io.out(`deleted ${def.label} ${id}`);
+      });
+  }
+
+  return noun;
+}
+
+/** The id-or-name argument resolver, for verbs an entity adds beyond CRUD. */
+export const resolveEntityId = idOf;

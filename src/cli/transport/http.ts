@@ -1,0 +1,137 @@
+/**
+ * How the admin CLI reaches the Management API. Commands only see {@link Transport}, so an offline
+ * transport over the model services (architecture.md rule 12, `--offline`) can be added without touching them.
+ */
+import https from 'node:https';
+import { CliError } from '../io.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface TransportResponse {
+  status: number;
+  /** The parsed JSON body, or the raw text when the body is not JSON (or undefined when empty). */
+  body: unknown;
+}
+
+/** One request against the Management API; `path` is below `/edge/management/v1` and may carry a query string. */
+export interface Transport {
+  request(method: HttpMethod, path: string, body?: unknown): Promise<TransportResponse>;
+}
+
+export const MANAGEMENT_PREFIX = '/edge/management/v1';
+export const CLIENT_PREFIX = '/edge/client/v1';
+
+export interface HttpTarget {
+  /** Controller root, e.g. `https://127.0.0.1:1280` (no path). */
+  url: string;
+  /** PEM CA bundle to trust instead of the system roots; absent: the system roots. */
+  ca?: string;
+  /** Sent as `zt-session`, the header every Ziti client sends (parity: decisions.md, session header). */
+  token?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * TLS trust failures (e.g. SELF_SIGNED_CERT_IN_CHAIN, UNABLE_TO_VERIFY_LEAF_SIGNATURE, ERR_TLS_CERT_ALTNAME_INVALID),
+ * as opposed to nothing answering: `login` answers these by offering the controller's own CA bundle.
+ */
+const TRUST_ERROR = /CERT|SIGNATURE|ISSUER|SELF_SIGNED|ALTNAME/;
+
+/** The request got no HTTP answer (connection refused, DNS, timeout, or a certificate we do not trust). */
+export class NetworkError extends CliError {
+  constructor(
+    readonly url: string,
+    readonly code: string | undefined,
+    message: string,
+    readonly trustFailure: boolean,
+  ) {
+    super(`error: cannot reach ${url}: ${message}`, 1);
+  }
+}
+
+export interface RawResponse {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+/**
+ * One HTTPS request. `insecure` turns certificate verification off; only `login` uses it, for the single
+ * trust-on-first-use fetch of the CA bundle (parity: controller-behaviours.md §11, `ziti edge login`).
+ */
+export function rawRequest(
+  method: HttpMethod,
+  url: string,
+  opts: { ca?: string; headers?: Record<string, string>; body?: string; insecure?: boolean; timeoutMs?: number } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+    if (opts.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(opts.body));
+    }
+    const req = https.request(
+      url,
+      { method, headers, ca: opts.ca, rejectUnauthorized: !opts.insecure, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      const code = e.code;
+      reject(new NetworkError(url, code, e.message, code !== undefined && TRUST_ERROR.test(code)));
+    });
+    req.setTimeout(opts.timeoutMs ?? 30_000, () => req.destroy(Object.assign(new Error(`no answer after ${(opts.timeoutMs ?? 30_000) / 1000}s`), { code: 'ETIMEDOUT' })));
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}
+
+function parseBody(raw: RawResponse): unknown {
+  if (raw.text === '') return undefined;
+  if (raw.contentType.includes('json')) {
+    try {
+      return JSON.parse(raw.text);
+    } catch {
+      return raw.text;
+    }
+  }
+  return raw.text;
+}
+
+/** The Management API over HTTPS, authenticated by a saved session token. */
+export class HttpTransport implements Transport {
+  constructor(private readonly target: HttpTarget) {}
+
+  async request(method: HttpMethod, path: string, body?: unknown): Promise<TransportResponse> {
+    const headers: Record<string, string> = this.target.token ? { 'zt-session': this.target.token } : {};
+    const raw = await rawRequest(method, this.target.url + MANAGEMENT_PREFIX + path, {
+      ca: this.target.ca,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      timeoutMs: this.target.timeoutMs,
+    });
+    return { status: raw.status, body: parseBody(raw) };
+  }
+}
+
+/**
+ * Normalises what people type for a controller address: `host:port`, `https://host:port/`, or a URL with an
+ * API path (`…/edge/management/v1`) all become `https://host:port`.
+ */
+export function normaliseControllerUrl(input: string): string {
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(input) ? input : `https://${input}`;
+  let u: URL;
+  try {
+    u = new URL(withScheme);
+  } catch {
+    throw new CliError(`error: not a controller address: ${input}`, 2);
+  }
+  if (u.protocol !== 'https:') throw new CliError(`error: the controller is only reachable over https (got ${u.protocol.replace(':', '')})`, 2);
+  return `${u.protocol}//${u.host}`;
+}

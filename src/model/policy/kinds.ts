@@ -1,0 +1,87 @@
+/**
+ * What the policy engine relates, as plain data: the entity kinds a role list can select (targets) and, for
+ * each policy kind, its role lists and where their matches are kept. Resource definitions, the link
+ * maintenance and the affected listings all read this one table, so a policy kind is described once.
+ * Kept free of resource imports so entity definitions can use it without import cycles.
+ */
+
+export type TargetKind = 'identity' | 'service' | 'edgeRouter' | 'postureCheck';
+
+export interface Target {
+  kind: TargetKind;
+  table: string;
+  /** Link table of the target's `roleAttributes` set (ownerId, value), indexed by (value, ownerId). */
+  attrTable: string;
+  /** Collection name, for refs and messages (`no identities found with the given ids`). */
+  collection: string;
+}
+
+export const TARGETS: Readonly<Record<TargetKind, Target>> = {
+  identity: { kind: 'identity', table: 'identities', attrTable: 'identities_roleAttributes', collection: 'identities' },
+  service: { kind: 'service', table: 'services', attrTable: 'services_roleAttributes', collection: 'services' },
+  edgeRouter: { kind: 'edgeRouter', table: 'edge_routers', attrTable: 'edge_routers_roleAttributes', collection: 'edge-routers' },
+  postureCheck: { kind: 'postureCheck', table: 'posture_checks', attrTable: 'posture_checks_roleAttributes', collection: 'posture-checks' },
+};
+
+export interface PolicySide {
+  /** The role-list property, e.g. `serviceRoles`. */
+  prop: string;
+  target: TargetKind;
+  /** The role list's set table `<policyTable>_<prop>` (ownerId = policy, value = role string). */
+  rolesTable: string;
+  /**
+   * The table of materialised matches (policyId, entityId), kept current in the write's transaction.
+   * Absent for identities, which are matched at query time through the attribute index (docs/policy-engine.md).
+   */
+  matchTable?: string;
+}
+
+export interface PolicyKind {
+  table: string;
+  collection: string;
+  sides: readonly PolicySide[];
+}
+
+const side = (policyTable: string, prop: string, target: TargetKind, matchTable?: string): PolicySide => ({
+  prop,
+  target,
+  rolesTable: `${policyTable}_${prop}`,
+  matchTable,
+});
+
+export const SERVICE_POLICY: PolicyKind = {
+  table: 'service_policies',
+  collection: 'service-policies',
+  sides: [
+    side('service_policies', 'identityRoles', 'identity'),
+    side('service_policies', 'serviceRoles', 'service', 'service_policy_services'),
+    side('service_policies', 'postureCheckRoles', 'postureCheck', 'service_policy_posture_checks'),
+  ],
+};
+
+export const EDGE_ROUTER_POLICY: PolicyKind = {
+  table: 'edge_router_policies',
+  collection: 'edge-router-policies',
+  sides: [
+    side('edge_router_policies', 'identityRoles', 'identity'),
+    side('edge_router_policies', 'edgeRouterRoles', 'edgeRouter', 'edge_router_policy_edge_routers'),
+  ],
+};
+
+export const SERVICE_EDGE_ROUTER_POLICY: PolicyKind = {
+  table: 'service_edge_router_policies',
+  collection: 'service-edge-router-policies',
+  sides: [
+    side('service_edge_router_policies', 'serviceRoles', 'service', 'service_edge_router_policy_services'),
+    side('service_edge_router_policies', 'edgeRouterRoles', 'edgeRouter', 'service_edge_router_policy_edge_routers'),
+  ],
+};
+
+export const POLICY_KINDS: readonly PolicyKind[] = [SERVICE_POLICY, EDGE_ROUTER_POLICY, SERVICE_EDGE_ROUTER_POLICY];
+
+/** The side of a policy kind that selects `target` (each kind has at most one per target). */
+export function sideFor(kind: PolicyKind, target: TargetKind): PolicySide {
+  const s = kind.sides.find((x) => x.target === target);
+  if (!s) throw new Error(`${kind.table} has no ${target} roles`);
+  return s;
+}

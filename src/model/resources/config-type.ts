@@ -1,0 +1,36 @@
+/**
+ * Config types: a name and the JSON Schema that configs of the type must satisfy (seed §2.7). A schema that
+ * does not compile is refused; a type that still has configs cannot be deleted (409).
+ */
+import type { Input, ResourceDef } from '../resource.js';
+import { NameSchema, ObjectSchema } from '../schemas.js';
+import { checkJsonSchema } from '../json-schema.js';
+
+export const configTypes: ResourceDef = {
+  name: 'config-types',
+  label: 'config type',
+  table: 'config_types',
+  schemaName: 'configType',
+  props: {
+    name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
+    schema: { schema: ObjectSchema, storage: 'json', create: 'optional', update: 'optional', patch: true, default: {}, filter: true },
+  },
+  unique: ['name'],
+  blockingRefs: [{ table: 'configs', column: 'configTypeId', entity: 'configs' }],
+  links: (id) => ({ configs: `./config-types/${id}/configs` }),
+  hooks: {
+    prepare(_ctx, input: Input) {
+      if (input.schema !== undefined) checkJsonSchema(input.schema as Record<string, unknown>);
+      return input;
+    },
+  },
+  ops: {
+    list: 'listConfigTypes',
+    create: 'createConfigType',
+    detail: 'detailConfigType',
+    update: 'updateConfigType',
+    patch: 'patchConfigType',
+    delete: 'deleteConfigType',
+  },
+  envelopes: { list: 'listConfigTypesEnvelope', detail: 'detailConfigTypeEnvelope' },
+};

@@ -1,0 +1,54 @@
+/**
+ * Turning a PEM certificate into the stored fields of a `cert` authenticator, shared by the admin API
+ * (`POST /authenticators {method: cert, certPem}`) and `ott` enrollment.
+ *
+ * parity (controller-behaviours.md §5.3): the PEM must hold exactly one certificate, which must chain to a CA
+ * the controller trusts (validity dates ignored, as for authentication), and its fingerprint must not belong
+ * to another authenticator. Third-party CAs join the trust pool in the CA slice; until then only the
+ * controller's own CAs count and `caId` stays null (the certificate is issued by the network).
+ */
+import type { Ctx } from '../ctx.js';
+import { DomainError } from '../errors.js';
+import { requirePki } from '../pki.js';
+import { CERTIFICATE_PEM_TYPES, decodePemBlocks, isPkiError, parseCertificateDer, type ParsedCertificate } from '../../pki/index.js';
+
+export interface CertAuthenticatorFields {
+  certPem: string;
+  fingerprint: string;
+  caId: string | null;
+}
+
+const invalidPem = (reason: string) =>
+  new DomainError('INVALID_CERT_PEM', { cause: { field: 'certPem', reason, value: '' } });
+
+/** Exactly one CERTIFICATE block that parses; anything else is INVALID_CERT_PEM. */
+function singleCertificate(pem: unknown): ParsedCertificate {
+  if (typeof pem !== 'string' || pem.trim() === '') {
+    throw new DomainError('INVALID_AUTHENTICATOR_PROPERTIES', { cause: { field: 'certPem', reason: 'certPem is required for cert', value: null } });
+  }
+  const blocks = decodePemBlocks(pem);
+  if (blocks.length !== 1) throw invalidPem(`expected exactly one certificate, found ${blocks.length} PEM blocks`);
+  const [block] = blocks;
+  if (!(CERTIFICATE_PEM_TYPES as readonly string[]).includes(block!.type)) throw invalidPem(`expected a CERTIFICATE block, found ${block!.type}`);
+  try {
+    return parseCertificateDer(block!.der);
+  } catch (e) {
+    if (isPkiError(e)) throw invalidPem('the certificate could not be parsed');
+    throw e;
+  }
+}
+
+/**
+ * Verifies `pem` for use as a cert authenticator and returns the fields to store.
+ * @throws DomainError INVALID_AUTHENTICATOR_PROPERTIES (no PEM), INVALID_CERT_PEM, CERT_FAILED_VALIDATION, CERT_IN_USE.
+ */
+export async function certAuthenticatorFromPem(ctx: Ctx, pem: unknown): Promise<CertAuthenticatorFields> {
+  const cert = singleCertificate(pem);
+  const verified = requirePki(ctx).verifyClientCertificate(cert, [], ctx.now());
+  if (!verified.ok) {
+    throw new DomainError('CERT_FAILED_VALIDATION', { cause: { field: 'certPem', reason: 'the certificate does not chain to a trusted CA', value: cert.subject } });
+  }
+  const taken = await ctx.db.selectFrom('authenticators').select('id').where('fingerprint', '=', cert.fingerprint).executeTakeFirst();
+  if (taken) throw new DomainError('CERT_IN_USE', { cause: { field: 'certPem', reason: 'the certificate is already used by another authenticator', value: cert.fingerprint } });
+  return { certPem: cert.pem, fingerprint: cert.fingerprint, caId: null };
+}

@@ -1,0 +1,52 @@
+/**
+ * The records a tunneler-enabled edge router brings with it (parity: controller-behaviours.md §2.7): an
+ * identity with the router's id and name, of type Router, and the system edge router policy
+ * `edge-router-<id>-system` (id = router id, AnyOf, `@<id>` on both sides) that lets that identity use its
+ * own router. Enabling creates them, disabling or deleting the router removes them, a rename renames the
+ * identity. They are written in the router's transaction.
+ */
+import type { Ctx } from '../ctx.js';
+import { createEntity, deleteEntity } from '../crud.js';
+import { iso } from '../ctx.js';
+import { removeIdReferences } from '../policy/matches.js';
+import type { Input, Row } from '../resource.js';
+import { edgeRouterPolicies } from '../resources/edge-router-policy.js';
+import { identities } from '../resources/identity.js';
+
+export const systemPolicyName = (routerId: string) => `edge-router-${routerId}-system`;
+
+async function createTunnelerRecords(ctx: Ctx, id: string, name: string): Promise<void> {
+  await createEntity(ctx, identities, { name, type: 'Router', isAdmin: false }, { id });
+  await createEntity(
+    ctx,
+    edgeRouterPolicies,
+    { name: systemPolicyName(id), semantic: 'AnyOf', identityRoles: [`@${id}`], edgeRouterRoles: [`@${id}`] },
+    { id, isSystem: true },
+  );
+}
+
+/**
+ * Removes the system policy and the router identity. The identity is removed directly: the identity
+ * resource refuses deleting a Router identity while its router exists, which is the case here.
+ */
+export async function removeTunnelerRecords(ctx: Ctx, id: string): Promise<void> {
+  const policy = await ctx.db.selectFrom('edge_router_policies').select('id').where('id', '=', id).where('isSystem', '=', 1).executeTakeFirst();
+  if (policy) await deleteEntity(ctx, edgeRouterPolicies, id, { allowSystem: true });
+  const identity = await ctx.db.selectFrom('identities').select('id').where('id', '=', id).where('typeId', '=', 'Router').executeTakeFirst();
+  if (identity) {
+    await removeIdReferences(ctx, 'identity', id);
+    await ctx.db.deleteFrom('identities').where('id', '=', id).execute();
+  }
+}
+
+/** Brings the system records in line with the router after a create, update or patch. */
+export async function syncTunnelerRecords(ctx: Ctx, id: string, input: Input, existing?: Row): Promise<void> {
+  const was = Boolean(existing?.isTunnelerEnabled);
+  const now = input.isTunnelerEnabled === undefined ? was : Boolean(input.isTunnelerEnabled);
+  const name = (input.name ?? existing?.name) as string;
+  if (!was && now) await createTunnelerRecords(ctx, id, name);
+  else if (was && !now) await removeTunnelerRecords(ctx, id);
+  else if (now && name !== existing?.name) {
+    await ctx.db.updateTable('identities').set({ name, updatedAt: iso(ctx.now()) }).where('id', '=', id).execute();
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The life of an enrollment after its creation: refresh by an admin, and use of its token by a client
+ * (parity: controller-behaviours.md §7.2, §7.3).
+ *
+ * Using a token is atomic: the enrollment is deleted and the authenticator created in one transaction, and the
+ * delete is conditional on the row still being there, so two concurrent uses of one token cannot both succeed.
+ * Anything refused (bad CSR, password rules, a used fingerprint) rolls back and leaves the token usable.
+ */
+import { withTx } from '../../store/db.js';
+import { isPkiError } from '../../pki/index.js';
+import { createEntity, getRow, updateEntity } from '../crud.js';
+import { iso, withDb, type Ctx } from '../ctx.js';
+import { DomainError, fieldError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import { requirePki } from '../pki.js';
+import { authenticators } from '../resources/authenticator.js';
+import { enrollmentJwt, enrollments, futureDate } from '../resources/enrollment.js';
+
+/** The stored fields of an outstanding identity enrollment. */
+export interface EnrollmentRecord {
+  id: string;
+  method: string;
+  token: string;
+  identityId: string;
+  expiresAt: string;
+  username: string | null;
+  caId: string | null;
+}
+
+/** New expiry and a new JWT for the same token (parity: §7.2; expired enrollments can be refreshed too). */
+export async function refreshEnrollment(ctx: Ctx, id: string, expiresAtValue: unknown): Promise<void> {
+  const row = await getRow(ctx, enrollments, id);
+  const expiresAt = futureDate(ctx, 'expiresAt', expiresAtValue);
+  const subject = (row.identityId as string | null) ?? (row.id as string);
+  const jwt = await enrollmentJwt(ctx, row.method as string, subject, row.token as string, expiresAt);
+  await updateEntity(ctx, enrollments, id, {}, 'patch', { expiresAt: iso(expiresAt), jwt });
+}
+
+const invalidToken = () => new DomainError('INVALID_ENROLLMENT_TOKEN');
+
+/**
+ * The outstanding enrollment behind `token`, checked for use now: it exists and belongs to an identity
+ * (else INVALID_ENROLLMENT_TOKEN), matches `method` when one is given (else INVALID_ENROLL_METHOD), and has
+ * not expired (else ENROLLMENT_EXPIRED).
+ */
+export async function enrollmentForToken(ctx: Ctx, token: unknown, method?: string): Promise<EnrollmentRecord> {
+  if (token === undefined || token === null || token === '') throw fieldError('token', 'token is required', null);
+  if (typeof token !== 'string' || !isUuid(token)) throw invalidToken();
+  const row = await ctx.db
+    .selectFrom('enrollments')
+    .select(['id', 'method', 'token', 'identityId', 'expiresAt', 'username', 'caId'])
+    .where('token', '=', token)
+    .executeTakeFirst();
+  if (!row || !row.identityId) throw invalidToken();
+  if (method !== undefined && method !== row.method) {
+    throw new DomainError('INVALID_ENROLL_METHOD', { cause: { field: 'method', reason: `the token is not for ${method} enrollment`, value: method } });
+  }
+  if (Date.parse(row.expiresAt) <= ctx.now().getTime()) throw new DomainError('ENROLLMENT_EXPIRED');
+  return row as EnrollmentRecord;
+}
+
+/** Deletes the enrollment being used; a row already gone means the token was used concurrently. */
+async function consume(ctx: Ctx, enrollment: EnrollmentRecord): Promise<void> {
+  const res = await ctx.db.deleteFrom('enrollments').where('id', '=', enrollment.id).where('token', '=', enrollment.token).executeTakeFirst();
+  if (Number(res.numDeletedRows) === 0) throw invalidToken();
+}
+
+export interface OttEnrollmentResult {
+  identityId: string;
+  authenticatorId: string;
+  /** The new client certificate followed by the issuing intermediate. */
+  certChainPem: string;
+  /** The controller's CA bundle, for the client's trust store. */
+  caPem: string;
+}
+
+/**
+ * `ott`: signs the client's CSR (one-year client certificate naming the identity) and stores it as the identity's
+ * `cert` authenticator.
+ * @throws DomainError token errors as {@link enrollmentForToken}; MISSING_OR_INVALID_CSR without a CSR;
+ *   COULD_NOT_PROCESS_CSR when it does not parse, its key is unacceptable or its signature fails.
+ */
+export async function enrollOtt(ctx: Ctx, token: unknown, csr: unknown): Promise<OttEnrollmentResult> {
+  const pki = requirePki(ctx);
+  const enrollment = await enrollmentForToken(ctx, token, 'ott');
+  if (typeof csr !== 'string' || csr.trim() === '') throw new DomainError('MISSING_OR_INVALID_CSR');
+  let issued;
+  try {
+    issued = await pki.signClientCsr(csr, { id: enrollment.identityId, now: ctx.now() });
+  } catch (e) {
+    if (isPkiError(e)) throw new DomainError('COULD_NOT_PROCESS_CSR', { cause: { message: e.message } });
+    throw e;
+  }
+  const authenticatorId = await withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    await consume(tctx, enrollment);
+    return createEntity(tctx, authenticators, { identityId: enrollment.identityId, method: 'cert', certPem: issued.certPem });
+  });
+  return { identityId: enrollment.identityId, authenticatorId, certChainPem: issued.chainPem, caPem: pki.caBundlePem };
+}
+
+/**
+ * `updb`: sets the identity's password under its auth policy's rules. The username is the enrollment's; one in
+ * the request body is ignored (parity: §7.3).
+ */
+export async function enrollUpdb(ctx: Ctx, token: unknown, body: unknown): Promise<{ username: string }> {
+  const enrollment = await enrollmentForToken(ctx, token, 'updb');
+  const password = body && typeof body === 'object' ? (body as { password?: unknown }).password : undefined;
+  if (typeof password !== 'string' || password === '') throw fieldError('password', 'password is required', null);
+  const username = enrollment.username ?? '';
+  await withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    await consume(tctx, enrollment);
+    await createEntity(tctx, authenticators, { identityId: enrollment.identityId, method: 'updb', username, password });
+  });
+  return { username };
+}

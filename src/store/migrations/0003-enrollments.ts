@@ -1,0 +1,25 @@
+/**
+ * Outstanding enrollments (controller-behaviours.md §7.2).
+ *
+ * `identityId` is nullable because router enrollments (erott/trott, a later slice) hang off a router instead of
+ * an identity; for identity enrollments the model always sets it. One enrollment per method per identity is
+ * enforced by the model (409 ENROLLMENT_EXISTS) and backed here by a unique constraint. `caId` names a CA of the
+ * CA slice (no table yet, so no foreign key here; the model checks it and refuses `ottca` until CAs exist).
+ */
+import type { Kysely } from 'kysely';
+import { entityTable } from './helpers.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function up(db: Kysely<any>): Promise<void> {
+  await entityTable(db, 'enrollments')
+    .addColumn('method', 'text', (c) => c.notNull())
+    .addColumn('token', 'text', (c) => c.notNull().unique())
+    .addColumn('identityId', 'text', (c) => c.references('identities.id').onDelete('cascade'))
+    .addColumn('expiresAt', 'text', (c) => c.notNull())
+    .addColumn('caId', 'text')
+    .addColumn('username', 'text')
+    .addColumn('jwt', 'text', (c) => c.notNull())
+    .addUniqueConstraint('enrollments_one_per_method', ['identityId', 'method'])
+    .execute();
+  await db.schema.createIndex('enrollments_by_expiry').on('enrollments').column('expiresAt').execute();
+}

@@ -1,0 +1,85 @@
+/**
+ * The policy matching rule (controller-behaviours.md §2.2, stated in `src/model/policy/roles.ts`) in SQL,
+ * in both directions, over the role-list set tables and the targets' attribute tables:
+ *
+ * - {@link matchedBySql}: which entities a set of policies selects (a predicate on `<alias>.id`);
+ * - {@link matchingPoliciesSql}: which policies select one entity (a sub-select of policy ids).
+ *
+ * Both only walk index ranges: role tables by (ownerId, value) and (value, ownerId), attribute tables by
+ * (value, ownerId). `#` entries are found by the range ['#', '$') and `@` entries by ['@', 'A'), so no
+ * prefix test scans a table. No policy is ever evaluated in JavaScript.
+ */
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { Executor } from './db.js';
+
+export interface MatchSide {
+  /** Policy table (for the semantic). */
+  policyTable: string;
+  /** Role-list set table (ownerId = policy id, value = role string). */
+  rolesTable: string;
+  /** The target's attribute set table (ownerId = entity id, value = attribute). */
+  attrTable: string;
+}
+
+const ATTR_RANGE = (col: RawBuilder<unknown>) => sql<SqlBool>`${col} >= '#' and ${col} < '$'`;
+const ID_RANGE = (col: RawBuilder<unknown>) => sql<SqlBool>`${col} >= '@' and ${col} < 'A'`;
+
+/**
+ * Entities (rows aliased `alias`) selected by at least one policy whose id is in `policyIds` (a value list
+ * or a sub-select). Each of the four rule branches is its own sub-select, which SQLite evaluates once.
+ */
+export function matchedBySql(side: MatchSide, policyIds: RawBuilder<unknown>, alias = 't'): RawBuilder<SqlBool> {
+  const R = sql.table(side.rolesTable);
+  const P = sql.table(side.policyTable);
+  const A = sql.table(side.attrTable);
+  const id = sql.ref(`${alias}.id`);
+  const rv = sql.ref('r.value');
+  const attrMatches = (semantic: 'AllOf' | 'AnyOf') =>
+    sql`select a."ownerId" from ${R} r join ${P} p on p.id = r."ownerId" join ${A} a on a."value" = substr(r."value", 2)
+        where r."ownerId" in (${policyIds}) and ${ATTR_RANGE(rv)} and p.semantic = ${semantic}`;
+  return sql<SqlBool>`(
+    exists (select 1 from ${R} r where r."ownerId" in (${policyIds}) and r."value" = '#all')
+    or ${id} in (select substr(r."value", 2) from ${R} r where r."ownerId" in (${policyIds}) and ${ID_RANGE(rv)})
+    or ${id} in (${attrMatches('AnyOf')})
+    or ${id} in (${attrMatches('AllOf')}
+      group by r."ownerId", a."ownerId"
+      having count(*) = (select count(*) from ${R} r2 where r2."ownerId" = r."ownerId" and ${ATTR_RANGE(sql.ref('r2.value'))}))
+  )`;
+}
+
+/**
+ * The ids (column `policyId`) of the policies whose role list selects entity `entityId`: the entity's keys
+ * (`#attr` for each attribute, `#all`, `@id`) are looked up in the role table's value index, then grouped
+ * per policy; AllOf needs as many attribute hits as the policy has `#` entries.
+ */
+export function matchingPoliciesSql(side: MatchSide, entityId: string): RawBuilder<{ policyId: string }> {
+  const R = sql.table(side.rolesTable);
+  const P = sql.table(side.policyTable);
+  const A = sql.table(side.attrTable);
+  const atId = `@${entityId}`;
+  return sql<{ policyId: string }>`select r."ownerId" as "policyId" from (
+      select '#' || a."value" as k from ${A} a where a."ownerId" = ${entityId}
+      union all select '#all'
+      union all select ${atId}
+    ) keys
+    join ${R} r on r."value" = keys.k
+    join ${P} p on p.id = r."ownerId"
+    group by r."ownerId"
+    having max(r."value" = '#all' or r."value" = ${atId}) = 1
+      or min(p.semantic) = 'AnyOf'
+      or count(*) = (select count(*) from ${R} r2 where r2."ownerId" = r."ownerId" and ${ATTR_RANGE(sql.ref('r2.value'))})`;
+}
+
+/** Recomputes one policy's materialised matches of one side. */
+export async function rematchPolicy(db: Executor, side: MatchSide, matchTable: string, targetTable: string, policyId: string): Promise<void> {
+  await db.deleteFrom(matchTable).where('policyId', '=', policyId).execute();
+  await sql`insert into ${sql.table(matchTable)} ("policyId", "entityId")
+    select ${policyId}, t.id from ${sql.table(targetTable)} t where ${matchedBySql(side, sql`${policyId}`)}`.execute(db);
+}
+
+/** Recomputes one entity's materialised matches against every policy of one side. */
+export async function rematchEntity(db: Executor, side: MatchSide, matchTable: string, entityId: string): Promise<void> {
+  await db.deleteFrom(matchTable).where('entityId', '=', entityId).execute();
+  await sql`insert into ${sql.table(matchTable)} ("policyId", "entityId")
+    select m."policyId", ${entityId} from (${matchingPoliciesSql(side, entityId)}) m`.execute(db);
+}
