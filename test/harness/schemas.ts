@@ -38,7 +38,11 @@ function convert(node: unknown): unknown {
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);
 for (const api of ['client', 'management'] as const) {
-  ajv.addSchema({ $id: api, $defs: convert(doc[api].definitions) });
+  const defs = convert(doc[api].definitions) as Record<string, unknown>;
+  // `subTags` (tags, appData) says `additionalProperties: {type: object}`, which go-swagger turns into
+  // `interface{}`: the reference accepts and returns any JSON value there (strings, booleans, numbers).
+  if (defs.subTags) defs.subTags = { type: 'object', additionalProperties: true };
+  ajv.addSchema({ $id: api, $defs: defs });
 }
 
 const cache = new Map<string, ValidateFunction>();

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import { validateAgainst } from '../json-schema.js';
-import { entityRef } from '../render.js';
+import { attachRefs } from '../refs.js';
 import type { Input, ResourceDef, Row, WriteMode } from '../resource.js';
 import { NameSchema, ObjectSchema } from '../schemas.js';
 
@@ -28,14 +28,6 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row):
   return out;
 }
 
-async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
-  const ids = [...new Set(rows.map((r) => r.configTypeId as string))];
-  if (ids.length === 0) return;
-  const types = await ctx.db.selectFrom('config_types').select(['id', 'name']).where('id', 'in', ids).execute();
-  const names = new Map(types.map((t: { id: string; name: string }) => [t.id, t.name]));
-  for (const r of rows) r.configType = entityRef('config-types', r.configTypeId as string, names.get(r.configTypeId as string));
-}
-
 export const configs: ResourceDef = {
   name: 'configs',
   label: 'config',
@@ -49,7 +41,10 @@ export const configs: ResourceDef = {
   unique: ['name'],
   extraFields: { type: { kind: 'scalar', type: 'string', column: 'configTypeId' } },
   blockingRefs: [{ table: 'services_configs', column: 'value', idColumn: 'ownerId', entity: 'services' }],
-  hooks: { prepare, decorate },
+  hooks: {
+    prepare,
+    decorate: (ctx, rows) => attachRefs(ctx, rows, { idField: 'configTypeId', as: 'configType', table: 'config_types', collection: 'config-types' }),
+  },
   ops: {
     list: 'listConfigs',
     create: 'createConfig',

@@ -5,9 +5,8 @@
  * own router. Enabling creates them, disabling or deleting the router removes them, a rename renames the
  * identity. They are written in the router's transaction.
  */
-import type { Ctx } from '../ctx.js';
+import { iso, type Ctx } from '../ctx.js';
 import { createEntity, deleteEntity } from '../crud.js';
-import { iso } from '../ctx.js';
 import { removeIdReferences } from '../policy/matches.js';
 import type { Input, Row } from '../resource.js';
 import { edgeRouterPolicies } from '../resources/edge-router-policy.js';
