@@ -3,8 +3,8 @@
  * `error: <CODE>: <message> (<cause>)` on stderr and exit 1, so every command reports failures the same way.
  */
 import { CliError, type CliIo } from './io.js';
-import { SessionStore, type SavedLogin } from './session-store.js';
-import { HttpTransport, type HttpMethod, type Transport } from './transport/http.js';
+import { clientCertificateOf, SessionStore, type SavedLogin } from './session-store.js';
+import { HttpTransport, type HttpMethod, type RequestOptions, type Transport } from './transport/http.js';
 
 /** The `{error}` member of the wire error envelope (parity: controller-behaviours.md §3). */
 interface WireError {
@@ -52,18 +52,18 @@ export interface Api {
   login: SavedLogin;
   transport: Transport;
   /** Sends a request and returns the parsed body of a 2xx answer; throws {@link ApiError} otherwise. */
-  call<T = unknown>(method: HttpMethod, path: string, body?: unknown): Promise<T>;
+  call<T = unknown>(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<T>;
 }
 
 export function apiFor(login: SavedLogin, transport: Transport): Api {
   return {
     login,
     transport,
-    async call<T>(method: HttpMethod, path: string, body?: unknown): Promise<T> {
-      const res = await transport.request(method, path, body);
+    async call<T>(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<T> {
+      const res = await transport.request(method, path, body, options);
       if (res.status >= 200 && res.status < 300) return res.body as T;
       const hint =
-        res.status === 401 ? `hint: the saved session for ${login.url} may have expired or been deleted; run \`edgectl login ${login.url}\` again` : undefined;
+        res.status === 401 ? `hint: the saved session for ${login.url} may have expired or been deleted, or this identity may not do this; run \`edgectl login ${loginHint(login)}\` again` : undefined;
       throw new ApiError(res.status, res.body, hint);
     },
   };
@@ -73,5 +73,12 @@ export function apiFor(login: SavedLogin, transport: Transport): Api {
 export function requireApi(io: CliIo): Api {
   const login = new SessionStore(io.env).current();
   if (!login) throw new CliError('error: not logged in: run `edgectl login URL -u USER` first', 1);
-  return apiFor(login, new HttpTransport({ url: login.url, ca: login.caCert, token: login.token }));
+  return apiFor(login, new HttpTransport({ url: login.url, ca: login.caCert, token: login.token, clientCert: clientCertificateOf(login) }));
+}
+
+/** The arguments of the `edgectl login` that made `login`, for hints. */
+function loginHint(login: SavedLogin): string {
+  if (login.identityFile) return `--identity ${login.identityFile}`;
+  if (login.certFile) return `${login.url} --cert ${login.certFile} --key ${login.keyFile ?? 'KEY'}`;
+  return `${login.url} -u ${login.username}`;
 }

@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { TSchema } from '@sinclair/typebox';
-import type { PropDef, ResourceDef } from '../model/resource.js';
+import type { CliProp, CliResource, SchemaInfo } from './resource-meta.js';
 import { requireApi, type Api } from './api.js';
+import { jsonOption } from './options.js';
 import { CliError, type CliIo } from './io.js';
 import { printJson, printList, printRecord, type Column, type Pagination, type Rec } from './output.js';
 import { resolveId, type ListEnvelope } from './resolve.js';
@@ -27,13 +27,13 @@ export interface FlagOverride {
   kind?: FlagKind;
   choices?: readonly string[];
   /** The value names a record of this resource (id or name): it is resolved to the id before sending. */
-  ref?: ResourceDef;
+  ref?: CliResource;
   /** No flag for this path (it stays settable through `--data`). */
   hidden?: boolean;
 }
 
 export interface EntitySpec {
-  def: ResourceDef;
+  def: CliResource;
   /** Singular noun of the command, e.g. `identity`. */
   noun: string;
   aliases: readonly string[];
@@ -49,6 +49,26 @@ export interface EntitySpec {
   flags?: Readonly<Record<string, FlagOverride>>;
   /** Text after the generated help of `create`. */
   createHelp?: string;
+  /** Generic verbs this entity leaves out (it adds its own instead, e.g. `enrollment create`). */
+  omit?: readonly Verb[];
+  /** More options of the generic `create`, and what runs after the record is created (e.g. writing a JWT). */
+  createExtras?: {
+    options(cmd: Command): void;
+    /** Checks the options against the body before anything is sent (throw a CliError with exit 2). */
+    check?(opts: Rec, body: Rec): void;
+    after(ctx: CreatedContext): Promise<void>;
+  };
+}
+
+export type Verb = 'list' | 'show' | 'create' | 'update' | 'delete';
+
+/** What {@link EntitySpec.createExtras} gets after a create: the options given, the body sent, the new id. */
+export interface CreatedContext {
+  api: Api;
+  io: CliIo;
+  id: string;
+  opts: Rec;
+  body: Rec;
 }
 
 type Mode = 'create' | 'patch';
@@ -60,7 +80,7 @@ export interface FlagDef {
   short?: string;
   kind: FlagKind;
   choices?: readonly string[];
-  ref?: ResourceDef;
+  ref?: CliResource;
   description: string;
   modes: ReadonlySet<Mode>;
 }
@@ -77,8 +97,8 @@ const human = (path: string): string => kebab(path).replace(/-/g, ' ');
 export const withArticle = (label: string): string => `${/^[aeiou]/i.test(label) ? 'an' : 'a'} ${label}`;
 
 /** The flag kind and choices a JSON Schema implies; `null` branches of a union are ignored. */
-function kindOf(schema: TSchema, storage?: PropDef['storage']): { kind: FlagKind; choices?: string[] } {
-  const anyOf = schema.anyOf as TSchema[] | undefined;
+function kindOf(schema: SchemaInfo, storage?: CliProp['storage']): { kind: FlagKind; choices?: string[] } {
+  const anyOf = schema.anyOf;
   if (anyOf) {
     const branches = anyOf.filter((s) => s.type !== 'null');
     if (branches.length > 0 && branches.every((s) => typeof s.const === 'string')) return { kind: 'string', choices: branches.map((s) => s.const as string) };
@@ -95,7 +115,7 @@ function kindOf(schema: TSchema, storage?: PropDef['storage']): { kind: FlagKind
     case 'string':
       return { kind: 'string' };
     case 'array':
-      return (schema.items as TSchema | undefined)?.type === 'string' ? { kind: 'list' } : { kind: 'json' };
+      return schema.items?.type === 'string' ? { kind: 'list' } : { kind: 'json' };
     case 'object':
       return { kind: 'json' };
   }
@@ -106,8 +126,8 @@ function kindOf(schema: TSchema, storage?: PropDef['storage']): { kind: FlagKind
   return { kind: 'string' };
 }
 
-const objectProps = (schema: TSchema): Record<string, TSchema> | undefined => {
-  const props = schema.type === 'object' ? (schema.properties as Record<string, TSchema> | undefined) : undefined;
+const objectProps = (schema: SchemaInfo): Record<string, SchemaInfo> | undefined => {
+  const props = schema.type === 'object' ? schema.properties : undefined;
   return props && Object.keys(props).length > 0 ? props : undefined;
 };
 
@@ -128,7 +148,7 @@ export function deriveFlags(spec: EntitySpec): FlagDef[] {
     const below = path.split('.').slice(1).join('.');
     return below && !taken(kebab(below)) ? kebab(below) : kebab(path);
   };
-  const add = (path: string, schema: TSchema, storage: PropDef['storage'] | undefined, modes: Set<Mode>) => {
+  const add = (path: string, schema: SchemaInfo, storage: CliProp['storage'] | undefined, modes: Set<Mode>) => {
     const o = spec.flags?.[path] ?? {};
     const leaves = objectProps(schema);
     // Nested objects get flags for their leaves only; a JSON flag for the whole prop is enough above them.
@@ -250,7 +270,6 @@ function addFlag(cmd: Command, f: FlagDef): string {
   return opt.attributeName();
 }
 
-const jsonOption = () => new Option('-j, --json', 'print the JSON response body as the API sent it (for scripts)');
 
 interface WriteOptions extends Rec {
   data?: string;
@@ -284,7 +303,16 @@ function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: re
     }
     if (opts.data !== undefined) body = deepMerge(body, parseJsonObject(opts.data, '--data'));
     const resolve = async (f: FlagDef, v: unknown) => (f.ref && typeof v === 'string' ? resolveId(api, f.ref, v) : v);
-    for (const [i, f] of positional.entries()) setPath(body, f.path, await resolve(f, parseValue(f.kind, args[i]!, undefined)));
+    for (const [i, f] of positional.entries()) {
+      let v: unknown;
+      try {
+        v = parseValue(f.kind, args[i]!, undefined);
+      } catch (e) {
+        // Commander reports option values it parses; an argument parsed here needs its own message.
+        throw new CliError(`error: argument ${f.name}: ${(e as Error).message}`, 2);
+      }
+      setPath(body, f.path, await resolve(f, v));
+    }
     for (const { f, attr } of attrs) {
       const v = opts[attr];
       if (v !== undefined) setPath(body, f.path, await resolve(f, v));
@@ -309,7 +337,9 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
   const ref = nameField ? `ID|${nameField.toUpperCase()}` : 'ID';
   const refHelp = `the ${def.label}'s id${nameField ? ` or ${nameField}` : ''}`;
 
-  if (def.ops.list) {
+  const serves = (verb: Verb, op: boolean | undefined) => op === true && !spec.omit?.includes(verb);
+
+  if (serves('list', def.ops.list)) {
     noun
       .command('list')
       .alias('ls')
@@ -334,7 +364,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       });
   }
 
-  if (def.ops.detail) {
+  if (serves('show', def.ops.detail)) {
     noun
       .command('show')
       .description(`show one ${def.label}`)
@@ -349,7 +379,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       });
   }
 
-  if (def.ops.create) {
+  if (serves('create', def.ops.create)) {
     const all = deriveFlags(spec);
     const positional = (spec.createArgs ?? []).map((path) => {
       const f = all.find((x) => x.path === path);
@@ -359,18 +389,22 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     const cmd = noun.command('create').description(`create ${withArticle(def.label)}`);
     for (const f of positional) cmd.argument(f.name, f.description);
     const build = writeOptions(cmd, spec, 'create', positional);
+    spec.createExtras?.options(cmd);
     if (spec.createHelp) cmd.addHelpText('after', spec.createHelp);
     cmd.action(async (...params: unknown[]) => {
       const args = params.slice(0, positional.length) as string[];
       const opts = params[positional.length] as WriteOptions;
       const api = requireApi(io);
-      const body = await api.call<{ data: { id: string } }>('POST', `/${def.name}`, await build(api, opts, args));
+      const sent = await build(api, opts, args);
+      spec.createExtras?.check?.(opts, sent);
+      const body = await api.call<{ data: { id: string } }>('POST', `/${def.name}`, sent);
       if (opts.json) printJson(io, body);
       else io.out(`created ${def.label} ${body.data.id}`);
+      await spec.createExtras?.after({ api, io, id: body.data.id, opts, body: sent });
     });
   }
 
-  if (def.ops.patch) {
+  if (serves('update', def.ops.patch)) {
     const cmd = noun
       .command('update')
       .description(`change the given fields of ${withArticle(def.label)} (PATCH: fields not given keep their values)`)
@@ -387,7 +421,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     });
   }
 
-  if (def.ops.delete) {
+  if (serves('delete', def.ops.delete)) {
     noun
       .command('delete')
       .alias('rm')

@@ -13,6 +13,9 @@ import { registerIdentity } from './commands/identity.js';
 import { registerAuthPolicy } from './commands/auth-policy.js';
 import { registerAuthenticator } from './commands/authenticator.js';
 import { registerApiSession } from './commands/api-session.js';
+import { registerEnroll } from './commands/enroll.js';
+import { registerEnrollment } from './commands/enrollment.js';
+import { registerCa } from './commands/ca.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('edgectl')
@@ -24,11 +27,14 @@ export function buildProgram(io: CliIo): Command {
   registerServe(program, io);
   registerLogin(program, io);
   registerLogout(program, io);
+  registerEnroll(program, io);
   registerVersion(program, io);
   registerIdentity(program, io);
   registerAuthPolicy(program, io);
   registerAuthenticator(program, io);
   registerApiSession(program, io);
+  registerEnrollment(program, io);
+  registerCa(program, io);
   return program;
 }
 

@@ -3,8 +3,8 @@
  * then `name="x"`, and refuses an ambiguous name (controller-behaviours.md §11), so an id always wins and a
  * name that happens to look like another record's id cannot shadow it.
  */
-import type { ResourceDef } from '../model/resource.js';
 import type { Api } from './api.js';
+import type { CliResource } from './resource-meta.js';
 import { CliError } from './io.js';
 
 /** A ZitiQL string literal: double quotes, with `\` and `"` escaped (parity: §1.1). */
@@ -20,7 +20,7 @@ export interface ListEnvelope {
  * `nameField` is undefined for entities without a human name (the id alone is tried).
  * @throws CliError exit 1 when nothing matches or the name is ambiguous.
  */
-export async function resolveId(api: Api, def: ResourceDef, idOrName: string, nameField: string | undefined = 'name' in def.props ? 'name' : undefined): Promise<string> {
+export async function resolveId(api: Api, def: CliResource, idOrName: string, nameField: string | undefined = 'name' in def.props ? 'name' : undefined): Promise<string> {
   const query = async (field: string) => {
     const filter = `${field} = ${zitiString(idOrName)}`;
     const res = await api.call<ListEnvelope>('GET', `/${def.name}?filter=${encodeURIComponent(filter)}&limit=2`);

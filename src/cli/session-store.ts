@@ -10,18 +10,31 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { readIdentityFile } from './identity-file.js';
 import { CliError } from './io.js';
+import type { ClientCertificate } from './transport/http.js';
 
 export interface SavedLogin {
   /** Controller root, e.g. `https://127.0.0.1:1280`. */
   url: string;
+  /** The updb username, or for a certificate login the identity's name. */
   username: string;
+  /** How the session was obtained; absent in logins saved before certificate logins existed: `password`. */
+  method?: 'password' | 'cert';
   /** The API session token, sent as `zt-session`. */
   token: string;
   /** PEM bundle to trust for this controller; absent when the system roots already trust it. */
   caCert?: string;
   /** ISO time of the login. */
   loginTime: string;
+  /**
+   * Certificate logins: where the client certificate and key are (absolute paths), read again by every command
+   * so the session is always used over mutual TLS with the certificate that opened it. Paths, not copies: the
+   * private key stays in the one file its owner manages (e.g. the identity file `edgectl enroll` wrote).
+   */
+  identityFile?: string;
+  certFile?: string;
+  keyFile?: string;
 }
 
 interface ConfigFile {
@@ -83,4 +96,28 @@ export class SessionStore {
     if (Object.keys(cfg.logins).length === 0) rmSync(this.file, { force: true });
     else this.write(cfg);
   }
+}
+
+/** The client certificate and key a certificate login must present again; undefined for password logins. */
+export function clientCertificateOf(login: SavedLogin): ClientCertificate | undefined {
+  const relogin = 'log in again';
+  if (login.identityFile) {
+    try {
+      const id = readIdentityFile(login.identityFile);
+      return { cert: id.cert, key: id.key };
+    } catch (e) {
+      throw new CliError(`${(e as Error).message}\nhint: this login uses the identity file ${login.identityFile}; restore it or ${relogin}`, 1);
+    }
+  }
+  if (login.certFile || login.keyFile) {
+    const read = (file: string | undefined, what: string) => {
+      try {
+        return readFileSync(file ?? '', 'utf8');
+      } catch (e) {
+        throw new CliError(`error: cannot read the client ${what} this login uses (${file}): ${(e as Error).message}; restore it or ${relogin}`, 1);
+      }
+    };
+    return { cert: read(login.certFile, 'certificate'), key: read(login.keyFile, 'key') };
+  }
+  return undefined;
 }

@@ -5,15 +5,18 @@
 import { mkdirSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { loadOrCreateControllerPki, type ControllerPki } from '../pki/ca.js';
 import { openStore, type OpenedStore } from '../store/db.js';
 import { acquireLock } from '../store/lock.js';
 import type { Ctx, Logger } from '../model/ctx.js';
 import { sweepExpiredApiSessions } from '../model/services/api-session.js';
+import { sweepExpiredSessionCerts } from '../model/services/api-session-certs.js';
 import { createDefaultAdmin, hasDefaultAdmin } from '../model/services/default-admin.js';
 import type { DaemonConfig } from './config.js';
 import { buildServer } from './server.js';
+import { listenerCaPem, listenerTrustRefresher } from './listener-trust.js';
 import { pkiCapability } from './pki-capability.js';
 import type { DaemonDeps } from './deps.js';
 import { createLogger } from './log.js';
@@ -65,6 +68,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
     store = await openStore(join(cfg.dataDir, DB_FILE));
     let advertisedUrl = '';
+    // Bound once the listener exists; CA changes before that are picked up by the initial CA list.
+    let onTrustChanged: () => void = () => {};
     const ctx: Ctx = {
       db: store.db,
       now: opts.now ?? (() => new Date()),
@@ -74,7 +79,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
         routerEnrollmentDurationMs: cfg.routerEnrollmentDurationMs,
       },
       log,
-      pki: pkiCapability(pki, () => advertisedUrl),
+      pki: pkiCapability(pki, () => advertisedUrl, () => onTrustChanged()),
     };
     if (!(await hasDefaultAdmin(ctx))) {
       let creds = await opts.adminCredentials?.();
@@ -96,7 +101,9 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       startedAt: new Date(),
       version: VERSION,
     };
-    const { app } = buildServer({ ctx, deps, tls: { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: pki.caBundlePem }, logger: log });
+    const tls = { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: await listenerCaPem(ctx, pki.caBundlePem) };
+    const { app } = buildServer({ ctx, deps, tls, logger: log });
+    onTrustChanged = listenerTrustRefresher(app.server as unknown as TlsServer, tls, pki.caBundlePem, ctx, log);
     await app.listen({ host: cfg.host, port: cfg.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : cfg.port;
@@ -113,6 +120,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       sweeping = true;
       sweepExpiredApiSessions(ctx)
         .then((n) => n > 0 && log.debug({ removed: n }, 'expired API sessions removed'))
+        .then(() => sweepExpiredSessionCerts(ctx))
+        .then((n) => n > 0 && log.debug({ removed: n }, 'expired API-session certificates removed'))
         .catch((err) => log.error({ err }, 'API session sweep failed'))
         .finally(() => (sweeping = false));
     }, sweepEvery);
@@ -131,6 +140,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       close() {
         closing ??= (async () => {
           clearInterval(sweeper);
+          onTrustChanged = () => {};
           await app.close();
           await opened.close();
           release();

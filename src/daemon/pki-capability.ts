@@ -1,11 +1,12 @@
 /**
  * The model's view of the controller PKI (model/pki.ts), backed by the loaded {@link ControllerPki}. The
- * issuer is read lazily because the advertised URL is only known once the listener has bound its port.
+ * issuer is read lazily because the advertised URL is only known once the listener has bound its port; trust
+ * changes are forwarded to whatever the daemon registers once its listener exists.
  */
 import type { ControllerPki } from '../pki/index.js';
 import type { PkiCapability } from '../model/pki.js';
 
-export function pkiCapability(pki: ControllerPki, issuer: () => string): PkiCapability {
+export function pkiCapability(pki: ControllerPki, issuer: () => string, onTrustChanged: () => void = () => {}): PkiCapability {
   return {
     get issuer() {
       return issuer();
@@ -13,6 +14,9 @@ export function pkiCapability(pki: ControllerPki, issuer: () => string): PkiCapa
     caBundlePem: pki.caBundlePem,
     signEnrollmentJwt: (input) => pki.signEnrollmentJwt(input),
     signClientCsr: (csr, options) => pki.signClientCsr(csr, options),
+    signServerCsr: (csr, options) => pki.signServerCsr(csr, options),
+    signSessionCsr: (csr, options) => pki.signSessionCsr(csr, options),
     verifyClientCertificate: (leaf, intermediates, now) => pki.verifyClientCertificate(leaf, intermediates, now),
+    trustChanged: () => onTrustChanged(),
   };
 }

@@ -1,6 +1,7 @@
 /**
- * What the model needs from the controller's PKI, as a capability on the {@link Ctx}: signing enrollment JWTs
- * and client certificates, and verifying client certificates against the controller's CAs.
+ * What the model needs from the controller's PKI, as a capability on the {@link Ctx}: signing enrollment JWTs,
+ * client and API-session certificates, verifying client certificates against the controller's CAs, and telling
+ * the listener when the trusted third-party CAs change.
  *
  * Why a capability rather than a direct dependency: the model stays free of the daemon (which owns the key
  * material and knows the advertised URL only once the listener is bound), and contexts without a PKI (tests of
@@ -17,14 +18,25 @@ export interface PkiCapability {
   readonly caBundlePem: string;
   /** Signs an enrollment JWT with the controller's server key. */
   signEnrollmentJwt(input: EnrollmentJwtInput): Promise<string>;
-  /** Signs a one-year client certificate naming identity `id`; throws PkiError for a bad CSR. */
-  signClientCsr(csr: string, options: { id: string; now?: Date }): Promise<IssuedCertificate>;
+  /** Signs a one-year client certificate naming identity (or router) `id`; throws PkiError for a bad CSR. */
+  signClientCsr(csr: string, options: { id: string; kind?: 'identity' | 'router'; now?: Date }): Promise<IssuedCertificate>;
+  /** Signs a one-year router server certificate with the CSR's SANs; throws PkiError for a bad CSR. */
+  signServerCsr(csr: string, options?: { now?: Date }): Promise<IssuedCertificate>;
+  /** Signs a 12-hour API-session certificate naming the identity and the API session; throws PkiError for a bad CSR. */
+  signSessionCsr(csr: string, options: { identityId: string; apiSessionId: string; now?: Date }): Promise<IssuedCertificate>;
   /** Verifies a client certificate (plus the intermediates the client sent) against the controller's CAs. */
   verifyClientCertificate(
     leaf: CertificateInput,
     intermediates?: readonly CertificateInput[],
     now?: Date,
   ): ChainVerification & { readonly improperChain: boolean };
+  /**
+   * Called by the model after a change that may alter the set of trusted third-party CAs (a CA verified,
+   * updated or deleted), possibly inside the change's transaction: the listener re-reads the verified CAs
+   * once the store is free and updates the CA names its TLS certificate request advertises. Optional: contexts
+   * without a listener leave it out.
+   */
+  trustChanged?(): void;
 }
 
 /** The context's PKI; a context without one cannot enroll or check certificates (a deployment error: 500). */

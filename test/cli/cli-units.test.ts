@@ -1,17 +1,22 @@
 /**
  * The CLI's pure pieces, in-process (no server): flags derived from resource definitions, the results line,
- * error formatting, controller URL normalisation, and usage exit codes through `run(argv, io)`.
+ * error formatting, controller URL normalisation, usage exit codes through `run(argv, io)`, enrollment JWT
+ * decoding, identity files and JWT files.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { formatApiError } from '../../src/cli/api.js';
 import { deriveFlags } from '../../src/cli/crud.js';
 import { authPolicySpec } from '../../src/cli/entities/auth-policy.js';
 import { identitySpec } from '../../src/cli/entities/identity.js';
-import type { CliIo } from '../../src/cli/io.js';
+import { decodeEnrollmentJwt } from '../../src/cli/commands/enroll.js';
+import { readIdentityFile, renderIdentityFile, writePrivateFile } from '../../src/cli/identity-file.js';
+import type { CliError, CliIo } from '../../src/cli/io.js';
+import { emitJwts } from '../../src/cli/jwt-output.js';
 import { run } from '../../src/cli/main.js';
 import { cell, resultsLine } from '../../src/cli/output.js';
 import { zitiString } from '../../src/cli/resolve.js';
@@ -87,6 +92,58 @@ describe('CLI exit codes in-process', () => {
       assert.equal(await run(['auth-policy', 'list'], io), 1);
       assert.match(io.stderr.join(''), /not logged in/);
       assert.equal(await run(['--help'], memoryIo()), 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('CLI enrollment pieces', () => {
+  it('decodes an enrollment JWT without verifying it, and refuses what is not one (exit 2)', () => {
+    const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const jwt = `${part({ alg: 'ES256' })}.${part({ em: 'ott', iss: 'https://ctrl:1280', sub: 'id1', jti: 'tok', exp: 42 })}.c2ln`;
+    const claims = decodeEnrollmentJwt(jwt, 'x.jwt');
+    assert.deepEqual({ em: claims.em, iss: claims.iss, sub: claims.sub, jti: claims.jti, exp: claims.exp }, { em: 'ott', iss: 'https://ctrl:1280', sub: 'id1', jti: 'tok', exp: 42 });
+    assert.throws(() => decodeEnrollmentJwt('abc', 'x.jwt'), (e: CliError) => e.exitCode === 2 && /does not hold a JWT/.test(e.message));
+    assert.throws(() => decodeEnrollmentJwt(`${part({})}.${part({ em: 'ott' })}.x`, 'x.jwt'), /not an enrollment JWT/);
+  });
+
+  it('writes identity files 0600 in the SDK shape and reads pem:, file:// and relative-path members', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'edgectl-idfile-'));
+    try {
+      const file = join(dir, 'id.json');
+      writePrivateFile(file, renderIdentityFile({ url: 'https://ctrl:1280', key: 'KEY-PEM', cert: 'CERT-PEM', ca: 'CA-PEM' }), true);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      const json = JSON.parse(readFileSync(file, 'utf8'));
+      assert.deepEqual(json, { ztAPI: 'https://ctrl:1280', id: { key: 'pem:KEY-PEM', cert: 'pem:CERT-PEM', ca: 'pem:CA-PEM' } });
+      assert.deepEqual(readIdentityFile(file), { url: 'https://ctrl:1280', key: 'KEY-PEM', cert: 'CERT-PEM', ca: 'CA-PEM' });
+      assert.throws(() => writePrivateFile(file, 'x', true), /EEXIST/, 'exclusive writes never replace a file');
+
+      writeFileSync(join(dir, 'key.pem'), 'K');
+      writeFileSync(join(dir, 'cert.pem'), 'C');
+      const other = join(dir, 'paths.json');
+      writeFileSync(other, JSON.stringify({ ztAPI: 'https://c', id: { key: 'key.pem', cert: pathToFileURL(join(dir, 'cert.pem')).href } }));
+      assert.deepEqual(readIdentityFile(other), { url: 'https://c', key: 'K', cert: 'C' });
+      writeFileSync(other, '{"id": {}}');
+      assert.throws(() => readIdentityFile(other), (e: CliError) => e.exitCode === 2 && /not an identity file/.test(e.message));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes one JWT to --jwt-out and several next to it, named by method', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'edgectl-jwts-'));
+    try {
+      const io = memoryIo();
+      emitJwts(io, [{ method: 'ott', jwt: 'J1' }, { method: 'updb', jwt: 'J2' }], join(dir, 'alice.jwt'));
+      assert.equal(readFileSync(join(dir, 'alice.ott.jwt'), 'utf8'), 'J1\n');
+      assert.equal(readFileSync(join(dir, 'alice.updb.jwt'), 'utf8'), 'J2\n');
+      assert.equal(statSync(join(dir, 'alice.ott.jwt')).mode & 0o777, 0o600);
+      emitJwts(io, [{ method: 'ott', jwt: 'J3' }], join(dir, 'bob.jwt'));
+      assert.equal(readFileSync(join(dir, 'bob.jwt'), 'utf8'), 'J3\n');
+      const printed = memoryIo();
+      emitJwts(printed, [{ method: 'ott', jwt: 'J4', expiresAt: '2030-01-01T00:00:00.000Z' }], undefined);
+      assert.deepEqual(printed.stdout, ['ott enrollment JWT (expires 2030-01-01T00:00:00.000Z):', 'J4']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

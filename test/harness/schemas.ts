@@ -42,6 +42,11 @@ for (const api of ['client', 'management'] as const) {
   // `subTags` (tags, appData) says `additionalProperties: {type: object}`, which go-swagger turns into
   // `interface{}`: the reference accepts and returns any JSON value there (strings, booleans, numbers).
   if (defs.subTags) defs.subTags = { type: 'object', additionalProperties: true };
+  // Same for a service's `config` (map of config-type name → config data): declared as
+  // map<string, map<string, object>>, served as `map[string]map[string]interface{}`, so the members of a
+  // config's data are any JSON value (a port number, a host name), as the config type's schema allows.
+  const serviceConfig = (defs.serviceDetail as { allOf?: { properties?: Record<string, { additionalProperties?: unknown }> }[] } | undefined)?.allOf?.find((s) => s.properties?.config)?.properties?.config;
+  if (serviceConfig) serviceConfig.additionalProperties = { type: 'object', additionalProperties: true };
   ajv.addSchema({ $id: api, $defs: defs });
 }
 

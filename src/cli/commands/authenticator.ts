@@ -1,9 +1,33 @@
-/** `edgectl authenticator …`: the generic verbs over the authenticators resource definition. */
+/**
+ * `edgectl authenticator …`: the generic verbs over the authenticators resource definition, plus `re-enroll`:
+ * the authenticator is replaced by an enrollment of the matching method (updb → updb with the same username,
+ * cert → ott, or ottca for a certificate from a registered CA; controller-behaviours.md §7.2), whose JWT is
+ * printed or written to `--jwt-out FILE`.
+ */
 import type { Command } from 'commander';
-import { registerEntity } from '../crud.js';
+import { requireApi } from '../api.js';
+import { registerEntity, resolveEntityId } from '../crud.js';
 import { authenticatorSpec } from '../entities/authenticator.js';
 import type { CliIo } from '../io.js';
+import { durationOption, expiresIn, jsonOption, jwtOutOption } from '../options.js';
+import { printJson } from '../output.js';
+import { emitEnrollmentJwt } from './enrollment.js';
 
 export function registerAuthenticator(program: Command, io: CliIo): void {
-  registerEntity(program, io, authenticatorSpec);
+  const noun = registerEntity(program, io, authenticatorSpec);
+  noun
+    .command('re-enroll')
+    .description('replace an authenticator by a new enrollment of its method (the identity enrolls again with the JWT)')
+    .argument('id|username', "the authenticator's id, or its username (updb)")
+    .addOption(durationOption('the new enrollment'))
+    .addOption(jwtOutOption())
+    .addOption(jsonOption())
+    .action(async (idOrName: string, opts: { durationMinutes?: number; jwtOut?: string; json?: boolean }) => {
+      const api = requireApi(io);
+      const id = await resolveEntityId(api, authenticatorSpec, idOrName);
+      const res = await api.call<{ data: { id: string } }>('POST', `/authenticators/${encodeURIComponent(id)}/re-enroll`, { expiresAt: expiresIn(opts.durationMinutes) });
+      if (opts.json) printJson(io, res);
+      else io.out(`re-enrolled authenticator ${id}: it is replaced by enrollment ${res.data.id}`);
+      await emitEnrollmentJwt(api, io, res.data.id, opts.jwtOut, opts.json === true);
+    });
 }

@@ -1,22 +1,53 @@
 /**
- * `edgectl identity …`: the generic verbs plus `disable` and `enable`
- * (parity: controller-behaviours.md §10.4; a disable also ends the identity's API sessions).
+ * `edgectl identity …`: the generic verbs plus `disable` and `enable` (parity: controller-behaviours.md §10.4; a
+ * disable also ends the identity's API sessions), and on `create` the enrollment JWTs asked for with `--ott`,
+ * `--ottca CA` or `--updb USERNAME`: written to `--jwt-out FILE` (0600) or printed (parity: `ziti edge create
+ * identity -o FILE`).
  */
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
 import { requireApi } from '../api.js';
-import { registerEntity, resolveEntityId } from '../crud.js';
+import { registerEntity, resolveEntityId, type CreatedContext, type EntitySpec } from '../crud.js';
 import { identitySpec } from '../entities/identity.js';
-import type { CliIo } from '../io.js';
-import { printJson } from '../output.js';
+import { CliError, type CliIo } from '../io.js';
+import { emitJwts, identityJwts } from '../jwt-output.js';
+import { jwtOutOption, minutes } from '../options.js';
+import { printJson, type Rec } from '../output.js';
 
-const minutes = (raw: string): number => {
-  if (!/^\d+$/.test(raw.trim())) throw new InvalidArgumentError('expected a whole number of minutes');
-  return Number(raw);
+/** The enrollment methods a create body asks for. */
+function requestedMethods(body: Rec): string[] {
+  const e = (body.enrollment ?? {}) as Rec;
+  const out: string[] = [];
+  if (e.ott === true) out.push('ott');
+  if (typeof e.ottca === 'string') out.push('ottca');
+  if (typeof e.updb === 'string') out.push('updb');
+  return out;
+}
+
+const createExtras: EntitySpec['createExtras'] = {
+  options(cmd) {
+    cmd.addOption(jwtOutOption());
+    cmd.addHelpText(
+      'after',
+      '\nEnrollment: --ott (or --ottca CA) and/or --updb USERNAME create the enrollments with the identity; their JWTs are\n' +
+        'printed, or written to --jwt-out FILE (mode 0600; with two JWTs, FILE with .ott/.updb before its extension).\n' +
+        'Hand the JWT to the identity\'s owner, who runs `edgectl enroll FILE --out IDENTITY_FILE`.',
+    );
+  },
+  check(opts, body) {
+    if (opts.jwtOut !== undefined && requestedMethods(body).length === 0) {
+      throw new CliError('error: --jwt-out needs an enrollment: add --ott, --ottca CA or --updb USERNAME', 2);
+    }
+  },
+  async after({ api, io, id, opts, body }: CreatedContext) {
+    const methods = requestedMethods(body);
+    if (methods.length === 0) return;
+    const record = (await api.call<{ data: Rec }>('GET', `/identities/${encodeURIComponent(id)}`)).data;
+    emitJwts(io, identityJwts(record, methods), opts.jwtOut as string | undefined, opts.json === true);
+  },
 };
 
 export function registerIdentity(program: Command, io: CliIo): void {
-  const noun = registerEntity(program, io, identitySpec);
+  const noun = registerEntity(program, io, { ...identitySpec, createExtras });
   noun
     .command('disable')
     .description('disable an identity: it can no longer authenticate and its API sessions end')

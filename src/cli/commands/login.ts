@@ -1,20 +1,29 @@
 /**
- * `edgectl login URL`: authenticates with a username and password on the Management API and saves the
- * session for later commands. parity: `ziti edge login` (controller-behaviours.md §11), including trust on
- * first use: when the system does not trust the controller's certificate, the CA bundle the controller
- * publishes at `/.well-known/est/cacerts` is shown and, once accepted, saved with the login.
+ * `edgectl login URL`: authenticates on the Management API with a username and password (`method=password`) or
+ * with a client certificate over mutual TLS (`method=cert`: `--cert/--key`, or `--identity FILE` as written by
+ * `edgectl enroll`) and saves the session for later commands. parity: `ziti edge login -u/-p`, `-c/-k`, `-f`
+ * (controller-behaviours.md §11), including trust on first use: when the system does not trust the controller's
+ * certificate, the CA bundle the controller publishes at `/.well-known/est/cacerts` is shown and, once accepted,
+ * saved with the login. Certificate logins save where the certificate and key are, and every later command
+ * presents them again (the session belongs to that certificate).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ApiError } from '../api.js';
+import { fetchPublishedCaBundle } from '../ca-bundle.js';
+import { readIdentityFile, type IdentityConfig } from '../identity-file.js';
 import { CliError, type CliIo } from '../io.js';
 import { SessionStore } from '../session-store.js';
-import { CLIENT_PREFIX, MANAGEMENT_PREFIX, NetworkError, normaliseControllerUrl, rawRequest } from '../transport/http.js';
+import { MANAGEMENT_PREFIX, NetworkError, normaliseControllerUrl, rawRequest, type ClientCertificate } from '../transport/http.js';
 
 interface LoginOptions {
   username?: string;
   password?: string;
+  cert?: string;
+  key?: string;
+  identity?: string;
   ca?: string;
   yes?: boolean;
 }
@@ -28,13 +37,17 @@ Trust:
                    once accepted, saved with the login. On a terminal you are asked; without a terminal the
                    bundle is accepted only with -y, else login fails (exit 2). Logging in again to the same URL
                    reuses the CA saved before.
+  --identity FILE  trusts the CA bundle of the identity file (its id.ca) unless --ca is given.
 
-Credentials:
-  missing -u or -p are asked for on a terminal; without a terminal they are required (exit 2).
+Credentials (one of):
+  -u USER -p PASS          password; missing -u or -p are asked for on a terminal, without one they are required (exit 2).
+  --cert FILE --key FILE   client certificate and its key (PEM), e.g. one issued through enrollment.
+  --identity FILE          the certificate, key, CA bundle and controller URL of an identity file (\`edgectl enroll\`);
+                           the URL argument may be left out.
 
 The session is saved in $EDGECTL_CONFIG_DIR/config.json (default ~/.config/edgectl/config.json), mode 0600.`;
 
-function readCaFile(file: string): string {
+export function readCaFile(file: string): string {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -58,26 +71,15 @@ async function trusted(url: string, ca: string | undefined): Promise<boolean> {
 
 /** Fetches the controller's CA bundle without verification and asks (or uses -y) whether to trust it. */
 async function trustOnFirstUse(url: string, io: CliIo, yes: boolean): Promise<string> {
-  const wellKnown = url + CLIENT_PREFIX + '/.well-known/est/cacerts';
-  const res = await rawRequest('GET', wellKnown, { insecure: true, headers: { accept: 'application/pkcs7-mime' }, timeoutMs: 10_000 });
-  if (res.status !== 200) throw new CliError(`error: the server's certificate is not trusted and ${wellKnown} answered HTTP ${res.status}; pass --ca FILE`, 1);
-  // Loaded on demand: only this path needs the PKCS#7 parser.
-  const { parsePkcs7Certificates } = await import('../../pki/pkcs7.js');
-  let certs;
-  try {
-    certs = parsePkcs7Certificates(res.text);
-  } catch (e) {
-    throw new CliError(`error: ${wellKnown} did not return a PKCS#7 CA bundle (${(e as Error).message}); pass --ca FILE`, 1);
-  }
-  if (certs.length === 0) throw new CliError(`error: ${wellKnown} returned no certificate; pass --ca FILE`, 1);
-  const lines = certs.map((c) => `  ${c.subject}\n    SHA-256 ${createHash('sha256').update(c.der).digest('hex').replace(/(..)(?!$)/g, '$1:')}`);
+  const bundle = await fetchPublishedCaBundle(url, "the server's certificate is not trusted: pass --ca FILE");
+  const lines = bundle.certs.map((c) => `  ${c.subject}\n    SHA-256 ${createHash('sha256').update(c.der).digest('hex').replace(/(..)(?!$)/g, '$1:')}`);
   io.err(`The certificate of ${url} is not trusted by this system. The controller presents this CA bundle:\n${lines.join('\n')}`);
   if (!yes) {
     if (!io.isTTY) throw new CliError('error: not trusting an unverified CA bundle without a terminal to ask: pass -y to accept it, or --ca FILE', 2);
     const { confirm } = await import('@inquirer/prompts');
     if (!(await confirm({ message: `Trust this CA bundle for ${url}?`, default: false }))) throw new CliError('error: CA bundle not trusted; login cancelled', 1);
   }
-  return certs.map((c) => c.pem.trimEnd()).join('\n') + '\n';
+  return bundle.pem;
 }
 
 async function credentials(io: CliIo, opts: LoginOptions): Promise<{ username: string; password: string }> {
@@ -90,47 +92,129 @@ async function credentials(io: CliIo, opts: LoginOptions): Promise<{ username: s
   return { username, password };
 }
 
+/** A client certificate and key from files, checked to belong together (so TLS does not fail obscurely later). */
+function readCertAndKey(certFile: string, keyFile: string): ClientCertificate {
+  const read = (file: string, flag: string) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new CliError(`error: cannot read ${flag} ${file}: ${(e as Error).message}`, 2);
+    }
+  };
+  const pair = { cert: read(certFile, '--cert'), key: read(keyFile, '--key') };
+  checkPair(pair, `--cert ${certFile}`, `--key ${keyFile}`);
+  return pair;
+}
+
+function checkPair(pair: ClientCertificate, certWhat: string, keyWhat: string): void {
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(pair.cert);
+  } catch (e) {
+    throw new CliError(`error: ${certWhat} holds no PEM certificate (${(e as Error).message})`, 2);
+  }
+  let key;
+  try {
+    key = createPrivateKey(pair.key);
+  } catch (e) {
+    throw new CliError(`error: ${keyWhat} holds no usable private key (${(e as Error).message})`, 2);
+  }
+  if (!cert.checkPrivateKey(key)) throw new CliError(`error: the key of ${keyWhat} does not belong to the certificate of ${certWhat}`, 2);
+}
+
+/** Parses a response body as JSON when it is JSON. */
+function bodyOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+interface SessionData {
+  token?: string;
+  authQueries?: unknown[];
+  identity?: { name?: string };
+  identityId?: string;
+}
+
 export function registerLogin(program: Command, io: CliIo): void {
   program
     .command('login')
-    .description('log in to a controller and save the session for later commands')
-    .argument('url', 'controller address, e.g. https://127.0.0.1:1280 (https:// is assumed)')
+    .description('log in to a controller (password or client certificate) and save the session for later commands')
+    .argument('[url]', 'controller address, e.g. https://127.0.0.1:1280 (https:// is assumed); with --identity, taken from the file')
     .option('-u, --username <username>', 'username (asked for on a terminal when missing)')
     .option('-p, --password <password>', 'password (asked for on a terminal when missing)')
+    .option('-c, --cert <file>', 'log in with this client certificate (PEM; with --key) over mutual TLS')
+    .option('-k, --key <file>', 'the private key (PEM) of --cert')
+    .option('-f, --identity <file>', 'log in with the certificate and key of an identity file (as written by `edgectl enroll`)')
     .option('--ca <file>', 'PEM file of the CA certificates to trust for this controller')
     .option('-y, --yes', "trust the controller's published CA bundle without asking")
     .addHelpText('after', HELP)
-    .action(async (rawUrl: string, opts: LoginOptions) => {
-      const url = normaliseControllerUrl(rawUrl);
-      if (!io.isTTY && (opts.username === undefined || opts.password === undefined)) {
+    .action(async (rawUrl: string | undefined, opts: LoginOptions) => {
+      const certLogin = opts.cert !== undefined || opts.key !== undefined || opts.identity !== undefined;
+      if (certLogin && (opts.username !== undefined || opts.password !== undefined)) {
+        throw new CliError('error: give either -u/-p (password) or --cert/--key or --identity (certificate), not both', 2);
+      }
+      if (opts.identity !== undefined && (opts.cert !== undefined || opts.key !== undefined)) {
+        throw new CliError('error: --identity already holds a certificate and key: leave out --cert and --key', 2);
+      }
+      if ((opts.cert === undefined) !== (opts.key === undefined)) throw new CliError('error: --cert and --key go together', 2);
+
+      let identity: IdentityConfig | undefined;
+      let clientCert: ClientCertificate | undefined;
+      if (opts.identity !== undefined) {
+        identity = readIdentityFile(opts.identity);
+        clientCert = { cert: identity.cert, key: identity.key };
+        checkPair(clientCert, `identity file ${opts.identity} (id.cert)`, `identity file ${opts.identity} (id.key)`);
+      } else if (opts.cert !== undefined && opts.key !== undefined) {
+        clientCert = readCertAndKey(opts.cert, opts.key);
+      }
+      const given = rawUrl ?? identity?.url;
+      if (given === undefined) throw new CliError('error: the controller URL is required (except with --identity, whose file names it)', 2);
+      const url = normaliseControllerUrl(given);
+      if (!clientCert && !io.isTTY && (opts.username === undefined || opts.password === undefined)) {
         throw new CliError('error: -u USERNAME and -p PASSWORD are required when there is no terminal to ask', 2);
       }
+
       const store = new SessionStore(io.env);
       let ca: string | undefined;
       if (opts.ca !== undefined) {
         ca = readCaFile(opts.ca);
+      } else if (identity?.ca !== undefined) {
+        ca = identity.ca;
       } else {
         const previous = store.current();
         const savedCa = previous?.url === url ? previous.caCert : undefined;
         if (savedCa !== undefined && (await trusted(url, savedCa))) ca = savedCa;
         else if (!(await trusted(url, undefined))) ca = await trustOnFirstUse(url, io, opts.yes === true);
       }
-      const { username, password } = await credentials(io, opts);
-      const res = await rawRequest('POST', `${url}${MANAGEMENT_PREFIX}/authenticate?method=password`, {
-        ca,
-        body: JSON.stringify({ username, password }),
-      });
-      let body: unknown;
-      try {
-        body = JSON.parse(res.text);
-      } catch {
-        body = res.text;
+
+      let username: string;
+      let res;
+      if (clientCert) {
+        res = await rawRequest('POST', `${url}${MANAGEMENT_PREFIX}/authenticate?method=cert`, { ca, clientCert, body: '{}' });
+      } else {
+        const creds = await credentials(io, opts);
+        username = creds.username;
+        res = await rawRequest('POST', `${url}${MANAGEMENT_PREFIX}/authenticate?method=password`, { ca, body: JSON.stringify(creds) });
       }
+      const body = bodyOf(res.text);
       if (res.status !== 200) throw new ApiError(res.status, body);
-      const data = (body as { data?: { token?: string; authQueries?: unknown[] } }).data;
+      const data = (body as { data?: SessionData }).data;
       if (!data?.token) throw new CliError('error: the controller answered without a session token', 1);
-      store.save({ url, username, token: data.token, ...(ca !== undefined ? { caCert: ca } : {}), loginTime: new Date().toISOString() });
-      io.out(`logged in to ${url} as ${username} (session saved in ${store.file})`);
+      username = clientCert ? (data.identity?.name ?? data.identityId ?? '?') : username!;
+      const where = opts.identity !== undefined ? { identityFile: resolve(opts.identity) } : clientCert ? { certFile: resolve(opts.cert!), keyFile: resolve(opts.key!) } : {};
+      store.save({
+        url,
+        username,
+        method: clientCert ? 'cert' : 'password',
+        token: data.token,
+        ...(ca !== undefined ? { caCert: ca } : {}),
+        loginTime: new Date().toISOString(),
+        ...where,
+      });
+      io.out(`logged in to ${url} as ${username}${clientCert ? ' with a client certificate' : ''} (session saved in ${store.file})`);
       if (Array.isArray(data.authQueries) && data.authQueries.length > 0) {
         io.err('warning: this session still needs a secondary factor (MFA), which edgectl cannot answer yet; admin commands will be refused');
       }

@@ -1,6 +1,5 @@
 /** `edgectl serve`: runs the controller until SIGINT or SIGTERM, then shuts down cleanly (exit 0). */
 import type { Command } from 'commander';
-import { loadConfig } from '../../daemon/config.js';
 import type { AdminCredentials } from '../../daemon/daemon.js';
 import { CliError, type CliIo } from '../io.js';
 
@@ -25,6 +24,8 @@ export function registerServe(program: Command, io: CliIo): void {
     .action(async (flags: { dataDir?: string; listen?: string; config?: string; logLevel?: string }) => {
       let cfg;
       try {
+        // Loaded here, not at the top (as the daemon below): the YAML parser only matters to `serve`.
+        const { loadConfig } = await import('../../daemon/config.js');
         cfg = loadConfig({ flags, env: io.env });
       } catch (e) {
         throw new CliError(`edgectl serve: ${(e as Error).message}`, 2);

@@ -1,5 +1,5 @@
 /** What the api-session resource definition cannot say for the CLI: its columns (sessions have no name). */
-import { apiSessions } from '../../model/resources/index.js';
+import { apiSessions } from '../resources.js';
 import type { EntitySpec } from '../crud.js';
 import { at, col } from '../output.js';
 

@@ -3,7 +3,7 @@
  * from. The nested `primary`/`secondary` members get their flags from the schema (`--updb-min-password-length`,
  * `--no-cert-allowed`, `--require-totp` …), so a policy is creatable from flags alone.
  */
-import { authPolicies } from '../../model/resources/index.js';
+import { authPolicies } from '../resources.js';
 import type { EntitySpec } from '../crud.js';
 import { at, col, type Rec } from '../output.js';
 

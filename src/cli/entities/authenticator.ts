@@ -3,7 +3,7 @@
  * (given by id or name), `updb` as the default method, the certificate read from a file, and records found
  * by username as well as by id.
  */
-import { authenticators, identities } from '../../model/resources/index.js';
+import { authenticators, identities } from '../resources.js';
 import type { EntitySpec } from '../crud.js';
 import { at, col } from '../output.js';
 

@@ -3,7 +3,8 @@
  * `ziti edge create identity`: `-A` admin, `-a` role attributes, `-P` auth policy; controller-behaviours.md §11)
  * and the create defaults (a non-admin `User`, the reference CLI's default type).
  */
-import { authPolicies, identities } from '../../model/resources/index.js';
+import { authPolicies, identities } from '../resources.js';
+import { cas } from './ca.js';
 import type { EntitySpec } from '../crud.js';
 import { at, col } from '../output.js';
 
@@ -31,7 +32,7 @@ export const identitySpec: EntitySpec = {
     roleAttributes: { short: 'a', description: 'role attributes' },
     externalId: { description: 'external id (unique; matched by external JWT signers)' },
     'enrollment.updb': { description: 'create a password enrollment for this username' },
-    'enrollment.ott': { description: 'create a one-time-token enrollment' },
-    'enrollment.ottca': { description: 'create a one-time-token enrollment for this CA id' },
+    'enrollment.ott': { description: 'create a one-time-token enrollment (a certificate from a CSR)' },
+    'enrollment.ottca': { ref: cas, description: 'create a one-time-token enrollment for a certificate issued by this CA' },
   },
 };

@@ -3,9 +3,18 @@
  * transport over the model services (architecture.md rule 12, `--offline`) can be added without touching them.
  */
 import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { CliError } from '../io.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** How one request differs from the JSON default. */
+export interface RequestOptions {
+  /** Content type of a string body sent as is (e.g. `text/plain` for a PEM); objects are always sent as JSON. */
+  contentType?: string;
+  /** The `Accept` header (default `application/json`). */
+  accept?: string;
+}
 
 export interface TransportResponse {
   status: number;
@@ -15,7 +24,7 @@ export interface TransportResponse {
 
 /** One request against the Management API; `path` is below `/edge/management/v1` and may carry a query string. */
 export interface Transport {
-  request(method: HttpMethod, path: string, body?: unknown): Promise<TransportResponse>;
+  request(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<TransportResponse>;
 }
 
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
@@ -28,7 +37,14 @@ export interface HttpTarget {
   ca?: string;
   /** Sent as `zt-session`, the header every Ziti client sends (parity: decisions.md, session header). */
   token?: string;
+  /** Client certificate (PEM chain) and key presented over mutual TLS, for sessions from certificate logins. */
+  clientCert?: ClientCertificate;
   timeoutMs?: number;
+}
+
+export interface ClientCertificate {
+  cert: string;
+  key: string;
 }
 
 /**
@@ -53,31 +69,56 @@ export interface RawResponse {
   status: number;
   contentType: string;
   text: string;
+  /** DER of the certificate the server presented (kept when `peerCertificate` was asked for). */
+  peerCertificate?: Buffer;
+}
+
+export interface RawRequestOptions {
+  ca?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Content type of `body` (default `application/json`). */
+  contentType?: string;
+  insecure?: boolean;
+  timeoutMs?: number;
+  /** Client certificate and key for mutual TLS. */
+  clientCert?: ClientCertificate;
+  /** Keep the DER of the server's certificate in the response. */
+  peerCertificate?: boolean;
 }
 
 /**
  * One HTTPS request. `insecure` turns certificate verification off; only `login` uses it, for the single
  * trust-on-first-use fetch of the CA bundle (parity: controller-behaviours.md §11, `ziti edge login`).
  */
-export function rawRequest(
-  method: HttpMethod,
-  url: string,
-  opts: { ca?: string; headers?: Record<string, string>; body?: string; insecure?: boolean; timeoutMs?: number } = {},
-): Promise<RawResponse> {
+export function rawRequest(method: HttpMethod, url: string, opts: RawRequestOptions = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
     if (opts.body !== undefined) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = opts.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(opts.body));
     }
     const req = https.request(
       url,
-      { method, headers, ca: opts.ca, rejectUnauthorized: !opts.insecure, agent: false },
+      {
+        method,
+        headers,
+        ca: opts.ca,
+        rejectUnauthorized: !opts.insecure,
+        agent: false,
+        ...(opts.clientCert ? { cert: opts.clientCert.cert, key: opts.clientCert.key } : {}),
+      },
       (res) => {
+        const peer = opts.peerCertificate ? (res.socket as TLSSocket).getPeerCertificate?.(false)?.raw : undefined;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }),
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            text: Buffer.concat(chunks).toString('utf8'),
+            ...(peer ? { peerCertificate: peer } : {}),
+          }),
         );
         res.on('error', reject);
       },
@@ -92,7 +133,7 @@ export function rawRequest(
   });
 }
 
-function parseBody(raw: RawResponse): unknown {
+export function parseBody(raw: RawResponse): unknown {
   if (raw.text === '') return undefined;
   if (raw.contentType.includes('json')) {
     try {
@@ -108,12 +149,15 @@ function parseBody(raw: RawResponse): unknown {
 export class HttpTransport implements Transport {
   constructor(private readonly target: HttpTarget) {}
 
-  async request(method: HttpMethod, path: string, body?: unknown): Promise<TransportResponse> {
+  async request(method: HttpMethod, path: string, body?: unknown, options: RequestOptions = {}): Promise<TransportResponse> {
     const headers: Record<string, string> = this.target.token ? { 'zt-session': this.target.token } : {};
+    if (options.accept) headers.accept = options.accept;
     const raw = await rawRequest(method, this.target.url + MANAGEMENT_PREFIX + path, {
       ca: this.target.ca,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : typeof body === 'string' && options.contentType ? body : JSON.stringify(body),
+      contentType: typeof body === 'string' && options.contentType ? options.contentType : undefined,
+      clientCert: this.target.clientCert,
       timeoutMs: this.target.timeoutMs,
     });
     return { status: raw.status, body: parseBody(raw) };

@@ -4,12 +4,16 @@
  * Both request generations are accepted (decisions.md, "Newer request shapes"): the token in the query or in a
  * JSON body, the CSR as a raw PEM body (`application/pkcs10`, `application/x-pem-file`, `text/plain`) or as the
  * JSON member `clientCsr` (`certCsr` for the legacy endpoint's generic body). The certificate is answered as PEM
- * unless the client asks for JSON with `Accept: application/json`.
+ * unless the client asks for JSON with `Accept: application/json`. `ottca` and CA auto-enrollment take no CSR:
+ * the credential is the TLS client certificate of the request.
  */
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../model/errors.js';
-import { enrollmentForToken, enrollOtt, enrollUpdb, type OttEnrollmentResult } from '../../model/services/enrollment.js';
-import { ok, RAW, type Envelope } from '../http/envelope.js';
+import { anyEnrollmentForToken, enrollOtt, enrollUpdb, type OttEnrollmentResult } from '../../model/services/enrollment.js';
+import { enrollCa, enrollOttCa } from '../../model/services/ca-enrollment.js';
+import { enrollRouter } from '../../model/services/router-enrollment.js';
+import { empty, ok, RAW, type Envelope } from '../http/envelope.js';
+import { peerCertificates } from '../http/tls.js';
 import { queryString, type RequestContext, type RouteDef } from '../http/route.js';
 
 const CLIENT = ['client'] as const;
@@ -75,6 +79,50 @@ export const enrollRoutes: RouteDef[] = [
   {
     apis: CLIENT,
     method: 'POST',
+    path: '/enroll/erott',
+    operationId: 'enrollErOtt',
+    tag: 'Enroll',
+    access: 'anonymous',
+    success: 200,
+    envelope: 'enrollmentCertsEnvelope',
+    summary: 'Enroll an edge router with a client and a server CSR',
+    async handler(rc) {
+      return ok(await enrollRouter(rc.ctx, tokenOf(rc), 'erott', rc.body));
+    },
+  },
+  {
+    apis: CLIENT,
+    method: 'POST',
+    path: '/enroll/ottca',
+    operationId: 'enrollOttCa',
+    tag: 'Enroll',
+    access: 'anonymous',
+    success: 200,
+    envelope: 'empty',
+    summary: 'Enroll an identity via one-time-token with a pre-exchanged client certificate',
+    async handler(rc) {
+      await enrollOttCa(rc.ctx, tokenOf(rc), peerCertificates(rc.req));
+      return empty();
+    },
+  },
+  {
+    apis: CLIENT,
+    method: 'POST',
+    path: '/enroll/ca',
+    operationId: 'enrollCa',
+    tag: 'Enroll',
+    access: 'anonymous',
+    success: 200,
+    envelope: 'empty',
+    summary: 'Enroll an identity with a pre-exchanged certificate',
+    async handler(rc) {
+      await enrollCa(rc.ctx, peerCertificates(rc.req), bodyObject(rc.body).name);
+      return empty();
+    },
+  },
+  {
+    apis: CLIENT,
+    method: 'POST',
     path: '/enroll',
     operationId: 'enroll',
     tag: 'Enroll',
@@ -86,11 +134,23 @@ export const enrollRoutes: RouteDef[] = [
     summary: 'Legacy enrollment endpoint: dispatches by the token to the method-specific enrollment',
     async handler(rc) {
       const token = tokenOf(rc);
+      const method = queryString(rc.query, 'method');
+      // CA auto-enrollment has no token: the certificate is the whole request.
+      if (method === 'ca') {
+        await enrollCa(rc.ctx, peerCertificates(rc.req), bodyObject(rc.body).name);
+        return empty();
+      }
       // A `method` that does not match the token's is INVALID_ENROLL_METHOD (parity: §7.3).
-      const enrollment = await enrollmentForToken(rc.ctx, token, queryString(rc.query, 'method'));
+      const enrollment = await anyEnrollmentForToken(rc.ctx, token, method);
       switch (enrollment.method) {
+        case 'erott':
+        case 'trott':
+          return ok(await enrollRouter(rc.ctx, token, enrollment.method, rc.body));
         case 'ott':
           return answerCertificate(rc, await enrollOtt(rc.ctx, token, csrOf(rc)), 'application/x-pem-file');
+        case 'ottca':
+          await enrollOttCa(rc.ctx, token, peerCertificates(rc.req));
+          return empty();
         case 'updb':
           return ok(await enrollUpdb(rc.ctx, token, rc.body));
         default:

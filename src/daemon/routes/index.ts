@@ -1,7 +1,11 @@
 /** Every route of both APIs, listed explicitly. */
 import { RESOURCES } from '../../model/resources/index.js';
 import type { ApiName, RouteDef } from '../http/route.js';
+import { apiSessionCertRoutes } from './api-session-certs.js';
 import { authRoutes } from './auth.js';
+import { authenticatorRoutes } from './authenticator.js';
+import { caRoutes } from './ca.js';
+import { certExtensionRoutes } from './cert-extension.js';
 import { crudRoutes } from './crud.js';
 import { currentIdentityRoutes } from './current-identity.js';
 import { enrollRoutes } from './enroll.js';
@@ -9,16 +13,30 @@ import { enrollmentRoutes } from './enrollment.js';
 import { identityRoutes } from './identity.js';
 import { infoRoutes } from './info.js';
 import { relatedRoutes } from './related.js';
+import { identityAccessRoutes } from './identity-access.js';
+import { isReplacedByAccessRoutes, servicesAccessRoutes } from './services-access.js';
+import { sessionRoutes } from './sessions.js';
+import { routerEnrollmentRoutes } from './router-enrollment.js';
 
 export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
   return [
     ...infoRoutes(specFor),
     ...authRoutes,
     ...currentIdentityRoutes,
-    ...RESOURCES.flatMap((def) => crudRoutes(def)),
+    ...RESOURCES.flatMap((def) => crudRoutes(def)).filter((r) => !isReplacedByAccessRoutes(r)),
     ...identityRoutes,
     ...relatedRoutes,
+    // Access engine: services as identities see them, sessions, policy advice, service configs (issue 3).
+    ...servicesAccessRoutes,
+    ...sessionRoutes,
+    ...identityAccessRoutes,
     ...enrollmentRoutes,
     ...enrollRoutes,
+    // Third-party CAs, API-session certificates, certificate extension and re-enrollment (issue 4).
+    ...caRoutes,
+    ...apiSessionCertRoutes,
+    ...certExtensionRoutes,
+    ...authenticatorRoutes,
+    ...routerEnrollmentRoutes,
   ];
 }

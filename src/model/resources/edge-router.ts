@@ -8,6 +8,7 @@ import { policyTargetHooks } from '../policy/target-hooks.js';
 import type { ResourceDef } from '../resource.js';
 import { AttributesSchema, checkRoleAttributes, ObjectSchema } from '../schemas.js';
 import { removeTunnelerRecords, syncTunnelerRecords } from '../services/edge-router-system.js';
+import { attachRouterEnrollments, createRouterEnrollment } from '../services/router-enrollment.js';
 import { decorateRouter, prepareRouter, routerProps } from './router-common.js';
 
 const targetHooks = policyTargetHooks('edgeRouter');
@@ -43,12 +44,15 @@ export const edgeRouters: ResourceDef = {
     async afterWrite(ctx, id, mode, input, existing) {
       await targetHooks.afterWrite(ctx, id, mode, input, existing);
       await syncTunnelerRecords(ctx, id, input, existing);
+      // A new router gets its erott enrollment in the same transaction (§7.2).
+      if (mode === 'create') await createRouterEnrollment(ctx, 'edge', id);
     },
     async beforeDelete(ctx, row) {
       await removeTunnelerRecords(ctx, row.id as string);
       await targetHooks.beforeDelete(ctx, row);
     },
-    decorate(_ctx, rows) {
+    async decorate(ctx, rows) {
+      await attachRouterEnrollments(ctx, rows, 'edge');
       for (const r of rows) {
         decorateRouter(r);
         r.hostname ??= '';

@@ -15,7 +15,7 @@ import { iso, type Ctx } from '../ctx.js';
 import { DomainError, fieldError, isDomainError, type FieldCause } from '../errors.js';
 import { newToken } from '../ids.js';
 import { requirePki } from '../pki.js';
-import { attachRefs, IDENTITY_REF } from '../refs.js';
+import { attachRefs, IDENTITY_REF, type RefSpec } from '../refs.js';
 import type { Input, ResourceDef, Row, WriteMode } from '../resource.js';
 import type { EnrollmentMethod } from '../../pki/index.js';
 
@@ -66,8 +66,10 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode): Promise<Input> 
     out.caId = null;
   } else if (method === 'ottca') {
     if (typeof out.caId !== 'string' || out.caId === '') throw fieldError('caId', 'caId is required for ottca', out.caId ?? null);
-    // Certificate authorities arrive with the CA slice; until then no caId can name one.
-    throw fieldError('caId', 'no CA found with the given id', out.caId);
+    // The CA must exist now; whether it is verified and allows ottca is judged when the token is used (§7.3).
+    const ca = await ctx.db.selectFrom('cas').select('id').where('id', '=', out.caId).executeTakeFirst();
+    if (!ca) throw fieldError('caId', 'no CA found with the given id', out.caId);
+    out.username = null;
   } else {
     out.caId = null;
     out.username = null;
@@ -101,8 +103,11 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode): Promise<Input> 
   return out;
 }
 
+const EDGE_ROUTER_REF: RefSpec = { idField: 'edgeRouterId', as: 'edgeRouter', table: 'edge_routers', collection: 'edge-routers' };
+const TRANSIT_ROUTER_REF: RefSpec = { idField: 'transitRouterId', as: 'transitRouter', table: 'transit_routers', collection: 'transit-routers' };
+
 async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
-  await attachRefs(ctx, rows, IDENTITY_REF);
+  await attachRefs(ctx, rows, IDENTITY_REF, EDGE_ROUTER_REF, TRANSIT_ROUTER_REF);
 }
 
 export const enrollments: ResourceDef = {
@@ -123,10 +128,15 @@ export const enrollments: ResourceDef = {
     username: { schema: Type.String(), storage: 'text', create: 'optional', nullable: true, filter: true },
     token: { schema: Type.String(), storage: 'text', filter: true },
     jwt: { schema: Type.String(), storage: 'text' },
+    // Router enrollments (erott, trott) are created with their router (services/router-enrollment.ts).
+    edgeRouterId: { schema: Type.String(), storage: 'text', filter: true },
+    transitRouterId: { schema: Type.String(), storage: 'text', filter: true },
   },
   extraFields: {
     identity: { kind: 'scalar', type: 'string', column: 'identityId' },
     ca: { kind: 'scalar', type: 'string', column: 'caId' },
+    edgeRouter: { kind: 'scalar', type: 'string', column: 'edgeRouterId' },
+    transitRouter: { kind: 'scalar', type: 'string', column: 'transitRouterId' },
   },
   hooks: { prepare, decorate },
   ops: { list: 'listEnrollments', create: 'createEnrollment', detail: 'detailEnrollment', delete: 'deleteEnrollment' },

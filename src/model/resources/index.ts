@@ -3,6 +3,7 @@ import type { ResourceDef } from '../resource.js';
 import { apiSessions } from './api-session.js';
 import { authPolicies } from './auth-policy.js';
 import { authenticators } from './authenticator.js';
+import { cas } from './ca.js';
 import { enrollments } from './enrollment.js';
 import { identities } from './identity.js';
 import { identityTypes } from './identity-type.js';
@@ -16,9 +17,9 @@ import { edgeRouterPolicies } from './edge-router-policy.js';
 import { serviceEdgeRouterPolicies } from './service-edge-router-policy.js';
 import { postureChecks } from './posture-check.js';
 
-export { apiSessions, authPolicies, authenticators, enrollments, identities, identityTypes };
+export { apiSessions, authPolicies, authenticators, cas, enrollments, identities, identityTypes };
 export { configTypes, configs, services, edgeRouters, routers, transitRouters, servicePolicies, edgeRouterPolicies, serviceEdgeRouterPolicies, postureChecks };
 
-export const RESOURCES: readonly ResourceDef[] = [identityTypes, authPolicies, identities, authenticators, enrollments, apiSessions,
+export const RESOURCES: readonly ResourceDef[] = [identityTypes, authPolicies, identities, authenticators, enrollments, apiSessions, cas,
   // Services, configs, routers and policies (issue 3). Posture checks serve no operations yet.
   configTypes, configs, services, edgeRouters, transitRouters, routers, servicePolicies, edgeRouterPolicies, serviceEdgeRouterPolicies];

@@ -36,7 +36,8 @@ export async function prepareRouter(ctx: Ctx, input: Input, otherTable: string):
 
 /**
  * Connection state and enrollment fields. No router connects to this controller yet, so routers are
- * offline; enrollment token and JWT come from the router's outstanding enrollment (enrollment slice).
+ * offline; enrollment token and JWT come from the router's outstanding enrollment (set by
+ * `attachRouterEnrollments`, services/router-enrollment.ts), null once it has enrolled.
  */
 export function decorateRouter(r: Row): void {
   r.isOnline ??= false;

@@ -5,6 +5,7 @@
  */
 import type { ResourceDef } from '../resource.js';
 import { decorateRouter, prepareRouter, routerProps } from './router-common.js';
+import { attachRouterEnrollments, createRouterEnrollment } from '../services/router-enrollment.js';
 
 export const transitRouters: ResourceDef = {
   name: 'transit-routers',
@@ -15,7 +16,12 @@ export const transitRouters: ResourceDef = {
   unique: ['name', 'fingerprint'],
   hooks: {
     prepare: (ctx, input) => prepareRouter(ctx, input, 'edge_routers'),
-    decorate(_ctx, rows) {
+    // A new router gets its trott enrollment in the same transaction (§7.2).
+    async afterWrite(ctx, id, mode) {
+      if (mode === 'create') await createRouterEnrollment(ctx, 'transit', id);
+    },
+    async decorate(ctx, rows) {
+      await attachRouterEnrollments(ctx, rows, 'transit');
       for (const r of rows) {
         decorateRouter(r);
         // Required (not nullable) in routerDetail: empty until the router enrolls.

@@ -1,17 +1,23 @@
 /**
  * Primary authentication by TLS client certificate (parity: controller-behaviours.md §5.3).
  *
- * The certificate must chain to the controller's CAs (validity dates ignored by the chain check), its
- * fingerprint must belong to a `cert` authenticator, the identity must be enabled, and its auth policy must
- * allow certificates (and, unless `allowExpiredCerts`, the certificate must be within its validity window).
- * Every failure is the same 401 INVALID_AUTH; the reason is logged at debug level for operators.
+ * Trust: the certificate must chain (validity dates ignored by the chain check) to the controller's CAs, or to
+ * a verified third-party CA with `isAuthEnabled`, through the intermediates the client sent after its leaf.
+ * Identity: found by the fingerprint of a `cert` authenticator; for a third-party CA with an `externalIdClaim`,
+ * first by the identity whose `externalId` equals the claim's value (so the PKI may rotate certificates freely),
+ * then by fingerprint. Then the identity must be enabled, its auth policy must allow certificates and, unless
+ * `allowExpiredCerts`, the certificate must be within its validity window. Every failure is the same 401
+ * INVALID_AUTH; the reason is logged at debug level for operators.
  */
 import { withTx } from '../../store/db.js';
+import type { ParsedCertificate } from '../../pki/index.js';
 import { withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { requirePki } from '../pki.js';
 import { policyForIdentity } from '../resources/auth-policy.js';
 import { isDisabled } from '../resources/identity.js';
+import { externalIdFromCertificate } from '../ca/external-id.js';
+import { findIssuingCa, verifiedCas } from '../ca/trust.js';
 import { startApiSession, type AuthenticateBody } from './authenticate.js';
 
 /** The certificates a TLS client presented: its leaf, then whatever intermediates it sent. */
@@ -25,38 +31,87 @@ function refused(ctx: Ctx, reason: string, detail: Record<string, unknown> = {})
   return new DomainError('INVALID_AUTH');
 }
 
-/** Authenticates the presenter of `peer` and returns the new API session's id. */
-export async function authenticateCert(ctx: Ctx, peer: PeerCertificates | undefined, body: AuthenticateBody, ipAddress: string): Promise<string> {
+/**
+ * The presented leaf when it chains to the controller's own CAs, else undefined (no certificate, unreadable, or
+ * from elsewhere). Used where only network-issued certificates count (certificate extension).
+ */
+export function networkIssuedPeer(ctx: Ctx, peer: PeerCertificates | undefined): ParsedCertificate | undefined {
+  if (!peer) return undefined;
+  try {
+    const v = requirePki(ctx).verifyClientCertificate(peer.leaf, peer.intermediates, ctx.now());
+    return v.ok ? v.leaf : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface CertMatch {
+  identityId: string;
+  authenticatorId: string;
+  withinValidity: boolean;
+}
+
+/** Who the presented certificate names, or a refusal. */
+async function matchCertificate(ctx: Ctx, peer: PeerCertificates | undefined): Promise<CertMatch> {
   if (!peer) throw refused(ctx, 'no client certificate');
   const now = ctx.now();
-  let verified;
+  let own;
   try {
-    verified = requirePki(ctx).verifyClientCertificate(peer.leaf, peer.intermediates, now);
+    own = requirePki(ctx).verifyClientCertificate(peer.leaf, peer.intermediates, now);
   } catch {
     throw refused(ctx, 'unreadable client certificate');
   }
-  const fingerprint = verified.leaf.fingerprint;
-  if (!verified.ok) throw refused(ctx, 'certificate does not chain to a trusted CA', { fingerprint });
-
-  return withTx(ctx.db, async (trx) => {
-    const auth = await trx
+  const leaf = own.leaf;
+  const byFingerprint = async (): Promise<CertMatch> => {
+    const auth = await ctx.db
       .selectFrom('authenticators')
       .select(['id', 'identityId'])
       .where('method', '=', 'cert')
-      .where('fingerprint', '=', fingerprint)
+      .where('fingerprint', '=', leaf.fingerprint)
       .executeTakeFirst();
-    if (!auth) throw refused(ctx, 'no authenticator has this certificate', { fingerprint });
-    const identity = await trx.selectFrom('identities').selectAll().where('id', '=', auth.identityId).executeTakeFirst();
-    if (!identity || isDisabled(identity, now)) throw refused(ctx, 'identity disabled', { identityId: auth.identityId });
+    if (!auth) throw refused(ctx, 'no authenticator has this certificate', { fingerprint: leaf.fingerprint });
+    return { identityId: auth.identityId, authenticatorId: auth.id, withinValidity: own.withinValidity };
+  };
+  if (own.ok) return byFingerprint();
+
+  let issuer;
+  try {
+    issuer = findIssuingCa(await verifiedCas(ctx, 'auth'), leaf, peer.intermediates, now);
+  } catch {
+    throw refused(ctx, 'unreadable client certificate chain', { fingerprint: leaf.fingerprint });
+  }
+  if (!issuer) throw refused(ctx, 'certificate does not chain to a trusted CA', { fingerprint: leaf.fingerprint });
+  const claim = issuer.ca.externalIdClaim;
+  const externalId = claim ? externalIdFromCertificate(claim, leaf) : undefined;
+  if (externalId !== undefined) {
+    const identity = await ctx.db.selectFrom('identities').select('id').where('externalId', '=', externalId).executeTakeFirst();
+    if (identity) {
+      const auth = await ctx.db
+        .selectFrom('authenticators')
+        .select('id')
+        .where('identityId', '=', identity.id)
+        .where('method', '=', 'cert')
+        .executeTakeFirst();
+      // An identity matched by claim may have no authenticator at all: the session then names the CA that vouched.
+      return { identityId: identity.id, authenticatorId: auth?.id ?? issuer.ca.id, withinValidity: own.withinValidity };
+    }
+  }
+  return byFingerprint();
+}
+
+/** Authenticates the presenter of `peer` and returns the new API session's id. */
+export async function authenticateCert(ctx: Ctx, peer: PeerCertificates | undefined, body: AuthenticateBody, ipAddress: string): Promise<string> {
+  return withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    const match = await matchCertificate(tctx, peer);
+    const now = ctx.now();
+    const identity = await trx.selectFrom('identities').selectAll().where('id', '=', match.identityId).executeTakeFirst();
+    if (!identity || isDisabled(identity, now)) throw refused(ctx, 'identity disabled', { identityId: match.identityId });
     const policy = await policyForIdentity(trx, identity.authPolicyId);
     if (!policy.primary.cert.allowed) throw refused(ctx, 'auth policy does not allow certificates', { identityId: identity.id });
-    if (!policy.primary.cert.allowExpiredCerts && !verified.withinValidity) {
+    if (!policy.primary.cert.allowExpiredCerts && !match.withinValidity) {
       throw refused(ctx, 'certificate outside its validity and the auth policy does not allow expired certificates', { identityId: identity.id });
     }
-    return startApiSession(
-      withDb(ctx, trx),
-      { identityId: identity.id, authenticatorId: auth.id, ipAddress },
-      body,
-    );
+    return startApiSession(tctx, { identityId: identity.id, authenticatorId: match.authenticatorId, ipAddress }, body);
   });
 }

@@ -4,13 +4,14 @@
  *
  * parity (controller-behaviours.md §5.3): the PEM must hold exactly one certificate, which must chain to a CA
  * the controller trusts (validity dates ignored, as for authentication), and its fingerprint must not belong
- * to another authenticator. Third-party CAs join the trust pool in the CA slice; until then only the
- * controller's own CAs count and `caId` stays null (the certificate is issued by the network).
+ * to another authenticator. Verified third-party CAs count as trusted here whatever their `isAuthEnabled`:
+ * the switch decides whether the certificate may log in, not whether it may be registered.
  */
 import type { Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { requirePki } from '../pki.js';
 import { CERTIFICATE_PEM_TYPES, decodePemBlocks, isPkiError, parseCertificateDer, type ParsedCertificate } from '../../pki/index.js';
+import { findIssuingCa, verifiedCas } from '../ca/trust.js';
 
 export interface CertAuthenticatorFields {
   certPem: string;
@@ -39,16 +40,32 @@ function singleCertificate(pem: unknown): ParsedCertificate {
 }
 
 /**
- * Verifies `pem` for use as a cert authenticator and returns the fields to store.
+ * Verifies `pem` for use as a cert authenticator and returns the fields to store. A certificate of the
+ * controller's PKI is issued by the network (`caId` null); otherwise the first verified third-party CA it chains
+ * to becomes its `caId`, so deleting that CA removes the authenticator.
  * @throws DomainError INVALID_AUTHENTICATOR_PROPERTIES (no PEM), INVALID_CERT_PEM, CERT_FAILED_VALIDATION, CERT_IN_USE.
  */
 export async function certAuthenticatorFromPem(ctx: Ctx, pem: unknown): Promise<CertAuthenticatorFields> {
   const cert = singleCertificate(pem);
-  const verified = requirePki(ctx).verifyClientCertificate(cert, [], ctx.now());
-  if (!verified.ok) {
-    throw new DomainError('CERT_FAILED_VALIDATION', { cause: { field: 'certPem', reason: 'the certificate does not chain to a trusted CA', value: cert.subject } });
+  const now = ctx.now();
+  let caId: string | null = null;
+  if (!requirePki(ctx).verifyClientCertificate(cert, [], now).ok) {
+    const issuer = findIssuingCa(await verifiedCas(ctx, 'any'), cert, [], now);
+    if (!issuer) {
+      throw new DomainError('CERT_FAILED_VALIDATION', { cause: { field: 'certPem', reason: 'the certificate does not chain to a trusted CA', value: cert.subject } });
+    }
+    caId = issuer.ca.id;
   }
-  const taken = await ctx.db.selectFrom('authenticators').select('id').where('fingerprint', '=', cert.fingerprint).executeTakeFirst();
-  if (taken) throw new DomainError('CERT_IN_USE', { cause: { field: 'certPem', reason: 'the certificate is already used by another authenticator', value: cert.fingerprint } });
-  return { certPem: cert.pem, fingerprint: cert.fingerprint, caId: null };
+  await assertFingerprintUnused(ctx, cert.fingerprint, 'certPem');
+  return { certPem: cert.pem, fingerprint: cert.fingerprint, caId };
+}
+
+/** A certificate identifies one authenticator only (409 CERT_IN_USE), including a pending extension's. */
+export async function assertFingerprintUnused(ctx: Ctx, fingerprint: string, field: string): Promise<void> {
+  const taken = await ctx.db
+    .selectFrom('authenticators')
+    .select('id')
+    .where((eb) => eb.or([eb('fingerprint', '=', fingerprint), eb('unverifiedFingerprint', '=', fingerprint)]))
+    .executeTakeFirst();
+  if (taken) throw new DomainError('CERT_IN_USE', { cause: { field, reason: 'the certificate is already used by another authenticator', value: fingerprint } });
 }

@@ -16,51 +16,66 @@ import { requirePki } from '../pki.js';
 import { authenticators } from '../resources/authenticator.js';
 import { enrollmentJwt, enrollments, futureDate } from '../resources/enrollment.js';
 
-/** The stored fields of an outstanding identity enrollment. */
-export interface EnrollmentRecord {
+/** The stored fields of an outstanding enrollment; exactly one of the three owner ids is set. */
+export interface AnyEnrollmentRecord {
   id: string;
   method: string;
   token: string;
-  identityId: string;
+  identityId: string | null;
+  edgeRouterId: string | null;
+  transitRouterId: string | null;
   expiresAt: string;
   username: string | null;
   caId: string | null;
 }
 
+/** An outstanding identity enrollment. */
+export type EnrollmentRecord = AnyEnrollmentRecord & { identityId: string };
+
+/** The id an enrollment's JWT names as `sub`: its identity or router. */
+export const enrollmentSubject = (row: { identityId?: unknown; edgeRouterId?: unknown; transitRouterId?: unknown; id?: unknown }): string =>
+  String(row.identityId ?? row.edgeRouterId ?? row.transitRouterId ?? row.id);
+
 /** New expiry and a new JWT for the same token (parity: §7.2; expired enrollments can be refreshed too). */
 export async function refreshEnrollment(ctx: Ctx, id: string, expiresAtValue: unknown): Promise<void> {
   const row = await getRow(ctx, enrollments, id);
   const expiresAt = futureDate(ctx, 'expiresAt', expiresAtValue);
-  const subject = (row.identityId as string | null) ?? (row.id as string);
-  const jwt = await enrollmentJwt(ctx, row.method as string, subject, row.token as string, expiresAt);
+  const jwt = await enrollmentJwt(ctx, row.method as string, enrollmentSubject(row), row.token as string, expiresAt);
   await updateEntity(ctx, enrollments, id, {}, 'patch', { expiresAt: iso(expiresAt), jwt });
 }
 
 const invalidToken = () => new DomainError('INVALID_ENROLLMENT_TOKEN');
 
 /**
- * The outstanding enrollment behind `token`, checked for use now: it exists and belongs to an identity
- * (else INVALID_ENROLLMENT_TOKEN), matches `method` when one is given (else INVALID_ENROLL_METHOD), and has
- * not expired (else ENROLLMENT_EXPIRED).
+ * The outstanding enrollment behind `token` (identity or router), checked for use now: it exists (else
+ * INVALID_ENROLLMENT_TOKEN), matches `method` when one is given (else INVALID_ENROLL_METHOD), and has not
+ * expired (else ENROLLMENT_EXPIRED). No token at all is a field error on `token`.
  */
-export async function enrollmentForToken(ctx: Ctx, token: unknown, method?: string): Promise<EnrollmentRecord> {
+export async function anyEnrollmentForToken(ctx: Ctx, token: unknown, method?: string): Promise<AnyEnrollmentRecord> {
   if (token === undefined || token === null || token === '') throw fieldError('token', 'token is required', null);
   if (typeof token !== 'string' || !isUuid(token)) throw invalidToken();
   const row = await ctx.db
     .selectFrom('enrollments')
-    .select(['id', 'method', 'token', 'identityId', 'expiresAt', 'username', 'caId'])
+    .select(['id', 'method', 'token', 'identityId', 'edgeRouterId', 'transitRouterId', 'expiresAt', 'username', 'caId'])
     .where('token', '=', token)
     .executeTakeFirst();
-  if (!row || !row.identityId) throw invalidToken();
+  if (!row) throw invalidToken();
   if (method !== undefined && method !== row.method) {
     throw new DomainError('INVALID_ENROLL_METHOD', { cause: { field: 'method', reason: `the token is not for ${method} enrollment`, value: method } });
   }
   if (Date.parse(row.expiresAt) <= ctx.now().getTime()) throw new DomainError('ENROLLMENT_EXPIRED');
+  return row as AnyEnrollmentRecord;
+}
+
+/** As {@link anyEnrollmentForToken}, for an enrollment that must belong to an identity. */
+export async function enrollmentForToken(ctx: Ctx, token: unknown, method?: string): Promise<EnrollmentRecord> {
+  const row = await anyEnrollmentForToken(ctx, token, method);
+  if (!row.identityId) throw invalidToken();
   return row as EnrollmentRecord;
 }
 
 /** Deletes the enrollment being used; a row already gone means the token was used concurrently. */
-async function consume(ctx: Ctx, enrollment: EnrollmentRecord): Promise<void> {
+export async function consume(ctx: Ctx, enrollment: AnyEnrollmentRecord): Promise<void> {
   const res = await ctx.db.deleteFrom('enrollments').where('id', '=', enrollment.id).where('token', '=', enrollment.token).executeTakeFirst();
   if (Number(res.numDeletedRows) === 0) throw invalidToken();
 }

@@ -1,0 +1,221 @@
+/**
+ * Services as identities see them, on both APIs (controller-behaviours.md §2.3, §4.6, §4.7): the client's
+ * service list and detail, the management listing's per-identity view (`asIdentity`), service updates, the
+ * caller's edge routers and the (empty until routers connect) terminator listings. The client's service
+ * update/patch/delete are the management operations, for admins only.
+ */
+import { sql, type SqlBool } from 'kysely';
+import { getRow, listEntities } from '../../model/crud.js';
+import { renderRecord } from '../../model/render.js';
+import { edgeRouters } from '../../model/resources/edge-router.js';
+import { services } from '../../model/resources/service.js';
+import { clientTerminator, terminators } from '../../model/resources/terminator.js';
+import { accessEngine } from '../../model/access/engine.js';
+import {
+  listServicesAs,
+  listServicesOf,
+  resolveIdentityRef,
+  serviceAs,
+  serviceOf,
+  type ServiceListRequest,
+} from '../../model/services/service-listing.js';
+import { inIdList } from '../../store/id-list.js';
+import { listOf, ok } from '../http/envelope.js';
+import { queryArray, queryString, type RequestContext, type RouteDef } from '../http/route.js';
+import { crudRoutes, listOptions } from './crud.js';
+
+/** `configTypes` as repeated parameters or a comma list (client and management forms); absent: undefined. */
+function configTypesParam(rc: RequestContext): string[] | undefined {
+  if (rc.query.configTypes === undefined) return undefined;
+  return queryArray(rc.query, 'configTypes')
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
+const listRequest = (rc: RequestContext): ServiceListRequest => ({
+  list: listOptions(rc),
+  roleFilter: queryArray(rc.query, 'roleFilter'),
+  roleSemantic: queryString(rc.query, 'roleSemantic'),
+  configTypes: configTypesParam(rc),
+});
+
+/** The generic management routes these replace (`GET /services`, `GET /services/{id}`). */
+const REPLACED = new Set(['GET /services', 'GET /services/{id}']);
+export const isReplacedByAccessRoutes = (r: RouteDef): boolean => r.apis.includes('management') && REPLACED.has(`${r.method} ${r.path}`);
+
+const terminatorsOf = (serviceId: string) => sql<SqlBool>`${sql.ref('t.serviceId')} = ${serviceId}`;
+
+export const servicesAccessRoutes: RouteDef[] = [
+  {
+    apis: ['client'],
+    method: 'GET',
+    path: '/services',
+    operationId: 'listServices',
+    tag: 'Service',
+    access: 'session',
+    success: 200,
+    envelope: 'listServicesEnvelope',
+    async handler(rc) {
+      const p = rc.principal!;
+      const { records, page } = await listServicesOf(rc.ctx, p.identity.id, p.apiSessionId, listRequest(rc));
+      return listOf(records, page);
+    },
+  },
+  {
+    apis: ['client'],
+    method: 'GET',
+    path: '/services/{id}',
+    operationId: 'detailService',
+    tag: 'Service',
+    access: 'session',
+    success: 200,
+    envelope: 'detailServiceEnvelope',
+    async handler(rc) {
+      const p = rc.principal!;
+      return ok(await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!));
+    },
+  },
+  // The Client API's service update, patch and delete are the management operations (admins only).
+  ...crudRoutes(services, ['client']).filter((r) => r.method === 'PUT' || r.method === 'PATCH' || r.method === 'DELETE'),
+  {
+    apis: ['management'],
+    method: 'GET',
+    path: '/services',
+    operationId: 'listServices',
+    tag: 'Service',
+    access: 'admin',
+    success: 200,
+    envelope: 'listServicesEnvelope',
+    async handler(rc) {
+      const p = rc.principal!;
+      const as = queryString(rc.query, 'asIdentity');
+      const viewer = as ? await resolveIdentityRef(rc.ctx, as) : p.identity.id;
+      const { records, page } = await listServicesAs(rc.ctx, viewer, p.apiSessionId, listRequest(rc));
+      return listOf(records, page);
+    },
+  },
+  {
+    apis: ['management'],
+    method: 'GET',
+    path: '/services/{id}',
+    operationId: 'detailService',
+    tag: 'Service',
+    access: 'admin',
+    success: 200,
+    envelope: 'detailServiceEnvelope',
+    async handler(rc) {
+      const p = rc.principal!;
+      return ok(await serviceAs(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!));
+    },
+  },
+  {
+    apis: ['client'],
+    method: 'GET',
+    path: '/services/{id}/terminators',
+    operationId: 'listServiceTerminators',
+    tag: 'Service',
+    access: 'session',
+    success: 200,
+    envelope: 'listClientTerminatorsEnvelope',
+    async handler(rc) {
+      const p = rc.principal!;
+      // Only for a service the caller may use (404 otherwise, as the detail).
+      await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!);
+      const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOf(rc.params.id!));
+      return listOf(page.rows.map((r) => clientTerminator(renderRecord(terminators, r))), page);
+    },
+  },
+  {
+    apis: ['management'],
+    method: 'GET',
+    path: '/services/{id}/terminators',
+    operationId: 'listServiceTerminators',
+    tag: 'Service',
+    access: 'admin',
+    success: 200,
+    envelope: 'listTerminatorsEnvelope',
+    async handler(rc) {
+      await getRow(rc.ctx, services, rc.params.id!);
+      const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOf(rc.params.id!));
+      return listOf(page.rows.map((r) => renderRecord(terminators, r)), page);
+    },
+  },
+  {
+    apis: ['management'],
+    method: 'GET',
+    path: '/terminators',
+    operationId: 'listTerminators',
+    tag: 'Terminator',
+    access: 'admin',
+    success: 200,
+    envelope: 'listTerminatorsEnvelope',
+    async handler(rc) {
+      const page = await listEntities(rc.ctx, terminators, listOptions(rc));
+      return listOf(page.rows.map((r) => renderRecord(terminators, r)), page);
+    },
+  },
+  {
+    apis: ['management'],
+    method: 'GET',
+    path: '/terminators/{id}',
+    operationId: 'detailTerminator',
+    tag: 'Terminator',
+    access: 'admin',
+    success: 200,
+    envelope: 'detailTerminatorEnvelope',
+    async handler(rc) {
+      const row = await getRow(rc.ctx, terminators, rc.params.id!);
+      await terminators.hooks!.decorate!(rc.ctx, [row]);
+      return ok(renderRecord(terminators, row));
+    },
+  },
+  {
+    apis: ['client'],
+    method: 'GET',
+    path: '/current-api-session/service-updates',
+    operationId: 'listServiceUpdates',
+    tag: 'Current API Session',
+    access: 'session',
+    success: 200,
+    envelope: 'listCurrentApiSessionServiceUpdatesEnvelope',
+    async handler(rc) {
+      // Global markers: they move on any access-relevant write, which includes every change to this
+      // identity's access (§4.6); never earlier than this API session or the controller's start.
+      const engine = accessEngine(rc.ctx);
+      const m = await engine.markers(rc.ctx);
+      const session = await engine.apiSession(rc.ctx, rc.principal!.apiSessionId);
+      const times = [m.catalog.changedAt, m.serviceAccess.changedAt, m.identity.changedAt, session?.createdAt ?? '', rc.deps.startedAt.toISOString()];
+      return ok({ lastChangeAt: times.reduce((a, b) => (b > a ? b : a)) });
+    },
+  },
+  {
+    apis: ['client'],
+    method: 'GET',
+    path: '/current-identity/edge-routers',
+    operationId: 'getCurrentIdentityEdgeRouters',
+    tag: 'Current Identity',
+    access: 'session',
+    success: 200,
+    envelope: 'listCurrentIdentityEdgeRoutersEnvelope',
+    async handler(rc) {
+      // Verified routers an edge router policy gives the caller; admins: every verified router (§2.3).
+      const p = rc.principal!;
+      let scope = sql<SqlBool>`${sql.ref('t.isVerified')} = 1`;
+      if (!p.identity.isAdmin) {
+        const engine = accessEngine(rc.ctx);
+        const m = await engine.markers(rc.ctx);
+        const mine = await engine.routersOfIdentity(rc.ctx, m, await engine.identity(rc.ctx, m, p.identity.id));
+        scope = sql<SqlBool>`${scope} and ${inIdList(sql.ref('t.id'), [...mine])}`;
+      }
+      const page = await listEntities(rc.ctx, edgeRouters, listOptions(rc), scope);
+      return listOf(page.rows.map((r) => currentIdentityRouter(renderRecord(edgeRouters, r))), page);
+    },
+  },
+];
+
+/** `currentIdentityEdgeRouterDetail`: the base fields and the router's common properties only. */
+function currentIdentityRouter(r: Record<string, unknown>): Record<string, unknown> {
+  const { id, createdAt, updatedAt, tags, _links, name, hostname, isOnline, cost, noTraversal, supportedProtocols, syncStatus, appData } = r;
+  return { id, createdAt, updatedAt, tags, _links, name, hostname, isOnline, cost, noTraversal, supportedProtocols, syncStatus, appData };
+}

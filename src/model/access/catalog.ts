@@ -1,0 +1,97 @@
+/**
+ * The catalogs the access engine serves from memory: every service as rendered (without the per-identity
+ * `permissions`/`config`/`postureQueries`), the configs and config types those views need, and every edge
+ * router's session-facing fields. They are loaded through the resource definitions (same rows, same
+ * decoration, same rendering as the generic listings), so the fast paths and the SQL paths answer alike.
+ * A catalog is reloaded whole when its marker moves: at 2,000 services or 500 routers that is tens of
+ * milliseconds, once per write, instead of several queries on every request.
+ */
+import { sql, type SqlBool } from 'kysely';
+import { findRows } from '../../store/crud.js';
+import type { Ctx } from '../ctx.js';
+import { renderRecord } from '../render.js';
+import type { Row } from '../resource.js';
+import { edgeRouters } from '../resources/edge-router.js';
+import { services } from '../resources/service.js';
+
+const ALL = sql<SqlBool>`1 = 1`;
+
+export interface ConfigInfo {
+  id: string;
+  name: string;
+  typeId: string;
+  data: unknown;
+}
+
+export interface ServiceCatalog {
+  /** Rendered service records by id; the per-identity fields are added by the view (service-view.ts). */
+  records: Map<string, Record<string, unknown>>;
+  /** The config ids of each service, in the service's order. */
+  serviceConfigs: Map<string, string[]>;
+  configs: Map<string, ConfigInfo>;
+  configTypeNames: Map<string, string>;
+  configTypeIdsByName: Map<string, string>;
+}
+
+export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
+  const rows = await findRows(ctx.db, services, ALL);
+  await services.hooks?.decorate?.(ctx, rows);
+  const records = new Map<string, Record<string, unknown>>();
+  const serviceConfigs = new Map<string, string[]>();
+  for (const r of rows) {
+    records.set(r.id as string, renderRecord(services, r));
+    serviceConfigs.set(r.id as string, (r.configs as string[]) ?? []);
+  }
+  const configs = new Map<string, ConfigInfo>();
+  for (const c of await ctx.db.selectFrom('configs').select(['id', 'name', 'configTypeId', 'data']).execute()) {
+    configs.set(c.id, { id: c.id, name: c.name, typeId: c.configTypeId, data: JSON.parse(c.data) });
+  }
+  const configTypeNames = new Map<string, string>();
+  const configTypeIdsByName = new Map<string, string>();
+  for (const t of await ctx.db.selectFrom('config_types').select(['id', 'name']).execute()) {
+    configTypeNames.set(t.id, t.name);
+    configTypeIdsByName.set(t.name, t.id);
+  }
+  return { records, serviceConfigs, configs, configTypeNames, configTypeIdsByName };
+}
+
+/** An edge router as sessions and policy advice show it (api-schemas.md "Session edge router"). */
+export interface RouterInfo {
+  id: string;
+  name: string;
+  isOnline: boolean;
+  isVerified: boolean;
+  /** The `sessionEdgeRouter` record: `{name, hostname, isOnline, cost, noTraversal, supportedProtocols, syncStatus, urls}`. */
+  sessionRecord: Record<string, unknown>;
+}
+
+export interface RouterCatalog {
+  routers: Map<string, RouterInfo>;
+}
+
+export async function loadRouterCatalog(ctx: Ctx): Promise<RouterCatalog> {
+  const rows: Row[] = await findRows(ctx.db, edgeRouters, ALL);
+  await edgeRouters.hooks?.decorate?.(ctx, rows);
+  const routers = new Map<string, RouterInfo>();
+  for (const r of rows) {
+    const protocols = (r.supportedProtocols as Record<string, string>) ?? {};
+    routers.set(r.id as string, {
+      id: r.id as string,
+      name: r.name as string,
+      isOnline: Boolean(r.isOnline),
+      isVerified: Boolean(r.isVerified),
+      sessionRecord: {
+        name: r.name,
+        hostname: r.hostname ?? '',
+        isOnline: Boolean(r.isOnline),
+        cost: r.cost ?? null,
+        noTraversal: r.noTraversal ?? null,
+        supportedProtocols: protocols,
+        syncStatus: r.syncStatus,
+        // Deprecated twin of supportedProtocols, kept for older SDKs (api-schemas.md).
+        urls: protocols,
+      },
+    });
+  }
+  return { routers };
+}

@@ -1,0 +1,131 @@
+/**
+ * The access engine: who may use which service through which edge routers, answered from memory and kept
+ * exactly current by the store's access markers (docs/policy-engine.md, "Answering access per request").
+ *
+ * Every answer is a cache entry computed by indexed SQL (`queries.ts`) and tagged with the generations of
+ * the markers it depends on; a request first reads the markers (one small query), so any committed write
+ * that could change an answer makes that answer miss. Entries are shared where the inputs are:
+ *
+ * | entry | key | depends on markers |
+ * |---|---|---|
+ * | service catalog, router catalog | – | catalog / router |
+ * | an identity's selecting service and edge router policies, its service-config overrides | identity id | identity, serviceAccess, router |
+ * | services granted (with Dial/Bind) by a set of service policies | the sorted policy ids | serviceAccess |
+ * | edge routers of a set of edge router policies | the sorted policy ids | router |
+ * | edge routers serving a service | service id | router |
+ *
+ * Identities with the same attributes and no `@id` entries are selected by the same policies, so the
+ * expensive entry (a policy set's services, ~25 ms at 100,000 identities and 250 policies) is computed once
+ * per distinct policy set and generation, not per identity. One engine exists per open store; inside a
+ * transaction a throw-away engine is used, so uncommitted state never enters the shared caches.
+ */
+import type { Executor } from '../../store/db.js';
+import { readMarkers, type Markers } from '../../store/access-markers.js';
+import type { Ctx } from '../ctx.js';
+import { loadRouterCatalog, loadServiceCatalog, type RouterCatalog, type ServiceCatalog } from './catalog.js';
+import {
+  edgeRouterPoliciesOf,
+  grantsOf,
+  routersOfPolicies,
+  routersOfService,
+  serviceConfigOverrides,
+  servicePoliciesOf,
+  type ServiceGrants,
+} from './queries.js';
+import { VersionedCache } from './versioned-cache.js';
+
+export interface IdentityAccess {
+  identityId: string;
+  /** Service policies whose identity roles select the identity (sorted ids). */
+  servicePolicyIds: string[];
+  /** Edge router policies whose identity roles select the identity (sorted ids). */
+  edgeRouterPolicyIds: string[];
+  /** serviceId → configTypeId → configId (`/identities/{id}/service-configs`). */
+  overrides: Map<string, Map<string, string>>;
+}
+
+/** What one request needs to answer for one identity, all as of the markers read at its start. */
+export interface AccessView {
+  markers: Markers;
+  identity: IdentityAccess;
+  grants: ServiceGrants;
+  catalog: ServiceCatalog;
+}
+
+export interface ApiSessionInfo {
+  configTypes: string[];
+  createdAt: string;
+}
+
+export class AccessEngine {
+  private readonly services = new VersionedCache<0, ServiceCatalog>(1);
+  private readonly routers = new VersionedCache<0, RouterCatalog>(1);
+  private readonly identities = new VersionedCache<string, IdentityAccess>(100_000);
+  private readonly grants = new VersionedCache<string, ServiceGrants>(1024);
+  private readonly policyRouters = new VersionedCache<string, Set<string>>(1024);
+  private readonly serviceRouters = new VersionedCache<string, Set<string>>(20_000);
+  /** API sessions never change their config types or creation time, so these entries have one version. */
+  private readonly apiSessions = new VersionedCache<string, ApiSessionInfo | undefined>(50_000);
+
+  markers(ctx: Ctx): Promise<Markers> {
+    return readMarkers(ctx.db);
+  }
+
+  serviceCatalog(ctx: Ctx, m: Markers): Promise<ServiceCatalog> {
+    return this.services.get(0, String(m.catalog.gen), () => loadServiceCatalog(ctx));
+  }
+
+  routerCatalog(ctx: Ctx, m: Markers): Promise<RouterCatalog> {
+    return this.routers.get(0, String(m.router.gen), () => loadRouterCatalog(ctx));
+  }
+
+  identity(ctx: Ctx, m: Markers, identityId: string): Promise<IdentityAccess> {
+    const version = `${m.identity.gen}.${m.serviceAccess.gen}.${m.router.gen}`;
+    return this.identities.get(identityId, version, async () => ({
+      identityId,
+      servicePolicyIds: await servicePoliciesOf(ctx.db, identityId),
+      edgeRouterPolicyIds: await edgeRouterPoliciesOf(ctx.db, identityId),
+      overrides: await serviceConfigOverrides(ctx.db, identityId),
+    }));
+  }
+
+  grantsOf(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<ServiceGrants> {
+    return this.grants.get(identity.servicePolicyIds.join(','), String(m.serviceAccess.gen), () => grantsOf(ctx.db, identity.servicePolicyIds));
+  }
+
+  routersOfIdentity(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<Set<string>> {
+    return this.policyRouters.get(identity.edgeRouterPolicyIds.join(','), String(m.router.gen), () => routersOfPolicies(ctx.db, identity.edgeRouterPolicyIds));
+  }
+
+  routersOfService(ctx: Ctx, m: Markers, serviceId: string): Promise<Set<string>> {
+    return this.serviceRouters.get(serviceId, String(m.router.gen), () => routersOfService(ctx.db, serviceId));
+  }
+
+  apiSession(ctx: Ctx, apiSessionId: string): Promise<ApiSessionInfo | undefined> {
+    return this.apiSessions.get(apiSessionId, '', async () => {
+      const row = await ctx.db.selectFrom('api_sessions').select(['configTypes', 'createdAt']).where('id', '=', apiSessionId).executeTakeFirst();
+      return row ? { configTypes: JSON.parse(row.configTypes) as string[], createdAt: row.createdAt as string } : undefined;
+    });
+  }
+
+  /** The service side of one identity's access, as of now. */
+  async view(ctx: Ctx, identityId: string, markers?: Markers): Promise<AccessView> {
+    const m = markers ?? (await this.markers(ctx));
+    const identity = await this.identity(ctx, m, identityId);
+    const [grants, catalog] = await Promise.all([this.grantsOf(ctx, m, identity), this.serviceCatalog(ctx, m)]);
+    return { markers: m, identity, grants, catalog };
+  }
+}
+
+const engines = new WeakMap<Executor, AccessEngine>();
+
+/**
+ * The engine of the context's store. Inside a transaction the caches are bypassed (a fresh engine), so what
+ * a transaction has not committed is never cached for other requests.
+ */
+export function accessEngine(ctx: Ctx): AccessEngine {
+  if (ctx.db.isTransaction) return new AccessEngine();
+  let engine = engines.get(ctx.db);
+  if (!engine) engines.set(ctx.db, (engine = new AccessEngine()));
+  return engine;
+}

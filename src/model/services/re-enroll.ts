@@ -1,0 +1,30 @@
+/**
+ * Turning an authenticator back into an enrollment (parity: controller-behaviours.md §7.2): an admin's way to
+ * let a user who lost a key or password enroll again. The authenticator is deleted and an enrollment of the
+ * matching method created in one transaction: `updb` → `updb` with the same username, a network-issued `cert`
+ * → `ott`, a `cert` issued through a registered CA → `ottca` for that CA.
+ */
+import { withTx } from '../../store/db.js';
+import { createEntity, getRow } from '../crud.js';
+import { iso, withDb, type Ctx } from '../ctx.js';
+import { authenticators } from '../resources/authenticator.js';
+import { enrollments, futureDate } from '../resources/enrollment.js';
+
+/** Returns the new enrollment's id. */
+export async function reEnrollAuthenticator(ctx: Ctx, id: string, expiresAtValue: unknown): Promise<string> {
+  return withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    const row = await getRow(tctx, authenticators, id);
+    const expiresAt = iso(futureDate(ctx, 'expiresAt', expiresAtValue));
+    const identityId = row.identityId as string;
+    let body: Record<string, unknown>;
+    if (row.method === 'updb') {
+      body = { method: 'updb', username: row.username };
+    } else {
+      const ca = row.caId ? await trx.selectFrom('cas').select('id').where('id', '=', row.caId as string).executeTakeFirst() : undefined;
+      body = ca ? { method: 'ottca', caId: ca.id } : { method: 'ott' };
+    }
+    await trx.deleteFrom('authenticators').where('id', '=', id).execute();
+    return createEntity(tctx, enrollments, { ...body, identityId, expiresAt });
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * Services as an identity sees them: the Client API's service list and detail (only services the identity
+ * may Dial or Bind) and the Management API's per-identity views (every service, with `permissions` and
+ * `config` computed for the caller or for `asIdentity`).
+ *
+ * The default page of the client list (no filter, sort or roleFilter) is served from the access engine's
+ * memory: the identity's granted service ids are already in list order, so a page is a slice and each
+ * record a copy of the catalog's rendering. Any other list goes through the generic SQL listing, scoped to
+ * the granted ids, so filters, sorting and paging behave exactly as on every other list.
+ */
+import { sql } from 'kysely';
+import { inIdList } from '../../store/id-list.js';
+import type { Ctx } from '../ctx.js';
+import { getEntity, listEntities, type Page } from '../crud.js';
+import { notFound } from '../errors.js';
+import type { ListOptions } from '../list-query.js';
+import { clampLimit, clampOffset, parsePagingParams } from '../paging.js';
+import { renderRecord } from '../render.js';
+import { filterFields } from '../resource.js';
+import { services } from '../resources/service.js';
+import { roleFilterScope } from '../role-filter.js';
+import { accessEngine, type AccessView } from '../access/engine.js';
+import { configView, selectConfigTypes, serviceRecord, type ConfigTypeSelection } from '../access/service-view.js';
+
+export interface ServiceListRequest {
+  list: ListOptions;
+  roleFilter: string[];
+  roleSemantic?: string;
+  /** Config types asked for in the query; absent: those of the API session (given at authenticate). */
+  configTypes?: string[];
+}
+
+export interface ServicePage {
+  records: Record<string, unknown>[];
+  page: Pick<Page, 'pagination' | 'filterableFields'>;
+}
+
+let filterable: string[] | undefined;
+const filterableFields = () => (filterable ??= Object.keys(filterFields(services)));
+
+/** The config types of a request: the query's when given, else the API session's. */
+async function configSelection(ctx: Ctx, view: AccessView, apiSessionId: string | undefined, requested?: string[]): Promise<ConfigTypeSelection> {
+  const types = requested ?? (apiSessionId ? (await accessEngine(ctx).apiSession(ctx, apiSessionId))?.configTypes : undefined) ?? [];
+  return selectConfigTypes(view.catalog, types);
+}
+
+const recordFor = (view: AccessView, selection: ConfigTypeSelection, base: Record<string, unknown>) => {
+  const id = base.id as string;
+  return serviceRecord(base, view.grants.perms.get(id), configView(view.catalog, id, view.identity.overrides, selection));
+};
+
+const isPlainPage = (req: ServiceListRequest) => !req.list.filter?.trim() && !req.list.sort?.trim() && req.roleFilter.length === 0;
+
+/** Client `GET /services`: the services the identity may Dial or Bind. */
+export async function listServicesOf(ctx: Ctx, identityId: string, apiSessionId: string, req: ServiceListRequest): Promise<ServicePage> {
+  const view = await accessEngine(ctx).view(ctx, identityId);
+  const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
+  if (isPlainPage(req)) {
+    const paging = parsePagingParams(req.list.limit, req.list.offset);
+    const limit = clampLimit(paging.limit);
+    const offset = clampOffset(paging.offset);
+    const records: Record<string, unknown>[] = [];
+    for (const id of view.grants.ids.slice(offset, offset + limit)) {
+      const base = view.catalog.records.get(id);
+      if (base) records.push(recordFor(view, selection, base));
+    }
+    return { records, page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() } };
+  }
+  const granted = inIdList(sql.ref('t.id'), view.grants.ids);
+  const roles = roleFilterScope(services, req.roleFilter, req.roleSemantic);
+  const page = await listEntities(ctx, services, req.list, roles ? sql`(${roles}) and (${granted})` : granted);
+  return { records: page.rows.map((r) => recordFor(view, selection, renderRecord(services, r))), page };
+}
+
+/** Client `GET /services/{id}`: 404 unless the identity may Dial or Bind it. */
+export async function serviceOf(ctx: Ctx, identityId: string, apiSessionId: string, serviceId: string): Promise<Record<string, unknown>> {
+  const view = await accessEngine(ctx).view(ctx, identityId);
+  const base = view.grants.perms.has(serviceId) ? view.catalog.records.get(serviceId) : undefined;
+  if (!base) throw notFound(serviceId, 'service');
+  return recordFor(view, await configSelection(ctx, view, apiSessionId), base);
+}
+
+/**
+ * Management `GET /services`: every service (it is the admin listing), with `permissions` and `config` as
+ * `viewerId` would get them (the caller, or `asIdentity`). This follows the newer reference, which lists all
+ * services and only computes the view per identity (docs/decisions.md).
+ */
+export async function listServicesAs(ctx: Ctx, viewerId: string, apiSessionId: string, req: ServiceListRequest): Promise<ServicePage> {
+  const view = await accessEngine(ctx).view(ctx, viewerId);
+  const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
+  const page = await listEntities(ctx, services, req.list, roleFilterScope(services, req.roleFilter, req.roleSemantic));
+  return { records: page.rows.map((r) => recordFor(view, selection, renderRecord(services, r))), page };
+}
+
+/** Management `GET /services/{id}`: any service, with the caller's view of it. */
+export async function serviceAs(ctx: Ctx, viewerId: string, apiSessionId: string, serviceId: string): Promise<Record<string, unknown>> {
+  const row = await getEntity(ctx, services, serviceId);
+  const view = await accessEngine(ctx).view(ctx, viewerId);
+  return recordFor(view, await configSelection(ctx, view, apiSessionId), renderRecord(services, row));
+}
+
+/** `asIdentity`: an identity id or name (404 when neither matches). */
+export async function resolveIdentityRef(ctx: Ctx, idOrName: string): Promise<string> {
+  const row =
+    (await ctx.db.selectFrom('identities').select('id').where('id', '=', idOrName).executeTakeFirst()) ??
+    (await ctx.db.selectFrom('identities').select('id').where('name', '=', idOrName).executeTakeFirst());
+  if (!row) throw notFound(idOrName, 'identity');
+  return row.id as string;
+}

@@ -1,0 +1,136 @@
+/**
+ * Creating, reading and removing sessions (controller-behaviours.md §4.5).
+ *
+ * Create checks, in the reference's order: the identity may not Dial or Bind the service (404), may not use
+ * the requested type (400, cause field `ServiceId`), posture (open hook, `access/posture.ts`), no edge router
+ * shared by the identity's and the service's router policies (400 NO_EDGE_ROUTERS_AVAILABLE). Only then is
+ * an existing session of the same API session, service and type returned instead of a new one, so a repeat
+ * re-checks access. Access and routers come from the access engine (memory, kept current by the store's
+ * markers), so the checks cost no policy queries.
+ */
+import { sql, type SqlBool } from 'kysely';
+import { iso, type Ctx } from '../ctx.js';
+import { getEntity, listEntities, type Page } from '../crud.js';
+import { DomainError, notFound } from '../errors.js';
+import { newId, newToken } from '../ids.js';
+import type { ListOptions } from '../list-query.js';
+import { renderRecord } from '../render.js';
+import type { Row } from '../resource.js';
+import { accessEngine } from '../access/engine.js';
+import { checkSessionPosture } from '../access/posture.js';
+import { BIND, DIAL, grantingPolicies } from '../access/queries.js';
+import { decorateSession, sessions } from '../resources/session.js';
+import { sessionEdgeRouters } from './session-routers.js';
+
+export type SessionType = 'Dial' | 'Bind';
+
+export interface SessionCaller {
+  identityId: string;
+  apiSessionId: string;
+}
+
+export interface SessionCreate {
+  serviceId?: string;
+  type?: SessionType;
+  tags?: Record<string, unknown> | null;
+}
+
+const SESSION_COLUMNS = ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem', 'token', 'type', 'apiSessionId', 'serviceId', 'identityId'] as const;
+
+async function findSession(ctx: Ctx, apiSessionId: string, serviceId: string, type: SessionType): Promise<Row | undefined> {
+  return ctx.db
+    .selectFrom('sessions')
+    .select([...SESSION_COLUMNS])
+    .where('apiSessionId', '=', apiSessionId)
+    .where('serviceId', '=', serviceId)
+    .where('type', '=', type)
+    .executeTakeFirst();
+}
+
+/** `POST /sessions`: the session record (new or the existing one of this API session, service and type). */
+export async function createSession(ctx: Ctx, caller: SessionCaller, body: SessionCreate): Promise<Record<string, unknown>> {
+  const type: SessionType = body.type ?? 'Dial';
+  const serviceId = body.serviceId ?? '';
+  const engine = accessEngine(ctx);
+  const m = await engine.markers(ctx);
+  const view = await engine.view(ctx, caller.identityId, m);
+  const bits = view.grants.perms.get(serviceId);
+  if (!bits) throw notFound(serviceId, 'service');
+  if (!(bits & (type === 'Dial' ? DIAL : BIND))) {
+    throw new DomainError('COULD_NOT_VALIDATE', {
+      cause: { field: 'ServiceId', reason: 'service not found', value: serviceId },
+      causeMessage: 'ServiceId: service not found',
+    });
+  }
+  await checkSessionPosture(ctx, {
+    identityId: caller.identityId,
+    apiSessionId: caller.apiSessionId,
+    serviceId,
+    type,
+    policies: () => grantingPolicies(ctx.db, view.identity.servicePolicyIds, serviceId, type),
+  });
+  const edgeRouters = await sessionEdgeRouters(ctx, m, view.identity, serviceId);
+  // parity: only the policy linkage is checked, not whether the routers are online (§4.5 step 4).
+  if (edgeRouters.length === 0) throw new DomainError('NO_EDGE_ROUTERS_AVAILABLE');
+
+  let row = await findSession(ctx, caller.apiSessionId, serviceId, type);
+  if (!row) {
+    const now = iso(ctx.now());
+    const values = {
+      id: newId(),
+      createdAt: now,
+      updatedAt: now,
+      tags: JSON.stringify(body.tags ?? {}),
+      isSystem: 0,
+      token: newToken(),
+      type,
+      apiSessionId: caller.apiSessionId,
+      serviceId,
+      identityId: caller.identityId,
+    };
+    // A concurrent create of the same (API session, service, type) may win the unique index: use its row.
+    await ctx.db.insertInto('sessions').values(values).onConflict((oc) => oc.doNothing()).execute();
+    row = (await findSession(ctx, caller.apiSessionId, serviceId, type)) ?? values;
+  }
+  const out: Row = { ...row, tags: typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags };
+  decorateSession(out, view.catalog.records.get(serviceId)?.name as string, edgeRouters);
+  return renderRecord(sessions, out);
+}
+
+const ownedBy = (identityId: string) => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
+
+/** Sessions of one identity (client) or of everyone (management, `identityId` undefined). */
+export async function listSessions(ctx: Ctx, opts: ListOptions, identityId?: string): Promise<{ records: Record<string, unknown>[]; page: Page }> {
+  const page = await listEntities(ctx, sessions, opts, identityId === undefined ? undefined : ownedBy(identityId));
+  return { records: page.rows.map((r) => renderRecord(sessions, r)), page };
+}
+
+/** One session; 404 when it does not exist or (client) belongs to another identity. */
+export async function getSession(ctx: Ctx, id: string, identityId?: string): Promise<Row> {
+  const row = await getEntity(ctx, sessions, id);
+  if (identityId !== undefined && row.identityId !== identityId) throw notFound(id, 'session');
+  return row;
+}
+
+export async function sessionDetail(ctx: Ctx, id: string, identityId?: string): Promise<Record<string, unknown>> {
+  return renderRecord(sessions, await getSession(ctx, id, identityId));
+}
+
+/**
+ * Management detail: adds `servicePolicies`, the policies of the session's type that grant the identity the
+ * service and pass posture (every granting policy passes until posture checks exist).
+ */
+export async function sessionManagementDetail(ctx: Ctx, id: string): Promise<Record<string, unknown>> {
+  const row = await getSession(ctx, id);
+  const engine = accessEngine(ctx);
+  const identity = await engine.identity(ctx, await engine.markers(ctx), row.identityId as string);
+  const policies = await grantingPolicies(ctx.db, identity.servicePolicyIds, row.serviceId as string, row.type as SessionType);
+  const out = renderRecord(sessions, row);
+  out.servicePolicies = policies.map((p) => ({ _links: { self: { href: `./service-policies/${p.id}` } }, entity: 'service-policies', id: p.id, name: p.name }));
+  return out;
+}
+
+export async function deleteSession(ctx: Ctx, id: string, identityId?: string): Promise<void> {
+  const row = await getSession(ctx, id, identityId);
+  await ctx.db.deleteFrom('sessions').where('id', '=', row.id as string).execute();
+}
