@@ -44,37 +44,41 @@ export function send(target: Target, agent: https.Agent, call: Call): Promise<{ 
   });
 }
 
-/** Runs `makeCall(clientIndex, iteration)` from `concurrency` clients for `seconds` (at most `maxRequests`). */
+/**
+ * Runs `makeCall(clientIndex, iteration)` from `concurrency` clients for `seconds` (at most `maxRequests`),
+ * after `warmupSeconds` of the same load that is not recorded: connections, TLS sessions, the JIT of both
+ * sides and the server's caches are warm when measuring starts, for the baseline as for the controller.
+ */
 export async function runLoad(
   target: Target,
-  opts: { concurrency: number; seconds: number; maxRequests?: number; warmup?: number },
+  opts: { concurrency: number; seconds: number; maxRequests?: number; warmupSeconds?: number },
   makeCall: (client: number, i: number) => Call,
 ): Promise<Stats> {
   const agent = new https.Agent({ keepAlive: true, maxSockets: opts.concurrency, ca: target.ca });
-  // Warm up connections and JIT outside the measured window.
-  for (let c = 0; c < opts.concurrency; c++) for (let i = 0; i < (opts.warmup ?? 3); i++) await send(target, agent, makeCall(c, -1 - i)).catch(() => undefined);
+  const loop = async (seconds: number, max: number, record?: (ms: number, ok: boolean) => void) => {
+    let issued = 0;
+    const deadline = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: opts.concurrency }, async (_, c) => {
+        for (let i = 0; performance.now() < deadline && issued < max; i++) {
+          issued++;
+          const call = makeCall(c, record ? i : -1 - i);
+          const t0 = performance.now();
+          try {
+            const res = await send(target, agent, call);
+            record?.(performance.now() - t0, (call.ok ?? [200]).includes(res.status));
+          } catch {
+            record?.(0, false);
+          }
+        }
+      }),
+    );
+  };
+  await loop(opts.warmupSeconds ?? 1, Number.MAX_SAFE_INTEGER);
   const latencies: number[] = [];
   let errors = 0;
-  let issued = 0;
-  const max = opts.maxRequests ?? Number.MAX_SAFE_INTEGER;
   const start = performance.now();
-  const deadline = start + opts.seconds * 1000;
-  await Promise.all(
-    Array.from({ length: opts.concurrency }, async (_, c) => {
-      for (let i = 0; performance.now() < deadline && issued < max; i++) {
-        issued++;
-        const call = makeCall(c, i);
-        const t0 = performance.now();
-        try {
-          const res = await send(target, agent, call);
-          if ((call.ok ?? [200]).includes(res.status)) latencies.push(performance.now() - t0);
-          else errors++;
-        } catch {
-          errors++;
-        }
-      }
-    }),
-  );
+  await loop(opts.seconds, opts.maxRequests ?? Number.MAX_SAFE_INTEGER, (ms, ok) => (ok ? latencies.push(ms) : errors++));
   const seconds = (performance.now() - start) / 1000;
   agent.destroy();
   return summarise(latencies, errors, seconds);

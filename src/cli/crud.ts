@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliProp, CliResource, SchemaInfo } from './resource-meta.js';
-import { requireApi, type Api } from './api.js';
+import { ApiError, requireApi, type Api } from './api.js';
 import { jsonOption } from './options.js';
 import { CliError, type CliIo } from './io.js';
-import { printJson, printList, printRecord, type Column, type Pagination, type Rec } from './output.js';
+import { at, printJson, printList, printRecord, type Column, type Pagination, type Rec } from './output.js';
 import { resolveId, type ListEnvelope } from './resolve.js';
 
 /** How a flag's text becomes a JSON value. */
@@ -26,8 +26,17 @@ export interface FlagOverride {
   description?: string;
   kind?: FlagKind;
   choices?: readonly string[];
-  /** The value names a record of this resource (id or name): it is resolved to the id before sending. */
+  /** The value (or each value of a list) names a record of this resource (id or name): it is resolved to the id before sending. */
   ref?: CliResource;
+  /**
+   * The value is a role list selecting records of this resource (`#attr`, `@id`, `@name`, `#all`): each `@name` is
+   * resolved to `@id` before sending, since the API takes ids only (parity: controller-behaviours.md §11).
+   */
+  roles?: CliResource;
+  /** A boolean flag that sets the prop to the opposite (`--no-traversal` sets `noTraversal: true`). */
+  invert?: boolean;
+  /** A second flag taking the value from a file (JSON for a `json` flag, text otherwise), e.g. `-f, --data-file`. */
+  fromFile?: { name: string; short?: string };
   /** No flag for this path (it stays settable through `--data`). */
   hidden?: boolean;
 }
@@ -49,6 +58,11 @@ export interface EntitySpec {
   flags?: Readonly<Record<string, FlagOverride>>;
   /** Text after the generated help of `create`. */
   createHelp?: string;
+  /**
+   * Names of the generic body options (default `--data JSON` and `-f, --file FILE`), for an entity whose own
+   * prop takes those names (a config's `--data` is the config's data, as in `ziti edge create config`).
+   */
+  bodyFlags?: { data: string; file: string };
   /** Generic verbs this entity leaves out (it adds its own instead, e.g. `enrollment create`). */
   omit?: readonly Verb[];
   /** More options of the generic `create`, and what runs after the record is created (e.g. writing a JWT). */
@@ -81,6 +95,9 @@ export interface FlagDef {
   kind: FlagKind;
   choices?: readonly string[];
   ref?: CliResource;
+  roles?: CliResource;
+  invert?: boolean;
+  fromFile?: { name: string; short?: string };
   description: string;
   modes: ReadonlySet<Mode>;
 }
@@ -156,7 +173,13 @@ export function deriveFlags(spec: EntitySpec): FlagDef[] {
       const k = kindOf(schema, storage);
       const kind = o.kind ?? k.kind;
       const choices = o.choices ?? k.choices;
-      const hint = [choices ? '' : KIND_HINT[kind], o.ref ? `id or name of ${withArticle(o.ref.label)}` : ''].filter(Boolean).join('; ');
+      const hint = [
+        choices ? '' : KIND_HINT[kind],
+        o.ref ? `id or name of ${withArticle(o.ref.label)}` : '',
+        o.roles ? `#attribute, #all, @id or @name of ${withArticle(o.roles.label)}` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
       out.push({
         path,
         name: o.name ?? defaultName(path),
@@ -164,6 +187,9 @@ export function deriveFlags(spec: EntitySpec): FlagDef[] {
         kind,
         choices,
         ref: o.ref,
+        roles: o.roles,
+        invert: o.invert,
+        fromFile: o.fromFile,
         description: (o.description ?? human(path)) + (hint ? ` (${hint})` : ''),
         modes,
       });
@@ -259,15 +285,59 @@ function setPath(body: Rec, path: string, value: unknown): void {
 
 const PLACEHOLDER: Record<FlagKind, string> = { string: 'value', int: 'n', number: 'n', bool: '', list: 'a,b', json: 'json', file: 'file' };
 
-function addFlag(cmd: Command, f: FlagDef): string {
+/** Adds the option(s) of one flag; returns the attribute names of the flag and of its file variant. */
+function addFlag(cmd: Command, f: FlagDef): { attr: string; fileAttr?: string } {
   const long = `--${f.name}`;
   const flags = (f.short ? `-${f.short}, ` : '') + long + (f.kind === 'bool' ? '' : ` <${PLACEHOLDER[f.kind]}>`);
   const opt = new Option(flags, f.description);
   if (f.choices) opt.choices(f.choices as string[]);
   else if (f.kind !== 'bool' && f.kind !== 'string') opt.argParser((raw: string, prev: unknown) => parseValue(f.kind, raw, prev));
   cmd.addOption(opt);
-  if (f.kind === 'bool') cmd.addOption(new Option(`--no-${f.name}`, `set ${human(f.path)} to false`));
-  return opt.attributeName();
+  if (f.kind === 'bool') cmd.addOption(new Option(`--no-${f.name}`, `set ${human(f.path)} to ${f.invert ? 'true' : 'false'}`));
+  let fileAttr: string | undefined;
+  if (f.fromFile) {
+    const what = f.kind === 'json' ? 'a JSON file' : 'a file';
+    const fileOpt = new Option(`${f.fromFile.short ? `-${f.fromFile.short}, ` : ''}--${f.fromFile.name} <file>`, `${human(f.path)} from ${what} (instead of --${f.name})`);
+    fileOpt.argParser((raw: string) => {
+      const text = parseValue('file', raw, undefined) as string;
+      if (f.kind !== 'json') return text;
+      try {
+        return JSON.parse(text);
+      } catch (e) {
+        throw new InvalidArgumentError(`${raw} is not JSON: ${(e as Error).message}`);
+      }
+    });
+    cmd.addOption(fileOpt);
+    fileAttr = fileOpt.attributeName();
+  }
+  return { attr: opt.attributeName(), fileAttr };
+}
+
+/** `Dial` for `dial`: an argument with choices, matched case-insensitively; anything else is a usage error. */
+function choose(f: FlagDef, raw: string): string {
+  if (!f.choices) return raw;
+  const hit = f.choices.find((c) => c.toLowerCase() === raw.toLowerCase());
+  if (hit === undefined) throw new InvalidArgumentError(`expected one of ${f.choices.join(', ')}`);
+  return hit;
+}
+
+/**
+ * A role list with every `@name` replaced by `@id` of the record of `def` it names (an `@id` stays as it is:
+ * ids are tried first). A collection the controller cannot list (yet) is left to the server to check.
+ */
+export async function resolveRoles(api: Api, def: CliResource, roles: readonly string[], flag: string): Promise<string[]> {
+  if (!def.ops.list) return [...roles];
+  return Promise.all(
+    roles.map(async (role) => {
+      if (!role.startsWith('@') || role.length < 2) return role;
+      try {
+        return `@${await resolveId(api, def, role.slice(1))}`;
+      } catch (e) {
+        if (e instanceof CliError && !(e instanceof ApiError)) throw new CliError(`${e.message} (in ${flag} ${role})`, e.exitCode);
+        throw e;
+      }
+    }),
+  );
 }
 
 
@@ -280,46 +350,97 @@ interface WriteOptions extends Rec {
 
 /** Adds the body options of one write mode and returns a builder of the request body from parsed options. */
 function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: readonly FlagDef[]) {
-  const flags = deriveFlags(spec).filter((f) => f.modes.has(mode) && !positional.some((p) => p.path === f.path));
-  const attrs = flags.map((f) => ({ f, attr: addFlag(cmd, f) }));
+  const modeFlags = deriveFlags(spec).filter((f) => f.modes.has(mode));
+  const flags = modeFlags.filter((f) => !positional.some((p) => p.path === f.path));
+  const attrs = flags.map((f) => ({ f, ...addFlag(cmd, f) }));
+  const dataFlag = spec.bodyFlags?.data ?? 'data';
+  const bodyData = new Option(`--${dataFlag} <json>`, 'request body fields as a JSON object; flags override it');
+  const bodyFile = new Option(spec.bodyFlags ? `--${spec.bodyFlags.file} <file>` : '-f, --file <file>', `read request body fields from a JSON file; --${dataFlag} and flags override it`);
   cmd
     .option('--tags <key=value>', 'tags (comma-separated; repeatable)', (raw: string, prev: Rec | undefined) => parseTags(raw, prev))
-    .option('--data <json>', 'request body fields as a JSON object; flags override it')
-    .option('-f, --file <file>', 'read request body fields from a JSON file; --data and flags override it')
+    .addOption(bodyData)
+    .addOption(bodyFile)
     .addOption(jsonOption());
   // Shallower paths first, so `--primary JSON` is applied before `--primary-updb-max-attempts`.
   attrs.sort((a, b) => a.f.path.split('.').length - b.f.path.split('.').length);
 
   return async (api: Api, opts: WriteOptions, args: readonly string[]): Promise<Rec> => {
     let body: Rec = mode === 'create' && spec.createDefaults ? structuredClone(spec.createDefaults) : {};
-    if (opts.file !== undefined) {
+    const fileName = opts[bodyFile.attributeName()] as string | undefined;
+    const dataText = opts[bodyData.attributeName()] as string | undefined;
+    if (fileName !== undefined) {
       let text: string;
       try {
-        text = readFileSync(opts.file, 'utf8');
+        text = readFileSync(fileName, 'utf8');
       } catch (e) {
-        throw new CliError(`error: cannot read ${opts.file}: ${(e as Error).message}`, 2);
+        throw new CliError(`error: cannot read ${fileName}: ${(e as Error).message}`, 2);
       }
-      body = deepMerge(body, parseJsonObject(text, opts.file));
+      body = deepMerge(body, parseJsonObject(text, fileName));
     }
-    if (opts.data !== undefined) body = deepMerge(body, parseJsonObject(opts.data, '--data'));
-    const resolve = async (f: FlagDef, v: unknown) => (f.ref && typeof v === 'string' ? resolveId(api, f.ref, v) : v);
+    if (dataText !== undefined) body = deepMerge(body, parseJsonObject(dataText, `--${dataFlag}`));
+    const resolve = async (f: FlagDef, v: unknown) => {
+      if (!f.ref) return v;
+      if (typeof v === 'string') return resolveId(api, f.ref, v);
+      if (Array.isArray(v)) return Promise.all(v.map((x) => (typeof x === 'string' ? resolveId(api, f.ref!, x) : x)));
+      return v;
+    };
     for (const [i, f] of positional.entries()) {
       let v: unknown;
       try {
-        v = parseValue(f.kind, args[i]!, undefined);
+        v = parseValue(f.kind, choose(f, args[i]!), undefined);
       } catch (e) {
         // Commander reports option values it parses; an argument parsed here needs its own message.
         throw new CliError(`error: argument ${f.name}: ${(e as Error).message}`, 2);
       }
       setPath(body, f.path, await resolve(f, v));
     }
-    for (const { f, attr } of attrs) {
-      const v = opts[attr];
-      if (v !== undefined) setPath(body, f.path, await resolve(f, v));
+    for (const { f, attr, fileAttr } of attrs) {
+      let v = opts[attr];
+      const fromFile = fileAttr !== undefined ? opts[fileAttr] : undefined;
+      if (v !== undefined && fromFile !== undefined) throw new CliError(`error: give --${f.name} or --${f.fromFile!.name}, not both`, 2);
+      v ??= fromFile;
+      if (v === undefined) continue;
+      if (f.invert && typeof v === 'boolean') v = !v;
+      setPath(body, f.path, await resolve(f, v));
+    }
+    // `@name` → `@id` in role lists, wherever they came from (flags, --data or a file).
+    for (const f of modeFlags) {
+      const roles = f.roles ? at(body, f.path) : undefined;
+      if (Array.isArray(roles)) setPath(body, f.path, await resolveRoles(api, f.roles!, roles as string[], `--${f.name}`));
     }
     if (opts.tags) body.tags = { ...(isPlainObject(body.tags) ? body.tags : {}), ...opts.tags };
     return body;
   };
+}
+
+export interface ListOptions {
+  filter?: string;
+  limit?: number;
+  offset?: number;
+  json?: boolean;
+}
+
+/** The options of a paged listing: `--filter`, `--limit`, `--offset`, `--json`. */
+export function listOptions(cmd: Command): Command {
+  return cmd
+    .option('--filter <filter>', 'filter expression (instead of the argument)')
+    .option('--limit <n>', 'page size (the server caps it at 500)', (raw) => parseValue('int', raw, undefined))
+    .option('--offset <n>', 'records to skip', (raw) => parseValue('int', raw, undefined))
+    .addOption(jsonOption());
+}
+
+/** GETs one page of the listing at `path` and prints it as a table ending with the results line, or as JSON. */
+export async function printPage(io: CliIo, api: Api, path: string, columns: readonly Column[], filterArg: string | undefined, opts: ListOptions): Promise<void> {
+  if (filterArg !== undefined && opts.filter !== undefined) throw new CliError('error: give the filter either as an argument or with --filter, not both', 2);
+  const qs = new URLSearchParams();
+  const filter = filterArg ?? opts.filter;
+  if (filter !== undefined) qs.set('filter', filter);
+  if (opts.limit !== undefined) qs.set('limit', String(opts.limit));
+  if (opts.offset !== undefined) qs.set('offset', String(opts.offset));
+  const q = qs.toString();
+  const body = await api.call<ListEnvelope>('GET', `${path}${q ? `?${q}` : ''}`);
+  if (opts.json) printJson(io, body);
+  else printList(io, columns, body.data ?? [], body.meta?.pagination as Pagination | undefined);
 }
 
 /** The field a record of this entity can be named by, if any. */
@@ -340,28 +461,14 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
   const serves = (verb: Verb, op: boolean | undefined) => op === true && !spec.omit?.includes(verb);
 
   if (serves('list', def.ops.list)) {
-    noun
+    const cmd = noun
       .command('list')
       .alias('ls')
       .description(`list ${def.name}, optionally filtered (ZitiQL, e.g. 'name contains "a" sort by name limit 5')`)
-      .argument('[filter]', 'filter expression')
-      .option('--filter <filter>', 'filter expression (instead of the argument)')
-      .option('--limit <n>', 'page size (the server caps it at 500)', (raw) => parseValue('int', raw, undefined))
-      .option('--offset <n>', 'records to skip', (raw) => parseValue('int', raw, undefined))
-      .addOption(jsonOption())
-      .action(async (filterArg: string | undefined, opts: { filter?: string; limit?: number; offset?: number; json?: boolean }) => {
-        if (filterArg !== undefined && opts.filter !== undefined) throw new CliError('error: give the filter either as an argument or with --filter, not both', 2);
-        const api = requireApi(io);
-        const qs = new URLSearchParams();
-        const filter = filterArg ?? opts.filter;
-        if (filter !== undefined) qs.set('filter', filter);
-        if (opts.limit !== undefined) qs.set('limit', String(opts.limit));
-        if (opts.offset !== undefined) qs.set('offset', String(opts.offset));
-        const q = qs.toString();
-        const body = await api.call<ListEnvelope>('GET', `/${def.name}${q ? `?${q}` : ''}`);
-        if (opts.json) printJson(io, body);
-        else printList(io, spec.columns, body.data ?? [], body.meta?.pagination as Pagination | undefined);
-      });
+      .argument('[filter]', 'filter expression');
+    listOptions(cmd).action(async (filterArg: string | undefined, opts: ListOptions) => {
+      await printPage(io, requireApi(io), `/${def.name}`, spec.columns, filterArg, opts);
+    });
   }
 
   if (serves('show', def.ops.detail)) {

@@ -16,6 +16,10 @@ import { registerApiSession } from './commands/api-session.js';
 import { registerEnroll } from './commands/enroll.js';
 import { registerEnrollment } from './commands/enrollment.js';
 import { registerCa } from './commands/ca.js';
+import { registerNetwork } from './commands/network.js';
+import { registerRouters } from './commands/router.js';
+import { registerPolicyAdvice } from './commands/policy-advice.js';
+import { registerRelations } from './relations.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('edgectl')
@@ -35,6 +39,11 @@ export function buildProgram(io: CliIo): Command {
   registerApiSession(program, io);
   registerEnrollment(program, io);
   registerCa(program, io);
+  registerNetwork(program, io);
+  registerRouters(program, io);
+  registerPolicyAdvice(program, io);
+  // Last: sub-collections attach to the nouns registered above.
+  registerRelations(program, io);
   return program;
 }
 

@@ -80,4 +80,103 @@ export const RESOURCE_META: Readonly<Record<string, CliResource>> = {
       "externalIdClaim": {"schema":{"type":"object","properties":{"location":{"anyOf":[{"anyOf":[{"type":"string","const":"COMMON_NAME"},{"type":"string","const":"SAN_URI"},{"type":"string","const":"SAN_EMAIL"}]},{"type":"null"}]},"matcher":{"anyOf":[{"anyOf":[{"type":"string","const":"ALL"},{"type":"string","const":"PREFIX"},{"type":"string","const":"SUFFIX"},{"type":"string","const":"SCHEME"}]},{"type":"null"}]},"matcherCriteria":{"anyOf":[{"type":"string"},{"type":"null"}]},"parser":{"anyOf":[{"anyOf":[{"type":"string","const":"NONE"},{"type":"string","const":"SPLIT"}]},{"type":"null"}]},"parserCriteria":{"anyOf":[{"type":"string"},{"type":"null"}]},"index":{"anyOf":[{"type":"integer"},{"type":"null"}]}}},"storage":"json","create":"optional","patch":true},
     },
   },
+  "config-types": {
+    name: "config-types",
+    label: "config type",
+    ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
+    props: {
+      "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "schema": {"schema":{"type":"object","properties":{}},"storage":"json","create":"optional","patch":true},
+    },
+  },
+  "configs": {
+    name: "configs",
+    label: "config",
+    ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
+    props: {
+      "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "configTypeId": {"schema":{"type":"string"},"storage":"text","create":"required"},
+      "data": {"schema":{"type":"object","properties":{}},"storage":"json","create":"required","patch":true},
+    },
+  },
+  "services": {
+    name: "services",
+    label: "service",
+    ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
+    props: {
+      "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "encryptionRequired": {"schema":{"type":"boolean"},"storage":"bool","create":"required"},
+      "terminatorStrategy": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "roleAttributes": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+      "configs": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+    },
+  },
+  "edge-routers": {
+    name: "edge-routers",
+    label: "edge router",
+    ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
+    props: {
+      "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "cost": {"schema":{"type":"integer"},"storage":"int","create":"optional","patch":true},
+      "noTraversal": {"schema":{"type":"boolean"},"storage":"bool","create":"optional","patch":true},
+      "isTunnelerEnabled": {"schema":{"type":"boolean"},"storage":"bool","create":"optional","patch":true},
+      "roleAttributes": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+      "appData": {"schema":{"type":"object","properties":{}},"storage":"json","create":"optional","patch":true},
+    },
+  },
+  "transit-routers": {
+    name: "transit-routers",
+    label: "router",
+    ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
+    props: {
+      "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "cost": {"schema":{"type":"integer"},"storage":"int","create":"optional","patch":true},
+      "noTraversal": {"schema":{"type":"boolean"},"storage":"bool","create":"optional","patch":true},
+    },
+  },
+  "service-policies": {
+    name: "service-policies",
+    label: "service policy",
+    ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
+    props: {
+      "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "semantic": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "type": {"schema":{"anyOf":[{"type":"string","const":"Dial"},{"type":"string","const":"Bind"}]},"storage":"text","create":"required","patch":true},
+      "identityRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+      "serviceRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+      "postureCheckRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+    },
+  },
+  "edge-router-policies": {
+    name: "edge-router-policies",
+    label: "edge router policy",
+    ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
+    props: {
+      "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "semantic": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "identityRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+      "edgeRouterRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+    },
+  },
+  "service-edge-router-policies": {
+    name: "service-edge-router-policies",
+    label: "service edge router policy",
+    ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
+    props: {
+      "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "semantic": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "serviceRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+      "edgeRouterRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+    },
+  },
+  "posture-checks": {
+    name: "posture-checks",
+    label: "posture check",
+    ops: {},
+    props: {
+      "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "typeId": {"schema":{"type":"string"},"storage":"text","create":"required"},
+      "roleAttributes": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+    },
+  },
 };

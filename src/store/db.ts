@@ -5,7 +5,7 @@
  * added later without touching it; SQLite-specific settings stay in this file.
  */
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import { migrateToLatest } from './migrations/index.js';
 
 // The store is schemaless from kysely's point of view: tables are described by resource definitions.
@@ -28,7 +28,7 @@ export async function openStore(file: string, opts: { readonly?: boolean; migrat
   raw.pragma('foreign_keys = ON');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);
   let closed = false;
   return {
@@ -38,6 +38,34 @@ export async function openStore(file: string, opts: { readonly?: boolean; migrat
       if (closed) return;
       closed = true;
       await db.destroy();
+    },
+  };
+}
+
+/**
+ * kysely prepares a statement for every query it runs, and preparing is the largest single cost of a small
+ * query (more than running it). better-sqlite3 statements are reusable, so they are kept by SQL text (the
+ * parameters are bound per run), least recently used first out. A statement that is still iterating is
+ * never handed out twice: a fresh one is prepared instead.
+ */
+function withStatementCache(raw: Database.Database, max = 2000): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    prepare(sql: string): SqliteStatement {
+      let stmt = statements.get(sql);
+      if (stmt && !stmt.busy) {
+        statements.delete(sql);
+        statements.set(sql, stmt);
+        return stmt as unknown as SqliteStatement;
+      }
+      stmt = raw.prepare(sql);
+      statements.set(sql, stmt);
+      if (statements.size > max) statements.delete(statements.keys().next().value as string);
+      return stmt as unknown as SqliteStatement;
+    },
+    close() {
+      statements.clear();
+      raw.close();
     },
   };
 }

@@ -151,6 +151,11 @@ describe('session create', () => {
     assert.equal(got.length, 25);
     assert.ok(got.every((id: string) => routers.includes(id)), 'only routers of both policies');
     assert.deepEqual(got, sorted(routers).slice(0, 25), 'offline routers in id order');
+    // The newer spec's client listing of a service's routers: every common router, same order.
+    const listed = await u.client.get(`/services/${s}/edge-routers`);
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(listed.body.data.edgeRouters.map((r: any) => names.get(r.name)), sorted(routers));
+    assert.equal((await u.client.get(`/services/${await service()}/edge-routers`)).status, 404);
     const advice = (await admin.get(`/identities/${u.id}/policy-advice/${s}`)).body.data;
     assert.equal(advice.commonRouters.length, 30);
     assert.equal(advice.identityRouterCount, 31);

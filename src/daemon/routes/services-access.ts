@@ -18,9 +18,11 @@ import {
   serviceAs,
   serviceOf,
   type ServiceListRequest,
+  type ServicePage,
 } from '../../model/services/service-listing.js';
+import { commonRouters } from '../../model/services/session-routers.js';
 import { inIdList } from '../../store/id-list.js';
-import { listOf, ok } from '../http/envelope.js';
+import { baseMeta, listOf, ok, RAW, type Envelope } from '../http/envelope.js';
 import { queryArray, queryString, type RequestContext, type RouteDef } from '../http/route.js';
 import { crudRoutes, listOptions } from './crud.js';
 
@@ -31,6 +33,19 @@ function configTypesParam(rc: RequestContext): string[] | undefined {
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter(Boolean);
+}
+
+const DATA_OPEN = Buffer.from('{"data":');
+
+/**
+ * A service page as the list envelope. The default client page arrives already encoded (the access engine
+ * keeps each service's JSON), so its envelope is written as bytes; it is the same `{data, meta}` as `listOf`.
+ */
+function servicePage(rc: RequestContext, p: ServicePage): Envelope | typeof RAW {
+  if (!p.encoded) return listOf(p.records ?? [], p.page);
+  const meta = JSON.stringify({ ...baseMeta(), pagination: p.page.pagination, filterableFields: p.page.filterableFields });
+  void rc.reply.code(200).type('application/json').send(Buffer.concat([DATA_OPEN, ...p.encoded, Buffer.from(`,"meta":${meta}}`)]));
+  return RAW;
 }
 
 const listRequest = (rc: RequestContext): ServiceListRequest => ({
@@ -58,8 +73,7 @@ export const servicesAccessRoutes: RouteDef[] = [
     envelope: 'listServicesEnvelope',
     async handler(rc) {
       const p = rc.principal!;
-      const { records, page } = await listServicesOf(rc.ctx, p.identity.id, p.apiSessionId, listRequest(rc));
-      return listOf(records, page);
+      return servicePage(rc, await listServicesOf(rc.ctx, p.identity.id, p.apiSessionId, listRequest(rc)));
     },
   },
   {
@@ -91,8 +105,7 @@ export const servicesAccessRoutes: RouteDef[] = [
       const p = rc.principal!;
       const as = queryString(rc.query, 'asIdentity');
       const viewer = as ? await resolveIdentityRef(rc.ctx, as) : p.identity.id;
-      const { records, page } = await listServicesAs(rc.ctx, viewer, p.apiSessionId, listRequest(rc));
-      return listOf(records, page);
+      return servicePage(rc, await listServicesAs(rc.ctx, viewer, p.apiSessionId, listRequest(rc)));
     },
   },
   {
@@ -124,6 +137,25 @@ export const servicesAccessRoutes: RouteDef[] = [
       await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!);
       const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOf(rc.params.id!));
       return listOf(page.rows.map((r) => clientTerminator(renderRecord(terminators, r))), page);
+    },
+  },
+  {
+    // Newer spec (operations-head.tsv): the routers a client may use for one service, connected first.
+    apis: ['client'],
+    method: 'GET',
+    path: '/services/{id}/edge-routers',
+    operationId: 'listServiceEdgeRouters',
+    tag: 'Service',
+    access: 'session',
+    success: 200,
+    envelope: 'listServiceEdgeRoutersEnvelope',
+    async handler(rc) {
+      const p = rc.principal!;
+      await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!);
+      const engine = accessEngine(rc.ctx);
+      const m = await engine.markers(rc.ctx);
+      const { common } = await commonRouters(rc.ctx, m, await engine.identity(rc.ctx, m, p.identity.id), rc.params.id!);
+      return ok({ edgeRouters: common.map((r) => r.sessionRecord) });
     },
   },
   {

@@ -12,7 +12,7 @@
  * | an identity's selecting service and edge router policies, its service-config overrides | identity id | identity, serviceAccess, router |
  * | services granted (with Dial/Bind) by a set of service policies | the sorted policy ids | serviceAccess |
  * | edge routers of a set of edge router policies | the sorted policy ids | router |
- * | edge routers serving a service | service id | router |
+ * | edge routers serving a service (and their session order) | service id | router |
  *
  * Identities with the same attributes and no `@id` entries are selected by the same policies, so the
  * expensive entry (a policy set's services, ~25 ms at 100,000 identities and 250 policies) is computed once
@@ -22,7 +22,7 @@
 import type { Executor } from '../../store/db.js';
 import { readMarkers, type Markers } from '../../store/access-markers.js';
 import type { Ctx } from '../ctx.js';
-import { loadRouterCatalog, loadServiceCatalog, type RouterCatalog, type ServiceCatalog } from './catalog.js';
+import { byConnectedThenId, loadRouterCatalog, loadServiceCatalog, type RouterCatalog, type RouterInfo, type ServiceCatalog } from './catalog.js';
 import {
   edgeRouterPoliciesOf,
   grantsOf,
@@ -52,6 +52,12 @@ export interface AccessView {
   catalog: ServiceCatalog;
 }
 
+/** The edge routers serving a service: as a set, and in session order (connected first, then id). */
+export interface ServiceRouters {
+  ids: Set<string>;
+  ordered: RouterInfo[];
+}
+
 export interface ApiSessionInfo {
   configTypes: string[];
   createdAt: string;
@@ -63,7 +69,7 @@ export class AccessEngine {
   private readonly identities = new VersionedCache<string, IdentityAccess>(100_000);
   private readonly grants = new VersionedCache<string, ServiceGrants>(1024);
   private readonly policyRouters = new VersionedCache<string, Set<string>>(1024);
-  private readonly serviceRouters = new VersionedCache<string, Set<string>>(20_000);
+  private readonly serviceRouters = new VersionedCache<string, ServiceRouters>(20_000);
   /** API sessions never change their config types or creation time, so these entries have one version. */
   private readonly apiSessions = new VersionedCache<string, ApiSessionInfo | undefined>(50_000);
 
@@ -97,8 +103,13 @@ export class AccessEngine {
     return this.policyRouters.get(identity.edgeRouterPolicyIds.join(','), String(m.router.gen), () => routersOfPolicies(ctx.db, identity.edgeRouterPolicyIds));
   }
 
-  routersOfService(ctx: Ctx, m: Markers, serviceId: string): Promise<Set<string>> {
-    return this.serviceRouters.get(serviceId, String(m.router.gen), () => routersOfService(ctx.db, serviceId));
+  routersOfService(ctx: Ctx, m: Markers, serviceId: string): Promise<ServiceRouters> {
+    return this.serviceRouters.get(serviceId, String(m.router.gen), async () => {
+      const ids = await routersOfService(ctx.db, serviceId);
+      const { routers } = await this.routerCatalog(ctx, m);
+      const ordered = [...ids].flatMap((id) => routers.get(id) ?? []).sort(byConnectedThenId);
+      return { ids, ordered };
+    });
   }
 
   apiSession(ctx: Ctx, apiSessionId: string): Promise<ApiSessionInfo | undefined> {

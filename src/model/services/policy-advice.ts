@@ -10,7 +10,7 @@ import { identities } from '../resources/identity.js';
 import { services } from '../resources/service.js';
 import { accessEngine } from '../access/engine.js';
 import { BIND, DIAL } from '../access/queries.js';
-import { byConnectedThenId, commonRouters } from './session-routers.js';
+import { commonRouters } from './session-routers.js';
 
 export async function policyAdvice(ctx: Ctx, identityId: string, serviceId: string): Promise<Record<string, unknown>> {
   const identity = await getRow(ctx, identities, identityId);
@@ -29,6 +29,6 @@ export async function policyAdvice(ctx: Ctx, identityId: string, serviceId: stri
     isBindAllowed: (bits & BIND) !== 0,
     identityRouterCount: mine.size,
     serviceRouterCount: serving.size,
-    commonRouters: common.sort(byConnectedThenId).map((r) => ({ ...entityRef('edge-routers', r.id, r.name), isOnline: r.isOnline })),
+    commonRouters: common.map((r) => ({ ...entityRef('edge-routers', r.id, r.name), isOnline: r.isOnline })),
   };
 }

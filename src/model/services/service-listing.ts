@@ -20,7 +20,7 @@ import { filterFields } from '../resource.js';
 import { services } from '../resources/service.js';
 import { roleFilterScope } from '../role-filter.js';
 import { accessEngine, type AccessView } from '../access/engine.js';
-import { configView, selectConfigTypes, serviceRecord, type ConfigTypeSelection } from '../access/service-view.js';
+import { configView, encodedServiceRecord, selectConfigTypes, serviceRecord, type ConfigTypeSelection } from '../access/service-view.js';
 
 export interface ServiceListRequest {
   list: ListOptions;
@@ -31,7 +31,9 @@ export interface ServiceListRequest {
 }
 
 export interface ServicePage {
-  records: Record<string, unknown>[];
+  /** The records, or (default client page) `encoded`: the JSON array of the records, as byte chunks. */
+  records?: Record<string, unknown>[];
+  encoded?: Buffer[];
   page: Pick<Page, 'pagination' | 'filterableFields'>;
 }
 
@@ -49,6 +51,8 @@ const recordFor = (view: AccessView, selection: ConfigTypeSelection, base: Recor
   return serviceRecord(base, view.grants.perms.get(id), configView(view.catalog, id, view.identity.overrides, selection));
 };
 
+const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((c) => Buffer.from(c)) as [Buffer, Buffer, Buffer];
+
 const isPlainPage = (req: ServiceListRequest) => !req.list.filter?.trim() && !req.list.sort?.trim() && req.roleFilter.length === 0;
 
 /** Client `GET /services`: the services the identity may Dial or Bind. */
@@ -59,12 +63,15 @@ export async function listServicesOf(ctx: Ctx, identityId: string, apiSessionId:
     const paging = parsePagingParams(req.list.limit, req.list.offset);
     const limit = clampLimit(paging.limit);
     const offset = clampOffset(paging.offset);
-    const records: Record<string, unknown>[] = [];
+    const encoded: Buffer[] = [OPEN];
     for (const id of view.grants.ids.slice(offset, offset + limit)) {
-      const base = view.catalog.records.get(id);
-      if (base) records.push(recordFor(view, selection, base));
+      const prefix = view.catalog.encoded.get(id);
+      if (!prefix) continue;
+      if (encoded.length > 1) encoded.push(COMMA);
+      encoded.push(...encodedServiceRecord(prefix, view.grants.perms.get(id), configView(view.catalog, id, view.identity.overrides, selection)));
     }
-    return { records, page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() } };
+    encoded.push(CLOSE);
+    return { encoded, page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() } };
   }
   const granted = inIdList(sql.ref('t.id'), view.grants.ids);
   const roles = roleFilterScope(services, req.roleFilter, req.roleSemantic);

@@ -1,0 +1,70 @@
+/**
+ * `edgectl policy-advice IDENTITY SERVICE`: whether an identity can use a service, and if not why (parity: the
+ * reference's `policy-advisor`, controller-behaviours.md §2.3, §11): may it dial, may it bind, how many edge
+ * routers its edge router policies give it, how many carry the service, and the routers common to both.
+ */
+import type { Command } from 'commander';
+import { requireApi } from '../api.js';
+import { resolveEntityId } from '../crud.js';
+import { identitySpec } from '../entities/identity.js';
+import { serviceSpec } from '../entities/service.js';
+import type { CliIo } from '../io.js';
+import { jsonOption } from '../options.js';
+import { cell, col, printJson, printRecord, renderTable, type Rec } from '../output.js';
+
+interface Advice {
+  identity?: Rec;
+  service?: Rec;
+  identityId: string;
+  serviceId: string;
+  isDialAllowed: boolean;
+  isBindAllowed: boolean;
+  identityRouterCount: number;
+  serviceRouterCount: number;
+  commonRouters: { id: string; name?: string; isOnline?: boolean }[];
+}
+
+/** What stands between the identity and the service, in the order someone would fix it. */
+export function adviceProblems(a: Advice): string[] {
+  const out: string[] = [];
+  if (!a.isDialAllowed && !a.isBindAllowed) out.push('no service policy grants the identity Dial or Bind on the service');
+  if (a.identityRouterCount === 0) out.push('no edge router policy gives the identity an edge router');
+  if (a.serviceRouterCount === 0) out.push('no service edge router policy gives the service an edge router');
+  if (a.identityRouterCount > 0 && a.serviceRouterCount > 0 && a.commonRouters.length === 0) out.push('the identity and the service have no edge router in common');
+  if (a.commonRouters.length > 0 && !a.commonRouters.some((r) => r.isOnline)) out.push('no common edge router is online');
+  return out;
+}
+
+const yesNo = (b: boolean) => (b ? 'yes' : 'no');
+
+export function registerPolicyAdvice(program: Command, io: CliIo): void {
+  program
+    .command('policy-advice')
+    .alias('policy-advisor')
+    .description('explain whether an identity can use a service: dial/bind permission and the edge routers they share')
+    .argument('identity', "the identity's id or name")
+    .argument('service', "the service's id or name")
+    .addOption(jsonOption())
+    .action(async (identity: string, service: string, opts: { json?: boolean }) => {
+      const api = requireApi(io);
+      const [identityId, serviceId] = await Promise.all([resolveEntityId(api, identitySpec, identity), resolveEntityId(api, serviceSpec, service)]);
+      const res = await api.call<{ data: Advice }>('GET', `/identities/${encodeURIComponent(identityId)}/policy-advice/${encodeURIComponent(serviceId)}`);
+      if (opts.json) return printJson(io, res);
+      const a = res.data;
+      const online = a.commonRouters.filter((r) => r.isOnline).length;
+      const rows: [string, string][] = [
+        ['identity', cell(a.identity ?? a.identityId)],
+        ['service', cell(a.service ?? a.serviceId)],
+        ['dial allowed', yesNo(a.isDialAllowed)],
+        ['bind allowed', yesNo(a.isBindAllowed)],
+        ['identity edge routers', String(a.identityRouterCount)],
+        ['service edge routers', String(a.serviceRouterCount)],
+        ['common edge routers', `${a.commonRouters.length} (${online} online)`],
+      ];
+      printRecord(io, Object.fromEntries(rows));
+      if (a.commonRouters.length > 0) io.out(renderTable([col('COMMON EDGE ROUTER', 'name'), col('ID', 'id'), col('ONLINE', 'isOnline')], a.commonRouters as Rec[]));
+      const problems = adviceProblems(a);
+      if (problems.length === 0) io.out('OKAY: the identity can use the service');
+      else for (const p of problems) io.out(`ERROR: ${p}`);
+    });
+}

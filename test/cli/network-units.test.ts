@@ -1,0 +1,98 @@
+/**
+ * The network-model CLI's pure pieces, in-process: flags of the new nouns, `@name` → `@id` in role lists
+ * (against a fake API), the sub-collection table against the controller's listings, and policy-advice verdicts.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Api } from '../../src/cli/api.js';
+import { deriveFlags, resolveRoles } from '../../src/cli/crud.js';
+import { adviceProblems } from '../../src/cli/commands/policy-advice.js';
+import { configSpec } from '../../src/cli/entities/config.js';
+import { servicePolicySpec } from '../../src/cli/entities/policy.js';
+import { edgeRouterSpec } from '../../src/cli/entities/router.js';
+import { CliError } from '../../src/cli/io.js';
+import { RELATIONS } from '../../src/cli/relations.js';
+import { postureChecks, services } from '../../src/cli/resources.js';
+import { relatedRoutes } from '../../src/daemon/routes/related.js';
+
+/** An Api answering `GET /services?filter=<field> = "<x>"` from a fixed list of records. */
+function fakeApi(records: { id: string; name: string }[]): Api & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    login: {} as Api['login'],
+    transport: {} as Api['transport'],
+    async call<T>(_method: string, path: string): Promise<T> {
+      calls.push(path);
+      const filter = new URLSearchParams(path.split('?')[1]).get('filter') ?? '';
+      const m = filter.match(/^(\w+) = "(.*)"$/);
+      assert.ok(m, filter);
+      const data = records.filter((r) => r[m[1] as 'id' | 'name'] === m[2]);
+      return { data } as T;
+    },
+  };
+}
+
+describe('network CLI pieces', () => {
+  it('derives the flags of the new nouns with their overrides', () => {
+    const sp = new Map(deriveFlags(servicePolicySpec).map((f) => [f.path, f]));
+    assert.equal(sp.get('serviceRoles')?.roles?.name, 'services');
+    assert.equal(sp.get('identityRoles')?.roles?.name, 'identities');
+    assert.equal(sp.get('postureCheckRoles')?.short, 'p');
+    assert.deepEqual(sp.get('type')?.choices, ['Dial', 'Bind']);
+    assert.deepEqual(sp.get('semantic')?.choices, ['AllOf', 'AnyOf']);
+
+    const er = new Map(deriveFlags(edgeRouterSpec).map((f) => [f.path, f]));
+    assert.equal(er.get('noTraversal')?.name, 'traversal');
+    assert.equal(er.get('noTraversal')?.invert, true);
+    assert.equal(er.get('isTunnelerEnabled')?.name, 'tunneler-enabled');
+    assert.equal(er.get('appData')?.kind, 'json');
+
+    const config = new Map(deriveFlags(configSpec).map((f) => [f.path, f]));
+    assert.equal(config.get('data')?.name, 'data');
+    assert.deepEqual(config.get('data')?.fromFile, { name: 'data-file', short: 'f' });
+    assert.equal(config.get('configTypeId')?.ref?.name, 'config-types');
+  });
+
+  it('resolves @name to @id in role lists, keeping #attr, #all and @id', async () => {
+    const api = fakeApi([
+      { id: 'S1', name: 'web' },
+      { id: 'S2', name: 'db' },
+    ]);
+    assert.deepEqual(await resolveRoles(api, services, ['#eng', '@web', '@S2', '#all'], '--service-roles'), ['#eng', '@S1', '@S2', '#all']);
+    await assert.rejects(
+      resolveRoles(api, services, ['@nope'], '--service-roles'),
+      (e: unknown) => e instanceof CliError && e.exitCode === 1 && /no service with id or name "nope" \(in --service-roles @nope\)/.test(e.message),
+    );
+  });
+
+  it('refuses an ambiguous @name', async () => {
+    const api = fakeApi([
+      { id: 'S1', name: 'twin' },
+      { id: 'S2', name: 'twin' },
+    ]);
+    await assert.rejects(resolveRoles(api, services, ['@twin'], '--service-roles'), (e: unknown) => e instanceof CliError && /more than one service/.test(e.message));
+  });
+
+  it('leaves roles of a collection the controller cannot list to the server', async () => {
+    const api = fakeApi([]);
+    assert.equal(postureChecks.ops.list, undefined, 'update this test when posture checks get their operations');
+    assert.deepEqual(await resolveRoles(api, postureChecks, ['@pc'], '--posture-check-roles'), ['@pc']);
+    assert.deepEqual(api.calls, []);
+  });
+
+  it('has a sub-collection command for every related listing of the controller, and no other', () => {
+    const cli = RELATIONS.map((r) => `/${r.parent.def.name}/{id}/${r.segment ?? r.child.def.name}`).sort();
+    const server = relatedRoutes.map((r) => r.path).filter((p) => p.includes('{id}')).sort();
+    assert.deepEqual(cli, server);
+  });
+
+  it('explains what keeps an identity from a service', () => {
+    const base = { identityId: 'I', serviceId: 'S', isDialAllowed: true, isBindAllowed: false, identityRouterCount: 1, serviceRouterCount: 1, commonRouters: [{ id: 'R', isOnline: true }] };
+    assert.deepEqual(adviceProblems(base), []);
+    assert.deepEqual(adviceProblems({ ...base, isDialAllowed: false }), ['no service policy grants the identity Dial or Bind on the service']);
+    assert.deepEqual(adviceProblems({ ...base, commonRouters: [] }), ['the identity and the service have no edge router in common']);
+    assert.deepEqual(adviceProblems({ ...base, identityRouterCount: 0, commonRouters: [] }), ['no edge router policy gives the identity an edge router']);
+    assert.deepEqual(adviceProblems({ ...base, commonRouters: [{ id: 'R', isOnline: false }] }), ['no common edge router is online']);
+  });
+});
