@@ -13,6 +13,7 @@ import { createIdentity, createUser, startTestServer, type ApiClient, type TestS
 import { request, type HttpResponse } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { issueClientCert, newIntermediateCa, newRootCa, type TestCa, type TestClientCert } from '../harness/third-party-pki.js';
+import { assertError, unique } from '../harness/assert.js';
 import { ExtendedKeyUsage, verifyEnrollmentJwt } from '../../src/pki/index.js';
 
 let server: TestServer;
@@ -25,14 +26,8 @@ before(async () => {
 after(() => server.close());
 
 const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
-const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 
-function assertError(res: HttpResponse, status: number, code: string, field?: string) {
-  assert.equal(res.status, status, `status (body ${res.text})`);
-  assert.equal(res.body.error?.code, code, `error code (body ${res.text})`);
-  if (field !== undefined) assert.equal(res.body.error.cause?.field, field, `cause field (body ${res.text})`);
-}
 
 interface CaFlags {
   isAuthEnabled?: boolean;

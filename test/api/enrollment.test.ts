@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import tls from 'node:tls';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createIdentity, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { request, type HttpResponse } from '../harness/http.js';
+import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
+import { assertError, unique } from '../harness/assert.js';
 import {
   createSelfSignedCa,
   generateKeyAndCsr,
@@ -34,14 +35,8 @@ after(() => server.close());
 
 const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
 const mgmtUrl = (path: string) => `${server.url}/edge/management/v1${path}`;
-const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 
-function assertError(res: HttpResponse, status: number, code: string, field?: string) {
-  assert.equal(res.status, status, `status (body ${res.text})`);
-  assert.equal(res.body.error?.code, code, `error code (body ${res.text})`);
-  if (field !== undefined) assert.equal(res.body.error.cause?.field, field, `cause field (body ${res.text})`);
-}
 
 /** POST /enroll/ott the 0.25.6 way: token in the query, the CSR as a raw PEM body, PEM answer. */
 const enrollOttPem = (token: string, csrPem: string, contentType = 'application/pkcs10') =>

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createIdentity, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
+import { assertFieldError, unique } from '../harness/assert.js';
 import { roleMatches, type Semantic } from '../../src/model/policy/roles.js';
 
 let server: TestServer;
@@ -19,22 +20,16 @@ before(async () => {
 });
 after(() => server.close());
 
-const uniq = (p: string) => `${p}-${Math.random().toString(36).slice(2, 8)}`;
 const q = (filter: string) => `filter=${encodeURIComponent(filter)}`;
 
-function assertFieldError(res: { status: number; body: any }, field: string) {
-  assert.equal(res.status, 400, JSON.stringify(res.body));
-  assert.equal(res.body.error.code, 'COULD_NOT_VALIDATE');
-  assert.equal(res.body.error.cause?.field, field, JSON.stringify(res.body.error));
-}
 
 async function create(path: string, body: Record<string, unknown>): Promise<string> {
   const res = await admin.post(path, body);
   if (res.status !== 201) throw new Error(`create ${path} failed: ${res.status} ${res.text}`);
   return res.body.data.id;
 }
-const service = (body: Record<string, unknown> = {}) => create('/services', { name: uniq('svc'), encryptionRequired: true, ...body });
-const router = (body: Record<string, unknown> = {}) => create('/edge-routers', { name: uniq('er'), ...body });
+const service = (body: Record<string, unknown> = {}) => create('/services', { name: unique('svc'), encryptionRequired: true, ...body });
+const router = (body: Record<string, unknown> = {}) => create('/edge-routers', { name: unique('er'), ...body });
 
 type Collection = 'identities' | 'services' | 'edge-routers';
 
@@ -53,7 +48,7 @@ describe('policy CRUD', () => {
     const sides = Object.keys(kind.sides);
     describe(kind.path, () => {
       test('create defaults semantic to AllOf and role lists to empty; detail and list match the reference', async () => {
-        const id = await create(`/${kind.path}`, { name: uniq(k), ...kind.extra });
+        const id = await create(`/${kind.path}`, { name: unique(k), ...kind.extra });
         const d = await admin.get(`/${kind.path}/${id}`);
         assert.equal(d.status, 200);
         assert.equal(d.body.data.semantic, 'AllOf');
@@ -69,25 +64,25 @@ describe('policy CRUD', () => {
 
       test('role entries are validated: prefix, #all alone, existing @ids; semantic in any case', async () => {
         for (const s of sides) {
-          assertFieldError(await admin.post(`/${kind.path}`, { name: uniq(k), ...kind.extra, [s]: ['noprefix'] }), s);
-          assertFieldError(await admin.post(`/${kind.path}`, { name: uniq(k), ...kind.extra, [s]: ['#'] }), s);
-          assertFieldError(await admin.post(`/${kind.path}`, { name: uniq(k), ...kind.extra, [s]: ['#all', '#x'] }), s);
-          const missing = await admin.post(`/${kind.path}`, { name: uniq(k), ...kind.extra, [s]: ['@no-such-entity'] });
+          assertFieldError(await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, [s]: ['noprefix'] }), s);
+          assertFieldError(await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, [s]: ['#'] }), s);
+          assertFieldError(await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, [s]: ['#all', '#x'] }), s);
+          const missing = await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, [s]: ['@no-such-entity'] });
           assertFieldError(missing, s);
           assert.match(missing.body.error.cause.reason, /no .* found with the given ids/);
         }
-        assertFieldError(await admin.post(`/${kind.path}`, { name: uniq(k), ...kind.extra, semantic: 'OneOf' }), 'semantic');
+        assertFieldError(await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, semantic: 'OneOf' }), 'semantic');
         assertFieldError(await admin.post(`/${kind.path}`, { ...kind.extra }), 'name');
-        const id = await create(`/${kind.path}`, { name: uniq(k), ...kind.extra, semantic: 'anyof' });
+        const id = await create(`/${kind.path}`, { name: unique(k), ...kind.extra, semantic: 'anyof' });
         assert.equal((await admin.get(`/${kind.path}/${id}`)).body.data.semantic, 'AnyOf');
         assertFieldError(await admin.patch(`/${kind.path}/${id}`, { [sides[0]!]: ['bad'] }), sides[0]!);
-        const name = uniq('dup');
+        const name = unique('dup');
         await create(`/${kind.path}`, { name, ...kind.extra });
         assertFieldError(await admin.post(`/${kind.path}`, { name, ...kind.extra }), 'name');
       });
 
       test('update replaces the role lists, patch changes only what is sent, delete removes', async () => {
-        const id = await create(`/${kind.path}`, { name: uniq(k), ...kind.extra, semantic: 'AnyOf', [sides[0]!]: ['#a'], [sides[1]!]: ['#b'] });
+        const id = await create(`/${kind.path}`, { name: unique(k), ...kind.extra, semantic: 'AnyOf', [sides[0]!]: ['#a'], [sides[1]!]: ['#b'] });
         assert.equal((await admin.patch(`/${kind.path}/${id}`, { [sides[0]!]: ['#c', '#d'] })).status, 200);
         let d = (await admin.get(`/${kind.path}/${id}`)).body.data;
         assert.deepEqual(d[sides[0]!], ['#c', '#d']);
@@ -106,11 +101,11 @@ describe('policy CRUD', () => {
   }
 
   test('a service policy needs a type of Dial or Bind; filters see type, roles and matched services', async () => {
-    assertFieldError(await admin.post('/service-policies', { name: uniq('sp') }), 'type');
-    assertFieldError(await admin.post('/service-policies', { name: uniq('sp'), type: 'Invalid' }), 'type');
-    const tag = uniq('ft');
+    assertFieldError(await admin.post('/service-policies', { name: unique('sp') }), 'type');
+    assertFieldError(await admin.post('/service-policies', { name: unique('sp'), type: 'Invalid' }), 'type');
+    const tag = unique('ft');
     const svc = await service({ roleAttributes: [tag] });
-    const id = await create('/service-policies', { name: uniq('sp'), type: 'Bind', serviceRoles: [`#${tag}`], postureCheckRoles: ['#mfa'] });
+    const id = await create('/service-policies', { name: unique('sp'), type: 'Bind', serviceRoles: [`#${tag}`], postureCheckRoles: ['#mfa'] });
     const byType = await admin.get(`/service-policies?${q(`type = "Bind" and anyOf(serviceRoles) = "#${tag}"`)}`);
     assert.deepEqual(byType.body.data.map((p: any) => p.id), [id]);
     const byMatch = await admin.get(`/service-policies?${q(`anyOf(services) = "${svc}"`)}`);
@@ -119,14 +114,14 @@ describe('policy CRUD', () => {
     assert.equal(pcs.status, 200);
     assert.deepEqual(pcs.body.data, []);
     assert.deepEqual(checkResponse('management', '/service-policies/{id}/posture-checks', 'GET', 200, pcs.body), []);
-    assertFieldError(await admin.post('/service-policies', { name: uniq('sp'), type: 'Dial', postureCheckRoles: ['@nope'] }), 'postureCheckRoles');
+    assertFieldError(await admin.post('/service-policies', { name: unique('sp'), type: 'Dial', postureCheckRoles: ['@nope'] }), 'postureCheckRoles');
   });
 
   test('RolesDisplay shows current names and follows renames; deleting an entity removes its @id', async () => {
-    const ident = await createIdentity(admin, { name: uniq('disp-id') });
+    const ident = await createIdentity(admin, { name: unique('disp-id') });
     const svc = await service();
-    const id = await create('/service-policies', { name: uniq('disp'), type: 'Dial', identityRoles: ['#x', `@${ident}`], serviceRoles: [`@${svc}`] });
-    const newName = uniq('renamed');
+    const id = await create('/service-policies', { name: unique('disp'), type: 'Dial', identityRoles: ['#x', `@${ident}`], serviceRoles: [`@${svc}`] });
+    const newName = unique('renamed');
     assert.equal((await admin.patch(`/identities/${ident}`, { name: newName })).status, 200);
     let d = (await admin.get(`/service-policies/${id}`)).body.data;
     assert.deepEqual(d.identityRolesDisplay, [
@@ -254,9 +249,9 @@ const resolve = (roles: string[], c: Collection) => roles.map((r) => r.replace(/
 describe('policy matching through the affected listings', () => {
   before(async () => {
     for (const [i, attrs] of ATTRIBUTES.entries()) {
-      model.identities.push(await createIdentity(admin, { name: uniq(`m-id-${i}`), roleAttributes: attrs }));
-      model.services.push(await service({ name: uniq(`m-svc-${i}`), roleAttributes: attrs }));
-      model['edge-routers'].push(await router({ name: uniq(`m-er-${i}`), roleAttributes: attrs }));
+      model.identities.push(await createIdentity(admin, { name: unique(`m-id-${i}`), roleAttributes: attrs }));
+      model.services.push(await service({ name: unique(`m-svc-${i}`), roleAttributes: attrs }));
+      model['edge-routers'].push(await router({ name: unique(`m-er-${i}`), roleAttributes: attrs }));
     }
   });
 
@@ -264,7 +259,7 @@ describe('policy matching through the affected listings', () => {
     for (const semantic of ['AllOf', 'AnyOf'] as const) {
       for (const row of ROLE_TABLE) {
         for (const k of KIND_NAMES) {
-          const body: Record<string, unknown> = { name: uniq(`${k}-${semantic}`), semantic, ...KINDS[k].extra };
+          const body: Record<string, unknown> = { name: unique(`${k}-${semantic}`), semantic, ...KINDS[k].extra };
           for (const [side, c] of Object.entries(KINDS[k].sides)) body[side] = resolve(row.roles, c);
           const id = await create(`/${KINDS[k].path}`, body);
           model.policies[k].push(id);
@@ -326,9 +321,9 @@ describe('policy matching through the affected listings', () => {
     for (const k of KIND_NAMES) {
       const [a, b] = [model.policies[k][1]!, model.policies[k][8]!]; // AllOf two attributes, AnyOf one attribute
       const sides = Object.entries(KINDS[k].sides);
-      const bodyA = { name: uniq('put'), semantic: 'AnyOf', ...KINDS[k].extra, [sides[0]![0]]: ['#green'], [sides[1]![0]]: resolve(['@{1}', '#red'], sides[1]![1]) };
+      const bodyA = { name: unique('put'), semantic: 'AnyOf', ...KINDS[k].extra, [sides[0]![0]]: ['#green'], [sides[1]![0]]: resolve(['@{1}', '#red'], sides[1]![1]) };
       assert.equal((await admin.put(`/${KINDS[k].path}/${a}`, bodyA)).status, 200);
-      assert.equal((await admin.put(`/${KINDS[k].path}/${b}`, { name: uniq('put'), ...KINDS[k].extra, [sides[0]![0]]: ['#all'] })).status, 200);
+      assert.equal((await admin.put(`/${KINDS[k].path}/${b}`, { name: unique('put'), ...KINDS[k].extra, [sides[0]![0]]: ['#all'] })).status, 200);
     }
     await verifyListings('after policy update');
   });
@@ -338,7 +333,7 @@ describe('policy matching through the affected listings', () => {
       const sides = Object.entries(KINDS[k].sides);
       assert.equal((await admin.patch(`/${KINDS[k].path}/${model.policies[k][4]}`, { semantic: 'AnyOf' })).status, 200);
       assert.equal((await admin.patch(`/${KINDS[k].path}/${model.policies[k][10]}`, { [sides[1]![0]]: resolve(['#blue', '@{3}'], sides[1]![1]) })).status, 200);
-      assert.equal((await admin.patch(`/${KINDS[k].path}/${model.policies[k][3]}`, { name: uniq('renamed-only') })).status, 200);
+      assert.equal((await admin.patch(`/${KINDS[k].path}/${model.policies[k][3]}`, { name: unique('renamed-only') })).status, 200);
     }
     await verifyListings('after policy patch');
   });
@@ -354,9 +349,9 @@ describe('policy matching through the affected listings', () => {
   });
 
   test('after new entities are created, existing policies select them', async () => {
-    model.identities.push(await createIdentity(admin, { name: uniq('m-id-new'), roleAttributes: ['red', 'blue', 'green'] }));
-    model.services.push(await service({ name: uniq('m-svc-new'), roleAttributes: ['green'] }));
-    model['edge-routers'].push(await router({ name: uniq('m-er-new'), roleAttributes: ['red'], isTunnelerEnabled: true }));
+    model.identities.push(await createIdentity(admin, { name: unique('m-id-new'), roleAttributes: ['red', 'blue', 'green'] }));
+    model.services.push(await service({ name: unique('m-svc-new'), roleAttributes: ['green'] }));
+    model['edge-routers'].push(await router({ name: unique('m-er-new'), roleAttributes: ['red'], isTunnelerEnabled: true }));
     model.identities.push(model['edge-routers'][4]!); // the tunneler's Router identity
     await verifyListings('after entity create');
   });

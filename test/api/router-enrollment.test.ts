@@ -7,8 +7,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { request, type HttpResponse } from '../harness/http.js';
+import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
+import { assertError, unique } from '../harness/assert.js';
 import { generateKeyAndCsr, parseCertificates, spiffeId, verifyChain } from '../../src/pki/index.js';
 
 let server: TestServer;
@@ -21,14 +22,9 @@ before(async () => {
 after(() => server.close());
 
 const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
-const unique = (prefix: string) => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 
-function assertError(res: HttpResponse, status: number, code: string) {
-  assert.equal(res.status, status, `status (body ${res.text})`);
-  assert.equal(res.body.error?.code, code, `error code (body ${res.text})`);
-}
 
 async function createRouter(collection: 'edge-routers' | 'transit-routers'): Promise<{ id: string; detail: Record<string, any> }> {
   const res = await admin.post(`/${collection}`, { name: unique('router') });

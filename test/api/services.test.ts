@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
+import { assertFieldError, unique } from '../harness/assert.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -17,14 +18,8 @@ before(async () => {
 });
 after(() => server.close());
 
-const uniq = (p: string) => `${p}-${Math.random().toString(36).slice(2, 8)}`;
 const q = (filter: string) => `filter=${encodeURIComponent(filter)}`;
 
-function assertFieldError(res: { status: number; body: any }, field: string, status = 400, code = 'COULD_NOT_VALIDATE') {
-  assert.equal(res.status, status, JSON.stringify(res.body));
-  assert.equal(res.body.error.code, code);
-  assert.equal(res.body.error.cause?.field, field, JSON.stringify(res.body.error));
-}
 
 /** Fixtures: create and return the id (no assertions). */
 async function create(path: string, body: Record<string, unknown>): Promise<string> {
@@ -43,7 +38,7 @@ const PORT_SCHEMA = {
 
 describe('config types', () => {
   test('create stores the schema; detail and list match the reference schemas', async () => {
-    const id = await create('/config-types', { name: uniq('host.v1'), schema: PORT_SCHEMA, tags: { team: 'net' } });
+    const id = await create('/config-types', { name: unique('host.v1'), schema: PORT_SCHEMA, tags: { team: 'net' } });
     const d = await admin.get(`/config-types/${id}`);
     assert.equal(d.status, 200);
     assert.deepEqual(d.body.data.schema, PORT_SCHEMA);
@@ -56,24 +51,24 @@ describe('config types', () => {
   });
 
   test('a schema that is not a valid JSON Schema is refused on create, update and patch', async () => {
-    assertFieldError(await admin.post('/config-types', { name: uniq('bad'), schema: { type: 'no-such-type' } }), 'schema');
-    assertFieldError(await admin.post('/config-types', { name: uniq('bad'), schema: { properties: { a: { minimum: 'one' } } } }), 'schema');
-    const id = await create('/config-types', { name: uniq('ok') });
-    assertFieldError(await admin.put(`/config-types/${id}`, { name: uniq('ok'), schema: { required: 'port' } }), 'schema');
+    assertFieldError(await admin.post('/config-types', { name: unique('bad'), schema: { type: 'no-such-type' } }), 'schema');
+    assertFieldError(await admin.post('/config-types', { name: unique('bad'), schema: { properties: { a: { minimum: 'one' } } } }), 'schema');
+    const id = await create('/config-types', { name: unique('ok') });
+    assertFieldError(await admin.put(`/config-types/${id}`, { name: unique('ok'), schema: { required: 'port' } }), 'schema');
     assertFieldError(await admin.patch(`/config-types/${id}`, { schema: { type: 7 } }), 'schema');
     assert.deepEqual((await admin.get(`/config-types/${id}`)).body.data.schema, {});
   });
 
   test('names are unique and required', async () => {
-    const name = uniq('dup');
+    const name = unique('dup');
     await create('/config-types', { name });
     assertFieldError(await admin.post('/config-types', { name }), 'name');
     assertFieldError(await admin.post('/config-types', { schema: {} }), 'name');
   });
 
   test('a config type with configs cannot be deleted until its configs are gone', async () => {
-    const typeId = await create('/config-types', { name: uniq('deletable'), schema: PORT_SCHEMA });
-    const configId = await create('/configs', { name: uniq('cfg'), configTypeId: typeId, data: { hostname: 'a', port: 1 } });
+    const typeId = await create('/config-types', { name: unique('deletable'), schema: PORT_SCHEMA });
+    const configId = await create('/configs', { name: unique('cfg'), configTypeId: typeId, data: { hostname: 'a', port: 1 } });
     const res = await admin.delete(`/config-types/${typeId}`);
     assert.equal(res.status, 409);
     assert.equal(res.body.error.code, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
@@ -87,11 +82,11 @@ describe('config types', () => {
 describe('configs', () => {
   let typeId: string;
   before(async () => {
-    typeId = await create('/config-types', { name: uniq('intercept.v1'), schema: PORT_SCHEMA });
+    typeId = await create('/config-types', { name: unique('intercept.v1'), schema: PORT_SCHEMA });
   });
 
   test('create validates data against the type schema and the detail carries the type reference', async () => {
-    const id = await create('/configs', { name: uniq('web'), configTypeId: typeId, data: { hostname: 'web.local', port: 443 } });
+    const id = await create('/configs', { name: unique('web'), configTypeId: typeId, data: { hostname: 'web.local', port: 443 } });
     const d = await admin.get(`/configs/${id}`);
     assert.equal(d.body.data.configTypeId, typeId);
     assert.equal(d.body.data.configType.id, typeId);
@@ -111,17 +106,17 @@ describe('configs', () => {
       [{ hostname: 'x', port: 1, extra: true }, 'data.extra'],
     ];
     for (const [data, field] of cases) {
-      assertFieldError(await admin.post('/configs', { name: uniq('bad'), configTypeId: typeId, data }), field);
+      assertFieldError(await admin.post('/configs', { name: unique('bad'), configTypeId: typeId, data }), field);
     }
-    assertFieldError(await admin.post('/configs', { name: uniq('bad'), configTypeId: typeId }), 'data');
-    assertFieldError(await admin.post('/configs', { name: uniq('bad'), configTypeId: 'no-such-type', data: {} }), 'configTypeId');
+    assertFieldError(await admin.post('/configs', { name: unique('bad'), configTypeId: typeId }), 'data');
+    assertFieldError(await admin.post('/configs', { name: unique('bad'), configTypeId: 'no-such-type', data: {} }), 'configTypeId');
   });
 
   test('update and patch validate too; the config type cannot change', async () => {
-    const id = await create('/configs', { name: uniq('mut'), configTypeId: typeId, data: { hostname: 'a', port: 1 } });
-    assertFieldError(await admin.put(`/configs/${id}`, { name: uniq('mut'), data: { hostname: 'a' } }), 'data.port');
+    const id = await create('/configs', { name: unique('mut'), configTypeId: typeId, data: { hostname: 'a', port: 1 } });
+    assertFieldError(await admin.put(`/configs/${id}`, { name: unique('mut'), data: { hostname: 'a' } }), 'data.port');
     assertFieldError(await admin.patch(`/configs/${id}`, { data: { hostname: 'a', port: 0 } }), 'data.port');
-    const otherType = await create('/config-types', { name: uniq('other') });
+    const otherType = await create('/config-types', { name: unique('other') });
     assert.equal((await admin.patch(`/configs/${id}`, { data: { hostname: 'b', port: 2 }, configTypeId: otherType })).status, 200);
     const d = (await admin.get(`/configs/${id}`)).body.data;
     assert.deepEqual(d.data, { hostname: 'b', port: 2 });
@@ -129,16 +124,16 @@ describe('configs', () => {
   });
 
   test('the type may be named instead of given by id', async () => {
-    const name = uniq('named-type');
+    const name = unique('named-type');
     const namedType = await create('/config-types', { name });
-    const id = await create('/configs', { name: uniq('by-name'), configTypeId: name, data: { anything: 1 } });
+    const id = await create('/configs', { name: unique('by-name'), configTypeId: name, data: { anything: 1 } });
     assert.equal((await admin.get(`/configs/${id}`)).body.data.configTypeId, namedType);
   });
 
   test('the configs of a config type are listed, paged and filterable', async () => {
-    const t = await create('/config-types', { name: uniq('listed') });
+    const t = await create('/config-types', { name: unique('listed') });
     const ids = [];
-    for (let i = 0; i < 3; i++) ids.push(await create('/configs', { name: uniq(`listed-${i}`), configTypeId: t, data: { i } }));
+    for (let i = 0; i < 3; i++) ids.push(await create('/configs', { name: unique(`listed-${i}`), configTypeId: t, data: { i } }));
     const res = await admin.get(`/config-types/${t}/configs?limit=2`);
     assert.equal(res.status, 200);
     assert.equal(res.body.data.length, 2);
@@ -157,16 +152,16 @@ describe('services', () => {
   let host2: string;
   let intercept1: string;
   before(async () => {
-    hostType = await create('/config-types', { name: uniq('host') });
-    interceptType = await create('/config-types', { name: uniq('intercept') });
-    host1 = await create('/configs', { name: uniq('h1'), configTypeId: hostType, data: {} });
-    host2 = await create('/configs', { name: uniq('h2'), configTypeId: hostType, data: {} });
-    intercept1 = await create('/configs', { name: uniq('i1'), configTypeId: interceptType, data: {} });
+    hostType = await create('/config-types', { name: unique('host') });
+    interceptType = await create('/config-types', { name: unique('intercept') });
+    host1 = await create('/configs', { name: unique('h1'), configTypeId: hostType, data: {} });
+    host2 = await create('/configs', { name: unique('h2'), configTypeId: hostType, data: {} });
+    intercept1 = await create('/configs', { name: unique('i1'), configTypeId: interceptType, data: {} });
   });
 
   test('create stores every field; terminatorStrategy defaults to smartrouting', async () => {
     const id = await create('/services', {
-      name: uniq('svc'),
+      name: unique('svc'),
       encryptionRequired: false,
       roleAttributes: ['web', 'emea'],
       configs: [host1, intercept1],
@@ -189,27 +184,27 @@ describe('services', () => {
   });
 
   test('encryptionRequired is required on create and fixed afterwards', async () => {
-    assertFieldError(await admin.post('/services', { name: uniq('no-enc') }), 'encryptionRequired');
-    const id = await create('/services', { name: uniq('enc'), encryptionRequired: true, terminatorStrategy: 'weighted' });
+    assertFieldError(await admin.post('/services', { name: unique('no-enc') }), 'encryptionRequired');
+    const id = await create('/services', { name: unique('enc'), encryptionRequired: true, terminatorStrategy: 'weighted' });
     assert.equal((await admin.patch(`/services/${id}`, { encryptionRequired: false })).status, 200);
-    assert.equal((await admin.put(`/services/${id}`, { name: uniq('enc2'), encryptionRequired: false })).status, 200);
+    assert.equal((await admin.put(`/services/${id}`, { name: unique('enc2'), encryptionRequired: false })).status, 200);
     const s = (await admin.get(`/services/${id}`)).body.data;
     assert.equal(s.encryptionRequired, true);
     assert.equal(s.terminatorStrategy, 'smartrouting', 'a PUT without terminatorStrategy resets it to the default');
   });
 
   test('at most one config per config type; unknown configs are refused', async () => {
-    assertFieldError(await admin.post('/services', { name: uniq('two'), encryptionRequired: true, configs: [host1, host2] }), 'configs');
-    assertFieldError(await admin.post('/services', { name: uniq('unknown'), encryptionRequired: true, configs: ['nope'] }), 'configs');
-    const id = await create('/services', { name: uniq('one'), encryptionRequired: true, configs: [host1] });
+    assertFieldError(await admin.post('/services', { name: unique('two'), encryptionRequired: true, configs: [host1, host2] }), 'configs');
+    assertFieldError(await admin.post('/services', { name: unique('unknown'), encryptionRequired: true, configs: ['nope'] }), 'configs');
+    const id = await create('/services', { name: unique('one'), encryptionRequired: true, configs: [host1] });
     assertFieldError(await admin.patch(`/services/${id}`, { configs: [host1, host2] }), 'configs');
     assert.equal((await admin.patch(`/services/${id}`, { configs: [host2, intercept1] })).status, 200);
     assert.deepEqual((await admin.get(`/services/${id}`)).body.data.configs, [host2, intercept1]);
   });
 
   test('the configs of a service are listed; a config in use cannot be deleted', async () => {
-    const cfg = await create('/configs', { name: uniq('used'), configTypeId: hostType, data: {} });
-    const id = await create('/services', { name: uniq('user'), encryptionRequired: true, configs: [cfg, intercept1] });
+    const cfg = await create('/configs', { name: unique('used'), configTypeId: hostType, data: {} });
+    const id = await create('/services', { name: unique('user'), encryptionRequired: true, configs: [cfg, intercept1] });
     const res = await admin.get(`/services/${id}/configs`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data.map((c: any) => c.id).sort(), [cfg, intercept1].sort());
@@ -224,17 +219,17 @@ describe('services', () => {
   });
 
   test('role attributes are plain strings; null means none', async () => {
-    assertFieldError(await admin.post('/services', { name: uniq('hash'), encryptionRequired: true, roleAttributes: ['#web'] }), 'roleAttributes');
-    assertFieldError(await admin.post('/services', { name: uniq('at'), encryptionRequired: true, roleAttributes: ['@x'] }), 'roleAttributes');
-    const id = await create('/services', { name: uniq('null-attrs'), encryptionRequired: true, roleAttributes: null });
+    assertFieldError(await admin.post('/services', { name: unique('hash'), encryptionRequired: true, roleAttributes: ['#web'] }), 'roleAttributes');
+    assertFieldError(await admin.post('/services', { name: unique('at'), encryptionRequired: true, roleAttributes: ['@x'] }), 'roleAttributes');
+    const id = await create('/services', { name: unique('null-attrs'), encryptionRequired: true, roleAttributes: null });
     assert.deepEqual((await admin.get(`/services/${id}`)).body.data.roleAttributes, []);
   });
 
   test('roleFilter and roleSemantic select services by attribute or id', async () => {
-    const tag = uniq('rf');
-    const a = await create('/services', { name: uniq('rf-a'), encryptionRequired: true, roleAttributes: [`${tag}-x`, `${tag}-y`] });
-    const b = await create('/services', { name: uniq('rf-b'), encryptionRequired: true, roleAttributes: [`${tag}-x`] });
-    const c = await create('/services', { name: uniq('rf-c'), encryptionRequired: true });
+    const tag = unique('rf');
+    const a = await create('/services', { name: unique('rf-a'), encryptionRequired: true, roleAttributes: [`${tag}-x`, `${tag}-y`] });
+    const b = await create('/services', { name: unique('rf-b'), encryptionRequired: true, roleAttributes: [`${tag}-x`] });
+    const c = await create('/services', { name: unique('rf-c'), encryptionRequired: true });
     const ids = async (qs: string) => (await admin.get(`/services?${qs}&limit=100`)).body.data.map((s: any) => s.id).sort();
     assert.deepEqual(await ids(`roleFilter=%23${tag}-x&roleFilter=%23${tag}-y`), [a]);
     assert.deepEqual(await ids(`roleFilter=%23${tag}-x&roleFilter=%23${tag}-y&roleSemantic=AnyOf`), [a, b].sort());
@@ -243,8 +238,8 @@ describe('services', () => {
   });
 
   test('service role attributes lists the attributes in use', async () => {
-    const tag = uniq('sra');
-    await create('/services', { name: uniq('sra'), encryptionRequired: true, roleAttributes: [`${tag}-1`, `${tag}-2`] });
+    const tag = unique('sra');
+    await create('/services', { name: unique('sra'), encryptionRequired: true, roleAttributes: [`${tag}-1`, `${tag}-2`] });
     const res = await admin.get(`/service-role-attributes?${q(`id contains "${tag}"`)}`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data, [`${tag}-1`, `${tag}-2`]);
@@ -254,7 +249,7 @@ describe('services', () => {
 
 describe('edge routers', () => {
   test('create stores every seed field; the router is offline and unverified', async () => {
-    const name = uniq('er');
+    const name = unique('er');
     const id = await create('/edge-routers', { name, cost: 12, noTraversal: true, roleAttributes: ['east'], appData: { rack: 4 }, tags: { dc: 'fra' } });
     const d = await admin.get(`/edge-routers/${id}`);
     assert.equal(d.status, 200);
@@ -278,20 +273,20 @@ describe('edge routers', () => {
   });
 
   test('defaults, null handling and validation of cost', async () => {
-    const id = await create('/edge-routers', { name: uniq('defaults'), cost: null, noTraversal: null });
+    const id = await create('/edge-routers', { name: unique('defaults'), cost: null, noTraversal: null });
     const r = (await admin.get(`/edge-routers/${id}`)).body.data;
     assert.equal(r.cost, 0);
     assert.equal(r.noTraversal, false);
     assert.deepEqual(r.roleAttributes, []);
-    assertFieldError(await admin.post('/edge-routers', { name: uniq('cost'), cost: 65536 }), 'cost');
-    assertFieldError(await admin.post('/edge-routers', { name: uniq('cost'), cost: -1 }), 'cost');
+    assertFieldError(await admin.post('/edge-routers', { name: unique('cost'), cost: 65536 }), 'cost');
+    assertFieldError(await admin.post('/edge-routers', { name: unique('cost'), cost: -1 }), 'cost');
     assertFieldError(await admin.patch(`/edge-routers/${id}`, { cost: 1.5 }), 'cost');
-    assertFieldError(await admin.post('/edge-routers', { name: uniq('attr'), roleAttributes: ['#x'] }), 'roleAttributes');
+    assertFieldError(await admin.post('/edge-routers', { name: unique('attr'), roleAttributes: ['#x'] }), 'roleAttributes');
     assertFieldError(await admin.post('/edge-routers', { cost: 1 }), 'name');
   });
 
   test('update replaces and patch merges', async () => {
-    const id = await create('/edge-routers', { name: uniq('mut'), cost: 5, roleAttributes: ['a'], appData: { x: 1 } });
+    const id = await create('/edge-routers', { name: unique('mut'), cost: 5, roleAttributes: ['a'], appData: { x: 1 } });
     assert.equal((await admin.patch(`/edge-routers/${id}`, { cost: 7 })).status, 200);
     let r = (await admin.get(`/edge-routers/${id}`)).body.data;
     assert.equal(r.cost, 7);
@@ -304,18 +299,18 @@ describe('edge routers', () => {
   });
 
   test('router names are unique across edge and transit routers', async () => {
-    const name = uniq('shared');
+    const name = unique('shared');
     await create('/edge-routers', { name });
     assertFieldError(await admin.post('/transit-routers', { name }), 'name');
     assertFieldError(await admin.post('/edge-routers', { name }), 'name');
-    const t = await create('/routers', { name: uniq('t') });
+    const t = await create('/routers', { name: unique('t') });
     assertFieldError(await admin.patch(`/routers/${t}`, { name }), 'name');
   });
 
   test('roleFilter and the edge router role attributes listing', async () => {
-    const tag = uniq('era');
-    const a = await create('/edge-routers', { name: uniq('a'), roleAttributes: [`${tag}-x`] });
-    await create('/edge-routers', { name: uniq('b'), roleAttributes: [`${tag}-y`] });
+    const tag = unique('era');
+    const a = await create('/edge-routers', { name: unique('a'), roleAttributes: [`${tag}-x`] });
+    await create('/edge-routers', { name: unique('b'), roleAttributes: [`${tag}-y`] });
     const res = await admin.get(`/edge-routers?roleFilter=%23${tag}-x`);
     assert.deepEqual(res.body.data.map((r: any) => r.id), [a]);
     const attrs = await admin.get(`/edge-router-role-attributes?${q(`id contains "${tag}"`)}`);
@@ -326,7 +321,7 @@ describe('edge routers', () => {
 
 describe('tunneler-enabled edge routers (system identity and edge router policy)', () => {
   test('enabling creates a Router identity and an undeletable system policy linking it to its router', async () => {
-    const name = uniq('tunneler');
+    const name = unique('tunneler');
     const id = await create('/edge-routers', { name, isTunnelerEnabled: true });
     const ident = await admin.get(`/identities/${id}`);
     assert.equal(ident.status, 200);
@@ -360,8 +355,8 @@ describe('tunneler-enabled edge routers (system identity and edge router policy)
   });
 
   test('a rename renames the identity; disabling removes both records; deleting the router too', async () => {
-    const id = await create('/edge-routers', { name: uniq('t2'), isTunnelerEnabled: true });
-    const renamed = uniq('renamed');
+    const id = await create('/edge-routers', { name: unique('t2'), isTunnelerEnabled: true });
+    const renamed = unique('renamed');
     assert.equal((await admin.patch(`/edge-routers/${id}`, { name: renamed })).status, 200);
     assert.equal((await admin.get(`/identities/${id}`)).body.data.name, renamed);
     assert.equal((await admin.patch(`/edge-routers/${id}`, { isTunnelerEnabled: false })).status, 200);
@@ -375,16 +370,16 @@ describe('tunneler-enabled edge routers (system identity and edge router policy)
   });
 
   test('enabling on update of a router created without it', async () => {
-    const id = await create('/edge-routers', { name: uniq('later') });
+    const id = await create('/edge-routers', { name: unique('later') });
     assert.equal((await admin.get(`/identities/${id}`)).status, 404);
-    assert.equal((await admin.put(`/edge-routers/${id}`, { name: uniq('later2'), isTunnelerEnabled: true })).status, 200);
+    assert.equal((await admin.put(`/edge-routers/${id}`, { name: unique('later2'), isTunnelerEnabled: true })).status, 200);
     assert.equal((await admin.get(`/identities/${id}`)).body.data.typeId, 'Router');
   });
 });
 
 describe('transit routers', () => {
   test('one resource at two paths, with its own fields and the reference shapes', async () => {
-    const name = uniq('tr');
+    const name = unique('tr');
     const id = await create('/transit-routers', { name, cost: 3, noTraversal: true, tags: { a: 'b' } });
     for (const path of ['/transit-routers', '/routers']) {
       const d = await admin.get(`${path}/${id}`);
@@ -403,13 +398,13 @@ describe('transit routers', () => {
     assert.equal((await admin.get(`/transit-routers/${id}`)).body.data.cost, 9);
     assert.equal((await admin.put(`/transit-routers/${id}`, { name })).status, 200);
     assert.equal((await admin.get(`/routers/${id}`)).body.data.cost, 0);
-    assertFieldError(await admin.post('/routers', { name: uniq('x'), cost: 70000 }), 'cost');
+    assertFieldError(await admin.post('/routers', { name: unique('x'), cost: 70000 }), 'cost');
     assert.equal((await admin.delete(`/routers/${id}`)).status, 200);
     assert.equal((await admin.get(`/transit-routers/${id}`)).status, 404);
   });
 
   test('edge routers are not transit routers', async () => {
-    const id = await create('/edge-routers', { name: uniq('edge-only') });
+    const id = await create('/edge-routers', { name: unique('edge-only') });
     assert.equal((await admin.get(`/routers/${id}`)).status, 404);
     assert.equal((await admin.get(`/transit-routers?${q(`id = "${id}"`)}`)).body.data.length, 0);
   });

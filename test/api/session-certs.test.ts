@@ -7,8 +7,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { request, type HttpResponse } from '../harness/http.js';
+import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
+import { assertError } from '../harness/assert.js';
 import { generateKeyAndCsr, parseCertificate, parseCertificates, spiffeId, verifyChain, type KeyAndCsr } from '../../src/pki/index.js';
 
 let server: TestServer;
@@ -24,11 +25,6 @@ const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 const HOUR = 3_600_000;
 
-function assertError(res: HttpResponse, status: number, code: string, field?: string) {
-  assert.equal(res.status, status, `status (body ${res.text})`);
-  assert.equal(res.body.error?.code, code, `error code (body ${res.text})`);
-  if (field !== undefined) assert.equal(res.body.error.cause?.field, field, `cause field (body ${res.text})`);
-}
 
 let keyCounter = 0;
 const newCsr = (): Promise<KeyAndCsr> => generateKeyAndCsr({ commonName: `session-test-${++keyCounter}` });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, createIdentity, type ApiClient, type TestServer } from '../harness/server.js';
 import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
+import { assertError } from '../harness/assert.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -19,15 +20,6 @@ after(() => server.close());
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-function assertError(res: { status: number; body: any }, status: number, code: string) {
-  assert.equal(res.status, status, `status (body ${JSON.stringify(res.body)})`);
-  assert.equal(res.body.error?.code, code, 'error code');
-  assert.equal(typeof res.body.error.message, 'string');
-  assert.equal(typeof res.body.error.requestId, 'string');
-  assert.ok(res.body.error.requestId.length > 0);
-  assert.deepEqual(res.body.meta, { apiVersion: '0.0.1', apiEnrollmentVersion: '0.0.1' });
-  assert.ok(res.body.error.args && typeof res.body.error.args.urlVars === 'object', 'args.urlVars present');
-}
 
 describe('envelopes', () => {
   test('a create answers 201 with id and a self link, and the record carries base fields', async () => {

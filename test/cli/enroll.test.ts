@@ -6,39 +6,17 @@
  * re-enroll and the CA commands when the controller serves them. Subtests run in order and build on each other.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import { edgectl, ROOT, type Run } from '../harness/cli.js';
 import { createSelfSignedCa, ExtendedKeyUsage, generateKeyPair, KeyUsage, privateKeyToPem } from '../../src/pki/index.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin', 'edgectl');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
-/** Runs the built CLI with its config in `configDir`; stdin is a pipe, so the CLI sees no terminal. */
-function edgectl(configDir: string, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1' }, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-  });
-}
 
 const mode = (file: string) => statSync(file).mode & 0o777;
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);

@@ -1,0 +1,28 @@
+/** Running the built CLI (`node bin/edgectl …`) from tests, with its saved login in a given config dir. */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = join(ROOT, 'bin', 'edgectl');
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI; stdin is a pipe, so the CLI sees no terminal. Never rejects: the exit code is in the result. */
+export function edgectl(configDir: string, ...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1' }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+      },
+    );
+  });
+}
