@@ -1,0 +1,49 @@
+/**
+ * The served route table against the reference's operation list (shared/reference/operations-v0.25.6.tsv):
+ * every route we serve that the reference has uses its operationId and its success status.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { allRoutes } from '../../../src/daemon/routes/index.js';
+import { API_PREFIX } from '../../../src/daemon/http/route.js';
+
+const tsv = readFileSync(fileURLToPath(new URL('../../../../shared/reference/operations-v0.25.6.tsv', import.meta.url)), 'utf8');
+const [header, ...rows] = tsv.trim().split('\n').map((l) => l.split('\t'));
+const col = (name: string) => header!.indexOf(name);
+const norm = (p: string) => p.replace(/\{[^}]+\}/g, '{}').replace(/\/+$/, '') || '/';
+const reference = new Map(
+  rows.map((r) => [`${r[col('method')]} ${norm(r[col('path')]!)}`, { operationId: r[col('operationId')]!, success: r[col('success')]! }]),
+);
+
+test('served operations use the reference operationIds and success statuses', () => {
+  const routes = allRoutes(() => ({}));
+  let matched = 0;
+  const mismatches: string[] = [];
+  for (const r of routes) {
+    for (const api of r.apis) {
+      const key = `${r.method} ${norm(API_PREFIX[api] + r.path)}`;
+      const ref = reference.get(key);
+      if (!ref) continue;
+      matched++;
+      // A few reference operations have no operationId in the spec ("(none in spec; …)").
+      if (!ref.operationId.startsWith('(') && ref.operationId !== r.operationId) mismatches.push(`${key}: ${r.operationId} ≠ ${ref.operationId}`);
+      const status = Number(/^(\d{3})/.exec(ref.success)?.[1]);
+      if (status && status !== r.success) mismatches.push(`${key}: success ${r.success} ≠ ${status}`);
+    }
+  }
+  assert.deepEqual(mismatches, []);
+  assert.ok(matched > 150, `matched ${matched} reference operations`);
+});
+
+test('no route is declared twice', () => {
+  const seen = new Set<string>();
+  for (const r of allRoutes(() => ({}))) {
+    for (const api of r.apis) {
+      const key = `${r.method} ${API_PREFIX[api]}${r.path}`;
+      assert.ok(!seen.has(key), `duplicate ${key}`);
+      seen.add(key);
+    }
+  }
+});
