@@ -1,12 +1,15 @@
 /**
- * `npm run bench [-- --size small|medium|large] [--seconds N] [--concurrency N] [--keep]`
+ * `npm run bench [-- --size small|medium|large] [--seconds N] [--concurrency N] [--repeat N] [--keep]`
  *
  * Builds a model of the given size through the model services (in its own process), starts the built
  * controller and a bare Fastify baseline (each in its own process, same TLS material and Fastify options),
  * then measures from this process over loopback: authenticate, client service list (default page and limit
- * 500), session create (Dial and Bind), and how quickly policy changes touching `#all` become visible.
- * Every measurement runs after a warm-up of the same load. The baseline is measured before and after the
- * controller; the higher of the two is the reference, so a noisy machine cannot flatter the ratios.
+ * 500), session create (Dial and Bind, repeated; and new sessions), and how quickly policy changes touching
+ * `#all` become visible.
+ * Every run has a warm-up of the same load first. Each operation runs `--repeat` times (default 3), each run
+ * preceded by a baseline run; an operation reports its median run, the reference is the median baseline
+ * run, so the machine's noise (other processes, checkpoints, collections) moves both sides alike. A session
+ * of another process on the machine still shows: compare runs on a quiet machine.
  * The controller logs at `warn` (the baseline logs nothing): per-request access logs at `info` are a
  * deployment choice, not part of the request path being measured. A table is printed, with the issue's
  * targets checked, and the figures are written as JSON under bench/results/.
@@ -19,6 +22,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import https from 'node:https';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { SIZES } from './model.js';
 import { runLoad, send, type Target } from './load.js';
 import type { Stats } from './stats.js';
@@ -30,12 +35,14 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16' },
     keep: { type: 'boolean', default: false },
+    repeat: { type: 'string', default: '3' },
   },
 });
 const size = SIZES[args.size!];
 if (!size) throw new Error(`unknown size ${args.size}; use ${Object.keys(SIZES).join(', ')}`);
 const seconds = Number(args.seconds);
 const concurrency = Number(args.concurrency);
+const repeat = Number(args.repeat);
 const ADMIN = { username: 'bench-admin', password: 'bench-Admin-Passw0rd!' };
 
 function dirSize(dir: string): number {
@@ -120,19 +127,53 @@ async function login(target: Target, username: string, password: string): Promis
 
 const results: Record<string, Stats & { ratio: number }> = {};
 const load = { concurrency, seconds, warmupSeconds: 1 };
-const record = (name: string, s: Stats) => (results[name] = { ...s, ratio: NaN });
+// The load generator collects its own garbage between measurements, so one measurement's responses (up to
+// 300 KB each at limit 500) do not become the next one's pauses.
+v8.setFlagsFromString('--expose-gc');
+const collect = vm.runInNewContext('gc') as () => void;
 const hello = () => ({ method: 'GET', path: '/hello' });
+const baselines: Stats[] = [];
+const byThroughput = (a: Stats, b: Stats) => a.throughput - b.throughput;
+const median = (runs: Stats[]) => [...runs].sort(byThroughput)[Math.floor((runs.length - 1) / 2)]!;
 
-const baselineBefore = await runLoad(baseTarget, load, hello);
+/**
+ * Each operation runs `repeat` times, each run preceded by a baseline run, and keeps its median run: the
+ * machine's noise (other processes, checkpoints, collections) then shifts both sides alike, and the
+ * reference is the median of every baseline run of the session.
+ */
+async function measure(name: string, call: Parameters<typeof runLoad>[2], opts: Partial<typeof load> & { repeat?: number } = {}): Promise<void> {
+  const runs: Stats[] = [];
+  for (let i = 0; i < (opts.repeat ?? repeat); i++) {
+    collect();
+    baselines.push(await runLoad(baseTarget, load, hello));
+    collect();
+    runs.push(await runLoad(client, { ...load, ...opts }, call));
+  }
+  results[name] = { ...median(runs), ratio: NaN };
+}
+
 const tokens = await Promise.all(model.users.map((u) => login(client, u.username, u.password)));
 const auth = (c: number) => ({ 'zt-session': tokens[c % tokens.length]! });
-record('authenticate (password)', await runLoad(client, { ...load, warmupSeconds: 0 }, (c) => ({ method: 'POST', path: '/authenticate?method=password', body: { username: model.users[c % model.users.length]!.username, password: model.users[0]!.password } })));
-record('client service list (default page)', await runLoad(client, load, (c) => ({ method: 'GET', path: '/services', headers: auth(c) })));
-record('client service list (limit 500)', await runLoad(client, load, (c) => ({ method: 'GET', path: '/services?limit=500', headers: auth(c) })));
-record('session create (Dial)', await runLoad(client, load, (c) => ({ method: 'POST', path: '/sessions', headers: auth(c), body: { serviceId: model.serviceIds[0], type: 'Dial' }, ok: [201] })));
-record('session create (Bind)', await runLoad(client, load, (c) => ({ method: 'POST', path: '/sessions', headers: auth(c), body: { serviceId: model.serviceIds[1] ?? model.serviceIds[0], type: 'Bind' }, ok: [201] })));
-const baselineAfter = await runLoad(baseTarget, load, hello);
-const base = baselineBefore.throughput >= baselineAfter.throughput ? baselineBefore : baselineAfter;
+await measure('authenticate (password)', (c) => ({ method: 'POST', path: '/authenticate?method=password', body: { username: model.users[c % model.users.length]!.username, password: model.users[0]!.password } }), { warmupSeconds: 0, repeat: 1 });
+await measure('client service list (default page)', (c) => ({ method: 'GET', path: '/services', headers: auth(c) }));
+await measure('session create (Dial)', (c) => ({ method: 'POST', path: '/sessions', headers: auth(c), body: { serviceId: model.serviceIds[0], type: 'Dial' }, ok: [201] }));
+await measure('session create (Bind)', (c) => ({ method: 'POST', path: '/sessions', headers: auth(c), body: { serviceId: model.serviceIds[1] ?? model.serviceIds[0], type: 'Bind' }, ok: [201] }));
+await measure('client service list (limit 500)', (c) => ({ method: 'GET', path: '/services?limit=500', headers: auth(c) }));
+// Informational: every request a session that does not exist yet (each client walks the services it may Dial).
+const dialable = await Promise.all(
+  tokens.map(async (token) => {
+    const ids: string[] = [];
+    for (let offset = 0; offset < model.serviceIds.length; offset += 500) {
+      const page = JSON.parse((await send(client, agent, { method: 'GET', path: `/services?limit=500&offset=${offset}`, headers: { 'zt-session': token } })).body);
+      for (const svc of page.data) if (svc.permissions.includes('Dial')) ids.push(svc.id);
+      if (offset + 500 >= page.meta.pagination.totalCount) break;
+    }
+    return ids;
+  }),
+);
+const walked = dialable.map(() => 0);
+await measure('session create (new sessions)', (c) => ({ method: 'POST', path: '/sessions', headers: auth(c), body: { serviceId: dialable[c]![walked[c]!++ % dialable[c]!.length], type: 'Dial' }, ok: [201] }), { warmupSeconds: 0, repeat: 1 });
+const base = median(baselines);
 results['baseline hello'] = { ...base, ratio: 1 };
 
 // Policy changes touching #all: time from the create request until an affected identity sees the service.
@@ -171,14 +212,14 @@ const dataMiB = dirSize(dataDir) / 1024 / 1024;
 for (const r of Object.values(results)) r.ratio = r.throughput / base.throughput;
 
 const fmt = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '—');
-const order = ['baseline hello', 'authenticate (password)', 'client service list (default page)', 'client service list (limit 500)', 'session create (Dial)', 'session create (Bind)'];
-console.log(`\nedgectl benchmark — size ${args.size}, ${concurrency} concurrent clients, ${seconds} s per measurement (after 1 s warm-up)\n`);
+const order = ['baseline hello', 'authenticate (password)', 'client service list (default page)', 'client service list (limit 500)', 'session create (Dial)', 'session create (Bind)', 'session create (new sessions)'];
+console.log(`\nedgectl benchmark — size ${args.size}, ${concurrency} concurrent clients, ${seconds} s per run (after 1 s warm-up)\n`);
 console.log('operation'.padEnd(38) + 'req/s'.padStart(10) + 'ratio'.padStart(8) + 'p50 ms'.padStart(9) + 'p99 ms'.padStart(9) + 'errors'.padStart(8));
 for (const name of order) {
   const r = results[name]!;
   console.log(name.padEnd(38) + fmt(r.throughput).padStart(10) + fmt(r.ratio, 2).padStart(8) + fmt(r.p50, 2).padStart(9) + fmt(r.p99, 2).padStart(9) + String(r.errors).padStart(8));
 }
-console.log(`(baseline before ${fmt(baselineBefore.throughput)} req/s, after ${fmt(baselineAfter.throughput)} req/s; the higher is the reference)`);
+console.log(`(baseline: median of ${baselines.length} runs, one before each run of an operation; range ${fmt(baselines.reduce((a, b) => Math.min(a, b.throughput), Infinity))}–${fmt(baselines.reduce((a, b) => Math.max(a, b.throughput), 0))} req/s; operations: median of ${repeat} runs)`);
 console.log(`\npolicy #all identities → visible in ${fmt(policyAllIdentities, 0)} ms; policy #all services → visible in ${fmt(policyAllServices, 0)} ms`);
 console.log(`model build ${fmt(model.seconds)} s; data dir ${fmt(dataMiB)} MiB; controller peak RSS ${fmt(rss)} MiB`);
 
@@ -203,8 +244,8 @@ const out = {
   seconds,
   at: new Date().toISOString(),
   results,
-  baselineBefore,
-  baselineAfter,
+  repeat,
+  baselines,
   policyAllIdentitiesMs: policyAllIdentities,
   policyAllServicesMs: policyAllServices,
   buildSeconds: model.seconds,

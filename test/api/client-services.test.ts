@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
+import { assertFieldError, filterParam, unique } from '../harness/assert.js';
 import { roleMatches, type Semantic } from '../../src/model/policy/roles.js';
 
 let server: TestServer;
@@ -20,8 +21,6 @@ before(async () => {
 });
 after(() => server.close());
 
-const uniq = (p: string) => `${p}-${Math.random().toString(36).slice(2, 8)}`;
-const q = (filter: string) => `filter=${encodeURIComponent(filter)}`;
 const sorted = (xs: string[]) => [...xs].sort();
 
 async function create(path: string, body: Record<string, unknown>): Promise<string> {
@@ -29,12 +28,12 @@ async function create(path: string, body: Record<string, unknown>): Promise<stri
   if (res.status !== 201) throw new Error(`create ${path} failed: ${res.status} ${res.text}`);
   return res.body.data.id;
 }
-const service = (body: Record<string, unknown> = {}) => create('/services', { name: uniq('svc'), encryptionRequired: true, ...body });
-const router = (body: Record<string, unknown> = {}) => create('/edge-routers', { name: uniq('er'), ...body });
+const service = (body: Record<string, unknown> = {}) => create('/services', { name: unique('svc'), encryptionRequired: true, ...body });
+const router = (body: Record<string, unknown> = {}) => create('/edge-routers', { name: unique('er'), ...body });
 const dial = (identityRoles: string[], serviceRoles: string[], extra: Record<string, unknown> = {}) =>
-  create('/service-policies', { name: uniq('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles, serviceRoles, ...extra });
+  create('/service-policies', { name: unique('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles, serviceRoles, ...extra });
 const bind = (identityRoles: string[], serviceRoles: string[], extra: Record<string, unknown> = {}) =>
-  create('/service-policies', { name: uniq('sp'), type: 'Bind', semantic: 'AnyOf', identityRoles, serviceRoles, ...extra });
+  create('/service-policies', { name: unique('sp'), type: 'Bind', semantic: 'AnyOf', identityRoles, serviceRoles, ...extra });
 
 /** Every page of a client list (500 at a time). */
 async function clientIds(client: ApiClient, query = ''): Promise<Map<string, string[]>> {
@@ -76,7 +75,7 @@ async function verifyViews(label: string): Promise<void> {
       if (types.size > 0) expected.set(s.id, ['Bind', 'Dial'].filter((t) => types.has(t)));
     }
     const byMemory = await clientIds(subject.client);
-    const bySql = await clientIds(subject.client, q('true'));
+    const bySql = await clientIds(subject.client, filterParam('true'));
     assert.deepEqual(new Map([...byMemory].sort()), new Map([...expected].sort()), `${label}: client list of ${subject.id}`);
     assert.deepEqual(new Map([...bySql].sort()), new Map([...expected].sort()), `${label}: filtered client list of ${subject.id}`);
     const mgmt = (await admin.get(`/identities/${subject.id}/services?limit=500`)).body.data.map((s: any) => s.id);
@@ -99,9 +98,9 @@ const resolveRoles = (roles: string[], ids: string[]) => roles.map((r) => r.repl
 describe('the client service list holds exactly what policies grant', () => {
   before(async () => {
     for (const [i, attrs] of ATTRIBUTES.entries()) {
-      const u = await createUser(server, admin, { identity: { name: uniq(`cs-id-${i}`), roleAttributes: attrs } });
+      const u = await createUser(server, admin, { identity: { name: unique(`cs-id-${i}`), roleAttributes: attrs } });
       model.identities.push({ id: u.id, client: u.client });
-      model.services.push(await service({ name: uniq(`cs-svc-${i}`), roleAttributes: attrs }));
+      model.services.push(await service({ name: unique(`cs-svc-${i}`), roleAttributes: attrs }));
     }
   });
 
@@ -122,7 +121,7 @@ describe('the client service list holds exactly what policies grant', () => {
         const identityRoles = resolveRoles(roles, model.identities.map((s) => s.id));
         // The service side uses the next row, so the two sides differ.
         const serviceRoles = resolveRoles(ROLE_TABLE[(n + 1) % ROLE_TABLE.length]!, model.services);
-        model.policies.push(await create('/service-policies', { name: uniq(`cs-${semantic}`), type, semantic, identityRoles, serviceRoles }));
+        model.policies.push(await create('/service-policies', { name: unique(`cs-${semantic}`), type, semantic, identityRoles, serviceRoles }));
       }
       await verifyViews(`after the ${semantic} policies`);
     }
@@ -146,7 +145,7 @@ describe('the client service list holds exactly what policies grant', () => {
   });
 
   test('after new services appear and entities are deleted', async () => {
-    model.services.push(await service({ name: uniq('cs-svc-new'), roleAttributes: ['red', 'green'] }));
+    model.services.push(await service({ name: unique('cs-svc-new'), roleAttributes: ['red', 'green'] }));
     await verifyViews('after service create');
     const gone = model.services[2]!;
     assert.equal((await admin.delete(`/services/${gone}`)).status, 200);
@@ -166,14 +165,14 @@ describe('the client service list holds exactly what policies grant', () => {
     assert.equal(page.body.data[0].id, sorted(all)[1]);
     assert.ok(page.body.meta.filterableFields.includes('roleAttributes'));
     assert.deepEqual(checkResponse('client', '/services', 'GET', 200, page.body), []);
-    const byName = await subject.client.get(`/services?${q(`id = "${all[0]}"`)}`);
+    const byName = await subject.client.get(`/services?${filterParam(`id = "${all[0]}"`)}`);
     assert.deepEqual(byName.body.data.map((s: any) => s.id), [all[0]]);
     const desc = await subject.client.get(`/services?limit=500&sort=${encodeURIComponent('name desc')}`);
     const names = desc.body.data.map((s: any) => s.name);
     assert.deepEqual(names, [...names].sort().reverse());
     const role = await subject.client.get(`/services?roleFilter=${encodeURIComponent(`@${all[0]}`)}&roleFilter=${encodeURIComponent('@not-granted')}&roleSemantic=AnyOf`);
     assert.deepEqual(role.body.data.map((s: any) => s.id), [all[0]]);
-    assert.equal((await subject.client.get(`/services?${q('nope = 1')}`)).status, 400);
+    assert.equal((await subject.client.get(`/services?${filterParam('nope = 1')}`)).status, 400);
     const d = await subject.client.get(`/services/${all[0]}`);
     assert.deepEqual(checkResponse('client', '/services/{id}', 'GET', 200, d.body), []);
     assert.deepEqual(d.body.data.postureQueries, []);
@@ -187,25 +186,25 @@ describe('the client service list holds exactly what policies grant', () => {
 
 describe('permissions, configs and the management views', () => {
   test('permissions list Bind before Dial', async () => {
-    const tag = uniq('perm');
+    const tag = unique('perm');
     const u = await createUser(server, admin, { identity: { roleAttributes: [tag] } });
     const s = await service();
     await dial([`#${tag}`], [`@${s}`]);
     assert.deepEqual((await u.client.get(`/services/${s}`)).body.data.permissions, ['Dial']);
     await bind([`#${tag}`], [`@${s}`]);
     assert.deepEqual((await u.client.get(`/services/${s}`)).body.data.permissions, ['Bind', 'Dial']);
-    const list = await u.client.get(`/services?${q(`id = "${s}"`)}`);
+    const list = await u.client.get(`/services?${filterParam(`id = "${s}"`)}`);
     assert.deepEqual(list.body.data[0].permissions, ['Bind', 'Dial']);
   });
 
   test('config is keyed by config-type name and filtered by the configTypes given at authenticate; overrides win', async () => {
-    const typeA = uniq('intercept.v1');
-    const typeB = uniq('host.v1');
+    const typeA = unique('intercept.v1');
+    const typeB = unique('host.v1');
     const aId = await create('/config-types', { name: typeA });
     const bId = await create('/config-types', { name: typeB });
-    const a1 = await create('/configs', { name: uniq('a1'), configTypeId: aId, data: { port: 1 } });
-    const b1 = await create('/configs', { name: uniq('b1'), configTypeId: bId, data: { host: 'x' } });
-    const a2 = await create('/configs', { name: uniq('a2'), configTypeId: aId, data: { port: 2 } });
+    const a1 = await create('/configs', { name: unique('a1'), configTypeId: aId, data: { port: 1 } });
+    const b1 = await create('/configs', { name: unique('b1'), configTypeId: bId, data: { host: 'x' } });
+    const a2 = await create('/configs', { name: unique('a2'), configTypeId: aId, data: { port: 2 } });
     const s = await service({ configs: [a1, b1] });
     const u = await createUser(server, admin);
     await dial([`@${u.id}`], [`@${s}`]);
@@ -250,12 +249,12 @@ describe('permissions, configs and the management views', () => {
 
     // Config data and config type names are read live.
     assert.equal((await admin.patch(`/configs/${b1}`, { data: { host: 'y' } })).status, 200);
-    const renamed = uniq('renamed.v1');
+    const renamed = unique('renamed.v1');
     assert.equal((await admin.patch(`/config-types/${aId}`, { name: renamed })).status, 200);
     assert.deepEqual(await configOf(everything), { [renamed]: { port: 1 }, [typeB]: { host: 'y' } });
 
     // Management listing: configTypes as a comma list, permissions and config as asIdentity (id or name).
-    const m = await admin.get(`/services?${q(`id = "${s}"`)}&asIdentity=${u.username}&configTypes=${encodeURIComponent(`${renamed},${typeB}`)}`);
+    const m = await admin.get(`/services?${filterParam(`id = "${s}"`)}&asIdentity=${u.username}&configTypes=${encodeURIComponent(`${renamed},${typeB}`)}`);
     assert.equal(m.status, 200, m.text);
     assert.deepEqual(m.body.data[0].permissions, ['Dial']);
     assert.deepEqual(m.body.data[0].config, { [renamed]: { port: 1 }, [typeB]: { host: 'y' } });
@@ -267,7 +266,7 @@ describe('permissions, configs and the management views', () => {
     const granted = await service();
     const other = await service();
     await bind([`@${u.id}`], [`@${granted}`]);
-    const filter = q(`id in ["${granted}", "${other}"]`);
+    const filter = filterParam(`id in ["${granted}", "${other}"]`);
     const asAdmin = await admin.get(`/services?${filter}`);
     assert.deepEqual(asAdmin.body.data.map((s: any) => [s.id, s.permissions]).sort(), [[granted, []], [other, []]].sort());
     const asUser = await admin.get(`/services?${filter}&asIdentity=${u.id}`);
@@ -282,10 +281,10 @@ describe('permissions, configs and the management views', () => {
     const u = await createUser(server, admin);
     const s = await service();
     await dial([`@${u.id}`], [`@${s}`]);
-    assert.equal((await u.client.patch(`/services/${s}`, { name: uniq('x') })).status, 401);
+    assert.equal((await u.client.patch(`/services/${s}`, { name: unique('x') })).status, 401);
     assert.equal((await u.client.delete(`/services/${s}`)).status, 401);
     const adminClient = admin.other('client');
-    const name = uniq('renamed-svc');
+    const name = unique('renamed-svc');
     assert.equal((await adminClient.patch(`/services/${s}`, { name })).status, 200);
     assert.equal((await u.client.get(`/services/${s}`)).body.data.name, name);
     assert.equal((await adminClient.put(`/services/${s}`, { name, encryptionRequired: true, roleAttributes: ['z'] })).status, 200);
@@ -293,7 +292,7 @@ describe('permissions, configs and the management views', () => {
     assert.equal((await u.client.get(`/services/${s}`)).status, 404);
   });
 
-  test('service terminators and terminators list empty with the reference envelopes', async () => {
+  test('terminators: management CRUD, both service listings, the client record without hosting details', async () => {
     const u = await createUser(server, admin);
     const s = await service();
     await dial([`@${u.id}`], [`@${s}`]);
@@ -301,13 +300,40 @@ describe('permissions, configs and the management views', () => {
     assert.equal(c.status, 200);
     assert.deepEqual(c.body.data, []);
     assert.deepEqual(checkResponse('client', '/services/{id}/terminators', 'GET', 200, c.body), []);
-    assert.equal((await u.client.get(`/services/${await service()}/terminators`)).status, 404);
+    const er = await router();
+    const tr = await create('/transit-routers', { name: unique('tr') });
+    const t1 = await create('/terminators', { service: s, router: er, binding: 'edge', address: 'hosted:a', cost: 10 });
+    const t2 = await create('/terminators', { service: s, router: tr, binding: 'transport', address: 'tcp:10.0.0.1:22', precedence: 'required', identity: 'host-1' });
+    const d = await admin.get(`/terminators/${t1}`);
+    assert.equal(d.status, 200);
+    assert.deepEqual(checkResponse('management', '/terminators/{id}', 'GET', 200, d.body), []);
+    assert.deepEqual([d.body.data.serviceId, d.body.data.service.id, d.body.data.routerId, d.body.data.router.id], [s, s, er, er]);
+    assert.deepEqual([d.body.data.cost, d.body.data.dynamicCost, d.body.data.precedence, d.body.data.identity], [10, 10, 'default', '']);
+    assert.equal((await admin.get(`/terminators/${t2}`)).body.data.router.entity, 'routers');
+    assertFieldError(await admin.post('/terminators', { service: 'nope', router: er, binding: 'edge', address: 'x' }), 'service');
+    assertFieldError(await admin.post('/terminators', { service: s, router: 'nope', binding: 'edge', address: 'x' }), 'router');
+    assertFieldError(await admin.post('/terminators', { service: s, router: er, address: 'x' }), 'binding');
+    assert.equal((await admin.patch(`/terminators/${t1}`, { cost: 20 })).status, 200);
+    assert.equal((await admin.get(`/terminators/${t1}`)).body.data.cost, 20);
+    const listed = await admin.get(`/terminators?${filterParam(`service = "${s}" and binding = "edge"`)}`);
+    assert.deepEqual(listed.body.data.map((t: any) => t.id), [t1]);
+    assert.deepEqual(checkResponse('management', '/terminators', 'GET', 200, listed.body), []);
     const m = await admin.get(`/services/${s}/terminators`);
+    assert.deepEqual(sorted(m.body.data.map((t: any) => t.id)), sorted([t1, t2]));
     assert.deepEqual(checkResponse('management', '/services/{id}/terminators', 'GET', 200, m.body), []);
-    const all = await admin.get(`/terminators?${q('binding = "edge"')}`);
-    assert.equal(all.status, 200);
-    assert.deepEqual(checkResponse('management', '/terminators', 'GET', 200, all.body), []);
-    assert.equal((await admin.get('/terminators/nope')).status, 404);
+    const mine = await u.client.get(`/services/${s}/terminators`);
+    assert.deepEqual(sorted(mine.body.data.map((t: any) => t.id)), sorted([t1, t2]));
+    assert.deepEqual(checkResponse('client', '/services/{id}/terminators', 'GET', 200, mine.body), []);
+    assert.ok(mine.body.data.every((t: any) => t.address === undefined && t.binding === undefined), 'no hosting details for clients');
+    assert.equal((await u.client.get(`/services/${await service()}/terminators`)).status, 404);
+    assert.equal((await u.client.other('management').get('/terminators')).status, 401);
+    assert.equal((await admin.delete(`/transit-routers/${tr}`)).status, 200);
+    assert.equal((await admin.get(`/terminators/${t2}`)).status, 404, 'terminators go with their router');
+    const t3 = await create('/terminators', { service: s, router: er, binding: 'edge', address: 'hosted:b' });
+    assert.equal((await admin.delete(`/terminators/${t3}`)).status, 200);
+    assert.equal((await admin.get(`/terminators/${t3}`)).status, 404);
+    assert.equal((await admin.delete(`/services/${s}`)).status, 200);
+    assert.equal((await admin.get(`/terminators/${t1}`)).status, 404, 'terminators go with their service');
   });
 });
 
@@ -315,7 +341,7 @@ describe('permissions, configs and the management views', () => {
 
 describe('service updates', () => {
   test('lastChangeAt moves whenever the identity’s access may have changed, and only then', async () => {
-    const tag = uniq('upd');
+    const tag = unique('upd');
     const u = await createUser(server, admin, { identity: { roleAttributes: [tag] } });
     const last = async () => {
       const res = await u.client.get('/current-api-session/service-updates');
@@ -340,9 +366,9 @@ describe('service updates', () => {
     await moved('a policy update', () => admin.patch(`/service-policies/${policy}`, { type: 'Bind' }));
     await moved('a role attribute change of the identity', () => admin.patch(`/identities/${u.id}`, { roleAttributes: [tag, 'more'] }));
     await moved('a role attribute change of a service', () => admin.patch(`/services/${s}`, { roleAttributes: ['x'] }));
-    await moved('a service rename', () => admin.patch(`/services/${s}`, { name: uniq('svc') }));
-    const typeId = await create('/config-types', { name: uniq('t') });
-    const config = await create('/configs', { name: uniq('c'), configTypeId: typeId, data: { a: 1 } });
+    await moved('a service rename', () => admin.patch(`/services/${s}`, { name: unique('svc') }));
+    const typeId = await create('/config-types', { name: unique('t') });
+    const config = await create('/configs', { name: unique('c'), configTypeId: typeId, data: { a: 1 } });
     await moved('a config added to the service', () => admin.patch(`/services/${s}`, { configs: [config] }));
     await moved('a config change', () => admin.patch(`/configs/${config}`, { data: { a: 2 } }));
     await moved('a policy delete', () => admin.delete(`/service-policies/${policy}`));
@@ -355,12 +381,12 @@ describe('current identity edge routers and policy advice', () => {
   const verify = (id: string) => server.daemon.store.raw.prepare('update edge_routers set "isVerified" = 1 where id = ?').run(id);
 
   test('verified routers reachable through edge router policies; admins see every verified router', async () => {
-    const tag = uniq('cier');
+    const tag = unique('cier');
     const u = await createUser(server, admin, { identity: { roleAttributes: [tag] } });
     const [r1, r2, r3] = [await router({ roleAttributes: [tag] }), await router({ roleAttributes: [tag] }), await router()];
     verify(r1);
     verify(r3);
-    await create('/edge-router-policies', { name: uniq('erp'), semantic: 'AnyOf', identityRoles: [`#${tag}`], edgeRouterRoles: [`#${tag}`] });
+    await create('/edge-router-policies', { name: unique('erp'), semantic: 'AnyOf', identityRoles: [`#${tag}`], edgeRouterRoles: [`#${tag}`] });
     const mine = await u.client.get('/current-identity/edge-routers');
     assert.equal(mine.status, 200, mine.text);
     assert.deepEqual(mine.body.data.map((r: any) => r.id), [r1]);
@@ -376,8 +402,8 @@ describe('current identity edge routers and policy advice', () => {
     const u = await createUser(server, admin);
     const s = await service();
     const [shared1, shared2, onlyMine, onlyService] = [await router(), await router(), await router(), await router()];
-    await create('/edge-router-policies', { name: uniq('erp'), semantic: 'AnyOf', identityRoles: [`@${u.id}`], edgeRouterRoles: [`@${shared1}`, `@${shared2}`, `@${onlyMine}`] });
-    await create('/service-edge-router-policies', { name: uniq('serp'), semantic: 'AnyOf', serviceRoles: [`@${s}`], edgeRouterRoles: [`@${shared1}`, `@${shared2}`, `@${onlyService}`] });
+    await create('/edge-router-policies', { name: unique('erp'), semantic: 'AnyOf', identityRoles: [`@${u.id}`], edgeRouterRoles: [`@${shared1}`, `@${shared2}`, `@${onlyMine}`] });
+    await create('/service-edge-router-policies', { name: unique('serp'), semantic: 'AnyOf', serviceRoles: [`@${s}`], edgeRouterRoles: [`@${shared1}`, `@${shared2}`, `@${onlyService}`] });
     let advice = await admin.get(`/identities/${u.id}/policy-advice/${s}`);
     assert.equal(advice.status, 200, advice.text);
     assert.deepEqual(checkResponse('management', '/identities/{id}/policy-advice/{serviceId}', 'GET', 200, advice.body), []);

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
+import { assertError, filterParam, unique } from '../harness/assert.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -18,8 +19,6 @@ before(async () => {
 });
 after(() => server.close());
 
-const uniq = (p: string) => `${p}-${Math.random().toString(36).slice(2, 8)}`;
-const q = (filter: string) => `filter=${encodeURIComponent(filter)}`;
 const sorted = (xs: string[]) => [...xs].sort();
 
 async function create(path: string, body: Record<string, unknown>): Promise<string> {
@@ -27,19 +26,14 @@ async function create(path: string, body: Record<string, unknown>): Promise<stri
   if (res.status !== 201) throw new Error(`create ${path} failed: ${res.status} ${res.text}`);
   return res.body.data.id;
 }
-const service = () => create('/services', { name: uniq('svc'), encryptionRequired: true });
-const router = (body: Record<string, unknown> = {}) => create('/edge-routers', { name: uniq('er'), ...body });
+const service = () => create('/services', { name: unique('svc'), encryptionRequired: true });
+const router = (body: Record<string, unknown> = {}) => create('/edge-routers', { name: unique('er'), ...body });
 const policy = (type: 'Dial' | 'Bind', identityId: string, serviceId: string) =>
-  create('/service-policies', { name: uniq('sp'), type, semantic: 'AnyOf', identityRoles: [`@${identityId}`], serviceRoles: [`@${serviceId}`] });
+  create('/service-policies', { name: unique('sp'), type, semantic: 'AnyOf', identityRoles: [`@${identityId}`], serviceRoles: [`@${serviceId}`] });
 const erp = (identityId: string, routers: string[]) =>
-  create('/edge-router-policies', { name: uniq('erp'), semantic: 'AnyOf', identityRoles: [`@${identityId}`], edgeRouterRoles: routers.map((r) => `@${r}`) });
+  create('/edge-router-policies', { name: unique('erp'), semantic: 'AnyOf', identityRoles: [`@${identityId}`], edgeRouterRoles: routers.map((r) => `@${r}`) });
 const serp = (serviceId: string, routers: string[]) =>
-  create('/service-edge-router-policies', { name: uniq('serp'), semantic: 'AnyOf', serviceRoles: [`@${serviceId}`], edgeRouterRoles: routers.map((r) => `@${r}`) });
-
-function assertError(res: { status: number; body: any }, status: number, code: string) {
-  assert.equal(res.status, status, JSON.stringify(res.body));
-  assert.equal(res.body.error.code, code);
-}
+  create('/service-edge-router-policies', { name: unique('serp'), semantic: 'AnyOf', serviceRoles: [`@${serviceId}`], edgeRouterRoles: routers.map((r) => `@${r}`) });
 
 /** An identity that may Dial (and optionally Bind) a service reachable through one shared router. */
 async function setup(opts: { bind?: boolean } = {}) {
@@ -64,9 +58,7 @@ describe('session create', () => {
     // Bind only: a Dial request (the default type) is refused on ServiceId before routers are looked at.
     await policy('Bind', u.id, s);
     for (const body of [{ serviceId: s, type: 'Dial' }, { serviceId: s }]) {
-      const wrong = await u.client.post('/sessions', body);
-      assertError(wrong, 400, 'COULD_NOT_VALIDATE');
-      assert.equal(wrong.body.error.cause.field, 'ServiceId');
+      assertError(await u.client.post('/sessions', body), 400, 'COULD_NOT_VALIDATE', 'ServiceId');
     }
     // The right type, but no edge router shared by the identity's and the service's policies.
     assertError(await u.client.post('/sessions', { serviceId: s, type: 'Bind' }), 400, 'NO_EDGE_ROUTERS_AVAILABLE');
@@ -170,13 +162,13 @@ describe('session scope and lifetime', () => {
     const sa = (await a.user.client.post('/sessions', { serviceId: a.service })).body.data.id;
     const sb = (await b.user.client.post('/sessions', { serviceId: b.service })).body.data.id;
     assert.deepEqual((await a.user.client.get('/sessions')).body.data.map((x: any) => x.id), [sa]);
-    assert.deepEqual((await a.user.client.get(`/sessions?${q(`id = "${sb}"`)}`)).body.data, []);
+    assert.deepEqual((await a.user.client.get(`/sessions?${filterParam(`id = "${sb}"`)}`)).body.data, []);
     assertError(await a.user.client.get(`/sessions/${sb}`), 404, 'NOT_FOUND');
     assertError(await a.user.client.delete(`/sessions/${sb}`), 404, 'NOT_FOUND');
     assert.equal((await b.user.client.get(`/sessions/${sb}`)).status, 200);
     assert.equal((await a.user.client.delete(`/sessions/${sa}`)).status, 200);
     assertError(await a.user.client.get(`/sessions/${sa}`), 404, 'NOT_FOUND');
-    assert.equal((await a.user.client.get(`/sessions?${q(`service = "${a.service}" and type = "Dial"`)}`)).status, 200);
+    assert.equal((await a.user.client.get(`/sessions?${filterParam(`service = "${a.service}" and type = "Dial"`)}`)).status, 200);
   });
 
   test('sessions end with their API session (logout)', async () => {
@@ -185,24 +177,38 @@ describe('session scope and lifetime', () => {
     assert.equal((await admin.get(`/sessions/${id}`)).status, 200);
     assert.equal((await user.client.delete('/current-api-session')).status, 200);
     assertError(await admin.get(`/sessions/${id}`), 404, 'NOT_FOUND');
+    assert.equal((await user.client.post('/sessions', { serviceId: s })).status, 401);
+    // A client's own delete, too: the next create makes a new one.
+    const again = server.client('client');
+    await again.login(user.username, user.password);
+    const first = (await again.post('/sessions', { serviceId: s })).body.data.id;
+    assert.equal((await again.delete(`/sessions/${first}`)).status, 200);
+    const second = (await again.post('/sessions', { serviceId: s })).body.data.id;
+    assert.notEqual(second, first);
+    assert.equal((await again.get(`/sessions/${second}`)).status, 200);
   });
 
   test('management lists every session and shows the granting service policies; admins only', async () => {
     const { user, service: s } = await setup({ bind: true });
     const dialId = (await user.client.post('/sessions', { serviceId: s, type: 'Dial' })).body.data.id;
     const bindId = (await user.client.post('/sessions', { serviceId: s, type: 'Bind' })).body.data.id;
-    const list = await admin.get(`/sessions?${q(`service = "${s}"`)}`);
+    const list = await admin.get(`/sessions?${filterParam(`service = "${s}"`)}`);
     assert.equal(list.status, 200);
     assert.deepEqual(sorted(list.body.data.map((x: any) => x.id)), sorted([dialId, bindId]));
     assert.deepEqual(checkResponse('management', '/sessions', 'GET', 200, list.body), []);
     const d = await admin.get(`/sessions/${bindId}`);
     assert.deepEqual(checkResponse('management', '/sessions/{id}', 'GET', 200, d.body), []);
-    const bindPolicies = (await admin.get(`/identities/${user.id}/service-policies?${q('type = "Bind"')}`)).body.data.map((p: any) => p.id);
+    const bindPolicies = (await admin.get(`/identities/${user.id}/service-policies?${filterParam('type = "Bind"')}`)).body.data.map((p: any) => p.id);
     assert.deepEqual(d.body.data.servicePolicies.map((p: any) => p.id), bindPolicies);
     assert.equal(d.body.data.servicePolicies[0].entity, 'service-policies');
     assert.equal((await user.client.other('management').get('/sessions')).status, 401);
     assert.equal((await admin.delete(`/sessions/${dialId}`)).status, 200);
     assertError(await user.client.get(`/sessions/${dialId}`), 404, 'NOT_FOUND');
+    // The next create of that API session, service and type is a new session.
+    const again = await user.client.post('/sessions', { serviceId: s, type: 'Dial' });
+    assert.equal(again.status, 201);
+    assert.notEqual(again.body.data.id, dialId);
+    assert.equal((await user.client.get(`/sessions/${again.body.data.id}`)).status, 200);
   });
 
   test('a service delete removes its sessions', async () => {

@@ -1,8 +1,8 @@
 /**
  * Services as identities see them, on both APIs (controller-behaviours.md §2.3, §4.6, §4.7): the client's
  * service list and detail, the management listing's per-identity view (`asIdentity`), service updates, the
- * caller's edge routers and the (empty until routers connect) terminator listings. The client's service
- * update/patch/delete are the management operations, for admins only.
+ * caller's edge routers, a service's edge routers and terminators, and the terminators' CRUD. The client's
+ * service update/patch/delete are the management operations, for admins only.
  */
 import { sql, type SqlBool } from 'kysely';
 import { getRow, listEntities } from '../../model/crud.js';
@@ -173,35 +173,8 @@ export const servicesAccessRoutes: RouteDef[] = [
       return listOf(page.rows.map((r) => renderRecord(terminators, r)), page);
     },
   },
-  {
-    apis: ['management'],
-    method: 'GET',
-    path: '/terminators',
-    operationId: 'listTerminators',
-    tag: 'Terminator',
-    access: 'admin',
-    success: 200,
-    envelope: 'listTerminatorsEnvelope',
-    async handler(rc) {
-      const page = await listEntities(rc.ctx, terminators, listOptions(rc));
-      return listOf(page.rows.map((r) => renderRecord(terminators, r)), page);
-    },
-  },
-  {
-    apis: ['management'],
-    method: 'GET',
-    path: '/terminators/{id}',
-    operationId: 'detailTerminator',
-    tag: 'Terminator',
-    access: 'admin',
-    success: 200,
-    envelope: 'detailTerminatorEnvelope',
-    async handler(rc) {
-      const row = await getRow(rc.ctx, terminators, rc.params.id!);
-      await terminators.hooks!.decorate!(rc.ctx, [row]);
-      return ok(renderRecord(terminators, row));
-    },
-  },
+  // Terminators: the generic CRUD (admins), see resources/terminator.ts.
+  ...crudRoutes(terminators),
   {
     apis: ['client'],
     method: 'GET',

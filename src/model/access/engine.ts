@@ -12,7 +12,9 @@
  * | an identity's selecting service and edge router policies, its service-config overrides | identity id | identity, serviceAccess, router |
  * | services granted (with Dial/Bind) by a set of service policies | the sorted policy ids | serviceAccess |
  * | edge routers of a set of edge router policies | the sorted policy ids | router |
- * | edge routers serving a service (and their session order) | service id | router |
+ * | service edge router policies selecting a service | service id | router |
+ * | edge routers of a set of service edge router policies, in session order | the sorted policy ids | router |
+ * | the session of an API session, service and type | the three ids | sessions |
  *
  * Identities with the same attributes and no `@id` entries are selected by the same policies, so the
  * expensive entry (a policy set's services, ~25 ms at 100,000 identities and 250 policies) is computed once
@@ -27,8 +29,9 @@ import {
   edgeRouterPoliciesOf,
   grantsOf,
   routersOfPolicies,
-  routersOfService,
+  routersOfServicePolicies,
   serviceConfigOverrides,
+  serviceEdgeRouterPoliciesOf,
   servicePoliciesOf,
   type ServiceGrants,
 } from './queries.js';
@@ -69,7 +72,13 @@ export class AccessEngine {
   private readonly identities = new VersionedCache<string, IdentityAccess>(100_000);
   private readonly grants = new VersionedCache<string, ServiceGrants>(1024);
   private readonly policyRouters = new VersionedCache<string, Set<string>>(1024);
-  private readonly serviceRouters = new VersionedCache<string, ServiceRouters>(20_000);
+  private readonly serviceRouterPolicies = new VersionedCache<string, string[]>(20_000);
+  private readonly serviceRouters = new VersionedCache<string, ServiceRouters>(1024);
+  /**
+   * The session of (API session, service, type), for the idempotent `POST /sessions`. Sessions never change;
+   * any removal moves the `sessions` marker. A session just created is added with the version read before.
+   */
+  readonly sessions = new VersionedCache<string, Record<string, unknown> | undefined>(50_000);
   /** API sessions never change their config types or creation time, so these entries have one version. */
   private readonly apiSessions = new VersionedCache<string, ApiSessionInfo | undefined>(50_000);
 
@@ -103,9 +112,12 @@ export class AccessEngine {
     return this.policyRouters.get(identity.edgeRouterPolicyIds.join(','), String(m.router.gen), () => routersOfPolicies(ctx.db, identity.edgeRouterPolicyIds));
   }
 
-  routersOfService(ctx: Ctx, m: Markers, serviceId: string): Promise<ServiceRouters> {
-    return this.serviceRouters.get(serviceId, String(m.router.gen), async () => {
-      const ids = await routersOfService(ctx.db, serviceId);
+  /** Services selected by the same service edge router policies share one entry, like identities share grants. */
+  async routersOfService(ctx: Ctx, m: Markers, serviceId: string): Promise<ServiceRouters> {
+    const version = String(m.router.gen);
+    const policyIds = await this.serviceRouterPolicies.get(serviceId, version, () => serviceEdgeRouterPoliciesOf(ctx.db, serviceId));
+    return this.serviceRouters.get(policyIds.join(','), version, async () => {
+      const ids = await routersOfServicePolicies(ctx.db, policyIds);
       const { routers } = await this.routerCatalog(ctx, m);
       const ordered = [...ids].flatMap((id) => routers.get(id) ?? []).sort(byConnectedThenId);
       return { ids, ordered };

@@ -53,12 +53,18 @@ export async function routersOfPolicies(db: Executor, edgeRouterPolicyIds: reado
   return new Set(rows.map((r) => r.id));
 }
 
-/** Edge routers that serve a service: those of every service edge router policy selecting it. */
-export async function routersOfService(db: Executor, serviceId: string): Promise<Set<string>> {
-  const { rows } = await sql<{ id: string }>`select distinct r."entityId" as id
-    from service_edge_router_policy_services s
-    join service_edge_router_policy_edge_routers r on r."policyId" = s."policyId"
-    where s."entityId" = ${serviceId}`.execute(db);
+/** Ids of the service edge router policies selecting a service, sorted (a stable cache key). */
+export async function serviceEdgeRouterPoliciesOf(db: Executor, serviceId: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`select s."policyId" as id from service_edge_router_policy_services s
+    where s."entityId" = ${serviceId} order by 1`.execute(db);
+  return rows.map((r) => r.id);
+}
+
+/** Edge routers selected by any of the service edge router policies (those serving their services). */
+export async function routersOfServicePolicies(db: Executor, policyIds: readonly string[]): Promise<Set<string>> {
+  if (policyIds.length === 0) return new Set();
+  const { rows } = await sql<{ id: string }>`select distinct r."entityId" as id from service_edge_router_policy_edge_routers r
+    where r."policyId" in (${sql.join(policyIds)})`.execute(db);
   return new Set(rows.map((r) => r.id));
 }
 

@@ -29,6 +29,13 @@ export class VersionedCache<K, V> {
     return value;
   }
 
+  /** Stores a value computed elsewhere (e.g. a row just written), under the version read before writing it. */
+  set(key: K, version: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, { version, value: Promise.resolve(value) });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as K);
+  }
+
   clear(): void {
     this.entries.clear();
   }

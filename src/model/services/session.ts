@@ -35,16 +35,11 @@ export interface SessionCreate {
   tags?: Record<string, unknown> | null;
 }
 
-const SESSION_COLUMNS = ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem', 'token', 'type', 'apiSessionId', 'serviceId', 'identityId'] as const;
-
+/** The session of an API session for a service and type (the unique index), if any. A template query: it runs on every create. */
 async function findSession(ctx: Ctx, apiSessionId: string, serviceId: string, type: SessionType): Promise<Row | undefined> {
-  return ctx.db
-    .selectFrom('sessions')
-    .select([...SESSION_COLUMNS])
-    .where('apiSessionId', '=', apiSessionId)
-    .where('serviceId', '=', serviceId)
-    .where('type', '=', type)
-    .executeTakeFirst();
+  const { rows } = await sql<Row>`select id, "createdAt", "updatedAt", tags, "isSystem", token, type, "apiSessionId", "serviceId", "identityId"
+    from sessions where "apiSessionId" = ${apiSessionId} and "serviceId" = ${serviceId} and type = ${type}`.execute(ctx.db);
+  return rows[0];
 }
 
 /** `POST /sessions`: the session record (new or the existing one of this API session, service and type). */
@@ -73,7 +68,9 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
   // parity: only the policy linkage is checked, not whether the routers are online (§4.5 step 4).
   if (edgeRouters.length === 0) throw new DomainError('NO_EDGE_ROUTERS_AVAILABLE');
 
-  let row = await findSession(ctx, caller.apiSessionId, serviceId, type);
+  const key = `${caller.apiSessionId} ${serviceId} ${type}`;
+  const version = String(m.sessions.gen);
+  let row = await engine.sessions.get(key, version, () => findSession(ctx, caller.apiSessionId, serviceId, type));
   if (!row) {
     const now = iso(ctx.now());
     const values = {
@@ -88,9 +85,14 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
       serviceId,
       identityId: caller.identityId,
     };
-    // A concurrent create of the same (API session, service, type) may win the unique index: use its row.
-    await ctx.db.insertInto('sessions').values(values).onConflict((oc) => oc.doNothing()).execute();
-    row = (await findSession(ctx, caller.apiSessionId, serviceId, type)) ?? values;
+    // A concurrent create of the same (API session, service, type) may win the unique index: then use its row.
+    const res = await sql`insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", token, type, "apiSessionId", "serviceId", "identityId")
+      values (${values.id}, ${now}, ${now}, ${values.tags}, 0, ${values.token}, ${type}, ${caller.apiSessionId}, ${serviceId}, ${caller.identityId})
+      on conflict ("apiSessionId", "serviceId", type) do nothing`.execute(ctx.db);
+    row = Number(res.numAffectedRows ?? 0) === 1 ? values : await findSession(ctx, caller.apiSessionId, serviceId, type);
+    // The API session may have ended meanwhile (its sessions go with it): then there is nothing to answer.
+    if (!row) throw new DomainError('UNAUTHORIZED');
+    engine.sessions.set(key, version, row);
   }
   const out: Row = { ...row, tags: typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags };
   decorateSession(out, view.catalog.records.get(serviceId)?.name as string, edgeRouters);

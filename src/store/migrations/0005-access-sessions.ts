@@ -1,8 +1,8 @@
 /**
  * The access engine's tables (docs/policy-engine.md, "Answering access per request"):
  *
- * - `access_markers`: one row per kind of access-relevant data, with a generation counter and the time of
- *   the last change. Triggers on every table that feeds that kind bump it in the writing statement, so the
+ * - `access_markers`: one row per kind of access-relevant data (and one for session removals), with a
+ *   generation counter and the time of the last change. Triggers on every table that feeds that kind bump it in the writing statement, so the
  *   marker commits or rolls back with the change itself, whatever code path wrote it (generic CRUD, system
  *   records, foreign-key cascades, the offline CLI). The in-process caches of the access engine are keyed
  *   on these generations; `service-updates` reads the times.
@@ -11,8 +11,8 @@
  *   or the config.
  * - `sessions`: service sessions, one per (API session, service, type) (the create is idempotent); they go
  *   with their API session, identity or service by cascade.
- * - `terminators`: where a service is hosted. Terminators come from routers this controller does not run
- *   yet, so the table is only read; it exists so the listings filter and page like any other.
+ * - `terminators`: where a service is hosted (Management CRUD; hosting routers do not connect yet). They go
+ *   with their service by cascade and with their router (edge or transit: two tables) by trigger.
  */
 import { sql, type Kysely } from 'kysely';
 import { entityTable } from './helpers.js';
@@ -21,7 +21,7 @@ import { entityTable } from './helpers.js';
 type AnyDb = Kysely<any>;
 
 /** The kinds of access-relevant data, each with its own generation (see `src/model/access/markers.ts`). */
-export const MARKERS = ['catalog', 'serviceAccess', 'identity', 'router'] as const;
+export const MARKERS = ['catalog', 'serviceAccess', 'identity', 'router', 'sessions'] as const;
 
 type Event = 'insert' | 'delete' | 'update' | `update of ${string}`;
 
@@ -64,6 +64,9 @@ const FEEDS: Record<(typeof MARKERS)[number], [table: string, events: Event[]][]
     ['service_edge_router_policy_services', ['insert', 'delete']],
     ['service_edge_router_policy_edge_routers', ['insert', 'delete']],
   ],
+  // Sessions going away (delete, or with their API session, identity or service): the session lookup of
+  // `POST /sessions` is cached, and a new session is simply added to that cache.
+  sessions: [['sessions', ['delete', 'update']]],
 };
 
 /** Same text format as every other timestamp of the store (ISO-8601 UTC with milliseconds). */
@@ -132,6 +135,11 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('precedence', 'text', (c) => c.notNull().defaultTo('default'))
     .execute();
   await db.schema.createIndex('terminators_by_service').on('terminators').column('serviceId').execute();
+  await db.schema.createIndex('terminators_by_router').on('terminators').column('routerId').execute();
+  // What a foreign key would do if routers were one table: a router's terminators go with it.
+  for (const routers of ['edge_routers', 'transit_routers']) {
+    await sql.raw(`create trigger "${routers}_terminators" after delete on "${routers}" for each row begin delete from terminators where "routerId" = old.id; end`).execute(db);
+  }
 
   await markerTriggers(db);
 }
