@@ -10,7 +10,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { ExtendedKeyUsage, KeyUsage } from './authority.js';
-import type { CertificateAuthority } from './authority.js';
+import type { CertificateAuthority, IssueParams } from './authority.js';
 import type { ParsedCertificate } from './certificate.js';
 import { parseAndVerifyCsr } from './csr.js';
 import type { ParsedCsr } from './csr.js';
@@ -69,6 +69,28 @@ function issued(cert: ParsedCertificate, ca: CertificateAuthority): IssuedCertif
   };
 }
 
+/** Issues a leaf (end-entity) certificate for a CSR's subject and key, valid from now (less clock skew). */
+async function issueLeaf(
+  ca: CertificateAuthority,
+  req: ParsedCsr,
+  now: Date,
+  validityMs: number,
+  extendedKeyUsage: string,
+  sans: IssueParams['sans'],
+): Promise<IssuedCertificate> {
+  const cert = await ca.issue({
+    subject: req.subjectDer,
+    publicKey: req.publicKeySpki,
+    notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
+    notAfter: new Date(now.getTime() + validityMs),
+    isCA: false,
+    keyUsage: leafKeyUsage(req.keyDescription),
+    extendedKeyUsage: [extendedKeyUsage],
+    sans,
+  });
+  return issued(cert, ca);
+}
+
 /** Options of {@link signClientCsr}. */
 export interface ClientCertificateOptions {
   /** The identity (or router) id the certificate names in its URI SAN. */
@@ -95,17 +117,9 @@ export async function signClientCsr(
   const req = await parseAndVerifyCsr(csr);
   const now = options.now ?? new Date();
   const uri = spiffeId(options.trustDomain ?? DEFAULT_TRUST_DOMAIN, options.kind ?? 'identity', options.id);
-  const cert = await ca.issue({
-    subject: req.subjectDer,
-    publicKey: req.publicKeySpki,
-    notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
-    notAfter: new Date(now.getTime() + (options.validityMs ?? CLIENT_CERT_VALIDITY_MS)),
-    isCA: false,
-    keyUsage: leafKeyUsage(req.keyDescription),
-    extendedKeyUsage: [ExtendedKeyUsage.clientAuth],
-    sans: { hosts: [...req.sans.dns, ...req.sans.ip], emails: req.sans.email, uris: [uri] },
-  });
-  return issued(cert, ca);
+  const validity = options.validityMs ?? CLIENT_CERT_VALIDITY_MS;
+  const sans = { hosts: [...req.sans.dns, ...req.sans.ip], emails: req.sans.email, uris: [uri] };
+  return issueLeaf(ca, req, now, validity, ExtendedKeyUsage.clientAuth, sans);
 }
 
 /** Options of {@link signServerCsr}. */
@@ -129,21 +143,8 @@ export async function signServerCsr(
 ): Promise<IssuedCertificate> {
   const req = await parseAndVerifyCsr(csr);
   const now = options.now ?? new Date();
-  const cert = await ca.issue({
-    subject: req.subjectDer,
-    publicKey: req.publicKeySpki,
-    notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
-    notAfter: new Date(now.getTime() + (options.validityMs ?? CLIENT_CERT_VALIDITY_MS)),
-    isCA: false,
-    keyUsage: leafKeyUsage(req.keyDescription),
-    extendedKeyUsage: [ExtendedKeyUsage.serverAuth],
-    sans: {
-      hosts: [...req.sans.dns, ...req.sans.ip, ...(options.extraHosts ?? [])],
-      emails: req.sans.email,
-      uris: req.sans.uri,
-    },
-  });
-  return issued(cert, ca);
+  const sans = { hosts: [...req.sans.dns, ...req.sans.ip, ...(options.extraHosts ?? [])], emails: req.sans.email, uris: req.sans.uri };
+  return issueLeaf(ca, req, now, options.validityMs ?? CLIENT_CERT_VALIDITY_MS, ExtendedKeyUsage.serverAuth, sans);
 }
 
 /** Options of {@link signSessionCsr}. */
@@ -170,17 +171,7 @@ export async function signSessionCsr(
   const now = options.now ?? new Date();
   const extra = options.apiSessionId !== undefined ? ['api-session', options.apiSessionId] : [];
   const uri = spiffeId(options.trustDomain ?? DEFAULT_TRUST_DOMAIN, 'identity', options.identityId, ...extra);
-  const cert = await ca.issue({
-    subject: req.subjectDer,
-    publicKey: req.publicKeySpki,
-    notBefore: new Date(now.getTime() - CLOCK_SKEW_MS),
-    notAfter: new Date(now.getTime() + (options.validityMs ?? SESSION_CERT_VALIDITY_MS)),
-    isCA: false,
-    keyUsage: leafKeyUsage(req.keyDescription),
-    extendedKeyUsage: [ExtendedKeyUsage.clientAuth],
-    sans: { uris: [uri] },
-  });
-  return issued(cert, ca);
+  return issueLeaf(ca, req, now, options.validityMs ?? SESSION_CERT_VALIDITY_MS, ExtendedKeyUsage.clientAuth, { uris: [uri] });
 }
 
 /**
