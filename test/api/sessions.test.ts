@@ -201,6 +201,10 @@ describe('session scope and lifetime', () => {
     const bindPolicies = (await admin.get(`/identities/${user.id}/service-policies?${filterParam('type = "Bind"')}`)).body.data.map((p: any) => p.id);
     assert.deepEqual(d.body.data.servicePolicies.map((p: any) => p.id), bindPolicies);
     assert.equal(d.body.data.servicePolicies[0].entity, 'service-policies');
+    const routePath = await admin.get(`/sessions/${bindId}/route-path`);
+    assert.equal(routePath.status, 200);
+    assert.deepEqual(routePath.body.data, { routePath: [] });
+    assertError(await admin.get('/sessions/no-such-session/route-path'), 404, 'NOT_FOUND');
     assert.equal((await user.client.other('management').get('/sessions')).status, 401);
     assert.equal((await admin.delete(`/sessions/${dialId}`)).status, 200);
     assertError(await user.client.get(`/sessions/${dialId}`), 404, 'NOT_FOUND');

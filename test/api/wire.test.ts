@@ -264,6 +264,13 @@ describe('informational endpoints', () => {
     assert.equal((await m.get('/specs/nope')).status, 404);
   });
 
+  test('protocols lists the HTTPS API listener, anonymously', async () => {
+    const res = await server.client('client').get('/protocols');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.data.https.address, server.url.replace('https://', ''));
+    assert.deepEqual(checkResponse('client', '/protocols', 'GET', 200, res.body), []);
+  });
+
   test('summary counts resources for admins only', async () => {
     const res = await admin.get('/summary');
     assert.equal(res.status, 200);

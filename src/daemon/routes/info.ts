@@ -82,6 +82,19 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       },
     },
     {
+      ...common,
+      apis: ['client'],
+      method: 'GET',
+      path: '/protocols',
+      operationId: 'listProtocols',
+      tag: 'Informational',
+      envelope: 'listProtocolsEnvelope',
+      summary: 'The listeners this controller serves: its HTTPS API address',
+      async handler(rc) {
+        return ok({ https: { address: rc.deps.advertisedUrl.replace(/^https:\/\//, '') } });
+      },
+    },
+    {
       apis: ['management'],
       method: 'GET',
       path: '/summary',

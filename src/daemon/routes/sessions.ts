@@ -118,4 +118,19 @@ export const sessionRoutes: RouteDef[] = [
       return empty();
     },
   },
+  {
+    apis: ['management'],
+    method: 'GET',
+    path: '/sessions/{id}/route-path',
+    operationId: 'detailSessionRoutePath',
+    tag: 'Session',
+    access: 'admin',
+    success: 200,
+    envelope: 'detailSessionRoutePathEnvelope',
+    summary: 'The routers a session\'s circuit crosses: none while no router carries traffic for this controller',
+    async handler(rc) {
+      await sessionManagementDetail(rc.ctx, rc.params.id!);
+      return ok({ routePath: [] });
+    },
+  },
 ];
