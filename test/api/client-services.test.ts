@@ -247,6 +247,13 @@ describe('permissions, configs and the management views', () => {
     assert.equal((await admin.delete(`/identities/${u.id}/service-configs`)).status, 200);
     assert.deepEqual((await admin.get(`/identities/${u.id}/service-configs`)).body.data, []);
 
+    // A config created after the services were last read can be an override at once.
+    assert.deepEqual(await configOf(everything), { [typeA]: { port: 1 }, [typeB]: { host: 'x' } });
+    const a3 = await create('/configs', { name: unique('a3'), configTypeId: aId, data: { port: 3 } });
+    assert.equal((await admin.post(`/identities/${u.id}/service-configs`, [{ serviceId: s, configId: a3 }])).status, 200);
+    assert.deepEqual(await configOf(everything), { [typeA]: { port: 3 }, [typeB]: { host: 'x' } });
+    assert.equal((await admin.delete(`/identities/${u.id}/service-configs`)).status, 200);
+
     // Config data and config type names are read live.
     assert.equal((await admin.patch(`/configs/${b1}`, { data: { host: 'y' } })).status, 200);
     const renamed = unique('renamed.v1');

@@ -32,8 +32,9 @@ const FEEDS: Record<(typeof MARKERS)[number], [table: string, events: Event[]][]
     ['services', ['insert', 'delete', 'update']],
     ['services_roleAttributes', ['insert', 'delete']],
     ['services_configs', ['insert', 'delete']],
-    ['configs', ['delete', 'update of name, data, configTypeId']],
-    ['config_types', ['delete', 'update of name']],
+    // Inserts too: a new config can become an identity's service-config override without touching services.
+    ['configs', ['insert', 'delete', 'update of name, data, configTypeId']],
+    ['config_types', ['insert', 'delete', 'update of name']],
   ],
   // Which services a set of service policies grants, and which policies select an identity.
   serviceAccess: [
