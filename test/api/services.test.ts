@@ -352,6 +352,15 @@ describe('tunneler-enabled edge routers (system identity and edge router policy)
     const delIdent = await admin.delete(`/identities/${id}`);
     assert.equal(delIdent.status, 409);
     assert.equal(delIdent.body.error.code, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
+    // Its identity keeps the router's name and type, so it cannot be retyped and then deleted.
+    for (const change of [{ type: 'User' }, { name: unique('hijack') }]) {
+      const res = await admin.patch(`/identities/${id}`, change);
+      assert.equal(res.status, 400, JSON.stringify(change));
+      assert.equal(res.body.error.code, 'ENTITY_CAN_NOT_BE_UPDATED');
+    }
+    assert.equal((await admin.patch(`/identities/${id}`, { roleAttributes: ['ok'] })).status, 200, 'other fields stay editable');
+    assert.equal((await admin.delete(`/identities/${id}`)).status, 409);
+    assert.equal((await admin.get(`/identities/${id}`)).body.data.typeId, 'Router');
   });
 
   test('a rename renames the identity; disabling removes both records; deleting the router too', async () => {

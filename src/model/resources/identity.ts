@@ -26,10 +26,11 @@ export function isDisabled(row: { disabledAt?: unknown; disabledUntil?: unknown 
   return new Date(row.disabledUntil as string).getTime() > now.getTime();
 }
 
+const routerOf = (ctx: Ctx, id: string) => ctx.db.selectFrom('edge_routers').select('id').where('id', '=', id).executeTakeFirst();
+
 /** A tunneler router's identity goes with its router, not on its own (parity: §2.7). */
 async function refuseWhileRouterExists(ctx: Ctx, row: Row): Promise<void> {
-  if (row.typeId !== 'Router') return;
-  const router = await ctx.db.selectFrom('edge_routers').select('id').where('id', '=', row.id as string).executeTakeFirst();
+  const router = await routerOf(ctx, row.id as string);
   if (!router) return;
   throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
     urlVars: { id: row.id as string },
@@ -55,6 +56,12 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
     throw fieldError('isAdmin', 'the default admin must remain an admin', false);
   }
   if (mode !== 'create') delete out.enrollment;
+  // A tunneler router's identity keeps the router's name and the Router type; the router manages them.
+  if (existing && (await routerOf(ctx, existing.id as string))) {
+    const renamed = out.name !== undefined && out.name !== existing.name;
+    const retyped = out.typeId !== undefined && out.typeId !== existing.typeId;
+    if (renamed || retyped) throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', { urlVars: { id: existing.id as string }, cause: { field: renamed ? 'name' : 'type', reason: 'the identity of an edge router follows its router', value: renamed ? out.name : out.typeId } });
+  }
   return out;
 }
 
