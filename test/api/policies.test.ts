@@ -35,9 +35,9 @@ type Collection = 'identities' | 'services' | 'edge-routers';
 
 /** The three policy kinds as the wire shows them: their path, role lists and what each selects. */
 const KINDS = {
-  sp: { path: 'service-policies', extra: { type: 'Dial' }, sides: { identityRoles: 'identities', serviceRoles: 'services' } },
-  erp: { path: 'edge-router-policies', extra: {}, sides: { identityRoles: 'identities', edgeRouterRoles: 'edge-routers' } },
-  serp: { path: 'service-edge-router-policies', extra: {}, sides: { serviceRoles: 'services', edgeRouterRoles: 'edge-routers' } },
+  sp: { path: 'service-policies', extra: { type: 'Dial', semantic: 'AllOf' }, sides: { identityRoles: 'identities', serviceRoles: 'services' } },
+  erp: { path: 'edge-router-policies', extra: { semantic: 'AllOf' }, sides: { identityRoles: 'identities', edgeRouterRoles: 'edge-routers' } },
+  serp: { path: 'service-edge-router-policies', extra: { semantic: 'AllOf' }, sides: { serviceRoles: 'services', edgeRouterRoles: 'edge-routers' } },
 } as const satisfies Record<string, { path: string; extra: object; sides: Record<string, Collection> }>;
 type KindName = keyof typeof KINDS;
 const KIND_NAMES = Object.keys(KINDS) as KindName[];
@@ -47,7 +47,9 @@ describe('policy CRUD', () => {
     const kind = KINDS[k];
     const sides = Object.keys(kind.sides);
     describe(kind.path, () => {
-      test('create defaults semantic to AllOf and role lists to empty; detail and list match the reference', async () => {
+      test('create requires semantic; role lists default to empty; detail and list match the reference', async () => {
+        const { semantic: _semantic, ...withoutSemantic } = kind.extra;
+        assertFieldError(await admin.post(`/${kind.path}`, { name: unique(k), ...withoutSemantic }), 'semantic');
         const id = await create(`/${kind.path}`, { name: unique(k), ...kind.extra });
         const d = await admin.get(`/${kind.path}/${id}`);
         assert.equal(d.status, 200);
@@ -101,11 +103,11 @@ describe('policy CRUD', () => {
   }
 
   test('a service policy needs a type of Dial or Bind; filters see type, roles and matched services', async () => {
-    assertFieldError(await admin.post('/service-policies', { name: unique('sp') }), 'type');
-    assertFieldError(await admin.post('/service-policies', { name: unique('sp'), type: 'Invalid' }), 'type');
+    assertFieldError(await admin.post('/service-policies', { name: unique('sp'), semantic: 'AllOf' }), 'type');
+    assertFieldError(await admin.post('/service-policies', { name: unique('sp'), type: 'Invalid', semantic: 'AllOf' }), 'type');
     const tag = unique('ft');
     const svc = await service({ roleAttributes: [tag] });
-    const id = await create('/service-policies', { name: unique('sp'), type: 'Bind', serviceRoles: [`#${tag}`], postureCheckRoles: ['#mfa'] });
+    const id = await create('/service-policies', { name: unique('sp'), type: 'Bind', semantic: 'AllOf', serviceRoles: [`#${tag}`], postureCheckRoles: ['#mfa'] });
     const byType = await admin.get(`/service-policies?${q(`type = "Bind" and anyOf(serviceRoles) = "#${tag}"`)}`);
     assert.deepEqual(byType.body.data.map((p: any) => p.id), [id]);
     const byMatch = await admin.get(`/service-policies?${q(`anyOf(services) = "${svc}"`)}`);
@@ -114,13 +116,13 @@ describe('policy CRUD', () => {
     assert.equal(pcs.status, 200);
     assert.deepEqual(pcs.body.data, []);
     assert.deepEqual(checkResponse('management', '/service-policies/{id}/posture-checks', 'GET', 200, pcs.body), []);
-    assertFieldError(await admin.post('/service-policies', { name: unique('sp'), type: 'Dial', postureCheckRoles: ['@nope'] }), 'postureCheckRoles');
+    assertFieldError(await admin.post('/service-policies', { name: unique('sp'), type: 'Dial', semantic: 'AllOf', postureCheckRoles: ['@nope'] }), 'postureCheckRoles');
   });
 
   test('RolesDisplay shows current names and follows renames; deleting an entity removes its @id', async () => {
     const ident = await createIdentity(admin, { name: unique('disp-id') });
     const svc = await service();
-    const id = await create('/service-policies', { name: unique('disp'), type: 'Dial', identityRoles: ['#x', `@${ident}`], serviceRoles: [`@${svc}`] });
+    const id = await create('/service-policies', { name: unique('disp'), type: 'Dial', semantic: 'AllOf', identityRoles: ['#x', `@${ident}`], serviceRoles: [`@${svc}`] });
     const newName = unique('renamed');
     assert.equal((await admin.patch(`/identities/${ident}`, { name: newName })).status, 200);
     let d = (await admin.get(`/service-policies/${id}`)).body.data;
@@ -259,7 +261,7 @@ describe('policy matching through the affected listings', () => {
     for (const semantic of ['AllOf', 'AnyOf'] as const) {
       for (const row of ROLE_TABLE) {
         for (const k of KIND_NAMES) {
-          const body: Record<string, unknown> = { name: unique(`${k}-${semantic}`), semantic, ...KINDS[k].extra };
+          const body: Record<string, unknown> = { name: unique(`${k}-${semantic}`), ...KINDS[k].extra, semantic };
           for (const [side, c] of Object.entries(KINDS[k].sides)) body[side] = resolve(row.roles, c);
           const id = await create(`/${KINDS[k].path}`, body);
           model.policies[k].push(id);
@@ -321,7 +323,7 @@ describe('policy matching through the affected listings', () => {
     for (const k of KIND_NAMES) {
       const [a, b] = [model.policies[k][1]!, model.policies[k][8]!]; // AllOf two attributes, AnyOf one attribute
       const sides = Object.entries(KINDS[k].sides);
-      const bodyA = { name: unique('put'), semantic: 'AnyOf', ...KINDS[k].extra, [sides[0]![0]]: ['#green'], [sides[1]![0]]: resolve(['@{1}', '#red'], sides[1]![1]) };
+      const bodyA = { name: unique('put'), ...KINDS[k].extra, semantic: 'AnyOf', [sides[0]![0]]: ['#green'], [sides[1]![0]]: resolve(['@{1}', '#red'], sides[1]![1]) };
       assert.equal((await admin.put(`/${KINDS[k].path}/${a}`, bodyA)).status, 200);
       assert.equal((await admin.put(`/${KINDS[k].path}/${b}`, { name: unique('put'), ...KINDS[k].extra, [sides[0]![0]]: ['#all'] })).status, 200);
     }

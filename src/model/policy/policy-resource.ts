@@ -117,8 +117,8 @@ export function policyResource(spec: PolicyResourceSpec): ResourceDef {
     schemaName: spec.schemaName,
     props: {
       name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
-      // parity: the reference requires it; a missing semantic defaults to AllOf (any letter case accepted, §2.2).
-      semantic: { schema: Type.String(), storage: 'text', create: 'optional', update: 'optional', patch: true, default: 'AllOf', filter: true },
+      // parity: required on create and update as in the reference's schemas; any letter case accepted (§2.2).
+      semantic: { schema: Type.String(), storage: 'text', create: 'required', update: 'required', patch: true, default: 'AllOf', filter: true },
       ...spec.props,
       ...roleProps,
     },
