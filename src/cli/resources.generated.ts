@@ -140,7 +140,7 @@ export const RESOURCE_META: Readonly<Record<string, CliResource>> = {
     ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
     props: {
       "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
-      "semantic": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "semantic": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
       "type": {"schema":{"anyOf":[{"type":"string","const":"Dial"},{"type":"string","const":"Bind"}]},"storage":"text","create":"required","patch":true},
       "identityRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
       "serviceRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
@@ -153,7 +153,7 @@ export const RESOURCE_META: Readonly<Record<string, CliResource>> = {
     ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
     props: {
       "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
-      "semantic": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "semantic": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
       "identityRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
       "edgeRouterRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
     },
@@ -164,7 +164,7 @@ export const RESOURCE_META: Readonly<Record<string, CliResource>> = {
     ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
     props: {
       "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
-      "semantic": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "semantic": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
       "serviceRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
       "edgeRouterRoles": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
     },
