@@ -222,7 +222,11 @@ describe('permissions, configs and the management views', () => {
     };
     assert.deepEqual(await configOf(u.client), {});
     assert.deepEqual(await configOf(await loginWith([typeA])), { [typeA]: { port: 1 } });
-    assert.deepEqual(await configOf(await loginWith([bId, 'no-such-type'])), { [typeB]: { host: 'x' } });
+    const byIdAndUnknown = await loginWith([bId, 'no-such-type', typeB]);
+    assert.deepEqual(await configOf(byIdAndUnknown), { [typeB]: { host: 'x' } });
+    // The session keeps config-type ids: names resolved, unknown entries dropped, `all` kept (§4.3).
+    assert.deepEqual((await byIdAndUnknown.get('/current-api-session')).body.data.configTypes, [bId]);
+    assert.deepEqual((await (await loginWith([typeA, 'all'])).get('/current-api-session')).body.data.configTypes, [aId, 'all']);
     const everything = await loginWith(['all']);
     assert.deepEqual(await configOf(everything), { [typeA]: { port: 1 }, [typeB]: { host: 'x' } });
 

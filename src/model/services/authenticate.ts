@@ -35,6 +35,24 @@ export function configTypesOf(body: AuthenticateBody): string[] {
 }
 
 /**
+ * The session's config types as ids: names and ids are accepted, unknown entries are dropped and `all`
+ * is kept as such (parity: controller-behaviours.md §4.3).
+ */
+export async function resolveConfigTypes(ctx: Ctx, requested: string[]): Promise<string[]> {
+  const wanted = requested.filter((c) => c !== 'all');
+  const found = wanted.length
+    ? await ctx.db.selectFrom('config_types').select(['id', 'name']).where((eb) => eb.or([eb('id', 'in', wanted), eb('name', 'in', wanted)])).execute()
+    : [];
+  const idOf = new Map<string, string>();
+  for (const t of found as { id: string; name: string }[]) {
+    idOf.set(t.name, t.id);
+    idOf.set(t.id, t.id);
+  }
+  const ids = requested.flatMap((c) => (c === 'all' ? ['all'] : idOf.has(c) ? [idOf.get(c)!] : []));
+  return [...new Set(ids)];
+}
+
+/**
  * The common end of every primary authentication: the identity's `envInfo`/`sdkInfo` are updated from the
  * body and a new API session is created (parity: §5.1). Call inside the authentication's transaction.
  */
@@ -55,7 +73,7 @@ export async function startApiSession(
       .where('id', '=', session.identityId)
       .execute();
   }
-  return createApiSession(ctx, { ...session, configTypes: configTypesOf(body) });
+  return createApiSession(ctx, { ...session, configTypes: await resolveConfigTypes(ctx, configTypesOf(body)) });
 }
 
 export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipAddress: string): Promise<string> {
