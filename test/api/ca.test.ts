@@ -411,6 +411,8 @@ describe('ottca enrollment', () => {
     assert.deepEqual(checkResponse('management', '/identities/{id}', 'GET', 200, detail.body), []);
     const ottca = detail.body.data.enrollment.ottca;
     assert.equal(ottca.caId, caId);
+    assert.equal(ottca.ca.id, caId, 'the CA as an entity reference');
+    assert.equal(ottca.ca.entity, 'cas');
     const enrollment = (await admin.get(`/enrollments/${ottca.id}`)).body.data;
     assert.equal(enrollment.method, 'ottca');
     assert.equal(enrollment.caId, caId);

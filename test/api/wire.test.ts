@@ -283,6 +283,7 @@ describe('informational endpoints', () => {
     const res = await request(server.ca, 'GET', `${server.url}/edge/client/v1/.well-known/est/cacerts`, { headers: { accept: '*/*' } });
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /application\/pkcs7-mime/);
+    assert.equal(res.headers['content-transfer-encoding'], 'base64');
     const der = Buffer.from(res.text.replace(/\s+/g, ''), 'base64');
     assert.equal(der[0], 0x30, 'DER sequence');
   });

@@ -77,7 +77,7 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       tag: 'Well Known',
       produces: ['application/pkcs7-mime'],
       async handler(rc) {
-        await rc.reply.code(200).type('application/pkcs7-mime').send(rc.deps.caBundlePkcs7);
+        await rc.reply.code(200).type('application/pkcs7-mime').header('content-transfer-encoding', 'base64').send(rc.deps.caBundlePkcs7);
         return RAW;
       },
     },

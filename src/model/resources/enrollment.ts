@@ -152,9 +152,11 @@ export async function enrollmentSummaries(ctx: Ctx, identityIds: string[]): Prom
     .select(['id', 'identityId', 'method', 'token', 'jwt', 'expiresAt', 'caId'])
     .where('identityId', 'in', identityIds)
     .execute();
-  for (const r of rows) {
-    const summary: Record<string, unknown> = { id: r.id, token: r.token, jwt: r.jwt, expiresAt: r.expiresAt };
-    if (r.method === 'ottca' && r.caId) summary.caId = r.caId;
+  const summaries = rows.map((r: Row) => ({ id: r.id, token: r.token, jwt: r.jwt, expiresAt: r.expiresAt, ...(r.method === 'ottca' && r.caId ? { caId: r.caId } : {}) }));
+  // ottca entries also carry the CA as an entity reference (api-schemas.md identityEnrollments.ottca).
+  await attachRefs(ctx, summaries, { idField: 'caId', as: 'ca', table: 'cas', collection: 'cas' });
+  for (const [i, r] of rows.entries()) {
+    const summary = summaries[i]!;
     const forIdentity = out.get(r.identityId) ?? {};
     forIdentity[r.method] = summary;
     out.set(r.identityId, forIdentity);
