@@ -71,6 +71,11 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
 }
 
 export async function main(): Promise<void> {
+  // A reader that stops early (`edgectl … | head`) is not an error of the command: end quietly.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
   const code = await run(process.argv.slice(2));
   process.exitCode = code;
 }
