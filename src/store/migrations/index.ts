@@ -2,7 +2,7 @@
  * Forward-only, append-only migrations, listed statically so bundling keeps working.
  * Never reorder or rename an entry: the name is what the store records as applied.
  */
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import * as m0001 from './0001-foundation.js';
 import * as m0002 from './0002-services-policies.js';
 import * as m0003 from './0003-enrollments.js';
@@ -17,15 +17,36 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-access-sessions': m0005,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
-
+/**
+ * Applies pending migrations in order, each in one transaction together with the row that records it, so an
+ * interrupted start leaves either the whole migration or none of it. (Kysely's own migrator runs SQLite
+ * migrations outside transactions; SQLite supports transactional DDL, so we use it.)
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'schema_migrations', migrationLockTableName: 'schema_migrations_lock' });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message ?? error}`);
+  await runMigrations(db, MIGRATIONS);
+}
+
+/** Applies the pending entries of `migrations` in their order (exported for tests). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function runMigrations(db: Kysely<any>, migrations: Record<string, Migration>): Promise<void> {
+  await db.schema
+    .createTable('schema_migrations')
+    .ifNotExists()
+    .addColumn('name', 'varchar(255)', (c) => c.primaryKey())
+    .addColumn('timestamp', 'varchar(255)', (c) => c.notNull())
+    .execute();
+  const applied = new Set((await db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name));
+  for (const [name, migration] of Object.entries(migrations)) {
+    if (applied.has(name)) continue;
+    try {
+      await db.transaction().execute(async (trx) => {
+        await migration.up(trx);
+        await trx.insertInto('schema_migrations').values({ name, timestamp: new Date().toISOString() }).execute();
+      });
+    } catch (e) {
+      throw new Error(`database migration ${name} failed: ${(e as Error).message ?? e}`);
+    }
   }
 }
 

@@ -1,0 +1,35 @@
+/** Migrations: each one is applied atomically with its record, so an interrupted or failed one leaves nothing behind. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql, type Kysely, type Migration } from 'kysely';
+import { openStore } from '../../../src/store/db.js';
+import { migrationNames, runMigrations } from '../../../src/store/migrations/index.js';
+
+test('a fresh store records every migration once; running again changes nothing', async () => {
+  const store = await openStore(':memory:');
+  await runMigrations(store.db, {});
+  const names = (await store.db.selectFrom('schema_migrations').select('name').orderBy('name').execute()).map((r: { name: string }) => r.name);
+  assert.deepEqual(names, migrationNames);
+  await store.close();
+});
+
+test('a failing migration leaves neither its tables nor its record, and can be retried', async () => {
+  const store = await openStore(':memory:', { migrate: false });
+  let fail = true;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const broken: Migration = {
+    async up(db: Kysely<any>) {
+      await db.schema.createTable('half_done').addColumn('id', 'text').execute();
+      if (fail) throw new Error('power cut');
+      await db.schema.createTable('second').addColumn('id', 'text').execute();
+    },
+  };
+  await assert.rejects(runMigrations(store.db, { '9001-broken': broken }), /9001-broken failed: power cut/);
+  const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(store.db);
+  assert.ok(!tables.rows.some((t) => t.name === 'half_done'), 'the partial table was rolled back');
+  assert.equal((await store.db.selectFrom('schema_migrations').selectAll().execute()).length, 0);
+  fail = false;
+  await runMigrations(store.db, { '9001-broken': broken });
+  assert.deepEqual((await store.db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name), ['9001-broken']);
+  await store.close();
+});
