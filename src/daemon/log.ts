@@ -5,7 +5,11 @@
 import pino, { type Logger } from 'pino';
 
 /** Masks secrets that can appear in a query string (enrollment tokens) before a URL is logged. */
-export const safeUrl = (url: string): string => url.replace(/([?&](?:token|password)=)[^&]*/gi, '$1***');
+export const safeUrl = (url: string): string =>
+  url
+    .replace(/([?&](?:token|password)=)[^&]*/gi, '$1***')
+    // Tokens are UUIDs; one can also appear inside a filter (`token = "…"`): mask any UUID.
+    .replace(/[0-9a-f]{8}(-|%2d)[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{12}/gi, '***');
 
 export function createLogger(level: string, stream?: NodeJS.WritableStream): Logger {
   return pino(

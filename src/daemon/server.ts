@@ -6,7 +6,7 @@ import type { Ctx } from '../model/ctx.js';
 import { DomainError } from '../model/errors.js';
 import { newId } from '../model/ids.js';
 import type { DaemonDeps } from './deps.js';
-import { errorHandler, sendError } from './http/errors.js';
+import { errorBody, errorHandler, sendError } from './http/errors.js';
 import { registerRoutes, API_PREFIX, type ApiName, type RouteDef } from './http/route.js';
 import { buildOpenApi } from './openapi.js';
 import { versionRecord } from './routes/info.js';
@@ -38,6 +38,22 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     return503OnClosing: true,
+    // Shutdown does not wait for idle or silent connections; a connection idle this long is closed.
+    forceCloseConnections: true,
+    connectionTimeout: 120_000,
+    // Malformed URLs and the like still answer the error envelope.
+    frameworkErrors: (err, req, reply) => {
+      req.log.debug({ err }, 'request refused by the router');
+      sendError(reply, new DomainError(err.code === 'FST_ERR_BAD_URL' ? 'NOT_FOUND' : 'COULD_NOT_VALIDATE', { message: undefined }));
+    },
+    // Requests too broken to reach the router (bad framing, headers too large) get the envelope too.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const code = (err as NodeJS.ErrnoException).code;
+      const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const body = JSON.stringify(errorBody(new DomainError('COULD_NOT_VALIDATE', { status, message: status === 431 ? 'The request headers are too large' : 'The request could not be parsed' }), newId(12)));
+      socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    },
   });
 
   // JSON bodies: an empty body is an empty object (existing clients send it so); anything unparsable is 400.

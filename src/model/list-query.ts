@@ -6,6 +6,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { compileFilter } from '../store/filter-sql.js';
 import type { FieldTable } from './filter/fields.js';
 import { parseFilter, parseSortParam } from './filter/parser.js';
+import { filterError } from './filter/ast.js';
 import { clampLimit, clampOffset, parsePagingParams } from './paging.js';
 
 export interface ListOptions {
@@ -22,9 +23,19 @@ export interface ListQuery {
   offset: number;
 }
 
+/** Parses a filter; one nested beyond the parser's stack is refused as invalid, not failed as a 500. */
+function parseTolerantly(text: string) {
+  try {
+    return parseFilter(text);
+  } catch (e) {
+    if (e instanceof RangeError) throw filterError('the filter is nested too deeply');
+    throw e;
+  }
+}
+
 export function compileListQuery(opts: ListOptions, fields: FieldTable): ListQuery {
   const paging = parsePagingParams(opts.limit, opts.offset);
-  const parsed = parseFilter(opts.filter?.trim() ? opts.filter : 'true');
+  const parsed = parseTolerantly(opts.filter?.trim() ? opts.filter : 'true');
   let query = parsed;
   if (parsed.sort.length === 0 && opts.sort?.trim()) {
     query = { ...parsed, sort: parseSortParam(opts.sort, fields) };

@@ -105,6 +105,14 @@ describe('identity CRUD', () => {
     assert.equal(del.status, 400);
     assert.equal(del.body.error.code, 'ENTITY_CAN_NOT_BE_DELETED');
     assert.equal((await admin.get(`/identities/${d.id}`)).status, 200);
+    // Nor can it lose its way in: its password authenticator stays and it cannot be disabled.
+    const delAuth = await admin.delete(`/authenticators/${d.authenticators.updb.id}`);
+    assert.equal(delAuth.status, 400);
+    assert.equal(delAuth.body.error.code, 'ENTITY_CAN_NOT_BE_DELETED');
+    const disable = await admin.post(`/identities/${d.id}/disable`, { durationMinutes: 0 });
+    assert.equal(disable.status, 400);
+    assert.equal(disable.body.error.code, 'ENTITY_CAN_NOT_BE_UPDATED');
+    assert.equal((await server.client().login(ADMIN.username, ADMIN.password)).status, 200);
   });
 
   test('deleting an identity removes its authenticators and API sessions', async () => {

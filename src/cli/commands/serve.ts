@@ -6,6 +6,9 @@ import { CliError, type CliIo } from '../io.js';
 async function adminFromEnvOrPrompt(io: CliIo): Promise<AdminCredentials | undefined> {
   const { EDGECTL_ADMIN_USERNAME: username, EDGECTL_ADMIN_PASSWORD: password } = io.env;
   if (username && password) return { username, password };
+  if ((username || password) && !io.isTTY) {
+    throw new Error('set both EDGECTL_ADMIN_USERNAME and EDGECTL_ADMIN_PASSWORD, or neither (a password is then generated)');
+  }
   if (!io.isTTY) return undefined;
   const { input, password: secret } = await import('@inquirer/prompts');
   const u = await input({ message: 'Default admin username', default: username ?? 'admin', validate: (v) => (v.length >= 4 && v.length <= 100) || '4 to 100 characters' });
@@ -30,21 +33,28 @@ export function registerServe(program: Command, io: CliIo): void {
       } catch (e) {
         throw new CliError(`edgectl serve: ${(e as Error).message}`, 2);
       }
+      // Signals are taken from the start: one that arrives while the controller starts stops it once it is up.
+      let stopRequested: string | undefined;
+      let onSignal: (signal: string) => void = (signal) => (stopRequested = signal);
+      process.once('SIGINT', () => onSignal('SIGINT'));
+      process.once('SIGTERM', () => onSignal('SIGTERM'));
       let daemon;
       try {
         // Loaded here, not at the top: the admin commands share this program and need neither Fastify nor SQLite.
         const { startDaemon } = await import('../../daemon/daemon.js');
         daemon = await startDaemon(cfg, { adminCredentials: () => adminFromEnvOrPrompt(io) });
       } catch (e) {
-        throw new CliError(`edgectl serve: ${(e as Error).message}`, 1);
+        const cause = (e as { errorCause?: { field?: string; reason?: string } }).errorCause;
+        const detail = cause?.field ? ` (${cause.field}: ${cause.reason})` : '';
+        throw new CliError(`edgectl serve: ${(e as Error).message}${detail}`, 1);
       }
+      const running = daemon;
       await new Promise<void>((resolve) => {
-        const stop = (signal: string) => {
-          daemon.log.info({ signal }, 'shutting down');
-          daemon.close().then(resolve, resolve);
+        onSignal = (signal: string) => {
+          running.log.info({ signal }, 'shutting down');
+          running.close().then(resolve, resolve);
         };
-        process.once('SIGINT', () => stop('SIGINT'));
-        process.once('SIGTERM', () => stop('SIGTERM'));
+        if (stopRequested) onSignal(stopRequested);
       });
     });
 }

@@ -65,6 +65,10 @@ export function toDomainError(err: unknown, body?: unknown): DomainError | null 
       return new DomainError('COULD_NOT_PARSE_BODY');
   }
   if (fe instanceof SyntaxError || (fe as { type?: string })?.type === 'entity.parse.failed') return new DomainError('COULD_NOT_PARSE_BODY');
+  // A filter can be valid and still too deep for the database's expression limit.
+  if (/Expression tree is too large|too many terms in compound SELECT|parser stack overflow/.test((fe as Error)?.message ?? '')) {
+    return new DomainError('INVALID_FILTER', { cause: { code: 'UNHANDLED', message: 'the filter is nested too deeply' }, causeMessage: 'the filter is nested too deeply' });
+  }
   const mapped = mapConstraintError(err);
   if (mapped instanceof DomainError) return mapped;
   return null;

@@ -90,7 +90,16 @@ export const authenticators: ResourceDef = {
     unverifiedFingerprint: { schema: Type.String(), storage: 'text', hidden: true },
   },
   extraFields: { identity: { kind: 'scalar', type: 'string', column: 'identityId' } },
-  hooks: { prepare, decorate },
+  hooks: {
+    prepare,
+    decorate,
+    // The default admin keeps its password authenticator: without it nobody could log in to recover.
+    async beforeDelete(ctx, row) {
+      if (row.method !== 'updb') return;
+      const owner = await ctx.db.selectFrom('identities').select('isDefaultAdmin').where('id', '=', row.identityId as string).executeTakeFirst();
+      if (owner?.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id as string } });
+    },
+  },
   ops: {
     list: 'listAuthenticators',
     create: 'createAuthenticator',

@@ -2,6 +2,7 @@
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { withTx } from '../../store/db.js';
 import { getRow } from '../crud.js';
+import { DomainError } from '../errors.js';
 import { identities } from '../resources/identity.js';
 import { deleteIdentityApiSessions } from './api-session.js';
 
@@ -9,7 +10,9 @@ import { deleteIdentityApiSessions } from './api-session.js';
 export async function disableIdentity(ctx: Ctx, id: string, durationMinutes: number): Promise<void> {
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
-    await getRow(tctx, identities, id);
+    const row = await getRow(tctx, identities, id);
+    // The default admin cannot be locked out by another admin (or by itself): it is the way back in.
+    if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', { urlVars: { id }, cause: { message: 'the default admin cannot be disabled' } });
     const now = ctx.now();
     const until = durationMinutes > 0 ? iso(new Date(now.getTime() + durationMinutes * 60_000)) : null;
     await trx.updateTable('identities').set({ disabledAt: iso(now), disabledUntil: until, updatedAt: iso(now) }).where('id', '=', id).execute();
