@@ -73,6 +73,19 @@ describe('error envelope for bad input', () => {
     assertError(await request(server.ca, 'GET', `${server.url}/elsewhere`), 404, 'NOT_FOUND');
   });
 
+  test('malformed URLs, oversized headers and over-deep filters still get the error envelope', async () => {
+    const badUrl = await request(server.ca, 'GET', `${server.url}/edge/management/v1/identities/%ZZ`, { headers: { 'zt-session': admin.token! } });
+    assert.equal(badUrl.status, 404);
+    assert.equal(badUrl.body.error.code, 'NOT_FOUND');
+    const huge = await request(server.ca, 'GET', `${server.url}/edge/management/v1/identities?filter=${'x'.repeat(20000)}`, { headers: { 'zt-session': admin.token! } });
+    assert.equal(huge.status, 431);
+    assert.equal(huge.body.error.code, 'COULD_NOT_VALIDATE');
+    assert.equal(huge.body.meta.apiVersion, '0.0.1');
+    for (const deep of ['not '.repeat(1000) + 'isAdmin', 'not '.repeat(2500) + 'isAdmin']) {
+      assertError(await admin.get(`/identities?filter=${encodeURIComponent(deep)}`), 400, 'INVALID_FILTER');
+    }
+  });
+
   test('a known path with another verb is 405 METHOD_NOT_ALLOWED', async () => {
     assertError(await admin.put('/version', {}), 405, 'METHOD_NOT_ALLOWED');
   });
