@@ -76,6 +76,25 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
 
   app.setErrorHandler(errorHandler);
 
+  // CORS as the reference answers it: any origin, the session and content headers (parity: §0 "CORS").
+  app.addHook('onRequest', async (req, reply) => {
+    const origin = req.headers.origin;
+    if (!origin) return;
+    reply
+      .header('access-control-allow-origin', origin)
+      .header('vary', 'origin')
+      .header('access-control-allow-credentials', 'true')
+      .header('access-control-expose-headers', 'zt-session, svc-session, expiration-seconds, expires-at');
+  });
+  app.options('/*', async (_req, reply) =>
+    reply
+      .code(200)
+      .header('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS')
+      .header('access-control-allow-headers', 'content-type, accept, authorization, zt-session, svc-session, mfa-validation-code')
+      .header('access-control-max-age', '600')
+      .send(),
+  );
+
   const routes: RouteDef[] = [];
   const specs = new Map<ApiName, unknown>();
   const specFor = (api: ApiName) => {

@@ -244,6 +244,28 @@ describe('tolerance existing clients rely on', () => {
   });
 });
 
+describe('browser and session headers', () => {
+  test('CORS: preflights are answered and any origin is allowed', async () => {
+    const pre = await request(server.ca, 'OPTIONS', `${server.url}/edge/management/v1/identities`, {
+      headers: { origin: 'https://console.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'zt-session' },
+    });
+    assert.equal(pre.status, 200);
+    assert.equal(pre.headers['access-control-allow-origin'], 'https://console.example');
+    assert.match(String(pre.headers['access-control-allow-headers']), /zt-session/);
+    const get = await admin.get('/identities', { headers: { origin: 'https://console.example' } });
+    assert.equal(get.status, 200);
+    assert.equal(get.headers['access-control-allow-origin'], 'https://console.example');
+  });
+
+  test('authenticated answers carry the session expiry headers', async () => {
+    const res = await admin.get('/current-identity');
+    assert.equal(res.status, 200);
+    assert.equal(res.headers['expiration-seconds'], '1800');
+    assert.ok(new Date(String(res.headers['expires-at'])).getTime() > Date.now() + 1790_000);
+    assert.equal((await server.client().get('/version')).headers['expiration-seconds'], undefined);
+  });
+});
+
 describe('informational endpoints', () => {
   test('version is the same on /version and both API prefixes', async () => {
     const root = await request(server.ca, 'GET', `${server.url}/version`);
