@@ -2,6 +2,8 @@
 import { sql } from 'kysely';
 import { notFound } from '../../model/errors.js';
 import { RESOURCES } from '../../model/resources/index.js';
+import { sessions } from '../../model/resources/session.js';
+import { terminators } from '../../model/resources/terminator.js';
 import { ok, listOf, RAW } from '../http/envelope.js';
 import { API_PREFIX, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
 import { SPEC_IDS } from '../openapi.js';
@@ -105,7 +107,8 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       envelope: 'listSummaryCountsEnvelope',
       async handler(rc) {
         const counts: Record<string, number> = {};
-        for (const def of RESOURCES) {
+        // Sessions and terminators are served by their own routes, outside the generic registry.
+        for (const def of [...RESOURCES, sessions, terminators]) {
           if (def.name === 'identity-types') continue;
           const row = await rc.ctx.db.selectFrom(def.table).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
           counts[camel(def.name)] = Number(row?.n ?? 0);
