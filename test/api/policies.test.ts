@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createIdentity, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import { createIdentity, startTestServer, type ApiClient, type TestServer, createRecord } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertFieldError, unique } from '../harness/assert.js';
 import { roleMatches, type Semantic } from '../../src/model/policy/roles.js';
@@ -23,11 +23,7 @@ after(() => server.close());
 const q = (filter: string) => `filter=${encodeURIComponent(filter)}`;
 
 
-async function create(path: string, body: Record<string, unknown>): Promise<string> {
-  const res = await admin.post(path, body);
-  if (res.status !== 201) throw new Error(`create ${path} failed: ${res.status} ${res.text}`);
-  return res.body.data.id;
-}
+const create = (path: string, body: Record<string, unknown>): Promise<string> => createRecord(admin, path, body);
 const service = (body: Record<string, unknown> = {}) => create('/services', { name: unique('svc'), encryptionRequired: true, ...body });
 const router = (body: Record<string, unknown> = {}) => create('/edge-routers', { name: unique('er'), ...body });
 

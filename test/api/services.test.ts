@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import { startTestServer, type ApiClient, type TestServer, createRecord } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertFieldError, unique } from '../harness/assert.js';
 
@@ -21,12 +21,7 @@ after(() => server.close());
 const q = (filter: string) => `filter=${encodeURIComponent(filter)}`;
 
 
-/** Fixtures: create and return the id (no assertions). */
-async function create(path: string, body: Record<string, unknown>): Promise<string> {
-  const res = await admin.post(path, body);
-  if (res.status !== 201) throw new Error(`create ${path} failed: ${res.status} ${res.text}`);
-  return res.body.data.id;
-}
+const create = (path: string, body: Record<string, unknown>): Promise<string> => createRecord(admin, path, body);
 
 const PORT_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',

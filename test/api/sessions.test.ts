@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import { createUser, startTestServer, type ApiClient, type TestServer, createRecord } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, filterParam, unique } from '../harness/assert.js';
 
@@ -21,11 +21,7 @@ after(() => server.close());
 
 const sorted = (xs: string[]) => [...xs].sort();
 
-async function create(path: string, body: Record<string, unknown>): Promise<string> {
-  const res = await admin.post(path, body);
-  if (res.status !== 201) throw new Error(`create ${path} failed: ${res.status} ${res.text}`);
-  return res.body.data.id;
-}
+const create = (path: string, body: Record<string, unknown>): Promise<string> => createRecord(admin, path, body);
 const service = () => create('/services', { name: unique('svc'), encryptionRequired: true });
 const router = (body: Record<string, unknown> = {}) => create('/edge-routers', { name: unique('er'), ...body });
 const policy = (type: 'Dial' | 'Bind', identityId: string, serviceId: string) =>

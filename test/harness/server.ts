@@ -97,6 +97,13 @@ export class ApiClient {
   }
 }
 
+/** Creates any record through the API and returns its id (fixture: no assertions, throws on refusal). */
+export async function createRecord(client: ApiClient, path: string, body: Record<string, unknown>): Promise<string> {
+  const res = await client.post(path, body);
+  if (res.status !== 201) throw new Error(`create ${path} failed: ${res.status} ${res.text}`);
+  return res.body.data.id;
+}
+
 /** Creates an identity and returns its id (fixture: no assertions). */
 export async function createIdentity(admin: ApiClient, body: Record<string, unknown> = {}): Promise<string> {
   const res = await admin.post('/identities', { name: `id-${Math.random().toString(36).slice(2, 10)}`, type: 'User', isAdmin: false, ...body });
