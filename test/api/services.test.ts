@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type ApiClient, type TestServer, createRecord } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
-import { assertFieldError, unique } from '../harness/assert.js';
+import { assertFieldError, filterParam, unique } from '../harness/assert.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -18,7 +18,7 @@ before(async () => {
 });
 after(() => server.close());
 
-const q = (filter: string) => `filter=${encodeURIComponent(filter)}`;
+const q = filterParam;
 
 
 const create = (path: string, body: Record<string, unknown>): Promise<string> => createRecord(admin, path, body);

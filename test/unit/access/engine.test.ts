@@ -29,15 +29,8 @@ import { AccessEngine, accessEngine } from '../../../src/model/access/engine.js'
 import { configView, permissionsOf } from '../../../src/model/access/service-view.js';
 import { sessionEdgeRouters } from '../../../src/model/services/session-routers.js';
 import { assignIdentityServiceConfigs, removeIdentityServiceConfigs } from '../../../src/model/services/identity-service-configs.js';
+import { rng } from '../../harness/random.js';
 
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = rng(7);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const ATTRS = ['a', 'b', 'c', 'd'];

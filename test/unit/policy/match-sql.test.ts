@@ -26,16 +26,8 @@ import {
   servicePolicies,
   services,
 } from '../../../src/model/resources/index.js';
+import { rng } from '../../harness/random.js';
 
-/** Deterministic PRNG (mulberry32) so a failure reproduces. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = rng(20240601);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const ATTRS = ['a', 'b', 'c', 'd', 'all'];
