@@ -1,5 +1,5 @@
 /**
- * Response checking against the reference's response schemas (shared/reference/response-schemas-v0.25.6.json),
+ * Response checking against the reference's response schemas (test/fixtures/reference/response-schemas-v0.25.6.json),
  * with the corrections the reference README lists (undeclared required fields, wrong references).
  */
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const file = fileURLToPath(new URL('../../../shared/reference/response-schemas-v0.25.6.json', import.meta.url));
+const file = fileURLToPath(new URL('../fixtures/reference/response-schemas-v0.25.6.json', import.meta.url));
 const doc = JSON.parse(readFileSync(file, 'utf8'));
 
 /** Required fields the spec lists without declaring them (reference README, "Known mistakes"). */

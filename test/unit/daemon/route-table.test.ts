@@ -1,5 +1,5 @@
 /**
- * The served route table against the reference's operation list (shared/reference/operations-v0.25.6.tsv):
+ * The served route table against the reference's operation list (test/fixtures/reference/operations-v0.25.6.tsv):
  * every route we serve that the reference has uses its operationId and its success status.
  */
 import { test } from 'node:test';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { allRoutes } from '../../../src/daemon/routes/index.js';
 import { API_PREFIX } from '../../../src/daemon/http/route.js';
 
-const tsv = readFileSync(fileURLToPath(new URL('../../../../shared/reference/operations-v0.25.6.tsv', import.meta.url)), 'utf8');
+const tsv = readFileSync(fileURLToPath(new URL('../../fixtures/reference/operations-v0.25.6.tsv', import.meta.url)), 'utf8');
 const [header, ...rows] = tsv.trim().split('\n').map((l) => l.split('\t'));
 const col = (name: string) => header!.indexOf(name);
 const norm = (p: string) => p.replace(/\{[^}]+\}/g, '{}').replace(/\/+$/, '') || '/';
