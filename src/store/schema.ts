@@ -1,0 +1,435 @@
+/**
+ * The store's tables as kysely sees them. GENERATED from the migrations by `scripts/gen-store-schema.ts`:
+ * do not edit; rerun the script after adding a migration (a unit test checks it is current).
+ *
+ * Column types are the stored ones: booleans are 0/1 integers and JSON values are text; the conversions live
+ * in `src/store/values.ts`. `Generated<T>` marks a column with a default, optional on insert.
+ */
+import type { Generated } from 'kysely';
+
+export interface AccessMarkersTable {
+  name: string;
+  gen: Generated<number>;
+  changedAt: string;
+}
+
+export interface ApiSessionCertsTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  apiSessionId: string;
+  identityId: string;
+  subject: string;
+  fingerprint: string;
+  certificate: string;
+  validFrom: string;
+  validTo: string;
+}
+
+export interface ApiSessionsTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  token: string;
+  identityId: string;
+  authenticatorId: string;
+  ipAddress: Generated<string>;
+  configTypes: Generated<string>;
+  authQueries: Generated<string>;
+  isMfaRequired: Generated<number>;
+  isMfaComplete: Generated<number>;
+  lastActivityAt: string;
+}
+
+export interface AuthPoliciesTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  primary: string;
+  secondary: string;
+}
+
+export interface AuthenticatorsTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  identityId: string;
+  method: string;
+  username: string | null;
+  passwordHash: string | null;
+  failedAttempts: Generated<number>;
+  certPem: string | null;
+  fingerprint: string | null;
+  caId: string | null;
+  unverifiedCertPem: string | null;
+  unverifiedFingerprint: string | null;
+}
+
+export interface CasTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  certPem: string;
+  fingerprint: string;
+  isVerified: Generated<number>;
+  verificationToken: string;
+  isAuthEnabled: Generated<number>;
+  isAutoCaEnrollmentEnabled: Generated<number>;
+  isOttCaEnrollmentEnabled: Generated<number>;
+  identityNameFormat: Generated<string>;
+  externalIdClaim: string | null;
+}
+
+export interface CasIdentityRolesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface ConfigTypesTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  schema: Generated<string>;
+}
+
+export interface ConfigsTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  configTypeId: string;
+  data: Generated<string>;
+}
+
+export interface EdgeRouterPoliciesTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  semantic: Generated<string>;
+}
+
+export interface EdgeRouterPoliciesEdgeRouterRolesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface EdgeRouterPoliciesIdentityRolesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface EdgeRouterPolicyEdgeRoutersTable {
+  policyId: string;
+  entityId: string;
+}
+
+export interface EdgeRoutersTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  cost: Generated<number>;
+  noTraversal: Generated<number>;
+  isVerified: Generated<number>;
+  fingerprint: string | null;
+  certPem: string | null;
+  unverifiedFingerprint: string | null;
+  unverifiedCertPem: string | null;
+  isTunnelerEnabled: Generated<number>;
+  appData: Generated<string>;
+}
+
+export interface EdgeRoutersRoleAttributesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface EnrollmentsTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  method: string;
+  token: string;
+  identityId: string | null;
+  expiresAt: string;
+  caId: string | null;
+  username: string | null;
+  jwt: string;
+  edgeRouterId: string | null;
+  transitRouterId: string | null;
+}
+
+export interface IdentitiesTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  typeId: string;
+  isAdmin: Generated<number>;
+  isDefaultAdmin: Generated<number>;
+  authPolicyId: string;
+  externalId: string | null;
+  defaultHostingCost: Generated<number>;
+  defaultHostingPrecedence: Generated<string>;
+  serviceHostingCosts: Generated<string>;
+  serviceHostingPrecedences: Generated<string>;
+  appData: Generated<string>;
+  envInfo: Generated<string>;
+  sdkInfo: Generated<string>;
+  disabledAt: string | null;
+  disabledUntil: string | null;
+}
+
+export interface IdentitiesRoleAttributesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface IdentityServiceConfigsTable {
+  identityId: string;
+  serviceId: string;
+  configTypeId: string;
+  configId: string;
+}
+
+export interface IdentityTypesTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+}
+
+export interface PostureChecksTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  typeId: string;
+}
+
+export interface PostureChecksRoleAttributesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface SchemaMigrationsTable {
+  name: string;
+  timestamp: string;
+}
+
+export interface ServiceEdgeRouterPoliciesTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  semantic: Generated<string>;
+}
+
+export interface ServiceEdgeRouterPoliciesEdgeRouterRolesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface ServiceEdgeRouterPoliciesServiceRolesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface ServiceEdgeRouterPolicyEdgeRoutersTable {
+  policyId: string;
+  entityId: string;
+}
+
+export interface ServiceEdgeRouterPolicyServicesTable {
+  policyId: string;
+  entityId: string;
+}
+
+export interface ServicePoliciesTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  type: string;
+  semantic: Generated<string>;
+}
+
+export interface ServicePoliciesIdentityRolesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface ServicePoliciesPostureCheckRolesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface ServicePoliciesServiceRolesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface ServicePolicyPostureChecksTable {
+  policyId: string;
+  entityId: string;
+}
+
+export interface ServicePolicyServicesTable {
+  policyId: string;
+  entityId: string;
+}
+
+export interface ServicesTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  terminatorStrategy: Generated<string>;
+  encryptionRequired: Generated<number>;
+}
+
+export interface ServicesConfigsTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface ServicesRoleAttributesTable {
+  ownerId: string;
+  value: string;
+  position: number;
+}
+
+export interface SessionsTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  token: string;
+  apiSessionId: string;
+  identityId: string;
+  serviceId: string;
+  type: string;
+}
+
+export interface TerminatorsTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  serviceId: string;
+  routerId: string;
+  binding: string;
+  address: string;
+  identity: Generated<string>;
+  cost: Generated<number>;
+  precedence: Generated<string>;
+}
+
+export interface TransitRoutersTable {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+  name: string;
+  cost: Generated<number>;
+  noTraversal: Generated<number>;
+  isVerified: Generated<number>;
+  fingerprint: string | null;
+  certPem: string | null;
+  unverifiedFingerprint: string | null;
+  unverifiedCertPem: string | null;
+}
+
+export interface Database {
+  access_markers: AccessMarkersTable;
+  api_session_certs: ApiSessionCertsTable;
+  api_sessions: ApiSessionsTable;
+  auth_policies: AuthPoliciesTable;
+  authenticators: AuthenticatorsTable;
+  cas: CasTable;
+  cas_identityRoles: CasIdentityRolesTable;
+  config_types: ConfigTypesTable;
+  configs: ConfigsTable;
+  edge_router_policies: EdgeRouterPoliciesTable;
+  edge_router_policies_edgeRouterRoles: EdgeRouterPoliciesEdgeRouterRolesTable;
+  edge_router_policies_identityRoles: EdgeRouterPoliciesIdentityRolesTable;
+  edge_router_policy_edge_routers: EdgeRouterPolicyEdgeRoutersTable;
+  edge_routers: EdgeRoutersTable;
+  edge_routers_roleAttributes: EdgeRoutersRoleAttributesTable;
+  enrollments: EnrollmentsTable;
+  identities: IdentitiesTable;
+  identities_roleAttributes: IdentitiesRoleAttributesTable;
+  identity_service_configs: IdentityServiceConfigsTable;
+  identity_types: IdentityTypesTable;
+  posture_checks: PostureChecksTable;
+  posture_checks_roleAttributes: PostureChecksRoleAttributesTable;
+  schema_migrations: SchemaMigrationsTable;
+  service_edge_router_policies: ServiceEdgeRouterPoliciesTable;
+  service_edge_router_policies_edgeRouterRoles: ServiceEdgeRouterPoliciesEdgeRouterRolesTable;
+  service_edge_router_policies_serviceRoles: ServiceEdgeRouterPoliciesServiceRolesTable;
+  service_edge_router_policy_edge_routers: ServiceEdgeRouterPolicyEdgeRoutersTable;
+  service_edge_router_policy_services: ServiceEdgeRouterPolicyServicesTable;
+  service_policies: ServicePoliciesTable;
+  service_policies_identityRoles: ServicePoliciesIdentityRolesTable;
+  service_policies_postureCheckRoles: ServicePoliciesPostureCheckRolesTable;
+  service_policies_serviceRoles: ServicePoliciesServiceRolesTable;
+  service_policy_posture_checks: ServicePolicyPostureChecksTable;
+  service_policy_services: ServicePolicyServicesTable;
+  services: ServicesTable;
+  services_configs: ServicesConfigsTable;
+  services_roleAttributes: ServicesRoleAttributesTable;
+  sessions: SessionsTable;
+  terminators: TerminatorsTable;
+  transit_routers: TransitRoutersTable;
+}
