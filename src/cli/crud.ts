@@ -6,7 +6,7 @@
  * (architecture.md rules 1 and 12). There is deliberately no per-entity CRUD code.
  */
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliProp, CliResource, SchemaInfo } from './resource-meta.js';
 import { ApiError, requireApi, type Api } from './api.js';
 import { jsonOption } from './options.js';

@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
-import { MARKERS } from './migrations/0005-access-sessions.js';
+import { type MARKERS } from './migrations/0005-access-sessions.js';
 
 export type MarkerName = (typeof MARKERS)[number];
 
