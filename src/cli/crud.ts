@@ -52,6 +52,11 @@ export interface EntitySpec {
   nameField?: string;
   /** Body paths taken as positional arguments by `create`, in order; `update` keeps them as flags. */
   createArgs?: readonly string[];
+  /**
+   * Body paths taken as optional positional arguments after {@link createArgs}; `create` keeps their flags too
+   * (e.g. `config create NAME TYPE [DATA]` besides `--data JSON`), and giving both is a usage error.
+   */
+  optionalCreateArgs?: readonly string[];
   /** The body `create` starts from; `--data`, arguments and flags are merged over it. */
   createDefaults?: Rec;
   /** Flag changes keyed by body path (`isAdmin`, `primary.updb.minPasswordLength`). */
@@ -70,7 +75,8 @@ export interface EntitySpec {
     options(cmd: Command): void;
     /** Checks the options against the body before anything is sent (throw a CliError with exit 2). */
     check?(opts: Rec, body: Rec): void;
-    after(ctx: CreatedContext): Promise<void>;
+    /** Runs after the create; fields it returns are added to the `data` of the `--json` answer (e.g. a JWT). */
+    after(ctx: CreatedContext): Promise<Rec | void>;
   };
 }
 
@@ -349,9 +355,9 @@ interface WriteOptions extends Rec {
 }
 
 /** Adds the body options of one write mode and returns a builder of the request body from parsed options. */
-function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: readonly FlagDef[]) {
+function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: readonly FlagDef[], optionalPositional: readonly FlagDef[] = []) {
   const modeFlags = deriveFlags(spec).filter((f) => f.modes.has(mode));
-  const flags = modeFlags.filter((f) => !positional.some((p) => p.path === f.path));
+  const flags = modeFlags.filter((f) => !positional.some((p) => p.path === f.path) || optionalPositional.some((p) => p.path === f.path));
   const attrs = flags.map((f) => ({ f, ...addFlag(cmd, f) }));
   const dataFlag = spec.bodyFlags?.data ?? 'data';
   const bodyData = new Option(`--${dataFlag} <json>`, 'request body fields as a JSON object; flags override it');
@@ -384,7 +390,10 @@ function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: re
       if (Array.isArray(v)) return Promise.all(v.map((x) => (typeof x === 'string' ? resolveId(api, f.ref!, x) : x)));
       return v;
     };
+    const fromArgs = new Set<string>();
     for (const [i, f] of positional.entries()) {
+      if (args[i] === undefined) continue; // an optional argument not given
+      fromArgs.add(f.path);
       let v: unknown;
       try {
         v = parseValue(f.kind, choose(f, args[i]!), undefined);
@@ -400,6 +409,7 @@ function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: re
       if (v !== undefined && fromFile !== undefined) throw new CliError(`error: give --${f.name} or --${f.fromFile!.name}, not both`, 2);
       v ??= fromFile;
       if (v === undefined) continue;
+      if (fromArgs.has(f.path)) throw new CliError(`error: give ${f.name.toUpperCase()} as an argument or with --${f.name}${f.fromFile ? `/--${f.fromFile.name}` : ''}, not both`, 2);
       if (f.invert && typeof v === 'boolean') v = !v;
       setPath(body, f.path, await resolve(f, v));
     }
@@ -488,14 +498,18 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
 
   if (serves('create', def.ops.create)) {
     const all = deriveFlags(spec);
-    const positional = (spec.createArgs ?? []).map((path) => {
+    const flagOf = (path: string) => {
       const f = all.find((x) => x.path === path);
       if (!f) throw new Error(`${spec.noun}: create argument ${path} is not a create prop`);
       return f;
-    });
+    };
+    const required = (spec.createArgs ?? []).map(flagOf);
+    const optional = (spec.optionalCreateArgs ?? []).map(flagOf);
+    const positional = [...required, ...optional];
     const cmd = noun.command('create').description(`create ${withArticle(def.label)}`);
-    for (const f of positional) cmd.argument(f.name, f.description);
-    const build = writeOptions(cmd, spec, 'create', positional);
+    for (const f of required) cmd.argument(f.name, f.description);
+    for (const f of optional) cmd.argument(`[${f.name}]`, `${f.description}; or --${f.name}`);
+    const build = writeOptions(cmd, spec, 'create', positional, optional);
     spec.createExtras?.options(cmd);
     if (spec.createHelp) cmd.addHelpText('after', spec.createHelp);
     cmd.action(async (...params: unknown[]) => {
@@ -505,9 +519,9 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       const sent = await build(api, opts, args);
       spec.createExtras?.check?.(opts, sent);
       const body = await api.call<{ data: { id: string } }>('POST', `/${def.name}`, sent);
-      if (opts.json) printJson(io, body);
-      else io.out(`created ${def.label} ${body.data.id}`);
-      await spec.createExtras?.after({ api, io, id: body.data.id, opts, body: sent });
+      if (!opts.json) io.out(`created ${def.label} ${body.data.id}`);
+      const extra = await spec.createExtras?.after({ api, io, id: body.data.id, opts, body: sent });
+      if (opts.json) printJson(io, extra ? { ...body, data: { ...body.data, ...extra } } : body);
     });
   }
 

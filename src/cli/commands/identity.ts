@@ -2,7 +2,7 @@
  * `edgectl identity …`: the generic verbs plus `disable` and `enable` (parity: controller-behaviours.md §10.4; a
  * disable also ends the identity's API sessions), and on `create` the enrollment JWTs asked for with `--ott`,
  * `--ottca CA` or `--updb USERNAME`: written to `--jwt-out FILE` (0600) or printed (parity: `ziti edge create
- * identity -o FILE`).
+ * identity -o FILE`); with `--json`, the printed answer's `data.enrollment.<method>.jwt`.
  */
 import type { Command } from 'commander';
 import { requireApi } from '../api.js';
@@ -42,7 +42,11 @@ const createExtras: EntitySpec['createExtras'] = {
     const methods = requestedMethods(body);
     if (methods.length === 0) return;
     const record = (await api.call<{ data: Rec }>('GET', `/identities/${encodeURIComponent(id)}`)).data;
-    emitJwts(io, identityJwts(record, methods), opts.jwtOut as string | undefined, opts.json === true);
+    const jwtOut = opts.jwtOut as string | undefined;
+    emitJwts(io, identityJwts(record, methods), jwtOut, opts.json === true);
+    // `--json` answers carry the enrollments (with their JWTs) as the identity record shows them, unless
+    // `--jwt-out` wrote the JWTs to a file: then they stay out of the output.
+    if (jwtOut === undefined) return { enrollment: record.enrollment };
   },
 };
 

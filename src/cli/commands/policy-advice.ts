@@ -2,13 +2,16 @@
  * `edgectl policy-advice IDENTITY SERVICE`: whether an identity can use a service, and if not why (parity: the
  * reference's `policy-advisor`, controller-behaviours.md §2.3, §11): may it dial, may it bind, how many edge
  * routers its edge router policies give it, how many carry the service, and the routers common to both.
+ * Exit status 1 when the policies refuse the identity the service (no Dial or Bind, or no edge router it may use
+ * for it), so scripts can test access; a common router that is merely offline is a warning (exit 0): the
+ * policies allow the access, the network state does not yet.
  */
 import type { Command } from 'commander';
 import { requireApi } from '../api.js';
 import { resolveEntityId } from '../crud.js';
 import { identitySpec } from '../entities/identity.js';
 import { serviceSpec } from '../entities/service.js';
-import type { CliIo } from '../io.js';
+import { CliError, type CliIo } from '../io.js';
 import { jsonOption } from '../options.js';
 import { cell, col, printJson, printRecord, renderTable, type Rec } from '../output.js';
 
@@ -31,9 +34,14 @@ export function adviceProblems(a: Advice): string[] {
   if (a.identityRouterCount === 0) out.push('no edge router policy gives the identity an edge router');
   if (a.serviceRouterCount === 0) out.push('no service edge router policy gives the service an edge router');
   if (a.identityRouterCount > 0 && a.serviceRouterCount > 0 && a.commonRouters.length === 0) out.push('the identity and the service have no edge router in common');
-  if (a.commonRouters.length > 0 && !a.commonRouters.some((r) => r.isOnline)) out.push('no common edge router is online');
+  if (a.commonRouters.length > 0 && !a.commonRouters.some((r) => r.isOnline)) out.push(NONE_ONLINE);
   return out;
 }
+
+const NONE_ONLINE = 'no common edge router is online';
+
+/** The problems that mean the policies refuse the access (all but routers being offline right now). */
+export const adviceRefusals = (a: Advice): string[] => adviceProblems(a).filter((p) => p !== NONE_ONLINE);
 
 const yesNo = (b: boolean) => (b ? 'yes' : 'no');
 
@@ -49,8 +57,14 @@ export function registerPolicyAdvice(program: Command, io: CliIo): void {
       const api = requireApi(io);
       const [identityId, serviceId] = await Promise.all([resolveEntityId(api, identitySpec, identity), resolveEntityId(api, serviceSpec, service)]);
       const res = await api.call<{ data: Advice }>('GET', `/identities/${encodeURIComponent(identityId)}/policy-advice/${encodeURIComponent(serviceId)}`);
-      if (opts.json) return printJson(io, res);
       const a = res.data;
+      const refusals = adviceRefusals(a);
+      const refused = () => new CliError(`error: the identity cannot use the service: ${refusals.join('; ')}`, 1);
+      if (opts.json) {
+        printJson(io, res);
+        if (refusals.length > 0) throw refused();
+        return;
+      }
       const online = a.commonRouters.filter((r) => r.isOnline).length;
       const rows: [string, string][] = [
         ['identity', cell(a.identity ?? a.identityId)],
@@ -65,6 +79,7 @@ export function registerPolicyAdvice(program: Command, io: CliIo): void {
       if (a.commonRouters.length > 0) io.out(renderTable([col('COMMON EDGE ROUTER', 'name'), col('ID', 'id'), col('ONLINE', 'isOnline')], a.commonRouters as Rec[]));
       const problems = adviceProblems(a);
       if (problems.length === 0) io.out('OKAY: the identity can use the service');
-      else for (const p of problems) io.out(`ERROR: ${p}`);
+      else for (const p of problems) io.out(`${refusals.includes(p) ? 'ERROR' : 'WARNING'}: ${p}`);
+      if (refusals.length > 0) throw refused();
     });
 }

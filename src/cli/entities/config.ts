@@ -1,7 +1,8 @@
 /**
  * What the config resource definition cannot say for the CLI: the config type as the second create argument
- * (by name or id), and the config's data as `--data JSON` or `-f, --data-file FILE` (as `ziti edge create config
- * NAME TYPE [-f file]`, controller-behaviours.md §11). The generic body options are `--body`/`--body-file` here.
+ * (by name or id), and the config's data as the optional third argument, `--data JSON` or `-f, --data-file FILE`
+ * (as `ziti edge create config NAME TYPE [JSON] [-f file]`, controller-behaviours.md §11). The generic body
+ * options are `--body`/`--body-file` here.
  */
 import type { EntitySpec } from '../crud.js';
 import { at, col, type Rec } from '../output.js';
@@ -25,6 +26,7 @@ export const configSpec: EntitySpec = {
     { header: 'DATA', value: (r: Rec) => shortJson(r.data) },
   ],
   createArgs: ['name', 'configTypeId'],
+  optionalCreateArgs: ['data'],
   bodyFlags: { data: 'body', file: 'body-file' },
   flags: {
     name: { description: 'name (unique)' },

@@ -2,7 +2,9 @@
  * What the three policy resource definitions cannot say for the CLI: columns showing roles by current name
  * (`…RolesDisplay`), `@name` in role flags resolved to `@id` against the collection each list selects, the
  * semantic's choices, and the reference CLI's shape: `ziti edge create service-policy NAME Dial|Bind
- * --service-roles --identity-roles -p postureCheckRoles --semantic`, AnyOf by default (controller-behaviours.md §11).
+ * --service-roles --identity-roles -p postureCheckRoles --semantic`. The semantic is AllOf unless given: with
+ * AnyOf, `--identity-roles '#sales,#vip'` would also select identities holding only one of the two, a wider grant
+ * than the roles read as written (docs/decisions.md, "CLI defaults").
  */
 import type { Column, Rec } from '../output.js';
 import type { EntitySpec, FlagOverride } from '../crud.js';
@@ -27,10 +29,10 @@ const ROLE_FLAGS: Record<string, FlagOverride> = {
 
 const common = {
   createArgs: ['name'],
-  createDefaults: { semantic: 'AnyOf' },
+  createDefaults: { semantic: 'AllOf' },
   flags: {
     name: { description: 'name (unique)' },
-    semantic: { choices: ['AllOf', 'AnyOf'], description: 'how several attribute roles combine: AllOf or AnyOf (AnyOf on create unless given)' },
+    semantic: { choices: ['AllOf', 'AnyOf'], description: 'how several attribute roles combine: AllOf or AnyOf (AllOf on create unless given)' },
     ...ROLE_FLAGS,
   },
   createHelp: '\nRoles: #attribute, #all, @id or @name (a name is resolved to its id before sending).',
