@@ -20,7 +20,7 @@ describe('edgectl CLI defaults', () => {
   let tmp: string;
   let cli: (...args: string[]) => Promise<Run>;
   let ok: (...args: string[]) => Promise<Run>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   let json: (...args: string[]) => Promise<any>;
 
   before(async () => {
