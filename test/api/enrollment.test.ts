@@ -73,8 +73,7 @@ function fetchServerCertificate(): Promise<Buffer> {
   });
 }
 
-let keyCounter = 0;
-const newCsr = (): Promise<KeyAndCsr> => generateKeyAndCsr({ commonName: `enroll-test-${++keyCounter}` });
+const newCsr = (commonName = unique('enroll-test')): Promise<KeyAndCsr> => generateKeyAndCsr({ commonName });
 
 describe('ott enrollment and certificate authentication', () => {
   test('identity create with ott → JWT → CSR → certificate → cert login → current identity', async () => {
@@ -95,7 +94,8 @@ describe('ott enrollment and certificate authentication', () => {
     assert.equal(claims.jti, ott.token);
     assert.equal(claims.exp, Math.floor(expiresAt / 1000));
 
-    const { privateKeyPem, csrPem } = await newCsr();
+    const commonName = unique('enroll-test');
+    const { privateKeyPem, csrPem } = await newCsr(commonName);
     const res = await enrollOttPem(claims.jti, csrPem);
     assert.equal(res.status, 200, res.text);
     assert.match(String(res.headers['content-type']), /^application\/x-x509-user-cert/);
@@ -104,7 +104,7 @@ describe('ott enrollment and certificate authentication', () => {
     const leaf = chain[0]!;
     assert.ok(verifyChain(leaf, { trusted: parseCertificates(server.ca) }).ok, 'the certificate chains to the CA bundle');
     assert.ok(leaf.sans.uri.includes(spiffeId('edgectl', 'identity', id)), JSON.stringify(leaf.sans));
-    assert.equal(leaf.commonName, `enroll-test-${keyCounter}`);
+    assert.equal(leaf.commonName, commonName);
 
     // The enrollment is consumed and the cert authenticator exists.
     const enrolled = (await admin.get(`/identities/${id}`)).body.data;
