@@ -1,5 +1,5 @@
 /**
- * Services as identities see them (controller-behaviours.md §2.3, §4.6, §4.7): the client service list and
+ * Services as identities see them (docs/reference-notes.md §2.3, §4.6, §4.7): the client service list and
  * detail hold exactly what the identity's service policies grant (table-driven over AllOf/AnyOf ×
  * `#attr`/`@id`/`#all`, re-checked after every kind of change and against the management listings),
  * `permissions`, `config` by config-type name with the API session's `configTypes` and the identity's

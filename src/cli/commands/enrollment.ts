@@ -1,7 +1,7 @@
 /**
  * `edgectl enrollment list|show|delete` (generic verbs over the enrollment resource definition), plus
  * `create IDENTITY --method ott|ottca|updb` and `refresh ID`, whose expiry is given as a duration
- * (parity: `ziti edge create enrollment`, 30 minutes by default, controller-behaviours.md §7.2). Both print the
+ * (parity: `ziti edge create enrollment`, 30 minutes by default, docs/reference-notes.md §7.2). Both print the
  * enrollment's JWT or write it to `--jwt-out FILE`.
  */
 import { Option, type Command } from 'commander';

@@ -1,6 +1,6 @@
 /**
  * `edgectl policy-advice IDENTITY SERVICE`: whether an identity can use a service, and if not why (parity: the
- * reference's `policy-advisor`, controller-behaviours.md §2.3, §11): may it dial, may it bind, how many edge
+ * reference's `policy-advisor`, docs/reference-notes.md §2.3, §11): may it dial, may it bind, how many edge
  * routers its edge router policies give it, how many carry the service, and the routers common to both.
  */
 import type { Command } from 'commander';

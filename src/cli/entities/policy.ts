@@ -2,7 +2,7 @@
  * What the three policy resource definitions cannot say for the CLI: columns showing roles by current name
  * (`…RolesDisplay`), `@name` in role flags resolved to `@id` against the collection each list selects, the
  * semantic's choices, and the reference CLI's shape: `ziti edge create service-policy NAME Dial|Bind
- * --service-roles --identity-roles -p postureCheckRoles --semantic`, AnyOf by default (controller-behaviours.md §11).
+ * --service-roles --identity-roles -p postureCheckRoles --semantic`, AnyOf by default (docs/reference-notes.md §11).
  */
 import type { Column, Rec } from '../output.js';
 import type { EntitySpec, FlagOverride } from '../crud.js';

@@ -75,7 +75,7 @@ async function authorize(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Pr
   const principal = await resolveToken(ctx, token);
   if (!principal) throw new DomainError('UNAUTHORIZED');
   if (access !== 'partial' && principal.authQueries.length > 0) throw new DomainError('UNAUTHORIZED');
-  // parity: a non-admin on an admin operation is 401, not 403 (controller-behaviours.md §3.4)
+  // parity: a non-admin on an admin operation is 401, not 403 (docs/reference-notes.md §3.4)
   if (access === 'admin' && !principal.identity.isAdmin) throw new DomainError('UNAUTHORIZED');
   return principal;
 }

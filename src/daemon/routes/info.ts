@@ -1,4 +1,4 @@
-/** Informational endpoints: version, specs, resource counts and the CA bundle (parity: api-conventions §6, §8). */
+/** Informational endpoints: version, specs, resource counts and the CA bundle (parity: docs/reference-notes.md §0, §13). */
 import { sql } from 'kysely';
 import { notFound } from '../../model/errors.js';
 import * as R from '../../model/resources/index.js';
@@ -32,7 +32,7 @@ function specRecord(rc: RequestContext) {
 }
 
 /**
- * `/summary` keys, named as the reference names its stores (docs/reference-notes.md §3): `routers` counts
+ * `/summary` keys, named as the reference names its stores (docs/reference-notes.md §13): `routers` counts
  * every router and `routers.edge` the edge ones; `services.edge` equals `services` (every service is an
  * edge service here). Stores this controller does not have yet (MFA, external JWT signers, posture check
  * types) count 0, which is what their listings hold.
