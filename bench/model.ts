@@ -1,7 +1,7 @@
 /**
  * Builds a benchmark model in a data dir through the same model services the API uses (resource
  * definitions, generic create with its hooks and policy matching), in large transactions for speed.
- * Sizes and attribute spread follow the reference's scenarios (controller-behaviours.md §12).
+ * Sizes and attribute spread follow the reference's scenarios (docs/reference-notes.md §12).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@ import { CliError, type CliIo } from './io.js';
 import { clientCertificateOf, SessionStore, type SavedLogin } from './session-store.js';
 import { HttpTransport, type HttpMethod, type RequestOptions, type Transport } from './transport/http.js';
 
-/** The `{error}` member of the wire error envelope (parity: controller-behaviours.md §3). */
+/** The `{error}` member of the wire error envelope (parity: docs/reference-notes.md §3). */
 interface WireError {
   code?: string;
   message?: string;

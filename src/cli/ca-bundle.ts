@@ -1,6 +1,6 @@
 /**
  * The CA bundle a controller publishes at `/edge/client/v1/.well-known/est/cacerts` (base64 PKCS#7 certs-only,
- * controller-behaviours.md §7.3), fetched WITHOUT certificate verification: it is how a client bootstraps trust.
+ * docs/reference-notes.md §7.3), fetched WITHOUT certificate verification: it is how a client bootstraps trust.
  * Callers decide what makes it trustworthy: `login` asks the user (or -y), `enroll` checks that the enrollment
  * JWT verifies against the server certificate this bundle validates.
  */

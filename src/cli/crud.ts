@@ -3,7 +3,7 @@
  * definition: the verbs come from `def.ops`, the flags from the props each write mode accepts, with their
  * value types read from the props' JSON Schemas. An {@link EntitySpec} adds only what a definition cannot
  * say: the noun, table columns, nicer flag names, references to resolve and create defaults
- * (architecture.md rules 1 and 12). There is deliberately no per-entity CRUD code.
+ * (docs/design.md, Layers). There is deliberately no per-entity CRUD code.
  */
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
@@ -30,7 +30,7 @@ export interface FlagOverride {
   ref?: CliResource;
   /**
    * The value is a role list selecting records of this resource (`#attr`, `@id`, `@name`, `#all`): each `@name` is
-   * resolved to `@id` before sending, since the API takes ids only (parity: controller-behaviours.md §11).
+   * resolved to `@id` before sending, since the API takes ids only (parity: docs/reference-notes.md §11).
    */
   roles?: CliResource;
   /** A boolean flag that sets the prop to the opposite (`--no-traversal` sets `noTraversal: true`). */

@@ -54,7 +54,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     return 0;
   } catch (e) {
     // Help and version exit 0; every other commander error (unknown option, missing argument, bad value,
-    // a noun without a verb) is a usage error: exit 2, as API failures are 1 (architecture.md rule 12).
+    // a noun without a verb) is a usage error: exit 2, as API failures are 1 (README.md, The admin CLI).
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     if (e instanceof CliError) {
       io.err(e.message);

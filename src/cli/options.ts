@@ -16,7 +16,7 @@ export const positiveMinutes = (raw: string): number => {
 
 /**
  * Default validity of enrollments created or refreshed from the CLI, in minutes. parity: `ziti edge create
- * enrollment` defaults to 30 minutes (controller-behaviours.md §7.2); identity create uses the server's default.
+ * enrollment` defaults to 30 minutes (docs/reference-notes.md §7.2); identity create uses the server's default.
  */
 export const DEFAULT_ENROLLMENT_MINUTES = 30;
 

@@ -1,7 +1,7 @@
 /**
  * Output for people (tables) and for scripts (`--json`: the response body exactly as the API sent it, so
  * scripts see the wire contract and not a CLI-specific shape). parity: list tables end with
- * `results: A-B of N` or `results: none`, as `ziti edge list` does (controller-behaviours.md §11).
+ * `results: A-B of N` or `results: none`, as `ziti edge list` does (docs/reference-notes.md §11).
  */
 import Table from 'cli-table3';
 import type { CliIo } from './io.js';

@@ -3,7 +3,7 @@
  * (`identity services alice`: the services alice may use; `service-policy identities web-dial`: the identities
  * that policy selects), from the Management API's `/<collection>/{id}/<segment>` listings
  * (src/daemon/routes/related.ts). One implementation, driven by the table below; paging, `--filter` and `--json`
- * are those of `list` (parity: `ziti edge list identities services <id>`, controller-behaviours.md §11).
+ * are those of `list` (parity: `ziti edge list identities services <id>`, docs/reference-notes.md §11).
  */
 import type { Command } from 'commander';
 import { requireApi } from './api.js';

@@ -1,6 +1,6 @@
 /**
  * Names to ids. People type names; the API wants ids. parity: the reference CLI asks `id="x"` first and
- * then `name="x"`, and refuses an ambiguous name (controller-behaviours.md §11), so an id always wins and a
+ * then `name="x"`, and refuses an ambiguous name (docs/reference-notes.md §11), so an id always wins and a
  * name that happens to look like another record's id cannot shadow it.
  */
 import type { Api } from './api.js';

@@ -4,7 +4,7 @@
  *
  * The token is a bearer credential, so the directory is created 0700 and the file written 0600 through a
  * temporary file and a rename (never world-readable, even for a moment). parity: the reference keeps
- * `ziti-cli.json` the same way, with logins keyed by name and a `default` (controller-behaviours.md §11);
+ * `ziti-cli.json` the same way, with logins keyed by name and a `default` (docs/reference-notes.md §11);
  * only the `default` login is used for now, the map leaves room for `--cli-identity`.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

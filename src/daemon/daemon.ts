@@ -33,6 +33,8 @@ export interface DaemonOptions {
   /** Where logs go (default stdout). */
   logStream?: NodeJS.WritableStream;
   now?: () => Date;
+  /** false: no periodic sweep (tests with a frozen clock sweep through `sweepNow`). Default true. */
+  backgroundSweep?: boolean;
 }
 
 export interface RunningDaemon {
@@ -43,6 +45,8 @@ export interface RunningDaemon {
   pki: ControllerPki;
   store: OpenedStore;
   log: Logger;
+  /** Runs the background sweep once, now (tests drive expiry with an injected clock instead of waiting). */
+  sweepNow(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -114,14 +118,17 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     log.info({ url }, 'edgectl controller listening');
 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));
+    const sweepOnce = async () => {
+      const sessions = await sweepExpiredApiSessions(ctx);
+      if (sessions > 0) log.debug({ removed: sessions }, 'expired API sessions removed');
+      const certs = await sweepExpiredSessionCerts(ctx);
+      if (certs > 0) log.debug({ removed: certs }, 'expired API-session certificates removed');
+    };
     let sweeping = false;
     const sweeper = setInterval(() => {
-      if (sweeping) return;
+      if (sweeping || opts.backgroundSweep === false) return;
       sweeping = true;
-      sweepExpiredApiSessions(ctx)
-        .then((n) => n > 0 && log.debug({ removed: n }, 'expired API sessions removed'))
-        .then(() => sweepExpiredSessionCerts(ctx))
-        .then((n) => n > 0 && log.debug({ removed: n }, 'expired API-session certificates removed'))
+      sweepOnce()
         .catch((err) => log.error({ err }, 'API session sweep failed'))
         .finally(() => (sweeping = false));
     }, sweepEvery);
@@ -137,6 +144,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       pki,
       store: opened,
       log,
+      sweepNow: sweepOnce,
       close() {
         closing ??= (async () => {
           clearInterval(sweeper);

@@ -1,6 +1,6 @@
 /**
  * The CAs the TLS listener names in its certificate request: the controller's own bundle plus every verified
- * third-party CA (parity: controller-behaviours.md §5.3). The listener only *requests* client certificates and
+ * third-party CA (parity: docs/reference-notes.md §5.3). The listener only *requests* client certificates and
  * the model decides trust, so this list does not gate authentication; it tells clients (and TLS stacks that
  * pick a certificate by the advertised CA names) which certificates the controller can use, and Node completes
  * presented chains from it.

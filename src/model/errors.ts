@@ -3,7 +3,7 @@
  *
  * Handlers and services throw {@link DomainError}; the daemon's single error handler turns it into the
  * `{error, meta}` envelope and the CLI turns it into a message and an exit code.
- * parity: codes, statuses and default messages follow controller-behaviours.md §3.3.
+ * parity: codes, statuses and default messages follow docs/reference-notes.md §3.3.
  */
 
 export const ERROR_CATALOGUE = {

@@ -1,4 +1,4 @@
-/** Identifier and token generation (parity: controller-behaviours.md §10.2 — short ids for entities, UUID v4 tokens). */
+/** Identifier and token generation (parity: docs/reference-notes.md §10.2 — short ids for entities, UUID v4 tokens). */
 import { randomBytes, randomUUID } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,6 +1,6 @@
 /**
  * Turns a list request (filter text, URL sort, limit, offset) into SQL fragments: the filter's own
- * `sort by`/`skip`/`limit` win over the URL's (parity: controller-behaviours.md §1.5, §1.6).
+ * `sort by`/`skip`/`limit` win over the URL's (parity: docs/reference-notes.md §1.5, §1.6).
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { compileFilter } from '../store/filter-sql.js';

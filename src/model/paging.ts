@@ -1,5 +1,5 @@
 /**
- * Paging rules for every list (parity: controller-behaviours.md §1.5): default limit 10, maximum 500,
+ * Paging rules for every list (parity: docs/reference-notes.md §1.5): default limit 10, maximum 500,
  * `limit=-1`/`limit none` capped at 500, offset clamped to 0..100000, non-integers refused.
  */
 import { DomainError } from './errors.js';

@@ -24,7 +24,7 @@ export interface PropDef {
   nullable?: boolean;
   /** Stored when the property is absent on create (and reset to on a PUT that leaves it out). */
   default?: unknown;
-  /** Part of the public, filterable fields (parity: controller-behaviours.md §1.7). */
+  /** Part of the public, filterable fields (parity: docs/reference-notes.md §1.7). */
   filter?: boolean;
   /** Never rendered (e.g. secrets); still stored. */
   hidden?: boolean;
@@ -132,7 +132,7 @@ export function filterFields(def: ResourceDef): FieldTable {
   return { ...out, ...def.extraFields };
 }
 
-/** `tags`: a map of string keys to null, string or boolean values (parity: api-conventions §7). */
+/** `tags`: a map of string keys to null, string or boolean values (parity: docs/reference-notes.md §12, the `tags` schema). */
 export const TagsSchema = Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean(), Type.Null(), Type.Number()]));
 
 const nullableOf = (s: TSchema): TSchema => Type.Union([s, Type.Null()]);

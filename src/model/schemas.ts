@@ -1,4 +1,4 @@
-/** JSON Schemas shared by several resource definitions (parity: api-schemas.md "Shared small types"). */
+/** JSON Schemas shared by several resource definitions (parity: docs/reference-notes.md §12 "Shared small types"). */
 import { Type } from '@sinclair/typebox';
 import { fieldError } from './errors.js';
 

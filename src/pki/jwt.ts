@@ -1,5 +1,5 @@
 /**
- * Enrollment JWTs (controller-behaviours.md §7.1).
+ * Enrollment JWTs (docs/reference-notes.md §7.1).
  *
  * Signed with the controller's TLS server key, so a client that trusts the CA bundle (fetched from
  * `/.well-known/est/cacerts`) can verify the token with the server certificate's public key. The algorithm

@@ -54,7 +54,7 @@ export function base64Lines(der: Uint8Array, lineLength = 64): string {
 
 /**
  * The body of `GET /.well-known/est/cacerts`: the CA bundle as base64 PKCS#7 certs-only, in 64-character lines
- * (parity: controller-behaviours.md §7.3). `caBundle` is PEM text (all blocks must be certificates) or a list.
+ * (parity: docs/reference-notes.md §7.3). `caBundle` is PEM text (all blocks must be certificates) or a list.
  */
 export function caBundlePkcs7Base64(caBundle: string | readonly CertificateInput[]): string {
   const certs = typeof caBundle === 'string' ? parseBundle(caBundle) : caBundle;

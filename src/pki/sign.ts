@@ -1,6 +1,6 @@
 /**
  * Certificate profiles for what the controller signs from CSRs: identity/router client certificates, router
- * server certificates and API-session certificates (controller-behaviours.md §7.6, §4.7).
+ * server certificates and API-session certificates (docs/reference-notes.md §7.6, §4.7).
  *
  * Identity naming: client certificates carry one URI SAN, a SPIFFE ID
  * `spiffe://<trust-domain>/<kind>/<id>` (kind `identity` or `router`), as the reference's newer versions do.

@@ -2,7 +2,7 @@
  * Certificate signature and chain verification.
  *
  * parity: the reference verifies client certificates ignoring validity dates (expiry is judged separately by the
- * auth policy's `allowExpiredCerts`) and accepting any extended key usage (controller-behaviours.md §5.3). So this
+ * auth policy's `allowExpiredCerts`) and accepting any extended key usage (docs/reference-notes.md §5.3). So this
  * is a plain path builder over signatures and CA flags; the leaf's validity window is reported, not enforced.
  * Signatures are checked by Node's OpenSSL binding (`X509Certificate.verify` / `checkIssued`).
  */

@@ -6,7 +6,7 @@
  * every literal is a bound parameter. Everything SQLite-specific (json_type/json_extract, instr, CAST) sits
  * in one {@link FilterDialect} object so that a PostgreSQL dialect can be added beside it.
  *
- * Missing values (controller-behaviours.md §1.4): SQL's three-valued logic would make `NOT (name = 'x')`
+ * Missing values (docs/reference-notes.md §1.4): SQL's three-valued logic would make `NOT (name = 'x')`
  * drop rows where `name` is NULL, but in the reference a missing value makes `=`, `<`, `contains`, `in`,
  * `between`… false and `!=`, `not contains`, `not icontains`, `not in`, `not between` true. So:
  * - positive leaves are plain SQL: they yield NULL exactly when the reference says false;

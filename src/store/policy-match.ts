@@ -1,5 +1,5 @@
 /**
- * The policy matching rule (controller-behaviours.md §2.2, stated in `src/model/policy/roles.ts`) in SQL,
+ * The policy matching rule (docs/reference-notes.md §2.2, stated in `src/model/policy/roles.ts`) in SQL,
  * in both directions, over the role-list set tables and the targets' attribute tables:
  *
  * - {@link matchedBySql}: which entities a set of policies selects (a predicate on `<alias>.id`);

@@ -1,5 +1,5 @@
 /**
- * SQL for `roleFilter`/`roleSemantic` on list operations (parity: controller-behaviours.md §2.4): entities
+ * SQL for `roleFilter`/`roleSemantic` on list operations (parity: docs/reference-notes.md §2.4): entities
  * holding the attributes (all of them for AllOf, any for AnyOf), united with the listed ids.
  * It matches through the attribute link table's (value, ownerId) index, never by loading rows.
  */

@@ -2,24 +2,29 @@
  * Password authentication, API sessions (headers, activity, idle expiry, logout, admin management) and
  * authentication policies (method allowed, lockout, password rules).
  */
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMIN, createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
 
 let server: TestServer;
 let admin: ApiClient;
 
+const SHORT_TIMEOUT = 'edge:\n  api:\n    sessionTimeout: 2s\n';
+
 before(async () => {
-  // A short idle timeout lets the expiry tests run in seconds (anything from 1s up is accepted).
-  server = await startTestServer({ yaml: 'edge:\n  api:\n    sessionTimeout: 2s\n' });
-});
-// The short timeout would expire a shared admin session during the sleeps below: log in per test.
-beforeEach(async () => {
+  // A frozen clock: the short idle timeout never runs out here, however slow the machine is.
+  server = await startTestServer({ yaml: SHORT_TIMEOUT, clock: 'frozen' });
   admin = await server.admin();
 });
 after(() => server.close());
+
+/** A controller of one test's own, for tests that move its clock. */
+async function ownServer(t: { after(fn: () => Promise<void>): void }): Promise<TestServer> {
+  const s = await startTestServer({ yaml: SHORT_TIMEOUT, clock: 'frozen' });
+  t.after(() => s.close());
+  return s;
+}
 
 const policyBody = (name: string, updb: Record<string, unknown> = {}, primary: Record<string, unknown> = {}) => ({
   name,
@@ -111,28 +116,6 @@ describe('API session tokens', () => {
     assert.equal((await c.other('management').get('/identities')).status, 401);
   });
 
-  test('requests are activity: a session used within the timeout stays alive', async () => {
-    const c = server.client('client');
-    await c.login(ADMIN.username, ADMIN.password);
-    for (let i = 0; i < 5; i++) {
-      await sleep(700);
-      assert.equal((await c.get('/current-identity')).status, 200, `request ${i}`);
-    }
-    const s = (await c.get('/current-api-session')).body.data;
-    assert.ok(new Date(s.lastActivityAt).getTime() > new Date(s.createdAt).getTime(), 'lastActivityAt moved');
-  });
-
-  test('an idle session expires at once and is removed in the background', async () => {
-    const c = server.client('client');
-    await c.login(ADMIN.username, ADMIN.password);
-    const id = (await c.get('/current-api-session')).body.data.id;
-    await sleep(2300);
-    assert.equal((await c.get('/current-api-session')).status, 401);
-    const other = await server.admin();
-    await sleep(1200);
-    assert.equal((await other.get(`/api-sessions/${id}`)).status, 404);
-  });
-
   test('admins list, show and delete API sessions; others may not', async () => {
     const u = await createUser(server, admin);
     const list = await admin.get(`/api-sessions?filter=${encodeURIComponent(`identity = "${u.id}"`)}`);
@@ -149,6 +132,58 @@ describe('API session tokens', () => {
     assert.equal((await asUser.delete(`/api-sessions/${s.id}`)).status, 401);
     assert.equal((await admin.delete(`/api-sessions/${s.id}`)).status, 200);
     assert.equal((await u.client.get('/current-identity')).status, 401);
+  });
+});
+
+describe('API session expiry (each test moves its own controller clock)', () => {
+  test('requests are activity: a session used within the timeout stays alive', async (t) => {
+    const s = await ownServer(t);
+    const c = s.client('client');
+    await c.login(ADMIN.username, ADMIN.password);
+    for (let i = 0; i < 5; i++) {
+      s.clock.advance(1500);
+      assert.equal((await c.get('/current-identity')).status, 200, `request ${i}`);
+    }
+    const session = (await c.get('/current-api-session')).body.data;
+    assert.equal(new Date(session.lastActivityAt).getTime() - new Date(session.createdAt).getTime(), 7500, 'lastActivityAt is the last request');
+  });
+
+  test('an idle session stops working at once', async (t) => {
+    const s = await ownServer(t);
+    const c = s.client('client');
+    await c.login(ADMIN.username, ADMIN.password);
+    s.clock.advance(1999);
+    assert.equal((await c.get('/current-api-session')).status, 200, 'alive just before the timeout');
+    s.clock.advance(2000);
+    assert.equal((await c.get('/current-api-session')).status, 401, 'expired once idle for the timeout');
+  });
+
+  test('the sweeper removes idle sessions and keeps live ones', async (t) => {
+    const s = await ownServer(t);
+    const idle = s.client('client');
+    await idle.login(ADMIN.username, ADMIN.password);
+    const id = (await idle.get('/current-api-session')).body.data.id;
+    s.clock.advance(2500);
+    const other = await s.admin();
+    assert.equal((await other.get(`/api-sessions/${id}`)).status, 200, 'an expired session is stored until the sweep');
+    await s.sweep();
+    assert.equal((await other.get(`/api-sessions/${id}`)).status, 404);
+    assert.equal((await other.get('/current-api-session')).status, 200, 'a live session survives the sweep');
+    assert.equal((await idle.get('/current-api-session')).status, 401);
+  });
+
+  test('a lockout ends after lockoutDurationMinutes', async (t) => {
+    const s = await ownServer(t);
+    const a = await s.admin();
+    const pol = await a.post('/auth-policies', policyBody('lockout-ends', { maxAttempts: 1, lockoutDurationMinutes: 5 }));
+    assert.equal(pol.status, 201, pol.text);
+    const u = await createUser(s, a, { identity: { authPolicyId: pol.body.data.id } });
+    const c = s.client();
+    assert.equal((await c.post('/authenticate?method=password', { username: u.username, password: 'wrong-pass' })).status, 401);
+    s.clock.advance(5 * 60_000 - 1000);
+    assert.equal((await c.post('/authenticate?method=password', { username: u.username, password: u.password })).status, 401, 'locked for the duration');
+    s.clock.advance(1000);
+    assert.equal((await c.post('/authenticate?method=password', { username: u.username, password: u.password })).status, 200, 'unlocked after it');
   });
 });
 

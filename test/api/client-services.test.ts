@@ -1,5 +1,5 @@
 /**
- * Services as identities see them (controller-behaviours.md §2.3, §4.6, §4.7): the client service list and
+ * Services as identities see them (docs/reference-notes.md §2.3, §4.6, §4.7): the client service list and
  * detail hold exactly what the identity's service policies grant (table-driven over AllOf/AnyOf ×
  * `#attr`/`@id`/`#all`, re-checked after every kind of change and against the management listings),
  * `permissions`, `config` by config-type name with the API session's `configTypes` and the identity's
@@ -362,7 +362,8 @@ describe('service updates', () => {
     assert.equal(await last(), before, 'stable without changes');
     const s = await service();
     const moved = async (what: string, change: () => Promise<unknown>) => {
-      await new Promise((r) => setTimeout(r, 5));
+      // Time passes between changes (a millisecond is the stamps' resolution), without waiting for it.
+      server.clock.advance(5);
       await change();
       const now = await last();
       assert.ok(now > before, `${what} moves lastChangeAt (${before} → ${now})`);

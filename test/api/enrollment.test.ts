@@ -7,7 +7,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import tls from 'node:tls';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createIdentity, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
@@ -39,16 +38,16 @@ const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 
 /** POST /enroll/ott the 0.25.6 way: token in the query, the CSR as a raw PEM body, PEM answer. */
-const enrollOttPem = (token: string, csrPem: string, contentType = 'application/pkcs10') =>
-  request(server.ca, 'POST', clientUrl(`/enroll/ott?token=${encodeURIComponent(token)}`), {
+const enrollOttPem = (token: string, csrPem: string, contentType = 'application/pkcs10', on: TestServer = server) =>
+  request(on.ca, 'POST', `${on.url}/edge/client/v1/enroll/ott?token=${encodeURIComponent(token)}`, {
     raw: csrPem,
     contentType,
     headers: { accept: 'application/x-x509-user-cert' },
   });
 
 /** POST /authenticate?method=cert over mutual TLS with `cert` (PEM chain) and `key`. */
-const certLogin = (cert: string, key: string, api: 'client' | 'management' = 'client', opts: { json?: boolean } = {}) =>
-  request(server.ca, 'POST', `${server.url}/edge/${api}/v1/authenticate?method=cert`, {
+const certLogin = (cert: string, key: string, api: 'client' | 'management' = 'client', opts: { json?: boolean; on?: TestServer } = {}) =>
+  request((opts.on ?? server).ca, 'POST', `${(opts.on ?? server).url}/edge/${api}/v1/authenticate?method=cert`, {
     cert,
     key,
     ...(opts.json ? { contentType: 'application/json' } : {}),
@@ -74,8 +73,7 @@ function fetchServerCertificate(): Promise<Buffer> {
   });
 }
 
-let keyCounter = 0;
-const newCsr = (): Promise<KeyAndCsr> => generateKeyAndCsr({ commonName: `enroll-test-${++keyCounter}` });
+const newCsr = (commonName = unique('enroll-test')): Promise<KeyAndCsr> => generateKeyAndCsr({ commonName });
 
 describe('ott enrollment and certificate authentication', () => {
   test('identity create with ott → JWT → CSR → certificate → cert login → current identity', async () => {
@@ -96,7 +94,8 @@ describe('ott enrollment and certificate authentication', () => {
     assert.equal(claims.jti, ott.token);
     assert.equal(claims.exp, Math.floor(expiresAt / 1000));
 
-    const { privateKeyPem, csrPem } = await newCsr();
+    const commonName = unique('enroll-test');
+    const { privateKeyPem, csrPem } = await newCsr(commonName);
     const res = await enrollOttPem(claims.jti, csrPem);
     assert.equal(res.status, 200, res.text);
     assert.match(String(res.headers['content-type']), /^application\/x-x509-user-cert/);
@@ -105,7 +104,7 @@ describe('ott enrollment and certificate authentication', () => {
     const leaf = chain[0]!;
     assert.ok(verifyChain(leaf, { trusted: parseCertificates(server.ca) }).ok, 'the certificate chains to the CA bundle');
     assert.ok(leaf.sans.uri.includes(spiffeId('edgectl', 'identity', id)), JSON.stringify(leaf.sans));
-    assert.equal(leaf.commonName, `enroll-test-${keyCounter}`);
+    assert.equal(leaf.commonName, commonName);
 
     // The enrollment is consumed and the cert authenticator exists.
     const enrolled = (await admin.get(`/identities/${id}`)).body.data;
@@ -200,18 +199,22 @@ describe('ott enrollment and certificate authentication', () => {
     assertError(await enrollOttPem(updb.token, csrPem), 400, 'INVALID_ENROLL_METHOD');
   });
 
-  test('an expired token is refused until the enrollment is refreshed', async () => {
-    const id = await createIdentity(admin);
-    const created = await admin.post('/enrollments', { identityId: id, method: 'ott', expiresAt: inFuture(1000) });
+  test('an expired token is refused until the enrollment is refreshed', async (t) => {
+    // Its own controller with a frozen clock: the expiry happens when the test moves the clock.
+    const own = await startTestServer({ clock: 'frozen' });
+    t.after(() => own.close());
+    const ownAdmin = await own.admin();
+    const id = await createIdentity(ownAdmin);
+    const created = await ownAdmin.post('/enrollments', { identityId: id, method: 'ott', expiresAt: own.clock.in(1000) });
     assert.equal(created.status, 201, created.text);
-    const enrollment = (await admin.get(`/enrollments/${created.body.data.id}`)).body.data;
-    await sleep(1300);
+    const enrollment = (await ownAdmin.get(`/enrollments/${created.body.data.id}`)).body.data;
     const { privateKeyPem, csrPem } = await newCsr();
-    assertError(await enrollOttPem(enrollment.token, csrPem), 400, 'ENROLLMENT_EXPIRED');
-    assert.equal((await admin.post(`/enrollments/${enrollment.id}/refresh`, { expiresAt: inFuture(60_000) })).status, 200);
-    const res = await enrollOttPem(enrollment.token, csrPem);
+    own.clock.advance(1001);
+    assertError(await enrollOttPem(enrollment.token, csrPem, undefined, own), 400, 'ENROLLMENT_EXPIRED');
+    assert.equal((await ownAdmin.post(`/enrollments/${enrollment.id}/refresh`, { expiresAt: own.clock.in(60_000) })).status, 200);
+    const res = await enrollOttPem(enrollment.token, csrPem, undefined, own);
     assert.equal(res.status, 200, res.text);
-    assert.equal((await certLogin(res.text, privateKeyPem)).status, 200);
+    assert.equal((await certLogin(res.text, privateKeyPem, 'client', { on: own })).status, 200);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * Service policies, edge router policies and service edge router policies over the Management API: CRUD,
- * role validation (controller-behaviours.md §2.1), `…RolesDisplay` (§2.5), `@id` removal on delete, and
+ * role validation (docs/reference-notes.md §2.1), `…RolesDisplay` (§2.5), `@id` removal on delete, and
  * a table-driven test of matching (§2.2: AllOf/AnyOf × `#attr`/`@id`/`#all`) checked through every
  * affected-entity listing after every kind of change.
  */

@@ -1,7 +1,7 @@
 /**
  * Config types, configs, services, edge routers and transit routers over the Management API: fields,
  * defaults, validation errors, references that block deletes, sub-listings, role attributes and the system
- * records of tunneler-enabled edge routers (controller-behaviours.md §2.7).
+ * records of tunneler-enabled edge routers (docs/reference-notes.md §2.7).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
-import { assertError } from '../harness/assert.js';
+import { assertError, unique } from '../harness/assert.js';
 import { generateKeyAndCsr, parseCertificate, parseCertificates, spiffeId, verifyChain, type KeyAndCsr } from '../../src/pki/index.js';
 
 let server: TestServer;
@@ -26,8 +26,7 @@ const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 const HOUR = 3_600_000;
 
 
-let keyCounter = 0;
-const newCsr = (): Promise<KeyAndCsr> => generateKeyAndCsr({ commonName: `session-test-${++keyCounter}` });
+const newCsr = (commonName = unique('session-test')): Promise<KeyAndCsr> => generateKeyAndCsr({ commonName });
 
 /** An identity enrolled by ott: its id, the authenticator id, its certificate chain and key. */
 async function enrolledIdentity(): Promise<{ id: string; authenticatorId: string; certPem: string; keyPem: string }> {

@@ -1,5 +1,5 @@
 /**
- * Sessions (controller-behaviours.md §4.5): the create checks in the reference's order with their codes,
+ * Sessions (docs/reference-notes.md §4.5): the create checks in the reference's order with their codes,
  * idempotence per (API session, service, type), the edge routers (intersection of the identity's and the
  * service's router policies, at most 25), scoping to the caller, removal with the API session, and the
  * management listing and detail.

@@ -311,7 +311,7 @@ describe('informational endpoints', () => {
     assert.equal(res.status, 200);
     assert.ok(res.body.data.identities >= 1);
     assert.equal(typeof res.body.data.authPolicies, 'number');
-    for (const key of ['services', 'edgeRouters', 'servicePolicies', 'sessions', 'terminators', 'cas', 'enrollments']) assert.equal(typeof res.body.data[key], 'number', key);
+    for (const key of ['services', 'routers', 'routers.edge', 'services.edge', 'servicePolicies', 'sessions', 'terminators', 'cas', 'enrollments']) assert.equal(typeof res.body.data[key], 'number', key);
     assertError(await server.client().get('/summary'), 401, 'UNAUTHORIZED');
   });
 

@@ -12,7 +12,12 @@ import { request } from '../harness/http.js';
 
 const BIN = fileURLToPath(new URL('../../bin/edgectl', import.meta.url));
 const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const children: ChildProcess[] = [];
+// A failed test must not leave its controller running: the test process would wait for it forever.
+after(() => {
+  children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill('SIGKILL'));
+  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
 
 function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), 'edgectl-serve-'));
@@ -33,12 +38,17 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
     env: { ...process.env, EDGECTL_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 20_000);
+    // Generous: a first start creates a PKI and hashes a password, slow on a loaded machine.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not start:\n${out}`));
+    }, 60_000);
     const check = () => {
       const line = out.split('\n').find((l) => l.includes('"edgectl controller listening"'));
       if (line) {

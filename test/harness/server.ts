@@ -12,11 +12,36 @@ import { request, type HttpResponse, type RequestOptions } from './http.js';
 
 export const ADMIN = { username: 'admin', password: 'admin-Passw0rd!' };
 
+/**
+ * The controller's clock in tests. `running` follows real time plus every `advance` (an advance is like time
+ * passing); `frozen` moves only by `advance`, so expiries, idle timeouts and lockouts happen exactly when a
+ * test says and never because the machine is slow.
+ */
+export class TestClock {
+  private offsetMs = 0;
+  private readonly frozenAt: number | undefined;
+  constructor(mode: 'running' | 'frozen') {
+    this.frozenAt = mode === 'frozen' ? Date.now() : undefined;
+  }
+  now = (): Date => new Date((this.frozenAt ?? Date.now()) + this.offsetMs);
+  advance(ms: number): void {
+    if (ms < 0) throw new Error('the clock only moves forward');
+    this.offsetMs += ms;
+  }
+  /** An ISO timestamp `ms` after the controller's now. */
+  in(ms: number): string {
+    return new Date(this.now().getTime() + ms).toISOString();
+  }
+}
+
 export interface TestServer {
   url: string;
   dataDir: string;
   ca: string;
   daemon: RunningDaemon;
+  clock: TestClock;
+  /** Runs the background sweeper once (expired API sessions and session certificates), now. */
+  sweep(): Promise<void>;
   client(api?: 'management' | 'client'): ApiClient;
   /** A management client logged in as the default admin. */
   admin(): Promise<ApiClient>;
@@ -26,6 +51,8 @@ export interface TestServer {
 export interface StartOptions {
   /** Extra YAML for the config file (e.g. `edge:\n  api:\n    sessionTimeout: 2s`). */
   yaml?: string;
+  /** The controller's clock (default `running`); see TestClock. */
+  clock?: 'running' | 'frozen';
 }
 
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
@@ -36,13 +63,17 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     writeFileSync(configFile, opts.yaml);
   }
   const cfg = loadConfig({ flags: { dataDir: join(dataDir, 'data'), listen: '127.0.0.1:0', config: configFile, logLevel: process.env.EDGECTL_TEST_LOG ?? 'silent' }, env: {} });
-  const daemon = await startDaemon(cfg, { adminCredentials: async () => ADMIN });
+  const clock = new TestClock(opts.clock ?? 'running');
+  // With a frozen clock nothing falls due on its own: the test sweeps when it has moved the clock.
+  const daemon = await startDaemon(cfg, { adminCredentials: async () => ADMIN, now: clock.now, backgroundSweep: opts.clock !== 'frozen' });
   const ca = daemon.pki.caBundlePem;
   const server: TestServer = {
     url: daemon.url,
     dataDir: cfg.dataDir,
     ca,
     daemon,
+    clock,
+    sweep: () => daemon.sweepNow(),
     client: (api = 'management') => new ApiClient(ca, `${daemon.url}/edge/${api}/v1`),
     async admin() {
       const c = server.client('management');

@@ -1,7 +1,7 @@
 /**
  * `edgectl authenticator …`: the generic verbs over the authenticators resource definition, plus `re-enroll`:
  * the authenticator is replaced by an enrollment of the matching method (updb → updb with the same username,
- * cert → ott, or ottca for a certificate from a registered CA; controller-behaviours.md §7.2), whose JWT is
+ * cert → ott, or ottca for a certificate from a registered CA; docs/reference-notes.md §7.2), whose JWT is
  * printed or written to `--jwt-out FILE`.
  */
 import type { Command } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * `edgectl ca …`: third-party certificate authorities (controller-behaviours.md §7.5). The generic verbs over the
+ * `edgectl ca …`: third-party certificate authorities (docs/reference-notes.md §7.5). The generic verbs over the
  * CA resource definition (`create NAME PEM_FILE [--auth] [--autoca] [--ottca] [-a roles] [--identity-name-format F]`,
  * list, show, update, delete), plus `verify CA --cert FILE` (proof of possession: a certificate whose CN is the
  * CA's verification token, signed by the CA) and `jwt CA [--out FILE]` (the CA's enrollment JWT).

@@ -1,5 +1,5 @@
 /**
- * `edgectl enroll JWT_FILE`: the client side of identity enrollment (controller-behaviours.md §7.1, §7.3;
+ * `edgectl enroll JWT_FILE`: the client side of identity enrollment (docs/reference-notes.md §7.1, §7.3;
  * parity: `ziti edge enroll`).
  *
  * 1. The JWT is decoded (not yet trusted) for its method (`em`), controller URL (`iss`), identity (`sub`) and

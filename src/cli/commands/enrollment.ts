@@ -1,7 +1,7 @@
 /**
  * `edgectl enrollment list|show|delete` (generic verbs over the enrollment resource definition), plus
  * `create IDENTITY --method ott|ottca|updb` and `refresh ID`, whose expiry is given as a duration
- * (parity: `ziti edge create enrollment`, 30 minutes by default, controller-behaviours.md §7.2). `refresh` without
+ * (parity: `ziti edge create enrollment`, 30 minutes by default, docs/reference-notes.md §7.2). `refresh` without
  * a duration gives the enrollment the span it had (an identity's enrollment keeps the controller's configured
  * duration instead of being cut to 30 minutes). Both print the enrollment's JWT or write it to `--jwt-out FILE`;
  * with `--json` the printed answer carries the JWT (unless `--jwt-out` took it).

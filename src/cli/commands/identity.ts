@@ -1,5 +1,5 @@
 /**
- * `edgectl identity …`: the generic verbs plus `disable` and `enable` (parity: controller-behaviours.md §10.4; a
+ * `edgectl identity …`: the generic verbs plus `disable` and `enable` (parity: docs/reference-notes.md §10.4; a
  * disable also ends the identity's API sessions), and on `create` the enrollment JWTs asked for with `--ott`,
  * `--ottca CA` or `--updb USERNAME`: written to `--jwt-out FILE` (0600) or printed (parity: `ziti edge create
  * identity -o FILE`); with `--json`, the printed answer's `data.enrollment.<method>.jwt`.

@@ -2,7 +2,7 @@
  * `edgectl login URL`: authenticates on the Management API with a username and password (`method=password`) or
  * with a client certificate over mutual TLS (`method=cert`: `--cert/--key`, or `--identity FILE` as written by
  * `edgectl enroll`) and saves the session for later commands. parity: `ziti edge login -u/-p`, `-c/-k`, `-f`
- * (controller-behaviours.md §11), including trust on first use: when the system does not trust the controller's
+ * (docs/reference-notes.md §11), including trust on first use: when the system does not trust the controller's
  * certificate, the CA bundle the controller publishes at `/.well-known/est/cacerts` is shown and, once accepted,
  * saved with the login. Certificate logins save where the certificate and key are, and every later command
  * presents them again (the session belongs to that certificate).

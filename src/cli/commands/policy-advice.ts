@@ -1,6 +1,6 @@
 /**
  * `edgectl policy-advice IDENTITY SERVICE`: whether an identity can use a service, and if not why (parity: the
- * reference's `policy-advisor`, controller-behaviours.md §2.3, §11): may it dial, may it bind, how many edge
+ * reference's `policy-advisor`, docs/reference-notes.md §2.3, §11): may it dial, may it bind, how many edge
  * routers its edge router policies give it, how many carry the service, and the routers common to both.
  * Exit status 1 when the policies refuse the identity the service (no Dial or Bind, or no edge router it may use
  * for it), so scripts can test access; a common router that is merely offline is a warning (exit 0): the

@@ -2,7 +2,7 @@
  * `edgectl edge-router …` and `edgectl router …` (transit routers): the generic verbs over their resource
  * definitions; `create … --jwt-out FILE` writes the new router's enrollment JWT (mode 0600; parity: `ziti edge
  * create edge-router -o FILE`), and `edge-router re-enroll ID|NAME [--jwt-out FILE]` drops the router's
- * certificate and prints (or writes) its new enrollment JWT (controller-behaviours.md §7.2).
+ * certificate and prints (or writes) its new enrollment JWT (docs/reference-notes.md §7.2).
  */
 import { Option, type Command } from 'commander';
 import { requireApi, type Api } from '../api.js';

@@ -1,7 +1,7 @@
 /**
  * What the CA resource definition cannot say for the CLI: the PEM file as the second create argument, the
  * reference CLI's flag names (`ziti edge create ca NAME PEM [--auth -e] [--autoca -u] [--ottca -o] [-a roles]`,
- * controller-behaviours.md §11) and the create defaults the API requires (every flag false, no roles).
+ * docs/reference-notes.md §11) and the create defaults the API requires (every flag false, no roles).
  */
 import type { EntitySpec } from '../crud.js';
 import { col } from '../output.js';

@@ -1,7 +1,7 @@
 /**
  * What the config-type resource definition cannot say for the CLI: its columns and the schema given inline
  * (`--schema JSON`) or from a file (`-f, --schema-file FILE`), as `ziti edge create config-type NAME [-f file]`
- * does (controller-behaviours.md §11). The generic body options are `--body`/`--body-file` here, so `-f` is free.
+ * does (docs/reference-notes.md §11). The generic body options are `--body`/`--body-file` here, so `-f` is free.
  */
 import type { EntitySpec } from '../crud.js';
 import { col } from '../output.js';

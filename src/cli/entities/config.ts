@@ -1,7 +1,7 @@
 /**
  * What the config resource definition cannot say for the CLI: the config type as the second create argument
  * (by name or id), and the config's data as the optional third argument, `--data JSON` or `-f, --data-file FILE`
- * (as `ziti edge create config NAME TYPE [JSON] [-f file]`, controller-behaviours.md §11). The generic body
+ * (as `ziti edge create config NAME TYPE [JSON] [-f file]`, docs/reference-notes.md §11). The generic body
  * options are `--body`/`--body-file` here.
  */
 import type { EntitySpec } from '../crud.js';

@@ -1,6 +1,6 @@
 /**
  * What the identity resource definition cannot say for the CLI: its columns, its short flags (after
- * `ziti edge create identity`: `-A` admin, `-a` role attributes, `-P` auth policy; controller-behaviours.md §11)
+ * `ziti edge create identity`: `-A` admin, `-a` role attributes, `-P` auth policy; docs/reference-notes.md §11)
  * and the create defaults (a non-admin `User`, the reference CLI's default type).
  */
 import { authPolicies, identities } from '../resources.js';

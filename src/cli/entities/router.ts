@@ -1,7 +1,7 @@
 /**
  * What the edge-router and transit-router resource definitions cannot say for the CLI: columns, the reference
  * CLI's flags (`ziti edge create edge-router NAME [-a attrs] [-t tunneler] [-o jwtFile] [--cost] [--no-traversal]`,
- * controller-behaviours.md §11), with `noTraversal` as `--no-traversal` (and `--traversal` to allow it again).
+ * docs/reference-notes.md §11), with `noTraversal` as `--no-traversal` (and `--traversal` to allow it again).
  */
 import type { EntitySpec, FlagOverride } from '../crud.js';
 import { col } from '../output.js';

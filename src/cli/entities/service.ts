@@ -1,6 +1,6 @@
 /**
  * What the service resource definition cannot say for the CLI: columns, the reference CLI's short flags
- * (`ziti edge create service NAME [-a attrs] [-c configs] [-e encryption]`, controller-behaviours.md §11),
+ * (`ziti edge create service NAME [-a attrs] [-c configs] [-e encryption]`, docs/reference-notes.md §11),
  * configs given by name or id, and encryption required by default (as the reference CLI).
  */
 import type { EntitySpec } from '../crud.js';

@@ -1,6 +1,6 @@
 /**
  * How the admin CLI reaches the Management API. Commands only see {@link Transport}, so an offline
- * transport over the model services (architecture.md rule 12, `--offline`) can be added without touching them.
+ * transport over the model services (docs/design.md, Layers; an `--offline` transport) can be added without touching them.
  */
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
@@ -89,7 +89,7 @@ export interface RawRequestOptions {
 
 /**
  * One HTTPS request. `insecure` turns certificate verification off; only `login` uses it, for the single
- * trust-on-first-use fetch of the CA bundle (parity: controller-behaviours.md §11, `ziti edge login`).
+ * trust-on-first-use fetch of the CA bundle (parity: docs/reference-notes.md §11, `ziti edge login`).
  */
 export function rawRequest(method: HttpMethod, url: string, opts: RawRequestOptions = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {

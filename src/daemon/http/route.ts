@@ -42,7 +42,10 @@ export interface RouteDef {
   tag: string;
   access: RouteAccess;
   body?: TSchema;
-  /** Content types accepted besides JSON (documented only; parsers are global). */
+  /**
+   * Content types the route accepts besides JSON. The parsers are global, so the route itself refuses any
+   * other type with `INVALID_CONTENT_TYPE` (one rule for every route, docs/decisions.md "Content types").
+   */
   consumes?: string[];
   produces?: string[];
   success: number;
@@ -72,9 +75,20 @@ async function authorize(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Pr
   const principal = await resolveToken(ctx, token);
   if (!principal) throw new DomainError('UNAUTHORIZED');
   if (access !== 'partial' && principal.authQueries.length > 0) throw new DomainError('UNAUTHORIZED');
-  // parity: a non-admin on an admin operation is 401, not 403 (controller-behaviours.md §3.4)
+  // parity: a non-admin on an admin operation is 401, not 403 (docs/reference-notes.md §3.4)
   if (access === 'admin' && !principal.identity.isAdmin) throw new DomainError('UNAUTHORIZED');
   return principal;
+}
+
+const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json$/;
+
+/** Refuses a body whose content type the route does not take (a PEM type on a JSON-only route). */
+function checkContentType(r: RouteDef, req: FastifyRequest): void {
+  if (req.body === undefined) return;
+  const header = req.headers['content-type'];
+  const mediaType = (header ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType === '' || JSON_MEDIA_TYPE.test(mediaType) || r.consumes?.includes(mediaType)) return;
+  throw new DomainError('INVALID_CONTENT_TYPE');
 }
 
 const principals = new WeakMap<FastifyRequest, Principal | undefined>();
@@ -93,6 +107,8 @@ export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps,
         onRequest: async (req) => {
           principals.set(req, await authorize(ctx, r.access, req));
         },
+        // After parsing, before schema validation: a wrong type is named as such, not as a bad body.
+        preValidation: async (req) => checkContentType(r, req),
         handler: async (req, reply) => {
           const principal = principals.get(req);
           const result = await r.handler({

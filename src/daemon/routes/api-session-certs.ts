@@ -1,5 +1,5 @@
 /**
- * The caller's API-session certificates on the Client API (parity: controller-behaviours.md §4.7). `session`
+ * The caller's API-session certificates on the Client API (parity: docs/reference-notes.md §4.7). `session`
  * access: a partially authenticated session (MFA outstanding) cannot obtain certificates.
  */
 import { Type } from '@sinclair/typebox';

@@ -1,5 +1,5 @@
 /**
- * Authentication and the caller's own API session, on both APIs (parity: controller-behaviours.md §4, §5).
+ * Authentication and the caller's own API session, on both APIs (parity: docs/reference-notes.md §4, §5).
  */
 import { DomainError } from '../../model/errors.js';
 import { authenticatePassword, type AuthenticateBody } from '../../model/services/authenticate.js';

@@ -1,4 +1,4 @@
-/** Authenticator operations beyond CRUD on the Management API: re-enroll (parity: controller-behaviours.md §7.2). */
+/** Authenticator operations beyond CRUD on the Management API: re-enroll (parity: docs/reference-notes.md §7.2). */
 import { Type } from '@sinclair/typebox';
 import { enrollments } from '../../model/resources/enrollment.js';
 import { reEnrollAuthenticator } from '../../model/services/re-enroll.js';

@@ -1,5 +1,5 @@
 /**
- * CA actions beyond CRUD on the Management API (parity: controller-behaviours.md §7.1, §7.5; api-conventions
+ * CA actions beyond CRUD on the Management API (parity: docs/reference-notes.md §7.1, §7.5; api-conventions
  * §5): verification takes the PEM as `text/plain`, the JWT is answered raw as `application/jwt`.
  */
 import { caJwt, verifyCa } from '../../model/services/ca.js';

@@ -1,5 +1,5 @@
 /**
- * Extension of the caller's own certificate authenticator, on both APIs (parity: controller-behaviours.md §7.6).
+ * Extension of the caller's own certificate authenticator, on both APIs (parity: docs/reference-notes.md §7.6).
  * `extend` reads the TLS client certificate of the request: it must be the authenticator's current one.
  */
 import { Type } from '@sinclair/typebox';

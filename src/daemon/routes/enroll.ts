@@ -1,5 +1,5 @@
 /**
- * Enrollment by token on the Client API, anonymous (parity: controller-behaviours.md §7.3, api-conventions §9).
+ * Enrollment by token on the Client API, anonymous (parity: docs/reference-notes.md §7.3, api-conventions §9).
  *
  * Both request generations are accepted (decisions.md, "Newer request shapes"): the token in the query or in a
  * JSON body, the CSR as a raw PEM body (`application/pkcs10`, `application/x-pem-file`, `text/plain`) or as the

@@ -26,7 +26,7 @@ export const enrollmentRoutes: RouteDef[] = [
     summary: "Refreshes an enrollment record's expiration window",
     async handler(rc) {
       await refreshEnrollment(rc.ctx, rc.params.id!, (rc.body as { expiresAt: string }).expiresAt);
-      // parity: 200 with a createEnvelope pointing at the enrollment (api-conventions §1)
+      // parity: 200 with a createEnvelope pointing at the enrollment (docs/reference-notes.md §3.2)
       return { ...created(rc.params.id!, enrollments.name), status: 200 };
     },
   },

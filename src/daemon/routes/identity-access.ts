@@ -1,5 +1,5 @@
 /**
- * Management operations on an identity's access: policy advice for a service (controller-behaviours.md
+ * Management operations on an identity's access: policy advice for a service (docs/reference-notes.md
  * §2.3) and the identity's own service configs (§4.7).
  */
 import { Type } from '@sinclair/typebox';

@@ -1,9 +1,11 @@
-/** Informational endpoints: version, specs, resource counts and the CA bundle (parity: api-conventions §6, §8). */
+/** Informational endpoints: version, specs, resource counts and the CA bundle (parity: docs/reference-notes.md §0, §13). */
 import { sql } from 'kysely';
 import { notFound } from '../../model/errors.js';
-import { RESOURCES } from '../../model/resources/index.js';
+import * as R from '../../model/resources/index.js';
+import { apiSessionCerts } from '../../model/resources/api-session-cert.js';
 import { sessions } from '../../model/resources/session.js';
 import { terminators } from '../../model/resources/terminator.js';
+import type { Ctx } from '../../model/ctx.js';
 import { ok, listOf, RAW } from '../http/envelope.js';
 import { API_PREFIX, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
 import { SPEC_IDS } from '../openapi.js';
@@ -29,7 +31,42 @@ function specRecord(rc: RequestContext) {
   return { id, name: id, createdAt: at, updatedAt: at, tags: {}, _links: { self: { href: `./specs/${id}` }, spec: { href: `./specs/${id}/spec` } } };
 }
 
-const camel = (s: string) => s.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
+/**
+ * `/summary` keys, named as the reference names its stores (docs/reference-notes.md §13): `routers` counts
+ * every router and `routers.edge` the edge ones; `services.edge` equals `services` (every service is an
+ * edge service here). Stores this controller does not have yet (MFA, external JWT signers, posture check
+ * types) count 0, which is what their listings hold.
+ */
+const SUMMARY: Record<string, readonly string[]> = {
+  apiSessionCertificates: [apiSessionCerts.table],
+  apiSessions: [R.apiSessions.table],
+  authPolicies: [R.authPolicies.table],
+  authenticators: [R.authenticators.table],
+  cas: [R.cas.table],
+  configTypes: [R.configTypes.table],
+  configs: [R.configs.table],
+  edgeRouterPolicies: [R.edgeRouterPolicies.table],
+  enrollments: [R.enrollments.table],
+  externalJwtSigners: [],
+  identities: [R.identities.table],
+  identityTypes: [R.identityTypes.table],
+  mfas: [],
+  postureCheckTypes: [],
+  postureChecks: [R.postureChecks.table],
+  routers: [R.transitRouters.table, R.edgeRouters.table],
+  'routers.edge': [R.edgeRouters.table],
+  serviceEdgeRouterPolicies: [R.serviceEdgeRouterPolicies.table],
+  servicePolicies: [R.servicePolicies.table],
+  services: [R.services.table],
+  'services.edge': [R.services.table],
+  sessions: [sessions.table],
+  terminators: [terminators.table],
+};
+
+async function countRows(db: Ctx['db'], table: string): Promise<number> {
+  const row = await db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
 
 export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
   const common = { apis: BOTH, access: 'anonymous' as const, success: 200 };
@@ -107,11 +144,10 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       envelope: 'listSummaryCountsEnvelope',
       async handler(rc) {
         const counts: Record<string, number> = {};
-        // Sessions and terminators are served by their own routes, outside the generic registry.
-        for (const def of [...RESOURCES, sessions, terminators]) {
-          if (def.name === 'identity-types') continue;
-          const row = await rc.ctx.db.selectFrom(def.table).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-          counts[camel(def.name)] = Number(row?.n ?? 0);
+        for (const [key, tables] of Object.entries(SUMMARY)) {
+          let n = 0;
+          for (const table of tables) n += await countRows(rc.ctx.db, table);
+          counts[key] = n;
         }
         return ok(counts);
       },

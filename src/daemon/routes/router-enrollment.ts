@@ -1,5 +1,5 @@
 /**
- * Router certificate operations (parity: controller-behaviours.md §7.2, §7.6): extension on the Client API,
+ * Router certificate operations (parity: docs/reference-notes.md §7.2, §7.6): extension on the Client API,
  * authenticated by the router's current client certificate over TLS (no API session), and edge router
  * re-enrollment on the Management API. Enrollment itself is in enroll.ts (`/enroll/erott`, legacy `/enroll`).
  */

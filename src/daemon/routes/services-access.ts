@@ -1,5 +1,5 @@
 /**
- * Services as identities see them, on both APIs (controller-behaviours.md §2.3, §4.6, §4.7): the client's
+ * Services as identities see them, on both APIs (docs/reference-notes.md §2.3, §4.6, §4.7): the client's
  * service list and detail, the management listing's per-identity view (`asIdentity`), service updates, the
  * caller's edge routers, a service's edge routers and terminators, and the terminators' CRUD. The client's
  * service update/patch/delete are the management operations, for admins only.
@@ -140,7 +140,7 @@ export const servicesAccessRoutes: RouteDef[] = [
     },
   },
   {
-    // Newer spec (operations-head.tsv): the routers a client may use for one service, connected first.
+    // Newer spec (docs/decisions.md, client `GET /services/{id}/edge-routers`): the routers a client may use for one service, connected first.
     apis: ['client'],
     method: 'GET',
     path: '/services/{id}/edge-routers',

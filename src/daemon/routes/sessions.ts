@@ -1,5 +1,5 @@
 /**
- * Sessions on both APIs (controller-behaviours.md §4.5): the Client API creates them and lists, reads and
+ * Sessions on both APIs (docs/reference-notes.md §4.5): the Client API creates them and lists, reads and
  * deletes the caller's own (another identity's session is a 404); the Management API lists, reads (with
  * `servicePolicies`) and deletes any, for admins.
  */

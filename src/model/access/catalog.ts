@@ -64,7 +64,7 @@ export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
   return { records, encoded, serviceConfigs, configs, configTypeNames, configTypeIdsByName };
 }
 
-/** An edge router as sessions and policy advice show it (api-schemas.md "Session edge router"). */
+/** An edge router as sessions and policy advice show it (docs/reference-notes.md §12 "Session edge router"). */
 export interface RouterInfo {
   id: string;
   name: string;
@@ -101,7 +101,7 @@ export async function loadRouterCatalog(ctx: Ctx): Promise<RouterCatalog> {
         noTraversal: r.noTraversal ?? null,
         supportedProtocols: protocols,
         syncStatus: r.syncStatus,
-        // Deprecated twin of supportedProtocols, kept for older SDKs (api-schemas.md).
+        // Deprecated twin of supportedProtocols, kept for older SDKs (docs/reference-notes.md §12).
         urls: protocols,
       },
     });

@@ -1,5 +1,5 @@
 /**
- * The posture step of session creation (controller-behaviours.md §4.5, step 3), left open for the posture
+ * The posture step of session creation (docs/reference-notes.md §4.5, step 3), left open for the posture
  * slice. The rule it will implement: among the service policies of the requested type that link the
  * identity and the service, at least one must pass (all its checks pass; a policy without checks passes),
  * else 409 INVALID_POSTURE naming the failing policies and checks. Posture checks cannot be defined yet, so

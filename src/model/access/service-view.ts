@@ -1,5 +1,5 @@
 /**
- * A service as one identity sees it (controller-behaviours.md §2.3, §4.7): `permissions` (`Bind` before
+ * A service as one identity sees it (docs/reference-notes.md §2.3, §4.7): `permissions` (`Bind` before
  * `Dial`), `config` keyed by config-type name with only the requested config types and the identity's own
  * service configs winning, and `postureQueries`.
  */

@@ -1,6 +1,6 @@
 /**
  * A CA's `externalIdClaim`: where in a client certificate issued by that CA the identity's `externalId` is
- * found (parity: controller-behaviours.md §7.5, api-schemas.md "CA externalIdClaim").
+ * found (docs/reference-notes.md §7.5).
  *
  * Why it exists: a third-party PKI often encodes a stable user or device id in its certificates (an e-mail
  * SAN, a SPIFFE URI, the CN). With a claim, the controller finds the identity by that id instead of by the
@@ -22,7 +22,11 @@ export type ClaimLocation = (typeof CLAIM_LOCATIONS)[number];
 export type ClaimMatcher = (typeof CLAIM_MATCHERS)[number];
 export type ClaimParser = (typeof CLAIM_PARSERS)[number];
 
-/** The stored (normalised) claim: every member present, criteria null when unused. */
+/**
+ * The stored (normalised) claim: every member present. Criteria are kept as written (`""` stays `""`, criteria
+ * a matcher or parser does not use are kept and ignored), null only when not given: what a client writes, it
+ * reads back.
+ */
 export interface ExternalIdClaim {
   location: ClaimLocation;
   matcher: ClaimMatcher;
@@ -74,14 +78,14 @@ export function normalizeExternalIdClaim(input: unknown): ExternalIdClaim | null
   if (!MATCHERS_FOR[location].includes(matcher)) {
     throw fieldError(`${FIELD}.matcher`, `matcher must be one of ${MATCHERS_FOR[location].join(', ')} for location ${location}`, c.matcher);
   }
-  const matcherCriteria = typeof c.matcherCriteria === 'string' && c.matcherCriteria !== '' ? c.matcherCriteria : null;
-  if (matcher !== 'ALL' && matcherCriteria === null) {
+  const matcherCriteria = typeof c.matcherCriteria === 'string' ? c.matcherCriteria : null;
+  if (matcher !== 'ALL' && !matcherCriteria) {
     throw fieldError(`${FIELD}.matcherCriteria`, `matcherCriteria is required for matcher ${matcher}`, c.matcherCriteria ?? null);
   }
   const parser = (c.parser ?? 'NONE') as ClaimParser;
   if (!CLAIM_PARSERS.includes(parser)) throw fieldError(`${FIELD}.parser`, `parser must be one of ${CLAIM_PARSERS.join(', ')}`, c.parser);
-  const parserCriteria = typeof c.parserCriteria === 'string' && c.parserCriteria !== '' ? c.parserCriteria : null;
-  if (parser === 'SPLIT' && parserCriteria === null) {
+  const parserCriteria = typeof c.parserCriteria === 'string' ? c.parserCriteria : null;
+  if (parser === 'SPLIT' && !parserCriteria) {
     throw fieldError(`${FIELD}.parserCriteria`, 'parserCriteria (the separator) is required for parser SPLIT', c.parserCriteria ?? null);
   }
   const index = c.index === null || c.index === undefined ? 0 : c.index;
@@ -89,9 +93,9 @@ export function normalizeExternalIdClaim(input: unknown): ExternalIdClaim | null
   return {
     location,
     matcher,
-    matcherCriteria: matcher === 'ALL' ? null : matcherCriteria,
+    matcherCriteria,
     parser,
-    parserCriteria: parser === 'SPLIT' ? parserCriteria : null,
+    parserCriteria,
     index,
   };
 }

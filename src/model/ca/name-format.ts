@@ -1,5 +1,5 @@
 /**
- * Names of identities created by CA auto-enrollment (parity: controller-behaviours.md §7.4).
+ * Names of identities created by CA auto-enrollment (parity: docs/reference-notes.md §7.4).
  *
  * The CA's `identityNameFormat` holds literal placeholders, each replaced everywhere it occurs:
  * `[caName]`, `[caId]`, `[commonName]` (the client certificate's subject CN), `[requestedName]` (the `name` the

@@ -1,6 +1,6 @@
 /**
  * Third-party CAs as trust anchors: which registered CAs may be used for what, and which of them vouches for a
- * client certificate (parity: controller-behaviours.md §5.3, §7.3, §7.5).
+ * client certificate (parity: docs/reference-notes.md §5.3, §7.3, §7.5).
  *
  * Only verified CAs are ever returned: an operator proves possession of a CA's key (`POST /cas/{id}/verify`)
  * before any certificate it issued can authenticate or enroll. Each use then has its own switch

@@ -4,7 +4,7 @@
  * Nodes are readonly and tagged by `kind` (the kysely operation-node style) so later stages can switch
  * on them exhaustively. Nothing here knows about fields or SQL: symbols are plain names until the type
  * checker ({@link ./typecheck.ts}) resolves them against a resource's field table.
- * Grammar: controller-behaviours.md §1.2.
+ * Grammar: docs/reference-notes.md §1.2.
  */
 import { DomainError } from '../errors.js';
 

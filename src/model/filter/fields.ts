@@ -4,7 +4,7 @@
  * Resource definitions (`src/model/resources/*`) produce one of these per entity; the type checker
  * ({@link ./typecheck.ts}) resolves filter symbols against it and the SQL compiler
  * (`src/store/filter-sql.ts`) reads the column/table names from it.
- * parity: mirrors the reference store's public symbols (controller-behaviours.md §1.4, §1.7).
+ * parity: mirrors the reference store's public symbols (docs/reference-notes.md §1.4, §1.7).
  */
 
 /** Scalar value types a column can hold; the filter's literal conversions follow §1.4. */

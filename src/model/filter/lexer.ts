@@ -1,5 +1,5 @@
 /**
- * The ZitiQL tokenizer (controller-behaviours.md §1.1).
+ * The ZitiQL tokenizer (docs/reference-notes.md §1.1).
  *
  * It is pulled lazily by the parser, one token at a time, so that the *first* error in reading order
  * is the one reported, as the reference's streaming parser does (§1.8).

@@ -1,5 +1,5 @@
 /**
- * Recursive-descent parser for ZitiQL (controller-behaviours.md §1.2), producing the untyped AST of
+ * Recursive-descent parser for ZitiQL (docs/reference-notes.md §1.2), producing the untyped AST of
  * {@link ./ast.ts}. Type checking against a resource's fields is a separate step ({@link ./typecheck.ts}).
  *
  * Grouping follows the reference, not SQL (§1.3): `and` / `or` have no relative precedence and a chain

@@ -3,7 +3,7 @@
  * {@link CheckedQuery} in which every symbol is a concrete column / map entry / set and every operation
  * carries the type it is evaluated at, with literals already converted.
  *
- * The rules follow the reference's typing (controller-behaviours.md §1.4): the symbol's type drives the
+ * The rules follow the reference's typing (docs/reference-notes.md §1.4): the symbol's type drives the
  * operation (a map entry such as `tags.x` takes its type from the literal); int widens to float; numbers
  * convert to strings; anything else is an error (§1.8).
  */

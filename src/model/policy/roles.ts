@@ -1,6 +1,6 @@
 /**
  * Role strings and the matching rule of all three policy kinds, as pure functions (parity:
- * controller-behaviours.md §2.1, §2.2). The store evaluates the same rule in SQL
+ * docs/reference-notes.md §2.1, §2.2). The store evaluates the same rule in SQL
  * (`src/store/policy-match.ts`); {@link roleMatches} is the executable statement of the rule that the tests
  * hold the SQL to.
  */

@@ -1,5 +1,5 @@
 /**
- * API-session certificates (parity: controller-behaviours.md §4.7, api-schemas.md "API session certificate"):
+ * API-session certificates (parity: docs/reference-notes.md §4.7, docs/reference-notes.md §12 "API session certificate"):
  * short-lived (12 h) client certificates an authenticated client obtains from a CSR, bound to its API session.
  *
  * They are only ever reached through `/current-api-session/certificates` (services/api-session-certs.ts), scoped

@@ -1,5 +1,5 @@
 /**
- * API sessions: the security contexts issued by authenticate (parity: controller-behaviours.md §4.1–4.3).
+ * API sessions: the security contexts issued by authenticate (parity: docs/reference-notes.md §4.1–4.3).
  * Rows are created by the authentication service, never through a generic create.
  */
 import { Type } from '@sinclair/typebox';

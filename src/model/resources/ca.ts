@@ -1,5 +1,5 @@
 /**
- * Third-party certificate authorities (parity: controller-behaviours.md §7.5, api-schemas.md "Certificate
+ * Third-party certificate authorities (parity: docs/reference-notes.md §7.5, docs/reference-notes.md §12 "Certificate
  * Authority"). A CA lets certificates from an operator's own PKI authenticate (`isAuthEnabled`), enroll
  * identities on the fly (`isAutoCaEnrollmentEnabled`) or complete `ottca` enrollments (`isOttCaEnrollmentEnabled`).
  *

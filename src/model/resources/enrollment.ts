@@ -1,6 +1,6 @@
 /**
  * Outstanding enrollments: a one-time token (with its signed JWT) that lets an identity obtain its first
- * credential (parity: controller-behaviours.md §7.1, §7.2). Created by admins directly or with an identity
+ * credential (parity: docs/reference-notes.md §7.1, §7.2). Created by admins directly or with an identity
  * (`enrollment: {ott | ottca | updb}`), consumed by the `/enroll*` endpoints (services/enroll.ts).
  *
  * Rules: at most one enrollment per method per identity (409 ENROLLMENT_EXISTS, cause field `method`, whether
@@ -153,7 +153,7 @@ export async function enrollmentSummaries(ctx: Ctx, identityIds: string[]): Prom
     .where('identityId', 'in', identityIds)
     .execute();
   const summaries = rows.map((r: Row) => ({ id: r.id, token: r.token, jwt: r.jwt, expiresAt: r.expiresAt, ...(r.method === 'ottca' && r.caId ? { caId: r.caId } : {}) }));
-  // ottca entries also carry the CA as an entity reference (api-schemas.md identityEnrollments.ottca).
+  // ottca entries also carry the CA as an entity reference (docs/reference-notes.md §12 identityEnrollments.ottca).
   await attachRefs(ctx, summaries, { idField: 'caId', as: 'ca', table: 'cas', collection: 'cas' });
   for (const [i, r] of rows.entries()) {
     const summary = summaries[i]!;
@@ -164,7 +164,7 @@ export async function enrollmentSummaries(ctx: Ctx, identityIds: string[]): Prom
   return out;
 }
 
-/** What identity create accepts under `enrollment` (api-schemas.md `identityCreate.enrollment`). */
+/** What identity create accepts under `enrollment` (docs/reference-notes.md §12 `identityCreate.enrollment`). */
 export interface IdentityEnrollmentRequest {
   ott?: boolean;
   ottca?: string;

@@ -1,6 +1,6 @@
 /**
  * Identities: the users, devices, services and routers that authenticate. Field rules follow
- * api-schemas.md "Identity"; disable/enable and the default admin follow controller-behaviours.md §5.6, §10.4.
+ * docs/reference-notes.md §12 "Identity"; disable/enable and the default admin follow docs/reference-notes.md §5.6, §10.4.
  */
 import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../ctx.js';

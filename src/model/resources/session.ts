@@ -1,6 +1,6 @@
 /**
  * Sessions: permission for one API session to Dial or Bind one service through a set of edge routers
- * (controller-behaviours.md §4.5, api-schemas.md "Session"). Rows are written by the session service, never
+ * (docs/reference-notes.md §4.5, docs/reference-notes.md §12 "Session"). Rows are written by the session service, never
  * by a generic create; this definition gives the listings their columns, filterable fields (§1.7: `token`,
  * `apiSession`, `service`, `type`) and rendering. `edgeRouters` is computed when rendered, so it always
  * reflects the current policies.

@@ -1,5 +1,5 @@
 /**
- * Terminators: where a service is hosted (a router, a binding and an address; api-schemas.md "Terminator").
+ * Terminators: where a service is hosted (a router, a binding and an address; docs/reference-notes.md §12 "Terminator").
  * Hosting routers create them through the router protocol, which this controller does not speak yet, so
  * today they come only from the Management API's CRUD; the listings (`/terminators`,
  * `/services/{id}/terminators` on both APIs) filter and page like any other. Requests name the service and

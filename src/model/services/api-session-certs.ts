@@ -1,5 +1,5 @@
 /**
- * The caller's API-session certificates (parity: controller-behaviours.md §4.7): issue from a CSR, list,
+ * The caller's API-session certificates (parity: docs/reference-notes.md §4.7): issue from a CSR, list,
  * read, delete. Everything is scoped to the caller's own API session, and a certificate past its validity
  * window is treated as gone (not listed, 404) even before the sweeper removes it.
  */

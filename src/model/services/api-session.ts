@@ -1,6 +1,6 @@
 /**
  * API session lifecycle: creation after a successful primary authentication, lookup by token on every
- * request (which counts as activity), idle expiry and removal (parity: controller-behaviours.md §4.1–4.3).
+ * request (which counts as activity), idle expiry and removal (parity: docs/reference-notes.md §4.1–4.3).
  *
  * Activity is written at a granularity of a tenth of the timeout (at most once a second), so a busy
  * client does not turn every read into a write while expiry stays accurate for short timeouts.

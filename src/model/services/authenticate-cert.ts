@@ -1,5 +1,5 @@
 /**
- * Primary authentication by TLS client certificate (parity: controller-behaviours.md §5.3).
+ * Primary authentication by TLS client certificate (parity: docs/reference-notes.md §5.3).
  *
  * Trust: the certificate must chain (validity dates ignored by the chain check) to the controller's CAs, or to
  * a verified third-party CA with `isAuthEnabled`, through the intermediates the client sent after its leaf.

@@ -1,5 +1,5 @@
 /**
- * Primary authentication by username and password (parity: controller-behaviours.md §5.1, §5.2):
+ * Primary authentication by username and password (parity: docs/reference-notes.md §5.1, §5.2):
  * every credential or policy failure is 401 INVALID_AUTH; the lockout counter is persisted on the
  * authenticator (decisions.md) and a success resets it.
  */
@@ -36,7 +36,7 @@ export function configTypesOf(body: AuthenticateBody): string[] {
 
 /**
  * The session's config types as ids: names and ids are accepted, unknown entries are dropped and `all`
- * is kept as such (parity: controller-behaviours.md §4.3).
+ * is kept as such (parity: docs/reference-notes.md §4.3).
  */
 export async function resolveConfigTypes(ctx: Ctx, requested: string[]): Promise<string[]> {
   const wanted = requested.filter((c) => c !== 'all');

@@ -1,6 +1,6 @@
 /**
  * Enrollment with a certificate from a third-party CA, presented over mutual TLS (parity:
- * controller-behaviours.md §7.3):
+ * docs/reference-notes.md §7.3):
  *
  * - `ottca`: an admin-created enrollment names a CA; the holder of its token proves possession of a certificate
  *   from that CA, which becomes the identity's cert authenticator.

@@ -1,6 +1,6 @@
 /**
  * CA actions beyond CRUD: proof of possession (`POST /cas/{id}/verify`) and the CA enrollment JWT
- * (`GET /cas/{id}/jwt`) (parity: controller-behaviours.md §7.1, §7.5).
+ * (`GET /cas/{id}/jwt`) (parity: docs/reference-notes.md §7.1, §7.5).
  */
 import { withTx } from '../../store/db.js';
 import { CERTIFICATE_PEM_TYPES, decodePemBlocks, isIssuedBy, parseCertificate, parseCertificateDer, type ParsedCertificate } from '../../pki/index.js';

@@ -2,7 +2,7 @@
  * Turning a PEM certificate into the stored fields of a `cert` authenticator, shared by the admin API
  * (`POST /authenticators {method: cert, certPem}`) and `ott` enrollment.
  *
- * parity (controller-behaviours.md §5.3): the PEM must hold exactly one certificate, which must chain to a CA
+ * parity (docs/reference-notes.md §5.3): the PEM must hold exactly one certificate, which must chain to a CA
  * the controller trusts (validity dates ignored, as for authentication), and its fingerprint must not belong
  * to another authenticator. Verified third-party CAs count as trusted here whatever their `isAuthEnabled`:
  * the switch decides whether the certificate may log in, not whether it may be registered.

@@ -1,5 +1,5 @@
 /**
- * Extending an identity's network-issued certificate before it expires (parity: controller-behaviours.md §7.6).
+ * Extending an identity's network-issued certificate before it expires (parity: docs/reference-notes.md §7.6).
  *
  * Two steps so a client never locks itself out: `extend` signs a new certificate from the client's CSR and
  * keeps it as the authenticator's *unverified* certificate, while the current one keeps working;

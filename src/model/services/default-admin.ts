@@ -1,6 +1,6 @@
 /**
  * The default admin: created once on an empty store, with `isAdmin` and `isDefaultAdmin` and a password
- * authenticator (parity: controller-behaviours.md §5.6). It can never be deleted.
+ * authenticator (parity: docs/reference-notes.md §5.6). It can never be deleted.
  */
 import { withTx } from '../../store/db.js';
 import { createEntity } from '../crud.js';

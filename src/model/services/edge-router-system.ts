@@ -1,5 +1,5 @@
 /**
- * The records a tunneler-enabled edge router brings with it (parity: controller-behaviours.md §2.7): an
+ * The records a tunneler-enabled edge router brings with it (parity: docs/reference-notes.md §2.7): an
  * identity with the router's id and name, of type Router, and the system edge router policy
  * `edge-router-<id>-system` (id = router id, AnyOf, `@<id>` on both sides) that lets that identity use its
  * own router. Enabling creates them, disabling or deleting the router removes them, a rename renames the

@@ -1,6 +1,6 @@
 /**
  * The life of an enrollment after its creation: refresh by an admin, and use of its token by a client
- * (parity: controller-behaviours.md §7.2, §7.3).
+ * (parity: docs/reference-notes.md §7.2, §7.3).
  *
  * Using a token is atomic: the enrollment is deleted and the authenticator created in one transaction, and the
  * delete is conditional on the row still being there, so two concurrent uses of one token cannot both succeed.

@@ -1,6 +1,6 @@
 /**
  * An identity's own configs for services (`/identities/{id}/service-configs`): for a service and a config
- * type, the identity's config replaces the service's in the identity's view (controller-behaviours.md §4.7).
+ * type, the identity's config replaces the service's in the identity's view (docs/reference-notes.md §4.7).
  * At most one per (identity, service, config type): assigning another config of the same type replaces it.
  */
 import { withTx } from '../../store/db.js';

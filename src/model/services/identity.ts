@@ -1,4 +1,4 @@
-/** Identity actions beyond CRUD: disable and enable (parity: controller-behaviours.md §10.4). */
+/** Identity actions beyond CRUD: disable and enable (parity: docs/reference-notes.md §10.4). */
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { withTx } from '../../store/db.js';
 import { getRow } from '../crud.js';

@@ -1,6 +1,6 @@
 /**
  * Self-service on the caller's own authenticators: changing the username or password needs the current
- * password (parity: controller-behaviours.md §5.2; a wrong one is 401 UNAUTHORIZED naming currentPassword).
+ * password (parity: docs/reference-notes.md §5.2; a wrong one is 401 UNAUTHORIZED naming currentPassword).
  */
 import { withTx } from '../../store/db.js';
 import { updateRow } from '../../store/crud.js';

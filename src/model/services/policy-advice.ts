@@ -1,5 +1,5 @@
 /**
- * Policy advice for an identity and a service (controller-behaviours.md §2.3, the reference's policy
+ * Policy advice for an identity and a service (docs/reference-notes.md §2.3, the reference's policy
  * advisor): whether the identity may Dial or Bind the service, how many edge routers its edge router
  * policies give it, how many serve the service, and the routers common to both with their online state.
  */

@@ -1,5 +1,5 @@
 /**
- * Turning an authenticator back into an enrollment (parity: controller-behaviours.md §7.2): an admin's way to
+ * Turning an authenticator back into an enrollment (parity: docs/reference-notes.md §7.2): an admin's way to
  * let a user who lost a key or password enroll again. The authenticator is deleted and an enrollment of the
  * matching method created in one transaction: `updb` → `updb` with the same username, a network-issued `cert`
  * → `ott`, a `cert` issued through a registered CA → `ottca` for that CA.

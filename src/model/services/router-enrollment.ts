@@ -1,5 +1,5 @@
 /**
- * Router enrollment (parity: controller-behaviours.md §7.2, §7.3, §7.6): how an edge router (`erott`) or a transit
+ * Router enrollment (parity: docs/reference-notes.md §7.2, §7.3, §7.6): how an edge router (`erott`) or a transit
  * router (`trott`) obtains its certificates.
  *
  * - Creating a router creates its enrollment (expiry `edge.enrollment.edgeRouter.duration`); the router record

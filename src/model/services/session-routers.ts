@@ -1,5 +1,5 @@
 /**
- * The edge routers of a session (controller-behaviours.md §2.3): routers that an edge router policy gives
+ * The edge routers of a session (docs/reference-notes.md §2.3): routers that an edge router policy gives
  * the identity *and* a service edge router policy gives the service, connected ones first, at most 25
  * (the reference's `ListForIdentityAndService`). The service's routers are cached already in that order,
  * so a session walks them until it has 25 of the identity's; nothing is sorted per request.

@@ -1,5 +1,5 @@
 /**
- * Creating, reading and removing sessions (controller-behaviours.md §4.5).
+ * Creating, reading and removing sessions (docs/reference-notes.md §4.5).
  *
  * Create checks, in the reference's order: the identity may not Dial or Bind the service (404), may not use
  * the requested type (400, cause field `ServiceId`), posture (open hook, `access/posture.ts`), no edge router

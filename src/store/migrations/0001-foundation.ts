@@ -58,7 +58,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('api_sessions_by_identity').on('api_sessions').column('identityId').execute();
   await db.schema.createIndex('api_sessions_by_activity').on('api_sessions').column('lastActivityAt').execute();
 
-  // Built-in records (parity: controller-behaviours.md §5.5 default auth policy, §10.1 identity types).
+  // Built-in records (parity: docs/reference-notes.md §5.5 default auth policy, §10.1 identity types).
   const now = nowIso();
   await db
     .insertInto('identity_types')

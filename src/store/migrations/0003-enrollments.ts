@@ -1,5 +1,5 @@
 /**
- * Outstanding enrollments (controller-behaviours.md §7.2).
+ * Outstanding enrollments (docs/reference-notes.md §7.2).
  *
  * `identityId` is nullable because router enrollments (erott/trott, a later slice) hang off a router instead of
  * an identity; for identity enrollments the model always sets it. One enrollment per method per identity is

@@ -1,6 +1,6 @@
 /**
  * Third-party certificate authorities, API-session certificates, the pending half of an identity certificate
- * extension, and router enrollments (controller-behaviours.md §7.5, §4.7, §7.6).
+ * extension, and router enrollments (docs/reference-notes.md §7.5, §4.7, §7.6).
  *
  * - `cas`: one row per registered CA; `fingerprint` unique (a CA certificate can be registered once);
  *   `externalIdClaim` is JSON or NULL; `identityRoles` lives in the usual set table.

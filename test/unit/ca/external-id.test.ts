@@ -35,8 +35,11 @@ describe('externalIdClaim validation', () => {
       parserCriteria: null,
       index: 0,
     });
-    // Criteria of a matcher/parser that takes none are dropped.
-    assert.equal(normalizeExternalIdClaim({ location: 'COMMON_NAME', matcher: 'ALL', matcherCriteria: 'x', parser: 'NONE', parserCriteria: '-' })!.matcherCriteria, null);
+    // Criteria are kept as written, also empty ones and those a matcher/parser does not use.
+    const kept = normalizeExternalIdClaim({ location: 'COMMON_NAME', matcher: 'ALL', matcherCriteria: 'x', parser: 'NONE', parserCriteria: '-' })!;
+    assert.deepEqual([kept.matcherCriteria, kept.parserCriteria], ['x', '-']);
+    const empty = normalizeExternalIdClaim({ location: 'COMMON_NAME', matcher: 'ALL', matcherCriteria: '', parser: 'NONE', parserCriteria: '' })!;
+    assert.deepEqual([empty.matcherCriteria, empty.parserCriteria], ['', '']);
   });
 
   test('each rule names its member', () => {

@@ -1,7 +1,7 @@
 /**
  * Filter → SQL compiler: every case checks the SQL and parameters produced AND the rows an in-memory
  * SQLite database returns for them, over the small fixed dataset below (the kysely testing style).
- * The expected rows were worked out by hand from controller-behaviours.md §1.4 / §1.6, not from the output.
+ * The expected rows were worked out by hand from docs/reference-notes.md §1.4 / §1.6, not from the output.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

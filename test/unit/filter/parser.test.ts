@@ -1,5 +1,5 @@
 /**
- * ZitiQL lexer + parser: grouping (controller-behaviours.md §1.3), every lexical rule of §1.1 including the
+ * ZitiQL lexer + parser: grouping (docs/reference-notes.md §1.3), every lexical rule of §1.1 including the
  * reference's quirks, the clause grammar of §1.2 and the syntax error format of §1.8.
  */
 import { describe, test } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * Type checking against a field table (controller-behaviours.md §1.4, §1.8): symbol resolution, set/scalar
+ * Type checking against a field table (docs/reference-notes.md §1.4, §1.8): symbol resolution, set/scalar
  * misuse, type conversions and mismatches, sort validation.
  */
 import { describe, test } from 'node:test';

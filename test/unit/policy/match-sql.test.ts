@@ -4,7 +4,7 @@
  * after creates, attribute changes, policy updates and patches, and deletes, every policy's selected
  * entities and every entity's policies must equal what the rule computes from the stored roles.
  */
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -114,8 +114,9 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('policy matching in SQL agrees with the rule', () => {
-  test('after creating entities and policies', async () => {
+// One scenario: each step changes the store the previous steps built, so the steps are subtests of one test.
+test('policy matching in SQL agrees with the rule through a sequence of changes', async (t) => {
+  await t.test('after creating entities and policies', async () => {
     for (const t of Object.keys(TARGETS) as TargetKind[]) {
       for (let n = 0; n < 12; n++) ids[t].push(await createEntity(ctx, ENTITY_DEFS[t], entityBody(t, n)));
     }
@@ -127,14 +128,14 @@ describe('policy matching in SQL agrees with the rule', () => {
     await verify('created');
   });
 
-  test('after entities change their role attributes', async () => {
+  await t.test('after entities change their role attributes', async () => {
     for (const t of Object.keys(TARGETS) as TargetKind[]) {
       for (const id of ids[t].filter(() => rand() < 0.5)) await updateEntity(ctx, ENTITY_DEFS[t], id, { roleAttributes: someAttrs() }, 'patch');
     }
     await verify('attributes changed');
   });
 
-  test('after policies are updated and patched', async () => {
+  await t.test('after policies are updated and patched', async () => {
     for (const [kind, def] of POLICY_DEFS) {
       for (const id of policyIds.get(kind)!.filter(() => rand() < 0.4)) await updateEntity(ctx, def, id, policyBody(kind, 99), 'update');
       for (const id of policyIds.get(kind)!.filter(() => rand() < 0.4)) {
@@ -145,7 +146,7 @@ describe('policy matching in SQL agrees with the rule', () => {
     await verify('policies changed');
   });
 
-  test('after entities are deleted (their @id entries leave the policies) and new ones created', async () => {
+  await t.test('after entities are deleted (their @id entries leave the policies) and new ones created', async () => {
     for (const t of Object.keys(TARGETS) as TargetKind[]) {
       for (const id of ids[t].filter(() => rand() < 0.3)) {
         await deleteEntity(ctx, ENTITY_DEFS[t], id);
@@ -161,7 +162,7 @@ describe('policy matching in SQL agrees with the rule', () => {
     await verify('entities deleted and created');
   });
 
-  test('after policies are deleted', async () => {
+  await t.test('after policies are deleted', async () => {
     for (const [kind, def] of POLICY_DEFS) {
       const gone = policyIds.get(kind)!.filter(() => rand() < 0.3);
       for (const id of gone) await deleteEntity(ctx, def, id);

@@ -1,4 +1,4 @@
-/** The pure statement of the matching rule and role syntax (controller-behaviours.md §2.1, §2.2). */
+/** The pure statement of the matching rule and role syntax (docs/reference-notes.md §2.1, §2.2). */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DomainError } from '../../../src/model/errors.js';
