@@ -1,5 +1,5 @@
 /** Informational endpoints: version, specs, resource counts and the CA bundle (parity: api-conventions §6, §8). */
-import { sql } from 'kysely';
+import { countEntities } from '../../model/counts.js';
 import { notFound } from '../../model/errors.js';
 import { RESOURCES } from '../../model/resources/index.js';
 import { sessions } from '../../model/resources/session.js';
@@ -110,8 +110,7 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
         // Sessions and terminators are served by their own routes, outside the generic registry.
         for (const def of [...RESOURCES, sessions, terminators]) {
           if (def.name === 'identity-types') continue;
-          const row = await rc.ctx.db.selectFrom(def.table).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-          counts[camel(def.name)] = Number(row?.n ?? 0);
+          counts[camel(def.name)] = await countEntities(rc.ctx, def);
         }
         return ok(counts);
       },
