@@ -2,9 +2,9 @@
  * The access engine: who may use which service through which edge routers, answered from memory and kept
  * exactly current by the store's access markers (docs/policy-engine.md, "Answering access per request").
  *
- * Every answer is a cache entry computed by indexed SQL (`src/store/access.ts`, through `queries.ts`) and tagged with the generations of
- * the markers it depends on; a request first reads the markers (one small query), so any committed write
- * that could change an answer makes that answer miss. Entries are shared where the inputs are:
+ * Every answer is a cache entry computed by indexed SQL (`src/store/access.ts`, through `queries.ts`) and
+ * tagged with the generations of the markers it depends on; a request first reads the markers (one small
+ * query), so any committed write that could change an answer makes that answer miss. Entries are shared where the inputs are:
  *
  * | entry | key | depends on markers |
  * |---|---|---|
