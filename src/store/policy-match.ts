@@ -83,3 +83,8 @@ export async function rematchEntity(db: Executor, side: MatchSide, matchTable: s
   await sql`insert into ${sql.table(matchTable)} ("policyId", "entityId")
     select m."policyId", ${entityId} from (${matchingPoliciesSql(side, entityId)}) m`.execute(db);
 }
+
+/** Removes one role entry (e.g. `@<id>` of a deleted entity) from every policy of a role-list table. */
+export async function removeRoleEntry(db: Executor, rolesTable: string, value: string): Promise<void> {
+  await db.deleteFrom(rolesTable).where('value', '=', value).execute();
+}

@@ -2,13 +2,13 @@
 import { Type } from '@sinclair/typebox';
 import { getEntity, listEntities } from '../../model/crud.js';
 import { notFound } from '../../model/errors.js';
+import { authenticatorsOfIdentity } from '../../model/listing-scopes.js';
 import { renderRecord } from '../../model/render.js';
 import { authenticators } from '../../model/resources/authenticator.js';
 import { identities } from '../../model/resources/identity.js';
 import { TagsSchema } from '../../model/resource.js';
 import { PasswordSchema, UsernameSchema } from '../../model/schemas.js';
 import { updateOwnAuthenticator, type OwnAuthenticatorChange } from '../../model/services/own-authenticator.js';
-import { sql, type SqlBool } from 'kysely';
 import { empty, listOf, ok } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';
@@ -24,8 +24,6 @@ const SelfPatch = Type.Object(
   { username: nullable(UsernameSchema), password: nullable(PasswordSchema), currentPassword: PasswordSchema, tags: nullable(TagsSchema) },
   { additionalProperties: true },
 );
-
-const ownedBy = (identityId: string) => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
 
 export const currentIdentityRoutes: RouteDef[] = [
   {
@@ -51,7 +49,7 @@ export const currentIdentityRoutes: RouteDef[] = [
     success: 200,
     envelope: 'listAuthenticatorsEnvelope',
     async handler(rc) {
-      const page = await listEntities(rc.ctx, authenticators, listOptions(rc), ownedBy(rc.principal!.identity.id));
+      const page = await listEntities(rc.ctx, authenticators, listOptions(rc), authenticatorsOfIdentity(rc.principal!.identity.id));
       return listOf(page.rows.map((r) => renderRecord(authenticators, r)), page);
     },
   },

@@ -1,11 +1,10 @@
 /** Informational endpoints: version, specs, resource counts and the CA bundle (parity: docs/reference-notes.md §0, §13). */
-import { sql } from 'kysely';
+import { countTables } from '../../model/counts.js';
 import { notFound } from '../../model/errors.js';
 import * as R from '../../model/resources/index.js';
 import { apiSessionCerts } from '../../model/resources/api-session-cert.js';
 import { sessions } from '../../model/resources/session.js';
 import { terminators } from '../../model/resources/terminator.js';
-import type { Ctx } from '../../model/ctx.js';
 import { ok, listOf, RAW } from '../http/envelope.js';
 import { API_PREFIX, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
 import { SPEC_IDS } from '../openapi.js';
@@ -62,11 +61,6 @@ const SUMMARY: Record<string, readonly string[]> = {
   sessions: [sessions.table],
   terminators: [terminators.table],
 };
-
-async function countRows(db: Ctx['db'], table: string): Promise<number> {
-  const row = await db.selectFrom(table).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
 
 export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
   const common = { apis: BOTH, access: 'anonymous' as const, success: 200 };
@@ -145,9 +139,7 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       async handler(rc) {
         const counts: Record<string, number> = {};
         for (const [key, tables] of Object.entries(SUMMARY)) {
-          let n = 0;
-          for (const table of tables) n += await countRows(rc.ctx.db, table);
-          counts[key] = n;
+          counts[key] = await countTables(rc.ctx, tables);
         }
         return ok(counts);
       },

@@ -4,8 +4,8 @@
  * role attributes in use. Each is a parent (404 when missing), a child resource and a SQL scope; paging,
  * filters and sorting are those of the child's own list.
  */
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { getRow, listEntities } from '../../model/crud.js';
+import { configsOfService, configsOfType, type Scope } from '../../model/listing-scopes.js';
 import { EDGE_ROUTER_POLICY, SERVICE_EDGE_ROUTER_POLICY, SERVICE_POLICY } from '../../model/policy/kinds.js';
 import { policiesOf, reachableThrough, selectedByPolicy } from '../../model/policy/scopes.js';
 import { renderRecord } from '../../model/render.js';
@@ -34,7 +34,7 @@ interface Related {
   operationId: string;
   tag: string;
   envelope: string;
-  scope(id: string): RawBuilder<SqlBool>;
+  scope(id: string): Scope;
 }
 
 function relatedRoute(r: Related): RouteDef {
@@ -88,14 +88,14 @@ const RELATED: Related[] = [
   { parent: services, child: identities, segment: 'identities', operationId: 'listServiceIdentities', tag: 'Service', envelope: ENV.identities, scope: (id) => reachableThrough(SP, 'service', id, 'identity') },
   { parent: services, child: edgeRouters, segment: 'edge-routers', operationId: 'listServiceEdgeRouters', tag: 'Service', envelope: ENV.edgeRouters, scope: (id) => reachableThrough(SERP, 'service', id, 'edgeRouter') },
   { parent: services, child: serviceEdgeRouterPolicies, segment: 'service-edge-router-policies', operationId: 'listServiceServiceEdgeRouterPolicies', tag: 'Service', envelope: ENV.serviceEdgeRouterPolicies, scope: (id) => policiesOf(SERP, 'service', id) },
-  { parent: services, child: configs, segment: 'configs', operationId: 'listServiceConfig', tag: 'Service', envelope: ENV.configs, scope: (id) => sql<SqlBool>`${sql.ref('t.id')} in (select sc."value" from services_configs sc where sc."ownerId" = ${id})` },
+  { parent: services, child: configs, segment: 'configs', operationId: 'listServiceConfig', tag: 'Service', envelope: ENV.configs, scope: configsOfService },
   // Edge routers.
   { parent: edgeRouters, child: edgeRouterPolicies, segment: 'edge-router-policies', operationId: 'listEdgeRouterEdgeRouterPolicies', tag: 'Edge Router', envelope: ENV.edgeRouterPolicies, scope: (id) => policiesOf(ERP, 'edgeRouter', id) },
   { parent: edgeRouters, child: identities, segment: 'identities', operationId: 'listEdgeRouterIdentities', tag: 'Edge Router', envelope: ENV.identities, scope: (id) => reachableThrough(ERP, 'edgeRouter', id, 'identity') },
   { parent: edgeRouters, child: services, segment: 'services', operationId: 'listEdgeRouterServices', tag: 'Edge Router', envelope: ENV.services, scope: (id) => reachableThrough(SERP, 'edgeRouter', id, 'service') },
   { parent: edgeRouters, child: serviceEdgeRouterPolicies, segment: 'service-edge-router-policies', operationId: 'listEdgeRouterServiceEdgeRouterPolicies', tag: 'Edge Router', envelope: ENV.serviceEdgeRouterPolicies, scope: (id) => policiesOf(SERP, 'edgeRouter', id) },
   // Config types.
-  { parent: configTypes, child: configs, segment: 'configs', operationId: 'listConfigsForConfigType', tag: 'Config', envelope: ENV.configs, scope: (id) => sql<SqlBool>`${sql.ref('t.configTypeId')} = ${id}` },
+  { parent: configTypes, child: configs, segment: 'configs', operationId: 'listConfigsForConfigType', tag: 'Config', envelope: ENV.configs, scope: configsOfType },
 ];
 
 /** `GET /<x>-role-attributes`: the distinct attributes in use by one resource (§1.7). */

@@ -4,7 +4,6 @@
  * caller's edge routers, a service's edge routers and terminators, and the terminators' CRUD. The client's
  * service update/patch/delete are the management operations, for admins only.
  */
-import { sql, type SqlBool } from 'kysely';
 import { getRow, listEntities } from '../../model/crud.js';
 import { renderRecord } from '../../model/render.js';
 import { edgeRouters } from '../../model/resources/edge-router.js';
@@ -20,8 +19,9 @@ import {
   type ServiceListRequest,
   type ServicePage,
 } from '../../model/services/service-listing.js';
+import { listRoutersOfIdentity } from '../../model/services/identity-routers.js';
 import { commonRouters } from '../../model/services/session-routers.js';
-import { inIdList } from '../../store/id-list.js';
+import { terminatorsOfService } from '../../model/listing-scopes.js';
 import { baseMeta, listOf, ok, RAW, type Envelope } from '../http/envelope.js';
 import { queryArray, queryString, type RequestContext, type RouteDef } from '../http/route.js';
 import { crudRoutes, listOptions } from './crud.js';
@@ -58,8 +58,6 @@ const listRequest = (rc: RequestContext): ServiceListRequest => ({
 /** The generic management routes these replace (`GET /services`, `GET /services/{id}`). */
 const REPLACED = new Set(['GET /services', 'GET /services/{id}']);
 export const isReplacedByAccessRoutes = (r: RouteDef): boolean => r.apis.includes('management') && REPLACED.has(`${r.method} ${r.path}`);
-
-const terminatorsOf = (serviceId: string) => sql<SqlBool>`${sql.ref('t.serviceId')} = ${serviceId}`;
 
 export const servicesAccessRoutes: RouteDef[] = [
   {
@@ -135,7 +133,7 @@ export const servicesAccessRoutes: RouteDef[] = [
       const p = rc.principal!;
       // Only for a service the caller may use (404 otherwise, as the detail).
       await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!);
-      const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOf(rc.params.id!));
+      const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOfService(rc.params.id!));
       return listOf(page.rows.map((r) => clientTerminator(renderRecord(terminators, r))), page);
     },
   },
@@ -169,7 +167,7 @@ export const servicesAccessRoutes: RouteDef[] = [
     envelope: 'listTerminatorsEnvelope',
     async handler(rc) {
       await getRow(rc.ctx, services, rc.params.id!);
-      const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOf(rc.params.id!));
+      const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOfService(rc.params.id!));
       return listOf(page.rows.map((r) => renderRecord(terminators, r)), page);
     },
   },
@@ -205,15 +203,7 @@ export const servicesAccessRoutes: RouteDef[] = [
     envelope: 'listCurrentIdentityEdgeRoutersEnvelope',
     async handler(rc) {
       // Verified routers an edge router policy gives the caller; admins: every verified router (§2.3).
-      const p = rc.principal!;
-      let scope = sql<SqlBool>`${sql.ref('t.isVerified')} = 1`;
-      if (!p.identity.isAdmin) {
-        const engine = accessEngine(rc.ctx);
-        const m = await engine.markers(rc.ctx);
-        const mine = await engine.routersOfIdentity(rc.ctx, m, await engine.identity(rc.ctx, m, p.identity.id));
-        scope = sql<SqlBool>`${scope} and ${inIdList(sql.ref('t.id'), [...mine])}`;
-      }
-      const page = await listEntities(rc.ctx, edgeRouters, listOptions(rc), scope);
+      const page = await listRoutersOfIdentity(rc.ctx, rc.principal!.identity, listOptions(rc));
       return listOf(page.rows.map((r) => currentIdentityRouter(renderRecord(edgeRouters, r))), page);
     },
   },

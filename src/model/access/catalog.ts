@@ -6,22 +6,16 @@
  * A catalog is reloaded whole when its marker moves: at 2,000 services or 500 routers that is tens of
  * milliseconds, once per write, instead of several queries on every request.
  */
-import { sql, type SqlBool } from 'kysely';
+import { allConfigs, allConfigTypeNames, type StoredConfig } from '../../store/access.js';
 import { findRows } from '../../store/crud.js';
+import { everything } from '../../store/scopes.js';
 import type { Ctx } from '../ctx.js';
 import { renderRecord } from '../render.js';
 import type { Row } from '../resource.js';
 import { edgeRouters } from '../resources/edge-router.js';
 import { services } from '../resources/service.js';
 
-const ALL = sql<SqlBool>`1 = 1`;
-
-export interface ConfigInfo {
-  id: string;
-  name: string;
-  typeId: string;
-  data: unknown;
-}
+export type ConfigInfo = StoredConfig;
 
 export interface ServiceCatalog {
   /** Rendered service records by id; the per-identity fields are added by the view (service-view.ts). */
@@ -39,7 +33,7 @@ export interface ServiceCatalog {
 }
 
 export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
-  const rows = await findRows(ctx.db, services, ALL);
+  const rows = await findRows(ctx.db, services, everything);
   await services.hooks?.decorate?.(ctx, rows);
   const records = new Map<string, Record<string, unknown>>();
   const encoded = new Map<string, Buffer>();
@@ -52,12 +46,10 @@ export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
     serviceConfigs.set(r.id as string, (r.configs as string[]) ?? []);
   }
   const configs = new Map<string, ConfigInfo>();
-  for (const c of await ctx.db.selectFrom('configs').select(['id', 'name', 'configTypeId', 'data']).execute()) {
-    configs.set(c.id, { id: c.id, name: c.name, typeId: c.configTypeId, data: JSON.parse(c.data) });
-  }
+  for (const c of await allConfigs(ctx.db)) configs.set(c.id, c);
   const configTypeNames = new Map<string, string>();
   const configTypeIdsByName = new Map<string, string>();
-  for (const t of await ctx.db.selectFrom('config_types').select(['id', 'name']).execute()) {
+  for (const t of await allConfigTypeNames(ctx.db)) {
     configTypeNames.set(t.id, t.name);
     configTypeIdsByName.set(t.name, t.id);
   }
@@ -83,7 +75,7 @@ export interface RouterCatalog {
 }
 
 export async function loadRouterCatalog(ctx: Ctx): Promise<RouterCatalog> {
-  const rows: Row[] = await findRows(ctx.db, edgeRouters, ALL);
+  const rows: Row[] = await findRows(ctx.db, edgeRouters, everything);
   await edgeRouters.hooks?.decorate?.(ctx, rows);
   const routers = new Map<string, RouterInfo>();
   for (const r of rows) {

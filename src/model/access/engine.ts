@@ -2,9 +2,9 @@
  * The access engine: who may use which service through which edge routers, answered from memory and kept
  * exactly current by the store's access markers (docs/policy-engine.md, "Answering access per request").
  *
- * Every answer is a cache entry computed by indexed SQL (`queries.ts`) and tagged with the generations of
- * the markers it depends on; a request first reads the markers (one small query), so any committed write
- * that could change an answer makes that answer miss. Entries are shared where the inputs are:
+ * Every answer is a cache entry computed by indexed SQL (`src/store/access.ts`, through `queries.ts`) and
+ * tagged with the generations of the markers it depends on; a request first reads the markers (one small
+ * query), so any committed write that could change an answer makes that answer miss. Entries are shared where the inputs are:
  *
  * | entry | key | depends on markers |
  * |---|---|---|
@@ -26,15 +26,14 @@ import { readMarkers, type Markers } from '../../store/access-markers.js';
 import type { Ctx } from '../ctx.js';
 import { byConnectedThenId, loadRouterCatalog, loadServiceCatalog, type RouterCatalog, type RouterInfo, type ServiceCatalog } from './catalog.js';
 import {
-  edgeRouterPoliciesOf,
-  grantsOf,
-  routersOfPolicies,
-  routersOfServicePolicies,
+  apiSessionAccess,
+  routersOfEdgeRouterPolicies,
+  routersOfServiceEdgeRouterPolicies,
   serviceConfigOverrides,
-  serviceEdgeRouterPoliciesOf,
-  servicePoliciesOf,
-  type ServiceGrants,
-} from './queries.js';
+  serviceEdgeRouterPoliciesOfService,
+  type ApiSessionAccess,
+} from '../../store/access.js';
+import { edgeRouterPoliciesOf, grantsOf, servicePoliciesOf, type ServiceGrants } from './queries.js';
 import { VersionedCache } from './versioned-cache.js';
 
 export interface IdentityAccess {
@@ -61,10 +60,7 @@ export interface ServiceRouters {
   ordered: RouterInfo[];
 }
 
-export interface ApiSessionInfo {
-  configTypes: string[];
-  createdAt: string;
-}
+export type ApiSessionInfo = ApiSessionAccess;
 
 export class AccessEngine {
   private readonly services = new VersionedCache<0, ServiceCatalog>(1);
@@ -109,15 +105,15 @@ export class AccessEngine {
   }
 
   routersOfIdentity(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<Set<string>> {
-    return this.policyRouters.get(identity.edgeRouterPolicyIds.join(','), String(m.router.gen), () => routersOfPolicies(ctx.db, identity.edgeRouterPolicyIds));
+    return this.policyRouters.get(identity.edgeRouterPolicyIds.join(','), String(m.router.gen), () => routersOfEdgeRouterPolicies(ctx.db, identity.edgeRouterPolicyIds));
   }
 
   /** Services selected by the same service edge router policies share one entry, like identities share grants. */
   async routersOfService(ctx: Ctx, m: Markers, serviceId: string): Promise<ServiceRouters> {
     const version = String(m.router.gen);
-    const policyIds = await this.serviceRouterPolicies.get(serviceId, version, () => serviceEdgeRouterPoliciesOf(ctx.db, serviceId));
+    const policyIds = await this.serviceRouterPolicies.get(serviceId, version, () => serviceEdgeRouterPoliciesOfService(ctx.db, serviceId));
     return this.serviceRouters.get(policyIds.join(','), version, async () => {
-      const ids = await routersOfServicePolicies(ctx.db, policyIds);
+      const ids = await routersOfServiceEdgeRouterPolicies(ctx.db, policyIds);
       const { routers } = await this.routerCatalog(ctx, m);
       const ordered = [...ids].flatMap((id) => routers.get(id) ?? []).sort(byConnectedThenId);
       return { ids, ordered };
@@ -125,10 +121,7 @@ export class AccessEngine {
   }
 
   apiSession(ctx: Ctx, apiSessionId: string): Promise<ApiSessionInfo | undefined> {
-    return this.apiSessions.get(apiSessionId, '', async () => {
-      const row = await ctx.db.selectFrom('api_sessions').select(['configTypes', 'createdAt']).where('id', '=', apiSessionId).executeTakeFirst();
-      return row ? { configTypes: JSON.parse(row.configTypes) as string[], createdAt: row.createdAt as string } : undefined;
-    });
+    return this.apiSessions.get(apiSessionId, '', () => apiSessionAccess(ctx.db, apiSessionId));
   }
 
   /** The service side of one identity's access, as of now. */

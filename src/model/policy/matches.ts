@@ -4,7 +4,7 @@
  * together or not at all. Work is proportional to what changed: one policy against its targets, or one
  * entity against the policies of its kind, never the whole model.
  */
-import { rematchEntity, rematchPolicy, type MatchSide } from '../../store/policy-match.js';
+import { rematchEntity, rematchPolicy, removeRoleEntry, type MatchSide } from '../../store/policy-match.js';
 import type { Ctx } from '../ctx.js';
 import { POLICY_KINDS, TARGETS, type PolicyKind, type PolicySide, type TargetKind } from './kinds.js';
 
@@ -39,6 +39,6 @@ export async function rematchEntityAll(ctx: Ctx, target: TargetKind, entityId: s
  */
 export async function removeIdReferences(ctx: Ctx, target: TargetKind, id: string): Promise<void> {
   for (const { side } of sidesTargeting(target)) {
-    await ctx.db.deleteFrom(side.rolesTable).where('value', '=', `@${id}`).execute();
+    await removeRoleEntry(ctx.db, side.rolesTable, `@${id}`);
   }
 }

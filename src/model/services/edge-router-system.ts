@@ -5,6 +5,7 @@
  * own router. Enabling creates them, disabling or deleting the router removes them, a rename renames the
  * identity. They are written in the router's transaction.
  */
+import { deleteRouterIdentity, renameRouterIdentity, routerIdentityExists, systemEdgeRouterPolicyExists } from '../../store/router-identities.js';
 import { iso, type Ctx } from '../ctx.js';
 import { createEntity, deleteEntity } from '../crud.js';
 import { removeIdReferences } from '../policy/matches.js';
@@ -29,12 +30,10 @@ async function createTunnelerRecords(ctx: Ctx, id: string, name: string): Promis
  * resource refuses deleting a Router identity while its router exists, which is the case here.
  */
 export async function removeTunnelerRecords(ctx: Ctx, id: string): Promise<void> {
-  const policy = await ctx.db.selectFrom('edge_router_policies').select('id').where('id', '=', id).where('isSystem', '=', 1).executeTakeFirst();
-  if (policy) await deleteEntity(ctx, edgeRouterPolicies, id, { allowSystem: true });
-  const identity = await ctx.db.selectFrom('identities').select('id').where('id', '=', id).where('typeId', '=', 'Router').executeTakeFirst();
-  if (identity) {
+  if (await systemEdgeRouterPolicyExists(ctx.db, id)) await deleteEntity(ctx, edgeRouterPolicies, id, { allowSystem: true });
+  if (await routerIdentityExists(ctx.db, id)) {
     await removeIdReferences(ctx, 'identity', id);
-    await ctx.db.deleteFrom('identities').where('id', '=', id).execute();
+    await deleteRouterIdentity(ctx.db, id);
   }
 }
 
@@ -46,6 +45,6 @@ export async function syncTunnelerRecords(ctx: Ctx, id: string, input: Input, ex
   if (!was && now) await createTunnelerRecords(ctx, id, name);
   else if (was && !now) await removeTunnelerRecords(ctx, id);
   else if (now && name !== existing?.name) {
-    await ctx.db.updateTable('identities').set({ name, updatedAt: iso(ctx.now()) }).where('id', '=', id).execute();
+    await renameRouterIdentity(ctx.db, id, name, iso(ctx.now()));
   }
 }

@@ -8,8 +8,8 @@
  * record a copy of the catalog's rendering. Any other list goes through the generic SQL listing, scoped to
  * the granted ids, so filters, sorting and paging behave exactly as on every other list.
  */
-import { sql } from 'kysely';
-import { inIdList } from '../../store/id-list.js';
+import { identityIdByIdOrName } from '../../store/access.js';
+import { allOf, idIn } from '../../store/scopes.js';
 import type { Ctx } from '../ctx.js';
 import { getEntity, listEntities, type Page } from '../crud.js';
 import { notFound } from '../errors.js';
@@ -73,9 +73,8 @@ export async function listServicesOf(ctx: Ctx, identityId: string, apiSessionId:
     encoded.push(CLOSE);
     return { encoded, page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() } };
   }
-  const granted = inIdList(sql.ref('t.id'), view.grants.ids);
-  const roles = roleFilterScope(services, req.roleFilter, req.roleSemantic);
-  const page = await listEntities(ctx, services, req.list, roles ? sql`(${roles}) and (${granted})` : granted);
+  const scope = allOf(roleFilterScope(services, req.roleFilter, req.roleSemantic), idIn(view.grants.ids));
+  const page = await listEntities(ctx, services, req.list, scope);
   return { records: page.rows.map((r) => recordFor(view, selection, renderRecord(services, r))), page };
 }
 
@@ -108,9 +107,7 @@ export async function serviceAs(ctx: Ctx, viewerId: string, apiSessionId: string
 
 /** `asIdentity`: an identity id or name (404 when neither matches). */
 export async function resolveIdentityRef(ctx: Ctx, idOrName: string): Promise<string> {
-  const row =
-    (await ctx.db.selectFrom('identities').select('id').where('id', '=', idOrName).executeTakeFirst()) ??
-    (await ctx.db.selectFrom('identities').select('id').where('name', '=', idOrName).executeTakeFirst());
-  if (!row) throw notFound(idOrName, 'identity');
-  return row.id as string;
+  const id = await identityIdByIdOrName(ctx.db, idOrName);
+  if (id === undefined) throw notFound(idOrName, 'identity');
+  return id;
 }

@@ -1,0 +1,132 @@
+/**
+ * The access engine's queries (docs/policy-engine.md, "Answering access per request"). Each is an index
+ * walk over the stored representation: the policies selecting an identity through the role and attribute
+ * indexes, then the materialised match rows of those policies. None evaluates a policy in JavaScript, and
+ * none runs per request once the engine has cached its answer, so the typed query builder is used where
+ * it fits; the policy-match sub-selects stay `sql` templates.
+ *
+ * Functions take the executor and domain values and return domain values (booleans, parsed JSON).
+ */
+import { sql } from 'kysely';
+import type { TypedExecutor } from './executor.js';
+import { matchingPoliciesSql, type MatchSide } from './policy-match.js';
+import { boolFromDb, jsonFromDb } from './values.js';
+
+/** Ids of the policies of a side whose roles select entity `entityId`, sorted (a stable cache key). */
+export async function policiesSelectingEntity(db: TypedExecutor, side: MatchSide, entityId: string): Promise<string[]> {
+  const { rows } = await sql<{ policyId: string }>`select x."policyId" from (${matchingPoliciesSql(side, entityId)}) x order by 1`.execute(db);
+  return rows.map((r) => r.policyId);
+}
+
+export interface ServiceGrant {
+  serviceId: string;
+  dial: boolean;
+  bind: boolean;
+}
+
+/** Every service any of the service policies selects, with Dial/Bind folded per service, in id order. */
+export async function servicesGrantedBy(db: TypedExecutor, servicePolicyIds: readonly string[]): Promise<ServiceGrant[]> {
+  if (servicePolicyIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('service_policy_services as m')
+    .innerJoin('service_policies as p', 'p.id', 'm.policyId')
+    .select(['m.entityId as serviceId', sql<number>`max(p.type = 'Dial')`.as('dial'), sql<number>`max(p.type = 'Bind')`.as('bind')])
+    .where('m.policyId', 'in', servicePolicyIds)
+    .groupBy('m.entityId')
+    .orderBy('m.entityId')
+    .execute();
+  return rows.map((r) => ({ serviceId: r.serviceId, dial: boolFromDb(r.dial), bind: boolFromDb(r.bind) }));
+}
+
+/** Edge routers selected by any of the edge router policies. */
+export async function routersOfEdgeRouterPolicies(db: TypedExecutor, policyIds: readonly string[]): Promise<Set<string>> {
+  if (policyIds.length === 0) return new Set();
+  const rows = await db.selectFrom('edge_router_policy_edge_routers').select('entityId').distinct().where('policyId', 'in', policyIds).execute();
+  return new Set(rows.map((r) => r.entityId));
+}
+
+/** Ids of the service edge router policies selecting a service, sorted (a stable cache key). */
+export async function serviceEdgeRouterPoliciesOfService(db: TypedExecutor, serviceId: string): Promise<string[]> {
+  const rows = await db.selectFrom('service_edge_router_policy_services').select('policyId').where('entityId', '=', serviceId).orderBy('policyId').execute();
+  return rows.map((r) => r.policyId);
+}
+
+/** Edge routers selected by any of the service edge router policies (those serving their services). */
+export async function routersOfServiceEdgeRouterPolicies(db: TypedExecutor, policyIds: readonly string[]): Promise<Set<string>> {
+  if (policyIds.length === 0) return new Set();
+  const rows = await db.selectFrom('service_edge_router_policy_edge_routers').select('entityId').distinct().where('policyId', 'in', policyIds).execute();
+  return new Set(rows.map((r) => r.entityId));
+}
+
+/** An identity's own configs per service: serviceId → configTypeId → configId. */
+export async function serviceConfigOverrides(db: TypedExecutor, identityId: string): Promise<Map<string, Map<string, string>>> {
+  const rows = await db.selectFrom('identity_service_configs').select(['serviceId', 'configTypeId', 'configId']).where('identityId', '=', identityId).execute();
+  const out = new Map<string, Map<string, string>>();
+  for (const r of rows) {
+    let m = out.get(r.serviceId);
+    if (!m) out.set(r.serviceId, (m = new Map()));
+    m.set(r.configTypeId, r.configId);
+  }
+  return out;
+}
+
+export interface GrantingPolicy {
+  id: string;
+  name: string;
+  type: string;
+}
+
+/** Service policies (of one type, if given) among `identityPolicyIds` that also select the service, by id. */
+export async function policiesGranting(
+  db: TypedExecutor,
+  identityPolicyIds: readonly string[],
+  serviceId: string,
+  type?: 'Dial' | 'Bind',
+): Promise<GrantingPolicy[]> {
+  if (identityPolicyIds.length === 0) return [];
+  return db
+    .selectFrom('service_policies as p')
+    .innerJoin('service_policy_services as m', (j) => j.onRef('m.policyId', '=', 'p.id').on('m.entityId', '=', serviceId))
+    .select(['p.id', 'p.name', 'p.type'])
+    .where('p.id', 'in', identityPolicyIds)
+    .$if(type !== undefined, (q) => q.where('p.type', '=', type!))
+    .orderBy('p.id')
+    .execute();
+}
+
+export interface StoredConfig {
+  id: string;
+  name: string;
+  typeId: string;
+  data: unknown;
+}
+
+/** Every config with its parsed data (the service catalog's configs). */
+export async function allConfigs(db: TypedExecutor): Promise<StoredConfig[]> {
+  const rows = await db.selectFrom('configs').select(['id', 'name', 'configTypeId', 'data']).execute();
+  return rows.map((c) => ({ id: c.id, name: c.name, typeId: c.configTypeId, data: jsonFromDb(c.data) }));
+}
+
+/** Every config type's id and name. */
+export function allConfigTypeNames(db: TypedExecutor): Promise<{ id: string; name: string }[]> {
+  return db.selectFrom('config_types').select(['id', 'name']).execute();
+}
+
+export interface ApiSessionAccess {
+  /** Config types given at authenticate (ids, or `all`). */
+  configTypes: string[];
+  createdAt: string;
+}
+
+/** What access answers need of an API session; undefined when it no longer exists. */
+export async function apiSessionAccess(db: TypedExecutor, apiSessionId: string): Promise<ApiSessionAccess | undefined> {
+  const row = await db.selectFrom('api_sessions').select(['configTypes', 'createdAt']).where('id', '=', apiSessionId).executeTakeFirst();
+  return row ? { configTypes: jsonFromDb<string[]>(row.configTypes), createdAt: row.createdAt } : undefined;
+}
+
+/** The id of the identity with this id, else with this name (`asIdentity`); undefined when neither. */
+export async function identityIdByIdOrName(db: TypedExecutor, idOrName: string): Promise<string | undefined> {
+  const byId = await db.selectFrom('identities').select('id').where('id', '=', idOrName).executeTakeFirst();
+  if (byId) return byId.id;
+  return (await db.selectFrom('identities').select('id').where('name', '=', idOrName).executeTakeFirst())?.id;
+}
