@@ -14,13 +14,21 @@ export const hashPassword = (password: string): Promise<string> => hash(password
 
 let dummyHash: Promise<string> | undefined;
 
+/**
+ * How many verifications ran against stored hashes and against the dummy hash, since start. Observability for
+ * tests and benches: the lockout promises that at most maxAttempts guesses are verified (decisions.md).
+ */
+export const verificationCounts = { stored: 0, dummy: 0 };
+
 /** Checks a password against a stored hash; with no hash (unknown user) it spends the same time and fails. */
 export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
   if (!stored) {
+    verificationCounts.dummy++;
     dummyHash ??= hashPassword('edgectl-dummy-password-for-timing');
     await verify(await dummyHash, password).catch(() => false);
     return false;
   }
+  verificationCounts.stored++;
   try {
     return await verify(stored, password);
   } catch {
