@@ -8,8 +8,9 @@
  * locks the identity (this also recovers a counter left high by an attempt interrupted mid-way). A success
  * resets the counter. Password logins and self-service password changes share the counter.
  *
- * An unknown username runs the same statements against ids that match nothing, so both failure paths do the
- * same database work (decisions.md: constant-time failure path).
+ * An unknown username runs the same statements on a decoy (an existing password authenticator, whose counter it
+ * adds 0 to), so both failure paths read and write the same rows' worth of data (decisions.md: constant-time
+ * failure path); every refusal likewise adds 0 rather than skipping the write.
  */
 import { withTx } from '../../store/db.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
@@ -17,7 +18,7 @@ import { policyForIdentity, requiresSecondFactor, type AuthPolicy } from '../res
 import { isDisabled } from '../resources/identity.js';
 import { deleteIdentityApiSessions } from './api-session.js';
 
-/** An id no row has: the unknown-user path queries it so it does the same work as a known user. */
+/** An id no row has: the decoy when there is no password authenticator at all. */
 const NO_SUCH_ID = '~none~';
 
 export interface AttemptTarget {
@@ -39,9 +40,10 @@ type LockRules = AuthPolicy['primary']['updb'];
  * passwords or asks for a second factor nobody can answer yet (a self-service change is not a login).
  */
 export async function reserveAttempt(ctx: Ctx, target: AttemptTarget | undefined, purpose: 'login' | 'change' = 'login'): Promise<Reservation> {
-  return withTx(ctx.db, async (trx) => {
+  const subject = target ?? (await decoyFor(ctx));
+  const reservation = await withTx(ctx.db, async (trx): Promise<Reservation & { counted: boolean }> => {
     const now = ctx.now();
-    const identity = await trx.selectFrom('identities').selectAll().where('id', '=', target?.identityId ?? NO_SUCH_ID).executeTakeFirst();
+    const identity = await trx.selectFrom('identities').selectAll().where('id', '=', subject.identityId).executeTakeFirst();
     const policy = await policyForIdentity(trx, identity?.authPolicyId);
     const refusal: RefusalReason | undefined =
       !target || !identity
@@ -53,21 +55,46 @@ export async function reserveAttempt(ctx: Ctx, target: AttemptTarget | undefined
             : purpose === 'login' && requiresSecondFactor(policy)
               ? 'second factor required'
               : undefined;
+    // A refusal adds 0: the same statement writes the same row, so it costs what counting costs.
     const counted = await trx
       .updateTable('authenticators')
-      .set((eb) => ({ failedAttempts: eb(eb.fn.coalesce('failedAttempts', eb.lit(0)), '+', 1) }))
-      .where('id', '=', refusal ? NO_SUCH_ID : target!.authenticatorId)
+      .set((eb) => ({ failedAttempts: eb(eb.fn.coalesce('failedAttempts', eb.lit(0)), '+', refusal ? 0 : 1) }))
+      .where('id', '=', subject.authenticatorId)
       .returning('failedAttempts')
       .executeTakeFirst();
-    if (refusal) return { ok: false, reason: refusal };
+    if (refusal) return { ok: false, reason: refusal, counted: counted !== undefined };
     const attempt = Number(counted?.failedAttempts ?? 1);
     const rules = policy.primary.updb;
     if (rules.maxAttempts > 0 && attempt > rules.maxAttempts) {
       await lockIdentity(withDb(ctx, trx), target!, rules);
-      return { ok: false, reason: 'too many attempts' };
+      return { ok: false, reason: 'too many attempts', counted: true };
     }
-    return { ok: true, target: target!, attempt, policy };
+    return { ok: true, target: target!, attempt, policy, counted: true };
   });
+  // The decoy is gone (its authenticator was replaced): look for another one next time.
+  if (!target && !reservation.counted) decoys.delete(ctx.db);
+  const { counted: _counted, ...result } = reservation;
+  return result as Reservation;
+}
+
+const decoys = new WeakMap<object, Promise<AttemptTarget>>();
+
+/** The stand-in target of unknown usernames: the oldest password authenticator, remembered per store. */
+function decoyFor(ctx: Ctx): Promise<AttemptTarget> {
+  let decoy = decoys.get(ctx.db);
+  if (!decoy) {
+    decoy = ctx.db
+      .selectFrom('authenticators')
+      .select(['id', 'identityId'])
+      .where('method', '=', 'updb')
+      .orderBy('createdAt')
+      .limit(1)
+      .executeTakeFirst()
+      .then((row) => (row ? { authenticatorId: row.id as string, identityId: row.identityId as string } : { authenticatorId: NO_SUCH_ID, identityId: NO_SUCH_ID }));
+    decoys.set(ctx.db, decoy);
+    decoy.catch(() => decoys.delete(ctx.db));
+  }
+  return decoy;
 }
 
 /**
