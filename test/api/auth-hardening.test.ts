@@ -223,6 +223,15 @@ describe('rate limits per source and per username', () => {
     assert.equal(checked, 3, 'refused attempts run no Argon2id');
   });
 
+  test('wrong current passwords on self-service changes are limited per identity too', async () => {
+    const user = await createUser(server, admin);
+    const authId = (await user.client.get('/current-identity/authenticators')).body.data[0].id;
+    const change = (currentPassword: string) => user.client.patch(`/current-identity/authenticators/${authId}`, { password: 'new-Passw0rd!', currentPassword });
+    for (let i = 0; i < 3; i++) assertError(await change(`wrong-${i}-pass`), 401, 'UNAUTHORIZED', 'currentPassword');
+    assertRateLimited(await change(user.password));
+    assert.equal((await user.client.get('/current-identity')).status, 200, 'the session itself is untouched');
+  });
+
   test('successes do not spend the failure budgets', async () => {
     const c = server.client();
     for (let i = 0; i < 8; i++) assert.equal((await c.login(ADMIN.username, ADMIN.password)).status, 200);
