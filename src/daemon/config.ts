@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseDuration } from './duration.js';
+import { parseAuthRateLimit, type AuthRateLimitConfig } from './auth-limiter.js';
 
 export interface DaemonConfig {
   dataDir: string;
@@ -17,6 +18,8 @@ export interface DaemonConfig {
   routerEnrollmentDurationMs: number;
   /** Host clients are told to use (version record, enrollment JWT issuer); defaults to the listen host. */
   advertisedHost: string;
+  /** Authentication rate limits (`edge.api.rateLimit.auth`, see auth-limiter.ts). */
+  authRateLimit: AuthRateLimitConfig;
 }
 
 export interface ConfigSources {
@@ -77,5 +80,6 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     sessionTimeoutMs: durationSetting('edge.api.sessionTimeout', get(doc, 'edge.api.sessionTimeout'), DEFAULTS.sessionTimeout, 1000),
     identityEnrollmentDurationMs: durationSetting('edge.enrollment.edgeIdentity.duration', get(doc, 'edge.enrollment.edgeIdentity.duration'), DEFAULTS.enrollmentDuration, 1000),
     routerEnrollmentDurationMs: durationSetting('edge.enrollment.edgeRouter.duration', get(doc, 'edge.enrollment.edgeRouter.duration'), DEFAULTS.enrollmentDuration, 1000),
+    authRateLimit: parseAuthRateLimit(get(doc, 'edge.api.rateLimit.auth')),
   };
 }

@@ -20,6 +20,7 @@ import { listenerCaPem, listenerTrustRefresher } from './listener-trust.js';
 import { pkiCapability } from './pki-capability.js';
 import type { DaemonDeps } from './deps.js';
 import { createLogger } from './log.js';
+import { AuthLimiter } from './auth-limiter.js';
 import { VERSION } from '../version.js';
 
 export interface AdminCredentials {
@@ -104,6 +105,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       advertisedUrl: '',
       startedAt: new Date(),
       version: VERSION,
+      authLimiter: new AuthLimiter(cfg.authRateLimit),
     };
     const tls = { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: await listenerCaPem(ctx, pki.caBundlePem) };
     const { app } = buildServer({ ctx, deps, tls, logger: log });

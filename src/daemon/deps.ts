@@ -1,3 +1,5 @@
+import type { AuthLimiter } from './auth-limiter.js';
+
 /** What the routes need from the running daemon besides the model context. */
 export interface DaemonDeps {
   /** The controller's CA bundle (PEM) and the same as base64 PKCS#7 certs-only, for `/.well-known/est/cacerts`. */
@@ -7,4 +9,6 @@ export interface DaemonDeps {
   advertisedUrl: string;
   startedAt: Date;
   version: string;
+  /** Rate limits of authentication and self-service password changes. */
+  authLimiter: AuthLimiter;
 }

@@ -95,6 +95,8 @@ export interface DomainErrorOptions {
   /** Overrides the catalogue status where the reference uses one code with several statuses. */
   status?: number;
   data?: unknown;
+  /** For 429s: sent as the `Retry-After` header (seconds). */
+  retryAfterSeconds?: number;
 }
 
 /** The only error type the model throws; it carries its wire code, status and cause. */
@@ -105,6 +107,7 @@ export class DomainError extends Error {
   readonly causeMessage: string | undefined;
   readonly urlVars: Record<string, string> | undefined;
   readonly data: unknown;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ErrorCode, opts: DomainErrorOptions = {}) {
     const [status, message] = ERROR_CATALOGUE[code];
@@ -116,6 +119,7 @@ export class DomainError extends Error {
     this.causeMessage = opts.causeMessage;
     this.urlVars = opts.urlVars;
     this.data = opts.data;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 }
 

@@ -10,19 +10,34 @@ import { fieldError } from './errors.js';
 
 const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1, outputLen: 32 } as const;
 
-export const hashPassword = (password: string): Promise<string> => hash(password, OPTIONS);
+/**
+ * The Argon2id functions every hash and check goes through. A seam for the timing bench only
+ * (bench/auth-timing.ts), which swaps in a fixed-cost check so the database work of the two failure
+ * paths is what it compares; nothing in src/ replaces them.
+ */
+export const argon2 = { hash, verify };
+
+export const hashPassword = (password: string): Promise<string> => argon2.hash(password, OPTIONS);
 
 let dummyHash: Promise<string> | undefined;
+
+/**
+ * How many verifications ran against stored hashes and against the dummy hash, since start. Observability for
+ * tests and benches: the lockout promises that at most maxAttempts guesses are verified (decisions.md).
+ */
+export const verificationCounts = { stored: 0, dummy: 0 };
 
 /** Checks a password against a stored hash; with no hash (unknown user) it spends the same time and fails. */
 export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
   if (!stored) {
+    verificationCounts.dummy++;
     dummyHash ??= hashPassword('edgectl-dummy-password-for-timing');
-    await verify(await dummyHash, password).catch(() => false);
+    await argon2.verify(await dummyHash, password).catch(() => false);
     return false;
   }
+  verificationCounts.stored++;
   try {
-    return await verify(stored, password);
+    return await argon2.verify(stored, password);
   } catch {
     return false;
   }

@@ -88,6 +88,7 @@ export function errorBody(e: DomainError, requestId: string): Record<string, unk
 }
 
 export function sendError(reply: FastifyReply, e: DomainError): void {
+  if (e.retryAfterSeconds !== undefined) reply.header('retry-after', String(e.retryAfterSeconds));
   void reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e, String(reply.request.id)));
 }
 
@@ -104,6 +105,7 @@ export function errorHandler(err: FastifyError, req: FastifyRequest, reply: Fast
       causeMessage: e.causeMessage,
       status: e.status,
       data: e.data,
+      retryAfterSeconds: e.retryAfterSeconds,
       urlVars: req.params as Record<string, string>,
     });
   }

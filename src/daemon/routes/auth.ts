@@ -25,23 +25,27 @@ export const authRoutes: RouteDef[] = [
     async handler(rc) {
       const method = queryString(rc.query, 'method');
       const body = (rc.body && typeof rc.body === 'object' ? rc.body : {}) as AuthenticateBody;
-      let apiSessionId: string;
+      let authenticate: () => Promise<string>;
       switch (method) {
         case 'password':
-          apiSessionId = await authenticatePassword(rc.ctx, body, rc.req.ip);
+          authenticate = () => authenticatePassword(rc.ctx, body, rc.req.ip);
           break;
         case 'cert':
           // The credential is the TLS client certificate; a JSON body may still carry envInfo/sdkInfo/configTypes.
-          apiSessionId = await authenticateCert(rc.ctx, peerCertificates(rc.req), body, rc.req.ip);
+          authenticate = () => authenticateCert(rc.ctx, peerCertificates(rc.req), body, rc.req.ip);
           break;
         case 'ext-jwt':
           // No external-JWT credential can match yet: a plain authentication failure.
-          throw new DomainError('INVALID_AUTH');
+          authenticate = () => Promise.reject(new DomainError('INVALID_AUTH'));
+          break;
         default:
           throw new DomainError('INVALID_AUTH_METHOD', {
             cause: { field: 'method', reason: 'method must be one of password, cert, ext-jwt', value: method ?? '' },
           });
       }
+      // Every method is rate limited per source; passwords also per username (daemon/auth-limiter.ts).
+      const account = method === 'password' && typeof body.username === 'string' ? `user:${body.username}` : undefined;
+      const apiSessionId = await rc.deps.authLimiter.attempt(rc.req.ip, account, authenticate);
       const detail = await currentApiSessionDetail(rc.ctx, apiSessionId);
       // parity: both header names carry the token so existing clients find it (decisions.md, session header)
       rc.reply.header('svc-session', detail.token as string).header('zt-session', detail.token as string);

@@ -80,7 +80,11 @@ export const currentIdentityRoutes: RouteDef[] = [
       success: 200,
       envelope: 'empty',
       async handler(rc) {
-        await updateOwnAuthenticator(rc.ctx, rc.principal!.identity.id, rc.params.id!, rc.body as OwnAuthenticatorChange, mode);
+        // The current password is a credential check: limited like a login (daemon/auth-limiter.ts).
+        const identityId = rc.principal!.identity.id;
+        await rc.deps.authLimiter.attempt(rc.req.ip, `identity:${identityId}`, () =>
+          updateOwnAuthenticator(rc.ctx, identityId, rc.params.id!, rc.body as OwnAuthenticatorChange, mode),
+        );
         return empty();
       },
     }),

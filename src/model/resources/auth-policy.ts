@@ -8,6 +8,7 @@ import type { Executor } from '../../store/db.js';
 import type { Input, ResourceDef, Row } from '../resource.js';
 import { NameSchema } from '../schemas.js';
 import type { PasswordRules } from '../password.js';
+import { fieldError } from '../errors.js';
 
 const opt = <T extends TSchema>(s: T) => Type.Optional(Type.Union([s, Type.Null()]));
 
@@ -62,6 +63,20 @@ function normalisePrimary(p: AuthPolicy['primary']): AuthPolicy['primary'] {
   return { ...p, updb, extJwt: { ...p.extJwt, allowedSigners: p.extJwt.allowedSigners ?? [] } };
 }
 
+/**
+ * A second factor the controller cannot serve yet (no TOTP MFA, no external JWT signers) would be skipped at
+ * authentication, so such a policy is refused rather than stored (decisions.md, "Authentication hardening").
+ */
+function refuseUnservedSecondFactors(s: AuthPolicy['secondary']): void {
+  if (s.requireTotp) throw fieldError('secondary.requireTotp', 'TOTP MFA is not available yet: requireTotp must be false', true);
+  if (s.requireExtJwtSigner !== null) {
+    throw fieldError('secondary.requireExtJwtSigner', 'no external JWT signer with this id exists', s.requireExtJwtSigner);
+  }
+}
+
+/** True when the policy asks for a second factor: authentication cannot complete while none is served. */
+export const requiresSecondFactor = (p: AuthPolicy): boolean => Boolean(p.secondary?.requireTotp) || (p.secondary?.requireExtJwtSigner ?? null) !== null;
+
 export const authPolicies: ResourceDef = {
   name: 'auth-policies',
   label: 'auth policy',
@@ -85,6 +100,7 @@ export const authPolicies: ResourceDef = {
       if (out.secondary) {
         const s = out.secondary as AuthPolicy['secondary'];
         out.secondary = { requireTotp: s.requireTotp ?? false, requireExtJwtSigner: s.requireExtJwtSigner ?? null };
+        refuseUnservedSecondFactors(out.secondary as AuthPolicy['secondary']);
       }
       return out;
     },

@@ -6,7 +6,8 @@
  * Identity: found by the fingerprint of a `cert` authenticator; for a third-party CA with an `externalIdClaim`,
  * first by the identity whose `externalId` equals the claim's value (so the PKI may rotate certificates freely),
  * then by fingerprint. Then the identity must be enabled, its auth policy must allow certificates and, unless
- * `allowExpiredCerts`, the certificate must be within its validity window. Every failure is the same 401
+ * `allowExpiredCerts`, the certificate must be within its validity window; a policy asking for a second factor is
+ * refused until second factors are served. Every failure is the same 401
  * INVALID_AUTH; the reason is logged at debug level for operators.
  */
 import { withTx } from '../../store/db.js';
@@ -14,7 +15,7 @@ import type { ParsedCertificate } from '../../pki/index.js';
 import { withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { requirePki } from '../pki.js';
-import { policyForIdentity } from '../resources/auth-policy.js';
+import { policyForIdentity, requiresSecondFactor } from '../resources/auth-policy.js';
 import { isDisabled } from '../resources/identity.js';
 import { externalIdFromCertificate } from '../ca/external-id.js';
 import { findIssuingCa, verifiedCas } from '../ca/trust.js';
@@ -109,6 +110,8 @@ export async function authenticateCert(ctx: Ctx, peer: PeerCertificates | undefi
     if (!identity || isDisabled(identity, now)) throw refused(ctx, 'identity disabled', { identityId: match.identityId });
     const policy = await policyForIdentity(trx, identity.authPolicyId);
     if (!policy.primary.cert.allowed) throw refused(ctx, 'auth policy does not allow certificates', { identityId: identity.id });
+    // No second factor is served yet: a policy asking for one (stored before it was refused) is not skipped.
+    if (requiresSecondFactor(policy)) throw refused(ctx, 'auth policy requires a second factor that is not available', { identityId: identity.id });
     if (!policy.primary.cert.allowExpiredCerts && !match.withinValidity) {
       throw refused(ctx, 'certificate outside its validity and the auth policy does not allow expired certificates', { identityId: identity.id });
     }

@@ -1,16 +1,16 @@
 /**
  * Primary authentication by username and password (parity: docs/reference-notes.md §5.1, §5.2):
  * every credential or policy failure is 401 INVALID_AUTH; the lockout counter is persisted on the
- * authenticator (decisions.md) and a success resets it.
+ * authenticator, counted atomically (password-attempts.ts, decisions.md) and a success resets it.
  */
 import type { Ctx } from '../ctx.js';
-import { iso, withDb } from '../ctx.js';
+import { withDb } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { verifyPassword } from '../password.js';
-import { policyForIdentity } from '../resources/auth-policy.js';
 import { isDisabled } from '../resources/identity.js';
 import { withTx } from '../../store/db.js';
-import { createApiSession, deleteIdentityApiSessions, type NewApiSession } from './api-session.js';
+import { createApiSession, type NewApiSession } from './api-session.js';
+import { clearAttempts, recordFailedAttempt, reserveAttempt } from './password-attempts.js';
 
 export interface AuthenticateBody {
   username?: unknown;
@@ -76,6 +76,12 @@ export async function startApiSession(
   return createApiSession(ctx, { ...session, configTypes: await resolveConfigTypes(ctx, configTypesOf(body)) });
 }
 
+/**
+ * Username and password. Argon2id runs outside any transaction (kysely's SQLite driver serialises every query on
+ * one connection, so a transaction held across a verification would stall every other request): one short
+ * transaction reserves the attempt (password-attempts.ts), the verification follows, then a short transaction
+ * starts the session. Every refusal, including an unknown username, runs one verification and the same queries.
+ */
 export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipAddress: string): Promise<string> {
   const { username, password } = body;
   if (typeof username !== 'string' || typeof password !== 'string' || username === '' || password === '') {
@@ -86,51 +92,26 @@ export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipA
   }
   const auth = await ctx.db
     .selectFrom('authenticators')
-    .select(['id', 'identityId', 'passwordHash', 'failedAttempts'])
+    .select(['id', 'identityId', 'passwordHash'])
     .where('method', '=', 'updb')
     .where('username', '=', username)
     .executeTakeFirst();
-  // Always run one Argon2 verification so unknown users and wrong passwords cost the same.
-  const ok = await verifyPassword(auth?.passwordHash, password);
-  if (!auth) throw invalidAuth();
-
+  const reservation = await reserveAttempt(ctx, auth ? { authenticatorId: auth.id, identityId: auth.identityId } : undefined);
+  const ok = await verifyPassword(reservation.ok ? auth!.passwordHash : undefined, password);
+  if (!reservation.ok) {
+    if (reservation.reason !== 'unknown') ctx.log.debug({ identityId: auth?.identityId, reason: reservation.reason }, 'password authentication refused');
+    throw invalidAuth();
+  }
+  if (!ok) {
+    await recordFailedAttempt(ctx, reservation);
+    throw invalidAuth();
+  }
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
-    const identity = await trx.selectFrom('identities').selectAll().where('id', '=', auth.identityId).executeTakeFirst();
-    if (!identity) throw invalidAuth();
-    const now = ctx.now();
-    if (isDisabled(identity, now)) throw invalidAuth();
-    const policy = await policyForIdentity(trx, identity.authPolicyId);
-    if (!policy.primary.updb.allowed) throw invalidAuth();
-    if (!ok) {
-      await recordFailure(tctx, auth.id, auth.identityId, (auth.failedAttempts ?? 0) + 1, policy.primary.updb);
-      return null;
-    }
-    await trx.updateTable('authenticators').set({ failedAttempts: 0 }).where('id', '=', auth.id).execute();
-    return startApiSession(tctx, { identityId: identity.id, authenticatorId: auth.id, ipAddress }, body);
-  }).then((id) => {
-    // The failure was recorded inside the transaction; answer only after it committed.
-    if (id === null) throw invalidAuth();
-    return id;
+    // Checked again: a concurrent attempt may have locked the identity while this one was being verified.
+    const identity = await trx.selectFrom('identities').selectAll().where('id', '=', reservation.target.identityId).executeTakeFirst();
+    if (!identity || isDisabled(identity, ctx.now())) throw invalidAuth();
+    await clearAttempts(tctx, reservation.target.authenticatorId);
+    return startApiSession(tctx, { identityId: identity.id, authenticatorId: reservation.target.authenticatorId, ipAddress }, body);
   });
-}
-
-/** Counts a failed attempt; at maxAttempts the identity is locked for lockoutDurationMinutes (0: indefinitely). */
-async function recordFailure(
-  ctx: Ctx,
-  authenticatorId: string,
-  identityId: string,
-  attempts: number,
-  rules: { maxAttempts: number; lockoutDurationMinutes: number },
-): Promise<void> {
-  if (rules.maxAttempts > 0 && attempts >= rules.maxAttempts) {
-    const now = ctx.now();
-    const until = rules.lockoutDurationMinutes > 0 ? iso(new Date(now.getTime() + rules.lockoutDurationMinutes * 60_000)) : null;
-    await ctx.db.updateTable('identities').set({ disabledAt: iso(now), disabledUntil: until, updatedAt: iso(now) }).where('id', '=', identityId).execute();
-    await ctx.db.updateTable('authenticators').set({ failedAttempts: 0 }).where('id', '=', authenticatorId).execute();
-    await deleteIdentityApiSessions(ctx, identityId);
-    ctx.log.warn({ identityId }, 'identity locked after too many failed password attempts');
-    return;
-  }
-  await ctx.db.updateTable('authenticators').set({ failedAttempts: attempts }).where('id', '=', authenticatorId).execute();
 }

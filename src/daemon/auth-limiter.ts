@@ -1,0 +1,126 @@
+/**
+ * Rate limits on authentication (`POST /authenticate`, every method, both APIs) and on self-service password
+ * changes, so a flood neither burns the CPU on Argon2id nor keeps other users out (decisions.md,
+ * "Authentication hardening"; config `edge.api.rateLimit.auth`).
+ *
+ * - every attempt from one source address takes a token of `perSource` (generous: logins are not refused for
+ *   being frequent, only for being a flood);
+ * - failed attempts take a token of `failuresPerSource` and of `failuresPerAccount` (the username, or the
+ *   identity for a self-service change). The token is taken before the attempt runs, so a concurrent burst
+ *   cannot overdraw it, and given back when the attempt succeeds: successes stay cheap;
+ * - at most `maxConcurrent` attempts run at once, `maxQueued` more wait; a full queue is refused at once.
+ *
+ * A refusal is 429 RATE_LIMITED with `Retry-After` (seconds), answered before any Argon2 or database work.
+ */
+import { DomainError } from '../model/errors.js';
+import { ConcurrencyGate, GateFull, TokenBuckets, type BucketConfig, type Take } from './rate-limit.js';
+
+export interface AuthRateLimitConfig {
+  enabled: boolean;
+  perSource: BucketConfig;
+  failuresPerSource: BucketConfig;
+  failuresPerAccount: BucketConfig;
+  maxConcurrent: number;
+  maxQueued: number;
+}
+
+export const AUTH_RATE_LIMIT_DEFAULTS: AuthRateLimitConfig = {
+  enabled: true,
+  perSource: { burst: 100, perMinute: 600 },
+  failuresPerSource: { burst: 30, perMinute: 30 },
+  failuresPerAccount: { burst: 10, perMinute: 6 },
+  maxConcurrent: 4,
+  maxQueued: 100,
+};
+
+const BUCKETS = ['perSource', 'failuresPerSource', 'failuresPerAccount'] as const;
+
+function positiveInt(path: string, v: unknown, fallback: number, min: number): number {
+  if (v === undefined || v === null) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${path} must be an integer of at least ${min}`);
+  return n;
+}
+
+/** Reads `edge.api.rateLimit.auth` from the config file; absent members keep their defaults. */
+export function parseAuthRateLimit(raw: unknown, path = 'edge.api.rateLimit.auth'): AuthRateLimitConfig {
+  const d = AUTH_RATE_LIMIT_DEFAULTS;
+  if (raw === undefined || raw === null) return d;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${path} must be a mapping`);
+  const r = raw as Record<string, unknown>;
+  if (r.enabled !== undefined && typeof r.enabled !== 'boolean') throw new Error(`${path}.enabled must be true or false`);
+  const out: AuthRateLimitConfig = {
+    ...d,
+    enabled: (r.enabled as boolean | undefined) ?? d.enabled,
+    maxConcurrent: positiveInt(`${path}.maxConcurrent`, r.maxConcurrent, d.maxConcurrent, 1),
+    maxQueued: positiveInt(`${path}.maxQueued`, r.maxQueued, d.maxQueued, 0),
+  };
+  for (const name of BUCKETS) {
+    const b = r[name];
+    if (b === undefined || b === null) continue;
+    if (typeof b !== 'object' || Array.isArray(b)) throw new Error(`${path}.${name} must be a mapping with burst and perMinute`);
+    const m = b as Record<string, unknown>;
+    out[name] = {
+      burst: positiveInt(`${path}.${name}.burst`, m.burst, d[name].burst, 1),
+      perMinute: positiveInt(`${path}.${name}.perMinute`, m.perMinute, d[name].perMinute, 0),
+    };
+  }
+  return out;
+}
+
+export const rateLimited = (retryAfterSeconds: number) =>
+  new DomainError('RATE_LIMITED', { causeMessage: 'you have hit a rate limit in the requested operation', retryAfterSeconds });
+
+/** The credential failures that spend the failure budgets; anything else (bad request, success) gives it back. */
+const isCredentialFailure = (e: unknown) => e instanceof DomainError && (e.code === 'INVALID_AUTH' || e.code === 'UNAUTHORIZED');
+
+export class AuthLimiter {
+  private readonly perSource: TokenBuckets;
+  private readonly failuresPerSource: TokenBuckets;
+  private readonly failuresPerAccount: TokenBuckets;
+  private readonly gate: ConcurrencyGate;
+
+  constructor(
+    readonly config: AuthRateLimitConfig,
+    now: () => number = Date.now,
+  ) {
+    this.perSource = new TokenBuckets(config.perSource, now);
+    this.failuresPerSource = new TokenBuckets(config.failuresPerSource, now);
+    this.failuresPerAccount = new TokenBuckets(config.failuresPerAccount, now);
+    this.gate = new ConcurrencyGate(config.maxConcurrent, config.maxQueued);
+  }
+
+  /**
+   * Runs one authentication attempt from `source` on `account` (a username; undefined for certificates) under
+   * the limits, or throws 429 RATE_LIMITED without running it.
+   */
+  async attempt<T>(source: string, account: string | undefined, run: () => Promise<T>): Promise<T> {
+    if (!this.config.enabled) return run();
+    const refusal = (t: Take) => (t.ok ? undefined : rateLimited(t.retryAfterSeconds));
+    const any = this.perSource.take(source);
+    if (!any.ok) throw refusal(any);
+    const bySource = this.failuresPerSource.take(source);
+    if (!bySource.ok) throw refusal(bySource);
+    const byAccount = account === undefined ? ({ ok: true } as const) : this.failuresPerAccount.take(account);
+    if (!byAccount.ok) {
+      this.failuresPerSource.refund(source);
+      throw refusal(byAccount);
+    }
+    const refundFailures = () => {
+      this.failuresPerSource.refund(source);
+      if (account !== undefined) this.failuresPerAccount.refund(account);
+    };
+    try {
+      const result = await this.gate.run(run);
+      refundFailures();
+      return result;
+    } catch (e) {
+      if (e instanceof GateFull) {
+        refundFailures();
+        throw rateLimited(1);
+      }
+      if (!isCredentialFailure(e)) refundFailures();
+      throw e;
+    }
+  }
+}
