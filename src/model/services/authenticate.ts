@@ -5,11 +5,14 @@
  */
 import type { Ctx } from '../ctx.js';
 import { iso, withDb } from '../ctx.js';
-import { DomainError } from '../errors.js';
+import { DomainError, fieldError } from '../errors.js';
+import { MAX_SET_ITEMS } from '../schemas.js';
 import { verifyPassword } from '../password.js';
 import { policyForIdentity } from '../resources/auth-policy.js';
 import { isDisabled } from '../resources/identity.js';
 import { withTx } from '../../store/db.js';
+import { inIdList } from '../../store/id-list.js';
+import { sql } from 'kysely';
 import { createApiSession, deleteIdentityApiSessions, type NewApiSession } from './api-session.js';
 
 export interface AuthenticateBody {
@@ -30,6 +33,13 @@ function infoObject(v: unknown): Record<string, string> | undefined {
   return out;
 }
 
+/** Refuses an authenticate body whose `configTypes` list is longer than any client needs (before credentials are checked). */
+export function checkAuthenticateBody(body: AuthenticateBody): void {
+  if (Array.isArray(body.configTypes) && body.configTypes.length > MAX_SET_ITEMS) {
+    throw fieldError('configTypes', `at most ${MAX_SET_ITEMS} entries are accepted`);
+  }
+}
+
 export function configTypesOf(body: AuthenticateBody): string[] {
   return Array.isArray(body.configTypes) ? body.configTypes.filter((c): c is string => typeof c === 'string') : [];
 }
@@ -41,7 +51,7 @@ export function configTypesOf(body: AuthenticateBody): string[] {
 export async function resolveConfigTypes(ctx: Ctx, requested: string[]): Promise<string[]> {
   const wanted = requested.filter((c) => c !== 'all');
   const found = wanted.length
-    ? await ctx.db.selectFrom('config_types').select(['id', 'name']).where((eb) => eb.or([eb('id', 'in', wanted), eb('name', 'in', wanted)])).execute()
+    ? await ctx.db.selectFrom('config_types').select(['id', 'name']).where((eb) => eb.or([inIdList(sql.ref('id'), wanted), inIdList(sql.ref('name'), wanted)])).execute()
     : [];
   const idOf = new Map<string, string>();
   for (const t of found as { id: string; name: string }[]) {
