@@ -184,7 +184,8 @@ const RAW_TEXTS = [
   '[1,',
   '{"a":}',
   '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----',
-  `{"name":"deep","appData":${deep(10_000)},"data":${deep(10_000)},"schema":{"a":${deep(10_000)}}}`,
+  // Otherwise valid for identity, config-type and config creates, so only the depth can refuse it.
+  `{"name":"deep","type":"User","isAdmin":false,"configTypeId":"fuzz-type","appData":{"a":${deep(10_000)}},"data":{"a":${deep(10_000)}},"schema":{"a":${deep(10_000)}}}`,
   `{"tags":{"a":${deep(10_000)}}}`,
   deep(10_000),
   JSON.stringify({ name: 'big', roleAttributes: Array.from({ length: 11_000 }, (_, i) => `a${i}`), identityRoles: [], configTypes: Array.from({ length: 11_000 }, (_, i) => `c${i}`) }),
@@ -207,6 +208,13 @@ function caseFor(route: RouteDef): fc.Arbitrary<Case> {
     body: bodyFor(route),
     rawText: fc.option(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom(...RAW_TEXTS)), { freq: 4 }).map((v) => v ?? undefined),
   });
+}
+
+/** Every route taking a body also gets the too-deep and too-long bodies, not only when the dice say so. */
+function edgeExamples(route: RouteDef): [Case][] {
+  if (route.method === 'GET' || route.method === 'DELETE') return [];
+  const path = route.path.replace(/\{\w+\}/g, () => pool[0]!);
+  return [RAW_TEXTS[4]!, RAW_TEXTS[5]!, RAW_TEXTS[7]!].map((rawText) => [{ path, query: '', contentType: 'application/json', body: {}, rawText }]);
 }
 
 async function send(api: ApiName, route: RouteDef, c: Case): Promise<HttpResponse> {
@@ -244,7 +252,7 @@ describe('fuzzed requests on every route', () => {
           checkAnswer(res, `${label} (${c.path}?${c.query})`);
           if (res.status >= 400) assert.equal(fingerprint(), before, `${label}: a ${res.status} answer changed the store`);
         }),
-        { numRuns: perRoute, seed: SEED, endOnFailure: process.env.EDGECTL_FUZZ_SHRINK === undefined },
+        { numRuns: perRoute, seed: SEED, endOnFailure: process.env.EDGECTL_FUZZ_SHRINK === undefined, examples: edgeExamples(route) },
       );
     }
   });
