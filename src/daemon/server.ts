@@ -6,6 +6,7 @@ import type { Ctx } from '../model/ctx.js';
 import { DomainError } from '../model/errors.js';
 import { newId } from '../model/ids.js';
 import type { DaemonDeps } from './deps.js';
+import { parseJsonBody } from './http/body-limits.js';
 import { errorBody, errorHandler, sendError } from './http/errors.js';
 import { registerRoutes, API_PREFIX, type ApiName, type RouteDef } from './http/route.js';
 import { buildOpenApi } from './openapi.js';
@@ -62,9 +63,9 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     const text = String(body);
     if (text.trim() === '') return done(null, {});
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new DomainError('COULD_NOT_PARSE_BODY'), undefined);
+      done(null, parseJsonBody(text));
+    } catch (e) {
+      done(e as DomainError, undefined);
     }
   });
   // PEM, CSR and certificate uploads arrive as text in several content types.

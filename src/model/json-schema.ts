@@ -48,7 +48,7 @@ export function checkJsonSchema(schema: Record<string, unknown>): void {
   try {
     compile(schema);
   } catch (e) {
-    throw fieldError('schema', `not a valid JSON schema: ${(e as Error).message.replace(/^schema is invalid: /, '')}`, JSON.stringify(schema));
+    throw fieldError('schema', `not a valid JSON schema: ${(e as Error).message.replace(/^schema is invalid: /, '')}`);
   }
 }
 

@@ -7,6 +7,7 @@ import { compileFilter } from '../store/filter-sql.js';
 import type { FieldTable } from './filter/fields.js';
 import { parseFilter, parseSortParam } from './filter/parser.js';
 import { filterError } from './filter/ast.js';
+import { checkFilterBounds } from './filter/bounds.js';
 import { clampLimit, clampOffset, parsePagingParams } from './paging.js';
 
 export interface ListOptions {
@@ -23,10 +24,12 @@ export interface ListQuery {
   offset: number;
 }
 
-/** Parses a filter; one nested beyond the parser's stack is refused as invalid, not failed as a 500. */
+/** Parses a filter and checks its cost bounds; one nested beyond the parser's stack is refused as invalid, not failed as a 500. */
 function parseTolerantly(text: string) {
   try {
-    return parseFilter(text);
+    const query = parseFilter(text);
+    checkFilterBounds(query);
+    return query;
   } catch (e) {
     if (e instanceof RangeError) throw filterError('the filter is nested too deeply');
     throw e;

@@ -2,6 +2,7 @@
 import type { RawBuilder, SqlBool } from 'kysely';
 import { roleFilterSql } from '../store/role-filter.js';
 import { fieldError } from './errors.js';
+import { MAX_SET_ITEMS } from './schemas.js';
 import { setTable, type ResourceDef } from './resource.js';
 
 /**
@@ -10,6 +11,7 @@ import { setTable, type ResourceDef } from './resource.js';
  */
 export function roleFilterScope(def: ResourceDef, roles: readonly string[], semantic: string | undefined): RawBuilder<SqlBool> | undefined {
   if (roles.length === 0) return undefined;
+  if (roles.length > MAX_SET_ITEMS) throw fieldError('roleFilter', `at most ${MAX_SET_ITEMS} entries are accepted`);
   const sem = (semantic ?? 'AllOf').toLowerCase();
   if (sem !== 'allof' && sem !== 'anyof') throw fieldError('roleSemantic', 'roleSemantic must be AllOf or AnyOf', semantic);
   const attributes: string[] = [];

@@ -2,10 +2,19 @@
 import { Type } from '@sinclair/typebox';
 import { fieldError } from './errors.js';
 
+/**
+ * The most entries a client may send in one list (role attributes, roles, config types, ids): enough for any
+ * real policy, and far below SQLite's bound-parameter limit. Documented in docs/decisions.md ("Input bounds").
+ */
+export const MAX_SET_ITEMS = 1000;
+
+/** A client-sent list of strings, bounded by {@link MAX_SET_ITEMS}. */
+export const StringListSchema = () => Type.Array(Type.String(), { maxItems: MAX_SET_ITEMS });
+
 export const NameSchema = Type.String({ minLength: 1 });
 export const CostSchema = Type.Integer({ minimum: 0, maximum: 65535 });
 export const PrecedenceSchema = Type.Union([Type.Literal('default'), Type.Literal('required'), Type.Literal('failed')]);
-export const AttributesSchema = Type.Array(Type.String());
+export const AttributesSchema = StringListSchema();
 export const ObjectSchema = Type.Object({}, { additionalProperties: true });
 export const SemanticSchema = Type.Union([Type.Literal('AllOf'), Type.Literal('AnyOf')]);
 export const UsernameSchema = Type.String({ minLength: 4, maxLength: 100 });

@@ -9,6 +9,7 @@
  */
 import { sql } from 'kysely';
 import type { TypedExecutor } from './executor.js';
+import { inIdList } from './id-list.js';
 import { matchingPoliciesSql, type MatchSide } from './policy-match.js';
 import { boolFromDb, jsonFromDb } from './values.js';
 
@@ -129,4 +130,14 @@ export async function identityIdByIdOrName(db: TypedExecutor, idOrName: string):
   const byId = await db.selectFrom('identities').select('id').where('id', '=', idOrName).executeTakeFirst();
   if (byId) return byId.id;
   return (await db.selectFrom('identities').select('id').where('name', '=', idOrName).executeTakeFirst())?.id;
+}
+
+/** Config types named by id or by name among `wanted` (any number of entries: the list travels as one JSON value). */
+export function configTypesByIdOrName(db: TypedExecutor, wanted: readonly string[]): Promise<{ id: string; name: string }[]> {
+  if (wanted.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('config_types')
+    .select(['id', 'name'])
+    .where((eb) => eb.or([inIdList(sql.ref('id'), wanted), inIdList(sql.ref('name'), wanted)]))
+    .execute();
 }

@@ -9,6 +9,7 @@ import { setTable, storedProps, type PropDef, type ResourceDef, type Row } from 
 import { mapConstraintError } from './constraints.js';
 
 const BASE_COLUMNS = ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem'] as const;
+const SET_INSERT_BATCH = 500;
 
 function toDb(p: PropDef | undefined, v: unknown): unknown {
   if (v === undefined || v === null) return null;
@@ -59,10 +60,13 @@ async function writeSets(db: Executor, def: ResourceDef, id: string, sets: Recor
     if (replace) await db.deleteFrom(table).where('ownerId', '=', id).execute();
     const unique = [...new Set(values ?? [])];
     if (unique.length === 0) continue;
-    await db
-      .insertInto(table)
-      .values(unique.map((value, position) => ({ ownerId: id, value, position })))
-      .execute();
+    // Batches keep each statement well under SQLite's bound-parameter limit (three per row).
+    for (let i = 0; i < unique.length; i += SET_INSERT_BATCH) {
+      await db
+        .insertInto(table)
+        .values(unique.slice(i, i + SET_INSERT_BATCH).map((value, j) => ({ ownerId: id, value, position: i + j })))
+        .execute();
+    }
   }
 }
 

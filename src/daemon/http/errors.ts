@@ -4,7 +4,7 @@
  * is logged with its requestId and leaks nothing of its internals.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, ERROR_CATALOGUE, type ErrorCode } from '../../model/errors.js';
+import { DomainError, ERROR_CATALOGUE, type ErrorCause, type ErrorCode } from '../../model/errors.js';
 import { mapConstraintError } from '../../store/constraints.js';
 import { baseMeta } from './envelope.js';
 
@@ -74,6 +74,27 @@ export function toDomainError(err: unknown, body?: unknown): DomainError | null 
   return null;
 }
 
+/** The longest rejected value a field cause echoes; anything larger (or not serialisable) is left out. */
+export const MAX_ECHOED_VALUE_CHARS = 256;
+
+function echoable(value: unknown): boolean {
+  if (value === undefined || value === null || typeof value === 'number' || typeof value === 'boolean') return true;
+  if (typeof value === 'string') return value.length <= MAX_ECHOED_VALUE_CHARS;
+  try {
+    const text = JSON.stringify(value);
+    return text !== undefined && text.length <= MAX_ECHOED_VALUE_CHARS;
+  } catch {
+    return false;
+  }
+}
+
+/** A field cause whose rejected value is small enough to echo; a large one is omitted, never sent back. */
+function boundedCause(cause: ErrorCause | null): ErrorCause | null {
+  if (!cause || !('value' in cause) || echoable(cause.value)) return cause;
+  const { value: _omitted, ...rest } = cause;
+  return rest;
+}
+
 export function errorBody(e: DomainError, requestId: string): Record<string, unknown> {
   const error: Record<string, unknown> = {
     code: e.code,
@@ -82,7 +103,7 @@ export function errorBody(e: DomainError, requestId: string): Record<string, unk
     args: { urlVars: e.urlVars ?? {} },
     causeMessage: e.causeMessage ?? '',
   };
-  if (e.errorCause !== undefined) error.cause = e.errorCause;
+  if (e.errorCause !== undefined) error.cause = boundedCause(e.errorCause);
   if (e.data !== undefined) error.data = e.data;
   return { error, meta: baseMeta() };
 }

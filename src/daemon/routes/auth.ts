@@ -2,7 +2,7 @@
  * Authentication and the caller's own API session, on both APIs (parity: docs/reference-notes.md §4, §5).
  */
 import { DomainError } from '../../model/errors.js';
-import { authenticatePassword, type AuthenticateBody } from '../../model/services/authenticate.js';
+import { authenticatePassword, checkAuthenticateBody, type AuthenticateBody } from '../../model/services/authenticate.js';
 import { authenticateCert } from '../../model/services/authenticate-cert.js';
 import { currentApiSessionDetail, deleteApiSessions } from '../../model/services/api-session.js';
 import { peerCertificates } from '../http/tls.js';
@@ -25,6 +25,7 @@ export const authRoutes: RouteDef[] = [
     async handler(rc) {
       const method = queryString(rc.query, 'method');
       const body = (rc.body && typeof rc.body === 'object' ? rc.body : {}) as AuthenticateBody;
+      checkAuthenticateBody(body);
       let authenticate: () => Promise<string>;
       switch (method) {
         case 'password':

@@ -12,11 +12,12 @@ import {
 } from '../../model/services/identity-service-configs.js';
 import { empty, listOf, ok } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
+import { MAX_SET_ITEMS } from '../../model/schemas.js';
 
 const MGMT = ['management'] as const;
-const Pairs = Type.Array(Type.Object({ serviceId: Type.String(), configId: Type.String() }, { additionalProperties: true }));
+const Pairs = Type.Array(Type.Object({ serviceId: Type.String(), configId: Type.String() }, { additionalProperties: true }), { maxItems: MAX_SET_ITEMS });
 // DELETE may name a service without a config (all of that service's) or send nothing (all).
-const PairsToRemove = Type.Union([Type.Array(Type.Object({ serviceId: Type.String(), configId: Type.Optional(Type.String()) }, { additionalProperties: true })), Type.Object({}), Type.Null()]);
+const PairsToRemove = Type.Union([Type.Array(Type.Object({ serviceId: Type.String(), configId: Type.Optional(Type.String()) }, { additionalProperties: true }), { maxItems: MAX_SET_ITEMS }), Type.Object({}), Type.Null()]);
 
 export const identityAccessRoutes: RouteDef[] = [
   {

@@ -22,6 +22,8 @@ import {
 import { listRoutersOfIdentity } from '../../model/services/identity-routers.js';
 import { commonRouters } from '../../model/services/session-routers.js';
 import { terminatorsOfService } from '../../model/listing-scopes.js';
+import { fieldError } from '../../model/errors.js';
+import { MAX_SET_ITEMS } from '../../model/schemas.js';
 import { baseMeta, listOf, ok, RAW, type Envelope } from '../http/envelope.js';
 import { queryArray, queryString, type RequestContext, type RouteDef } from '../http/route.js';
 import { crudRoutes, listOptions } from './crud.js';
@@ -29,10 +31,12 @@ import { crudRoutes, listOptions } from './crud.js';
 /** `configTypes` as repeated parameters or a comma list (client and management forms); absent: undefined. */
 function configTypesParam(rc: RequestContext): string[] | undefined {
   if (rc.query.configTypes === undefined) return undefined;
-  return queryArray(rc.query, 'configTypes')
+  const types = queryArray(rc.query, 'configTypes')
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter(Boolean);
+  if (types.length > MAX_SET_ITEMS) throw fieldError('configTypes', `at most ${MAX_SET_ITEMS} entries are accepted`);
+  return types;
 }
 
 const DATA_OPEN = Buffer.from('{"data":');

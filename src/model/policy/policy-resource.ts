@@ -7,13 +7,13 @@ import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import type { Input, PropDef, ResourceDef, Row, WriteMode } from '../resource.js';
-import { NameSchema } from '../schemas.js';
+import { NameSchema, StringListSchema } from '../schemas.js';
 import type { FieldDef } from '../filter/fields.js';
 import { TARGETS, type PolicyKind } from './kinds.js';
 import { rematchPolicyAll } from './matches.js';
 import { checkRoleSyntax, normaliseSemantic, parseRoles } from './roles.js';
 
-export const RolesSchema = Type.Array(Type.String());
+export const RolesSchema = StringListSchema();
 
 /** Field name under which a materialised side is filterable (`services`, `edgeRouters`, `postureChecks`). */
 const MATCH_FIELD: Record<string, string> = { service: 'services', edgeRouter: 'edgeRouters', postureCheck: 'postureChecks' };

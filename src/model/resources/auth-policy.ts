@@ -6,14 +6,14 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Executor } from '../../store/db.js';
 import type { Input, ResourceDef, Row } from '../resource.js';
-import { NameSchema } from '../schemas.js';
+import { NameSchema, StringListSchema } from '../schemas.js';
 import type { PasswordRules } from '../password.js';
 import { fieldError } from '../errors.js';
 
 const opt = <T extends TSchema>(s: T) => Type.Optional(Type.Union([s, Type.Null()]));
 
 const Cert = { allowed: Type.Boolean(), allowExpiredCerts: Type.Boolean() };
-const ExtJwt = { allowed: Type.Boolean(), allowedSigners: Type.Array(Type.String()) };
+const ExtJwt = { allowed: Type.Boolean(), allowedSigners: StringListSchema() };
 const Updb = {
   allowed: Type.Boolean(),
   lockoutDurationMinutes: Type.Integer(),

@@ -9,7 +9,7 @@ import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import { policyTargetHooks } from '../policy/target-hooks.js';
 import type { Input, ResourceDef, Row } from '../resource.js';
-import { AttributesSchema, checkRoleAttributes, NameSchema } from '../schemas.js';
+import { AttributesSchema, checkRoleAttributes, NameSchema, StringListSchema } from '../schemas.js';
 
 /** Every id must be a config, and no two of the same config type (400 on `configs`). */
 async function checkConfigs(ctx: Ctx, ids: string[]): Promise<void> {
@@ -55,7 +55,7 @@ export const services: ResourceDef = {
     encryptionRequired: { schema: Type.Boolean(), storage: 'bool', create: 'required', filter: true },
     terminatorStrategy: { schema: Type.String(), storage: 'text', create: 'optional', update: 'optional', patch: true, default: 'smartrouting', filter: true },
     roleAttributes: { schema: AttributesSchema, storage: 'set', create: 'optional', update: 'optional', patch: true, nullable: true, default: [], filter: true },
-    configs: { schema: Type.Array(Type.String()), storage: 'set', create: 'optional', update: 'optional', patch: true, nullable: true, default: [], filter: true },
+    configs: { schema: StringListSchema(), storage: 'set', create: 'optional', update: 'optional', patch: true, nullable: true, default: [], filter: true },
   },
   unique: ['name'],
   roleFilter: true,

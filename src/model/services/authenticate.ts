@@ -5,12 +5,14 @@
  */
 import type { Ctx } from '../ctx.js';
 import { withDb } from '../ctx.js';
-import { DomainError } from '../errors.js';
+import { DomainError, fieldError } from '../errors.js';
+import { MAX_SET_ITEMS } from '../schemas.js';
 import { verifyPassword } from '../password.js';
 import { isDisabled } from '../resources/identity.js';
 import { withTx } from '../../store/db.js';
-import { createApiSession, type NewApiSession } from './api-session.js';
 import { clearAttempts, recordFailedAttempt, reserveAttempt } from './password-attempts.js';
+import { configTypesByIdOrName } from '../../store/access.js';
+import { createApiSession, type NewApiSession } from './api-session.js';
 
 export interface AuthenticateBody {
   username?: unknown;
@@ -30,6 +32,13 @@ function infoObject(v: unknown): Record<string, string> | undefined {
   return out;
 }
 
+/** Refuses an authenticate body whose `configTypes` list is longer than any client needs (before credentials are checked). */
+export function checkAuthenticateBody(body: AuthenticateBody): void {
+  if (Array.isArray(body.configTypes) && body.configTypes.length > MAX_SET_ITEMS) {
+    throw fieldError('configTypes', `at most ${MAX_SET_ITEMS} entries are accepted`);
+  }
+}
+
 export function configTypesOf(body: AuthenticateBody): string[] {
   return Array.isArray(body.configTypes) ? body.configTypes.filter((c): c is string => typeof c === 'string') : [];
 }
@@ -40,11 +49,9 @@ export function configTypesOf(body: AuthenticateBody): string[] {
  */
 export async function resolveConfigTypes(ctx: Ctx, requested: string[]): Promise<string[]> {
   const wanted = requested.filter((c) => c !== 'all');
-  const found = wanted.length
-    ? await ctx.db.selectFrom('config_types').select(['id', 'name']).where((eb) => eb.or([eb('id', 'in', wanted), eb('name', 'in', wanted)])).execute()
-    : [];
+  const found = await configTypesByIdOrName(ctx.db, wanted);
   const idOf = new Map<string, string>();
-  for (const t of found as { id: string; name: string }[]) {
+  for (const t of found) {
     idOf.set(t.name, t.id);
     idOf.set(t.id, t.id);
   }
