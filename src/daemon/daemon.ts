@@ -66,7 +66,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
   try {
     const pki = await loadOrCreateControllerPki(join(cfg.dataDir, 'pki'), { hosts: [cfg.host, cfg.advertisedHost] });
     log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
-    store = await openStore(join(cfg.dataDir, DB_FILE));
+    store = await openStore(join(cfg.dataDir, DB_FILE), { verify: true });
     let advertisedUrl = '';
     // Bound once the listener exists; CA changes before that are picked up by the initial CA list.
     let onTrustChanged: () => void = () => {};
@@ -102,7 +102,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       version: VERSION,
     };
     const tls = { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: await listenerCaPem(ctx, pki.caBundlePem) };
-    const { app } = buildServer({ ctx, deps, tls, logger: log });
+    const { app } = buildServer({ ctx, deps, tls, logger: log, limits: cfg.limits, corsAllowedOrigins: cfg.corsAllowedOrigins });
     onTrustChanged = listenerTrustRefresher(app.server as unknown as TlsServer, tls, pki.caBundlePem, ctx, log);
     await app.listen({ host: cfg.host, port: cfg.port });
     const address = app.server.address();
