@@ -66,14 +66,16 @@ export function parseListen(listen: string): { host: string; port: number } {
 }
 
 function durationSetting(name: string, value: unknown, fallback: string, minMs: number, maxMs = MAX_DURATION_MS): number {
+  const tooLarge = () => new Error(`${name} must be at most ${maxMs === MAX_DURATION_MS ? `${MAX_DURATION} (366 days)` : `${maxMs / 1000}s`}`);
   let ms: number;
   try {
     ms = parseDuration(value === undefined || value === null ? fallback : String(value));
   } catch (e) {
+    if (/too large/.test((e as Error).message)) throw tooLarge();
     throw new Error(`${name}: ${(e as Error).message}`);
   }
   if (ms < minMs) throw new Error(`${name} must be at least ${minMs / 1000}s`);
-  if (ms > maxMs) throw new Error(`${name} must be at most ${maxMs === MAX_DURATION_MS ? `${MAX_DURATION} (366 days)` : `${maxMs / 1000}s`}`);
+  if (ms > maxMs) throw tooLarge();
   return ms;
 }
 

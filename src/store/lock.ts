@@ -82,14 +82,14 @@ function unlinkQuietly(path: string): void {
   }
 }
 
-interface Seen {
+export interface Seen {
   text: string;
   ino: number;
   mtimeMs: number;
 }
 
-/** The lock file as it is now (content and identity), or undefined when there is none. */
-function look(path: string): Seen | undefined {
+/** The lock file as it is now (content and identity), or undefined when there is none. Exported for tests. */
+export function look(path: string): Seen | undefined {
   try {
     const st = statSync(path);
     return { text: readFileSync(path, 'utf8'), ino: st.ino, mtimeMs: st.mtimeMs };
@@ -105,9 +105,9 @@ function parse(text: string): LockContent {
 
 /**
  * Removes the lock judged stale as `seen`, holding the breaker and only if it is still that very file with that
- * content; false when another process holds the breaker.
+ * content; false when another process holds the breaker. Exported for tests.
  */
-function breakStaleLock(path: string, seen: Seen): boolean {
+export function breakStaleLock(path: string, seen: Seen): boolean {
   const breaker = path + BREAKER_SUFFIX;
   if (!createExclusive(breaker, String(process.pid))) {
     const b = look(breaker);
