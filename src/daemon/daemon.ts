@@ -20,6 +20,7 @@ import { listenerCaPem, listenerTrustRefresher } from './listener-trust.js';
 import { pkiCapability } from './pki-capability.js';
 import type { DaemonDeps } from './deps.js';
 import { createLogger } from './log.js';
+import { STORE_FILE } from './store-check.js';
 import { VERSION } from '../version.js';
 
 export interface AdminCredentials {
@@ -47,7 +48,7 @@ export interface RunningDaemon {
 }
 
 export const ADMIN_FILE = 'default-admin.json';
-export const DB_FILE = 'edgectl.db';
+export const DB_FILE = STORE_FILE;
 
 const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
 

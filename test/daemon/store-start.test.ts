@@ -117,6 +117,33 @@ describe('stores refused at start', () => {
   });
 });
 
+describe('edgectl db check-integrity', () => {
+  const BIN = fileURLToPath(new URL('../../bin/edgectl', import.meta.url));
+  const check = (dir: string) => spawnSync(process.execPath, [BIN, 'db', 'check-integrity', '--data-dir', dir], { encoding: 'utf8' });
+
+  test('passes a sound store and fails one with a missing table, naming it', async () => {
+    const dir = await seeded();
+    const ok = check(dir);
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.match(ok.stdout, /^ok: /);
+    const raw = new Database(join(dir, DB_FILE));
+    raw.pragma('foreign_keys = OFF');
+    raw.exec('DROP TABLE schema_migrations');
+    raw.close();
+    const bad = check(dir);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /problem: .*schema_migrations/);
+  });
+
+  test('fails an empty store file', () => {
+    const dir = dataDir();
+    writeFileSync(join(dir, DB_FILE), '');
+    const bad = check(dir);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /empty/);
+  });
+});
+
 describe('the data-dir lock', () => {
   const LOCK_MODULE = fileURLToPath(new URL('../../dist/store/lock.js', import.meta.url));
 
