@@ -109,7 +109,9 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
 
   app.setErrorHandler(errorHandler);
 
-  applyConnectionLimits(app.server, limits);
+  const connections = applyConnectionLimits(app.server, limits);
+  // Shutdown already cuts open requests (forceCloseConnections); sockets still in their handshake go too.
+  app.addHook('preClose', async () => connections.destroyAll());
   drainUnreadBodies(app, { maxBytes: DRAIN_LIMIT, timeoutMs: limits.requestTimeoutMs });
 
   // CORS only for the configured origins (docs/decisions.md, "CORS"): with credentials allowed, echoing any

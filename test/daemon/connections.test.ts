@@ -106,6 +106,19 @@ describe('connection limits', () => {
   });
 });
 
+describe('shutdown', () => {
+  test('a controller stops at once even with connections still in their TLS handshake', async () => {
+    const server = await startTestServer();
+    const f = await flood(server, 5, '127.0.0.7');
+    assert.equal(f.open(), 5);
+    const started = Date.now();
+    await server.close();
+    assert.ok(Date.now() - started < 3000, `close took ${Date.now() - started}ms (the handshake deadline is 10s)`);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(f.open(), 0, 'the pending connections were closed');
+  });
+});
+
 describe('oversized bodies', () => {
   let server: TestServer;
   before(async () => {

@@ -18,11 +18,15 @@ const addressKey = (socket: Socket): string => (socket.remoteAddress ?? '').repl
 export interface ConnectionCounter {
   /** Open connections per source address (only addresses with at least one). */
   perAddress(): ReadonlyMap<string, number>;
+  /** Closes every open connection, including those still in their TLS handshake (which Node's own
+   *  close-all does not know about: it tracks HTTP connections only). */
+  destroyAll(): void;
 }
 
 export function applyConnectionLimits(server: NetServer, opts: ConnectionLimitOptions): ConnectionCounter {
   server.maxConnections = opts.maxConnections;
   const open = new Map<string, number>();
+  const sockets = new Set<Socket>();
   // Prepended: it must run before the TLS layer wraps the socket and starts the handshake.
   server.prependListener('connection', (socket: Socket) => {
     const key = addressKey(socket);
@@ -32,11 +36,13 @@ export function applyConnectionLimits(server: NetServer, opts: ConnectionLimitOp
       return;
     }
     open.set(key, count + 1);
+    sockets.add(socket);
     socket.once('close', () => {
+      sockets.delete(socket);
       const left = (open.get(key) ?? 1) - 1;
       if (left <= 0) open.delete(key);
       else open.set(key, left);
     });
   });
-  return { perAddress: () => open };
+  return { perAddress: () => open, destroyAll: () => sockets.forEach((s) => s.destroy()) };
 }
