@@ -56,7 +56,7 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
       requestCert: true,
       rejectUnauthorized: false,
       // Slow or silent clients lose their connection quickly: the TLS handshake and the headers each get
-      // `headersTimeout`, the whole request `requestTimeout`; deadlines are checked every second at most.
+      // `headersTimeout`, the whole request `requestTimeout`; deadlines are checked at least once a second.
       handshakeTimeout: limits.headersTimeoutMs,
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,
