@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { CliError, processIo, type CliIo } from './io.js';
 import { registerServe } from './commands/serve.js';
+import { registerDb } from './commands/db.js';
 import { registerLogin } from './commands/login.js';
 import { registerLogout } from './commands/logout.js';
 import { registerVersion } from './commands/version.js';
@@ -29,6 +30,7 @@ export function buildProgram(io: CliIo): Command {
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .showHelpAfterError();
   registerServe(program, io);
+  registerDb(program, io);
   registerLogin(program, io);
   registerLogout(program, io);
   registerEnroll(program, io);

@@ -20,6 +20,17 @@ export interface DaemonConfig {
   advertisedHost: string;
   /** Authentication rate limits (`edge.api.rateLimit.auth`, see auth-limiter.ts). */
   authRateLimit: AuthRateLimitConfig;
+  /** Connection and request-time bounds of the listener (docs/decisions.md, "Connections"). */
+  limits: ConnectionLimits;
+  /** Browser origins allowed cross-origin access (exact `scheme://host[:port]`); empty: none. */
+  corsAllowedOrigins: string[];
+}
+
+export interface ConnectionLimits {
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
 }
 
 export interface ConfigSources {
@@ -33,7 +44,15 @@ export const DEFAULTS = {
   logLevel: 'info',
   sessionTimeout: '30m',
   enrollmentDuration: '180m',
+  maxConnections: 10_000,
+  maxConnectionsPerAddress: 500,
+  headersTimeout: '10s',
+  requestTimeout: '60s',
 };
+
+/** The longest duration any setting accepts: expiries computed from it stay far inside a Date's range. */
+export const MAX_DURATION = '8784h';
+const MAX_DURATION_MS = 8784 * 3_600_000;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -49,10 +68,57 @@ export function parseListen(listen: string): { host: string; port: number } {
   return { host: m[1] || '0.0.0.0', port };
 }
 
-function durationSetting(name: string, value: unknown, fallback: string, minMs: number): number {
-  const ms = parseDuration(value === undefined || value === null ? fallback : String(value));
+function durationSetting(name: string, value: unknown, fallback: string, minMs: number, maxMs = MAX_DURATION_MS): number {
+  const tooLarge = () => new Error(`${name} must be at most ${maxMs === MAX_DURATION_MS ? `${MAX_DURATION} (366 days)` : `${maxMs / 1000}s`}`);
+  let ms: number;
+  try {
+    ms = parseDuration(value === undefined || value === null ? fallback : String(value));
+  } catch (e) {
+    if (/too large/.test((e as Error).message)) throw tooLarge();
+    throw new Error(`${name}: ${(e as Error).message}`);
+  }
   if (ms < minMs) throw new Error(`${name} must be at least ${minMs / 1000}s`);
+  if (ms > maxMs) throw tooLarge();
   return ms;
+}
+
+function countSetting(name: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === null) return fallback;
+  const n = typeof value === 'number' ? value : Number(String(value).trim());
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max}`);
+  return n;
+}
+
+// --- connection limits (docs/decisions.md, "Connections") ---
+function connectionLimits(doc: unknown): ConnectionLimits {
+  const limits: ConnectionLimits = {
+    maxConnections: countSetting('limits.maxConnections', get(doc, 'limits.maxConnections'), DEFAULTS.maxConnections, 1, 1_000_000),
+    maxConnectionsPerAddress: countSetting('limits.maxConnectionsPerAddress', get(doc, 'limits.maxConnectionsPerAddress'), DEFAULTS.maxConnectionsPerAddress, 1, 1_000_000),
+    headersTimeoutMs: durationSetting('limits.headersTimeout', get(doc, 'limits.headersTimeout'), DEFAULTS.headersTimeout, 1000, 600_000),
+    requestTimeoutMs: durationSetting('limits.requestTimeout', get(doc, 'limits.requestTimeout'), DEFAULTS.requestTimeout, 1000, 3_600_000),
+  };
+  if (limits.requestTimeoutMs < limits.headersTimeoutMs) throw new Error('limits.requestTimeout must be at least limits.headersTimeout');
+  return limits;
+}
+
+// --- CORS (docs/decisions.md, "CORS") ---
+function corsOrigins(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new Error('web.cors.allowedOrigins must be a list of origins');
+  return value.map((v) => {
+    const text = String(v).trim();
+    let url: URL | undefined;
+    try {
+      url = new URL(text);
+    } catch {
+      /* reported below */
+    }
+    // Browsers send the serialised origin; only an exact origin (no path, no wildcard) can match it.
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== text.replace(/\/$/, '')) {
+      throw new Error(`web.cors.allowedOrigins: "${text}" is not an origin like https://console.example.net[:port]`);
+    }
+    return url.origin;
+  });
 }
 
 export function loadConfig(src: ConfigSources): DaemonConfig {
@@ -81,5 +147,7 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     identityEnrollmentDurationMs: durationSetting('edge.enrollment.edgeIdentity.duration', get(doc, 'edge.enrollment.edgeIdentity.duration'), DEFAULTS.enrollmentDuration, 1000),
     routerEnrollmentDurationMs: durationSetting('edge.enrollment.edgeRouter.duration', get(doc, 'edge.enrollment.edgeRouter.duration'), DEFAULTS.enrollmentDuration, 1000),
     authRateLimit: parseAuthRateLimit(get(doc, 'edge.api.rateLimit.auth')),
+    limits: connectionLimits(doc),
+    corsAllowedOrigins: corsOrigins(get(doc, 'web.cors.allowedOrigins')),
   };
 }

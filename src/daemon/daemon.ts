@@ -21,6 +21,7 @@ import { pkiCapability } from './pki-capability.js';
 import type { DaemonDeps } from './deps.js';
 import { createLogger } from './log.js';
 import { AuthLimiter } from './auth-limiter.js';
+import { STORE_FILE } from './store-check.js';
 import { VERSION } from '../version.js';
 
 export interface AdminCredentials {
@@ -52,7 +53,7 @@ export interface RunningDaemon {
 }
 
 export const ADMIN_FILE = 'default-admin.json';
-export const DB_FILE = 'edgectl.db';
+export const DB_FILE = STORE_FILE;
 
 const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
 
@@ -71,7 +72,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
   try {
     const pki = await loadOrCreateControllerPki(join(cfg.dataDir, 'pki'), { hosts: [cfg.host, cfg.advertisedHost] });
     log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
-    store = await openStore(join(cfg.dataDir, DB_FILE));
+    store = await openStore(join(cfg.dataDir, DB_FILE), { verify: true });
     let advertisedUrl = '';
     // Bound once the listener exists; CA changes before that are picked up by the initial CA list.
     let onTrustChanged: () => void = () => {};
@@ -108,7 +109,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       authLimiter: new AuthLimiter(cfg.authRateLimit),
     };
     const tls = { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: await listenerCaPem(ctx, pki.caBundlePem) };
-    const { app } = buildServer({ ctx, deps, tls, logger: log });
+    const { app } = buildServer({ ctx, deps, tls, logger: log, limits: cfg.limits, corsAllowedOrigins: cfg.corsAllowedOrigins });
     onTrustChanged = listenerTrustRefresher(app.server as unknown as TlsServer, tls, pki.caBundlePem, ctx, log);
     await app.listen({ host: cfg.host, port: cfg.port });
     const address = app.server.address();

@@ -12,5 +12,7 @@ export function parseDuration(text: string): number {
     matched += m[0].length;
   }
   if (matched === 0 || matched !== s.length) throw new Error(`invalid duration "${s}"`);
+  // A duration past what a Date can hold would make every expiry computed from it invalid.
+  if (!Number.isSafeInteger(Math.round(total))) throw new Error(`duration "${s}" is too large`);
   return Math.round(total);
 }

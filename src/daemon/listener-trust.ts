@@ -14,6 +14,7 @@ import type { Ctx, Logger } from '../model/ctx.js';
 import { verifiedCaPems } from '../model/ca/trust.js';
 import { joinPem } from '../pki/index.js';
 import type { TlsMaterial } from './server.js';
+import { listenerSecureContext } from './http/tls.js';
 
 /** The controller's CA bundle followed by the verified third-party CAs. */
 export async function listenerCaPem(ctx: Ctx, controllerBundlePem: string): Promise<string> {
@@ -34,7 +35,7 @@ export function listenerTrustRefresher(server: TlsServer, material: TlsMaterial,
       do {
         again = false;
         const ca = await listenerCaPem(ctx, controllerBundlePem);
-        server.setSecureContext({ key: material.key, cert: material.cert, ca });
+        server.setSecureContext(listenerSecureContext({ ...material, ca }));
         log.debug({ caCertificates: ca.split('BEGIN CERTIFICATE').length - 1 }, 'TLS listener CA list updated');
       } while (again);
     } catch (err) {

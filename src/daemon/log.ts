@@ -20,7 +20,13 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream): Log
       serializers: {
         req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: safeUrl(req.url), remoteAddress: req.ip }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-        err: pino.stdSerializers.err,
+        // Error messages can quote a request's URL (a malformed one, say): mask tokens there as well.
+        err: (err: Error) => {
+          const out = pino.stdSerializers.err(err);
+          if (typeof out.message === 'string') out.message = safeUrl(out.message);
+          if (typeof out.stack === 'string') out.stack = safeUrl(out.stack);
+          return out;
+        },
       },
     },
     (stream as pino.DestinationStream | undefined) ?? pino.destination(1),

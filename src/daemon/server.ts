@@ -13,6 +13,12 @@ import { buildOpenApi } from './openapi.js';
 import { versionRecord } from './routes/info.js';
 import { baseMeta } from './http/envelope.js';
 import { allRoutes } from './routes/index.js';
+import { DEFAULTS, type ConnectionLimits } from './config.js';
+import { parseDuration } from './duration.js';
+import { applyConnectionLimits } from './http/connection-limits.js';
+import { drainUnreadBodies } from './http/body-drain.js';
+import { listenerSecureContext } from './http/tls.js';
+import { safeUrl } from './log.js';
 
 export interface TlsMaterial {
   key: string;
@@ -26,13 +32,38 @@ export interface ServerOptions {
   deps: DaemonDeps;
   tls: TlsMaterial;
   logger: FastifyBaseLogger;
+  /** Connection bounds (defaults: config.ts DEFAULTS). */
+  limits?: ConnectionLimits;
+  /** Exact origins allowed cross-origin access; none by default. */
+  corsAllowedOrigins?: readonly string[];
 }
 
 export const BODY_LIMIT = 1024 * 1024;
+/** How much of an unread body is read and discarded after an early answer (body-drain.ts). */
+export const DRAIN_LIMIT = 8 * BODY_LIMIT;
+
+export const DEFAULT_LIMITS: ConnectionLimits = {
+  maxConnections: DEFAULTS.maxConnections,
+  maxConnectionsPerAddress: DEFAULTS.maxConnectionsPerAddress,
+  headersTimeoutMs: parseDuration(DEFAULTS.headersTimeout),
+  requestTimeoutMs: parseDuration(DEFAULTS.requestTimeout),
+};
 
 export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes: RouteDef[] } {
+  const limits = opts.limits ?? DEFAULT_LIMITS;
   const app = Fastify({
-    https: { key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: false },
+    https: {
+      ...listenerSecureContext(opts.tls),
+      requestCert: true,
+      rejectUnauthorized: false,
+      // Slow or silent clients lose their connection quickly: the TLS handshake and the headers each get
+      // `headersTimeout`, the whole request `requestTimeout`; deadlines are checked at least once a second.
+      handshakeTimeout: limits.headersTimeoutMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(limits.headersTimeoutMs / 2)),
+    },
+    requestTimeout: limits.requestTimeoutMs,
     loggerInstance: opts.logger,
     bodyLimit: BODY_LIMIT,
     genReqId: () => newId(12),
@@ -44,16 +75,18 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     connectionTimeout: 120_000,
     // Malformed URLs and the like still answer the error envelope.
     frameworkErrors: (err, req, reply) => {
-      req.log.debug({ err }, 'request refused by the router');
+      // The error message quotes the raw URL, tokens included: log the masked URL and the code only.
+      req.log.debug({ code: err.code, url: safeUrl(req.url) }, 'request refused by the router');
       sendError(reply, new DomainError(err.code === 'FST_ERR_BAD_URL' ? 'NOT_FOUND' : 'COULD_NOT_VALIDATE', { message: undefined }));
     },
     // Requests too broken to reach the router (bad framing, headers too large) get the envelope too.
     clientErrorHandler: (err, socket) => {
-      if (!socket.writable) return socket.destroy();
-      const code = (err as NodeJS.ErrnoException).code;
-      const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-      const body = JSON.stringify(errorBody(new DomainError('COULD_NOT_VALIDATE', { status, message: status === 431 ? 'The request headers are too large' : 'The request could not be parsed' }), newId(12)));
-      socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      // A TLS failure (handshake timeout, no shared cipher…) leaves no channel to answer on: just close.
+      if (!socket.writable || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')) return socket.destroy();
+      const answer = clientErrorAnswer(code);
+      const body = JSON.stringify(errorBody(answer.error, newId(12)));
+      socket.end(`HTTP/1.1 ${answer.error.status} ${answer.reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
     },
   });
 
@@ -77,24 +110,33 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
 
   app.setErrorHandler(errorHandler);
 
-  // CORS as the reference answers it: any origin, the session and content headers (parity: §0 "CORS").
+  const connections = applyConnectionLimits(app.server, limits);
+  // Shutdown already cuts open requests (forceCloseConnections); sockets still in their handshake go too.
+  app.addHook('preClose', async () => connections.destroyAll());
+  drainUnreadBodies(app, { maxBytes: DRAIN_LIMIT, timeoutMs: limits.requestTimeoutMs });
+
+  // CORS only for the configured origins (docs/decisions.md, "CORS"): with credentials allowed, echoing any
+  // origin would let any web page drive a browser's client certificate or session.
+  const allowedOrigins = new Set(opts.corsAllowedOrigins ?? []);
+  const corsAllowed = (origin: string | undefined): origin is string => origin !== undefined && allowedOrigins.has(origin);
   app.addHook('onRequest', async (req, reply) => {
-    const origin = req.headers.origin;
-    if (!origin) return;
+    if (allowedOrigins.size === 0 || req.headers.origin === undefined) return;
+    reply.header('vary', 'origin');
+    if (!corsAllowed(req.headers.origin)) return;
     reply
-      .header('access-control-allow-origin', origin)
-      .header('vary', 'origin')
+      .header('access-control-allow-origin', req.headers.origin)
       .header('access-control-allow-credentials', 'true')
       .header('access-control-expose-headers', 'zt-session, svc-session, expiration-seconds, expires-at');
   });
-  app.options('/*', async (_req, reply) =>
-    reply
-      .code(200)
-      .header('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS')
-      .header('access-control-allow-headers', 'content-type, accept, authorization, zt-session, svc-session, mfa-validation-code')
-      .header('access-control-max-age', '600')
-      .send(),
-  );
+  app.options('/*', async (req, reply) => {
+    if (corsAllowed(req.headers.origin)) {
+      reply
+        .header('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS')
+        .header('access-control-allow-headers', 'content-type, accept, authorization, zt-session, svc-session, mfa-validation-code')
+        .header('access-control-max-age', '600');
+    }
+    return reply.code(200).send();
+  });
 
   const routes: RouteDef[] = [];
   const specs = new Map<ApiName, unknown>();
@@ -124,4 +166,16 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   });
 
   return { app, routes };
+}
+
+/** The answer to a request too broken (or too slow) to reach the router. */
+function clientErrorAnswer(code: string | undefined): { error: DomainError; reason: string } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { error: new DomainError('COULD_NOT_VALIDATE', { status: 431, message: 'The request headers are too large' }), reason: 'Request Header Fields Too Large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { error: new DomainError('TIMEOUT', { status: 408, message: 'The request was not received in time' }), reason: 'Request Timeout' };
+    default:
+      return { error: new DomainError('COULD_NOT_VALIDATE', { status: 400, message: 'The request could not be parsed' }), reason: 'Bad Request' };
+  }
 }

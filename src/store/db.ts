@@ -6,7 +6,8 @@
  */
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
-import { migrateToLatest } from './migrations/index.js';
+import { knownMigrations, migrateToLatest } from './migrations/index.js';
+import { checkSchema, INTEGRITY_HINT, prepareStoreFile, quickCheck, restrictStoreFiles, StoreRefused } from './open-checks.js';
 
 // The store is schemaless from kysely's point of view: tables are described by resource definitions.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -21,23 +22,44 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-/** Opens (creating if needed) the SQLite file, applies pragmas and runs pending migrations. */
-export async function openStore(file: string, opts: { readonly?: boolean; migrate?: boolean } = {}): Promise<OpenedStore> {
-  const raw = new Database(file, { readonly: opts.readonly ?? false });
-  if (!opts.readonly) raw.pragma('journal_mode = WAL');
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('synchronous = NORMAL');
-  raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
-  if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);
+/**
+ * Opens (creating if needed) the SQLite file, applies pragmas and runs pending migrations. A writable file on
+ * disk is kept at mode 0600 with its -wal/-shm files. With `verify` (the controller's start), an empty file, a
+ * file SQLite cannot read, a failed `quick_check` or a schema that does not match the migrations is refused
+ * with a `StoreRefused` error naming the file (open-checks.ts).
+ */
+export async function openStore(file: string, opts: { readonly?: boolean; migrate?: boolean; verify?: boolean } = {}): Promise<OpenedStore> {
+  const onDisk = file !== '' && file !== ':memory:' && !opts.readonly;
+  if (onDisk) prepareStoreFile(file);
+  let raw: Database.Database | undefined;
+  let db: Kysely<DB> | undefined;
+  try {
+    raw = new Database(file, { readonly: opts.readonly ?? false });
+    if (!opts.readonly) raw.pragma('journal_mode = WAL');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('synchronous = NORMAL');
+    raw.pragma('busy_timeout = 5000');
+    if (opts.verify) quickCheck(raw, file);
+    db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+    if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);
+    if (opts.verify) await checkSchema(raw, file, knownMigrations);
+    // The -wal and -shm files exist only now; SQLite created them with the database's mode, checked again here.
+    if (onDisk) restrictStoreFiles(file);
+  } catch (e) {
+    if (db) await db.destroy().catch(() => {});
+    else raw?.close();
+    if (!opts.verify || e instanceof StoreRefused) throw e;
+    throw new StoreRefused(`cannot open the store ${file}: ${(e as Error).message}; ${INTEGRITY_HINT}`);
+  }
+  const opened = db;
   let closed = false;
   return {
-    db,
+    db: opened,
     raw,
     async close() {
       if (closed) return;
       closed = true;
-      await db.destroy();
+      await opened.destroy();
     },
   };
 }

@@ -53,3 +53,6 @@ export async function runMigrations(db: Kysely<any>, migrations: Record<string, 
 }
 
 export const migrationNames = Object.keys(MIGRATIONS);
+
+/** Every migration this version knows, in order (the store's start-up schema check compares against them). */
+export const knownMigrations: Readonly<Record<string, Migration>> = MIGRATIONS;
