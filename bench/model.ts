@@ -10,6 +10,8 @@ import { loadOrCreateControllerPki } from '../src/pki/ca.js';
 import { pkiCapability } from '../src/daemon/pki-capability.js';
 import { createEntity } from '../src/model/crud.js';
 import { silentLogger, withDb, type Ctx } from '../src/model/ctx.js';
+import { tokenMinter } from '../src/model/tokens.js';
+import { loadOrCreateTokenKey } from '../src/daemon/token-key.js';
 import {
   authenticators,
   edgeRouterPolicies,
@@ -72,6 +74,8 @@ export async function buildModel(dataDir: string, size: Size, loginUsers: number
     settings: { sessionTimeoutMs: 30 * 60_000, identityEnrollmentDurationMs: 3 * 3600_000, routerEnrollmentDurationMs: 3 * 3600_000 },
     log: silentLogger,
     pki: pkiCapability(pki, () => 'https://127.0.0.1:1280'),
+    // The daemon started on this data dir later reads the same key, so the tokens made here stay valid.
+    tokens: tokenMinter(loadOrCreateTokenKey(dataDir).key),
   } as Ctx;
 
   const inBatches = async (n: number, batch: number, make: (tctx: Ctx, i: number) => Promise<unknown>) => {

@@ -14,6 +14,9 @@ import type { Ctx, Logger } from '../model/ctx.js';
 import { sweepExpiredApiSessions } from '../model/services/api-session.js';
 import { sweepExpiredSessionCerts } from '../model/services/api-session-certs.js';
 import { createDefaultAdmin, hasDefaultAdmin } from '../model/services/default-admin.js';
+import { reconcileTokens } from '../model/services/token-reconcile.js';
+import { tokenMinter } from '../model/tokens.js';
+import { loadOrCreateTokenKey } from './token-key.js';
 import type { DaemonConfig } from './config.js';
 import { buildServer } from './server.js';
 import { listenerCaPem, listenerTrustRefresher } from './listener-trust.js';
@@ -72,6 +75,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
   try {
     const pki = await loadOrCreateControllerPki(join(cfg.dataDir, 'pki'), { hosts: [cfg.host, cfg.advertisedHost] });
     log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
+    const tokenKey = loadOrCreateTokenKey(cfg.dataDir);
+    if (tokenKey.created) log.info('token key created');
     store = await openStore(join(cfg.dataDir, DB_FILE), { verify: true });
     let advertisedUrl = '';
     // Bound once the listener exists; CA changes before that are picked up by the initial CA list.
@@ -86,6 +91,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       },
       log,
       pki: pkiCapability(pki, () => advertisedUrl, () => onTrustChanged()),
+      tokens: tokenMinter(tokenKey.key),
     };
     if (!(await hasDefaultAdmin(ctx))) {
       let creds = await opts.adminCredentials?.();
@@ -118,6 +124,16 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     // The advertised URL is only known once the port is bound (port 0 in tests).
     deps.advertisedUrl = url;
     advertisedUrl = url;
+    // Records whose tokens the key cannot show again (migrated clear tokens, a replaced key) are re-keyed or
+    // ended. After listen because re-signed JWTs name the advertised URL; its transaction holds the store's
+    // only connection, so requests that touch the store wait for it.
+    const reconciled = await reconcileTokens(ctx).catch(async (e: unknown) => {
+      await app.close();
+      throw e;
+    });
+    if (reconciled.enrollmentsRekeyed + reconciled.apiSessionsEnded + reconciled.sessionsEnded > 0) {
+      log.warn(reconciled, 'stored tokens did not match the token key: enrollments re-keyed (new tokens and JWTs), API sessions ended');
+    }
     log.info({ url }, 'edgectl controller listening');
 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));

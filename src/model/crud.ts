@@ -68,7 +68,8 @@ export async function createEntity(ctx: Ctx, def: ResourceDef, body: Input, extr
     resolveNulls(def, input);
     if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, 'create');
     const now = iso(ctx.now());
-    const id = (extra.id as string | undefined) ?? newId();
+    // A prepare hook may choose the id (e.g. when a stored value derives from it); bodies cannot set `id`.
+    const id = (extra.id as string | undefined) ?? (input.id as string | undefined) ?? newId();
     await insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} });
     await def.hooks?.afterWrite?.(tctx, id, 'create', input);
     return id;

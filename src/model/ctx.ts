@@ -4,6 +4,7 @@
  */
 import type { Executor } from '../store/db.js';
 import type { PkiCapability } from './pki.js';
+import type { TokenMinter } from './tokens.js';
 
 export interface Logger {
   info(obj: object | string, msg?: string): void;
@@ -27,6 +28,8 @@ export interface Ctx {
   log: Logger;
   /** Signing and verification by the controller's PKI; absent where no PKI is loaded (see model/pki.ts). */
   pki?: PkiCapability;
+  /** Derives the API-session, session and enrollment tokens the store keeps only as hashes (model/tokens.ts). */
+  tokens: TokenMinter;
 }
 
 /** The same context bound to another executor (used to run a service inside a transaction). */

@@ -34,7 +34,7 @@ export interface ApiSessionsTable {
   updatedAt: string;
   tags: Generated<string>;
   isSystem: Generated<number>;
-  token: string;
+  tokenHash: string;
   identityId: string;
   authenticatorId: string;
   ipAddress: Generated<string>;
@@ -177,12 +177,12 @@ export interface EnrollmentsTable {
   tags: Generated<string>;
   isSystem: Generated<number>;
   method: string;
-  token: string;
+  tokenHash: string;
   identityId: string | null;
   expiresAt: string;
   caId: string | null;
   username: string | null;
-  jwt: string;
+  jwtTemplate: string;
   edgeRouterId: string | null;
   transitRouterId: string | null;
 }
@@ -353,7 +353,7 @@ export interface SessionsTable {
   updatedAt: string;
   tags: Generated<string>;
   isSystem: Generated<number>;
-  token: string;
+  tokenHash: string;
   apiSessionId: string;
   identityId: string;
   serviceId: string;

@@ -16,7 +16,16 @@ export type FieldDef =
    * ("2026-01-02T03:04:05.678Z"), so string order is instant order; bools are stored as 0/1;
    * any column may be null in a row.
    */
-  | { kind: 'scalar'; type: ScalarType; column: string }
+  | {
+      kind: 'scalar';
+      type: ScalarType;
+      column: string;
+      /**
+       * The column holds SHA-256 of the value (secrets such as tokens, model/tokens.ts): only equality tests
+       * work, and the checker hashes their literals.
+       */
+      hashed?: boolean;
+    }
   /** String elements stored as rows of a link table: (ownerColumn = main row's id, valueColumn = element). */
   | { kind: 'set'; table: string; ownerColumn: string; valueColumn: string }
   /** JSON object text column (e.g. tags); `<name>.<key>` addresses one entry; values are null, string, bool or number. */

@@ -24,6 +24,7 @@ import {
   type SortField,
 } from './ast.js';
 import type { FieldDef, FieldTable, ScalarType } from './fields.js';
+import { tokenHash } from '../tokens.js';
 
 /** The type an operation is evaluated at. */
 export type ValueType = 'string' | 'int' | 'float' | 'datetime' | 'bool';
@@ -43,6 +44,8 @@ export interface ColumnSubject {
   readonly field: string;
   readonly column: string;
   readonly type: ScalarType;
+  /** The column holds SHA-256 of the values (see {@link FieldDef}): literals are hashed, only equality tests. */
+  readonly hashed?: boolean;
 }
 
 /** One entry of a JSON map column, `path` being the key segments after the map's name (`tags.a` → `['a']`). */
@@ -195,6 +198,8 @@ export function numberToString(n: { value: number; isInt: boolean; text: string 
   return n.value.toLocaleString('en-US', { useGrouping: false, maximumSignificantDigits: 17 });
 }
 
+const isHashed = (s: Subject): s is ColumnSubject => s.kind === 'column' && s.hashed === true;
+
 /** What a name resolves to. */
 type Resolved = ColumnSubject | MapEntrySubject | SetRef | { kind: 'map'; field: string };
 
@@ -217,7 +222,7 @@ class Checker {
     if (def) {
       switch (def.kind) {
         case 'scalar':
-          return { kind: 'column', field: name, column: def.column, type: def.type };
+          return { kind: 'column', field: name, column: def.column, type: def.type, ...(def.hashed && { hashed: true }) };
         case 'set':
           return { kind: 'set', field: name, table: def.table, ownerColumn: def.ownerColumn, valueColumn: def.valueColumn };
         case 'map':
@@ -304,6 +309,11 @@ class Checker {
     }
   }
 
+  /** A hashed column supports `=`, `!=`, `in`, `not in` and `= null` only (docs/decisions.md, token filters). */
+  private hashedOnlyEquality(e: BoolExpr, s: ColumnSubject): never {
+    return this.error(`operation ${formatExpr(e)} is not supported: symbol '${s.field}' can only be tested with =, !=, in and not in`);
+  }
+
   private mismatch(e: BoolExpr, s: Subject, right: Literal | { kind: 'array'; elementKind: string }): never {
     return this.error(
       `operation ${formatExpr(e)} is not supported with operands types ${subjectTypeName(subjectType(s))}, ${literalTypeName(right)}`,
@@ -330,6 +340,11 @@ class Checker {
       op: e.op,
       value,
     });
+    if (isHashed(s)) {
+      if (e.op !== '=' && e.op !== '!=') this.hashedOnlyEquality(e, s);
+      if (r.kind === 'string') return leaf('string', tokenHash(r.value));
+      if (r.kind === 'number') return leaf('string', tokenHash(numberToString(r)));
+    }
     switch (r.kind) {
       case 'string':
         if (t === 'string' || t === 'any') return leaf('string', r.value);
@@ -349,6 +364,7 @@ class Checker {
   /** parity: `contains` is a string operation; numbers on either side convert to strings (§1.4). */
   private contains(e: ContainsExpr, s: Subject): CheckedExpr {
     if (!stringable(s)) this.mismatch(e, s, e.right);
+    if (isHashed(s)) this.hashedOnlyEquality(e, s);
     const value = e.right.kind === 'string' ? e.right.value : numberToString(e.right);
     return { kind: 'contains', subject: s, negated: e.negated, caseInsensitive: e.caseInsensitive, value };
   }
@@ -372,10 +388,8 @@ class Checker {
       return leaf(t === 'float' || !allInt ? 'float' : 'int', a.values.map((v) => (v.kind === 'number' ? v.value : 0)));
     }
     if (a.elementKind !== 'datetime' && stringable(s) && (a.elementKind === 'string' || t === 'string')) {
-      return leaf(
-        'string',
-        a.values.map((v) => (v.kind === 'string' ? v.value : v.kind === 'number' ? numberToString(v) : '')),
-      );
+      const values = a.values.map((v) => (v.kind === 'string' ? v.value : v.kind === 'number' ? numberToString(v) : ''));
+      return leaf('string', isHashed(s) ? values.map(tokenHash) : values);
     }
     return this.mismatch(e, s, a);
   }

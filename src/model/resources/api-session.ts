@@ -10,6 +10,8 @@ import type { ResourceDef, Row } from '../resource.js';
 async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   await attachRefs(ctx, rows, IDENTITY_REF);
   for (const r of rows) {
+    // The store keeps only the token's hash; the token itself is derived again (model/tokens.ts).
+    r.token = ctx.tokens.token('api-session', r.id as string);
     r.cachedLastActivityAt = r.lastActivityAt;
     r.isCertExtendable = false;
   }
@@ -21,7 +23,7 @@ export const apiSessions: ResourceDef = {
   table: 'api_sessions',
   schemaName: 'apiSession',
   props: {
-    token: { schema: Type.String(), storage: 'text', filter: true },
+    tokenHash: { schema: Type.String(), storage: 'text', hidden: true },
     identityId: { schema: Type.String(), storage: 'text', filter: true },
     authenticatorId: { schema: Type.String(), storage: 'text', filter: true },
     ipAddress: { schema: Type.String(), storage: 'text', filter: true },
@@ -32,6 +34,7 @@ export const apiSessions: ResourceDef = {
     lastActivityAt: { schema: Type.String(), storage: 'datetime', filter: true },
   },
   extraFields: {
+    token: { kind: 'scalar', type: 'string', column: 'tokenHash', hashed: true },
     identity: { kind: 'scalar', type: 'string', column: 'identityId' },
     authenticator: { kind: 'scalar', type: 'string', column: 'authenticatorId' },
     mfaRequired: { kind: 'scalar', type: 'bool', column: 'isMfaRequired' },

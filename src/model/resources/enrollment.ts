@@ -13,7 +13,8 @@ import { Type } from '@sinclair/typebox';
 import { createEntity } from '../crud.js';
 import { iso, type Ctx } from '../ctx.js';
 import { DomainError, fieldError, isDomainError, type FieldCause } from '../errors.js';
-import { newToken } from '../ids.js';
+import { newId } from '../ids.js';
+import { jwtFromTemplate, jwtTemplate, tokenHash } from '../tokens.js';
 import { requirePki } from '../pki.js';
 import { attachRefs, IDENTITY_REF, type RefSpec } from '../refs.js';
 import type { Input, ResourceDef, Row, WriteMode } from '../resource.js';
@@ -38,6 +39,26 @@ export function futureDate(ctx: Ctx, field: string, value: unknown): Date {
 export function enrollmentJwt(ctx: Ctx, method: string, subject: string, token: string, expiresAt: Date): Promise<string> {
   const pki = requirePki(ctx);
   return pki.signEnrollmentJwt({ method: method as EnrollmentMethod, issuer: pki.issuer, subject, token, expiresAt });
+}
+
+/**
+ * What the store keeps of enrollment `id`'s token and JWT (docs/decisions.md, "Token storage"): the token's
+ * hash and the JWT signed now with its `jti` blanked. The token is derived from the id, so it stays the same
+ * across refreshes.
+ */
+export async function enrollmentSecrets(
+  ctx: Ctx,
+  e: { id: string; method: string; subject: string; expiresAt: Date },
+): Promise<{ tokenHash: string; jwtTemplate: string }> {
+  const token = ctx.tokens.token('enrollment', e.id);
+  const jwt = await enrollmentJwt(ctx, e.method, e.subject, token, e.expiresAt);
+  return { tokenHash: tokenHash(token), jwtTemplate: jwtTemplate(jwt, token) };
+}
+
+/** The token and JWT of a stored enrollment, as shown on every read. */
+export function enrollmentCredentials(ctx: Ctx, row: { id?: unknown; jwtTemplate?: unknown }): { token: string; jwt: string } {
+  const token = ctx.tokens.token('enrollment', row.id as string);
+  return { token, jwt: jwtFromTemplate((row.jwtTemplate as string | null) ?? '', token) };
 }
 
 async function checkUpdbUsername(ctx: Ctx, username: unknown): Promise<string> {
@@ -98,8 +119,9 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode): Promise<Input> 
   }
 
   out.expiresAt = iso(expiresAt);
-  out.token = newToken();
-  out.jwt = await enrollmentJwt(ctx, method, identityId, out.token as string, expiresAt);
+  // The token derives from the id, so the id is chosen here (createEntity keeps it).
+  out.id = newId();
+  Object.assign(out, await enrollmentSecrets(ctx, { id: out.id as string, method, subject: identityId, expiresAt }));
   return out;
 }
 
@@ -108,6 +130,7 @@ const TRANSIT_ROUTER_REF: RefSpec = { idField: 'transitRouterId', as: 'transitRo
 
 async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   await attachRefs(ctx, rows, IDENTITY_REF, EDGE_ROUTER_REF, TRANSIT_ROUTER_REF);
+  for (const r of rows) Object.assign(r, enrollmentCredentials(ctx, r));
 }
 
 export const enrollments: ResourceDef = {
@@ -126,13 +149,15 @@ export const enrollments: ResourceDef = {
     expiresAt: { schema: Type.String(), storage: 'datetime', create: 'required', filter: true },
     caId: { schema: Type.String(), storage: 'text', create: 'optional', nullable: true, renderNull: true, filter: true },
     username: { schema: Type.String(), storage: 'text', create: 'optional', nullable: true, filter: true },
-    token: { schema: Type.String(), storage: 'text', filter: true },
-    jwt: { schema: Type.String(), storage: 'text' },
+    // Stored instead of `token` and `jwt`, which are derived when rendered (model/tokens.ts).
+    tokenHash: { schema: Type.String(), storage: 'text', hidden: true },
+    jwtTemplate: { schema: Type.String(), storage: 'text', hidden: true },
     // Router enrollments (erott, trott) are created with their router (services/router-enrollment.ts).
     edgeRouterId: { schema: Type.String(), storage: 'text', filter: true },
     transitRouterId: { schema: Type.String(), storage: 'text', filter: true },
   },
   extraFields: {
+    token: { kind: 'scalar', type: 'string', column: 'tokenHash', hashed: true },
     identity: { kind: 'scalar', type: 'string', column: 'identityId' },
     ca: { kind: 'scalar', type: 'string', column: 'caId' },
     edgeRouter: { kind: 'scalar', type: 'string', column: 'edgeRouterId' },
@@ -149,10 +174,13 @@ export async function enrollmentSummaries(ctx: Ctx, identityIds: string[]): Prom
   if (identityIds.length === 0) return out;
   const rows = await ctx.db
     .selectFrom('enrollments')
-    .select(['id', 'identityId', 'method', 'token', 'jwt', 'expiresAt', 'caId'])
+    .select(['id', 'identityId', 'method', 'jwtTemplate', 'expiresAt', 'caId'])
     .where('identityId', 'in', identityIds)
     .execute();
-  const summaries = rows.map((r: Row) => ({ id: r.id, token: r.token, jwt: r.jwt, expiresAt: r.expiresAt, ...(r.method === 'ottca' && r.caId ? { caId: r.caId } : {}) }));
+  const summaries = rows.map((r: Row) => {
+    const { token, jwt } = enrollmentCredentials(ctx, r);
+    return { id: r.id, token, jwt, expiresAt: r.expiresAt, ...(r.method === 'ottca' && r.caId ? { caId: r.caId } : {}) };
+  });
   // ottca entries also carry the CA as an entity reference (docs/reference-notes.md §12 identityEnrollments.ottca).
   await attachRefs(ctx, summaries, { idField: 'caId', as: 'ca', table: 'cas', collection: 'cas' });
   for (const [i, r] of rows.entries()) {

@@ -19,6 +19,7 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   const m = await engine.markers(ctx);
   const catalog = await engine.serviceCatalog(ctx, m);
   for (const r of rows) {
+    r.token = ctx.tokens.token('session', r.id as string);
     const identity = await engine.identity(ctx, m, r.identityId as string);
     decorateSession(r, (catalog.records.get(r.serviceId as string)?.name as string | undefined) ?? '', await sessionEdgeRouters(ctx, m, identity, r.serviceId as string));
   }
@@ -37,13 +38,15 @@ export const sessions: ResourceDef = {
   table: 'sessions',
   schemaName: 'session',
   props: {
-    token: { schema: Type.String(), storage: 'text', filter: true },
+    // Only the hash is stored; `token` is derived when rendered (model/tokens.ts) and filters compare hashes.
+    tokenHash: { schema: Type.String(), storage: 'text', hidden: true },
     type: { schema: Type.String(), storage: 'text', filter: true },
     apiSessionId: { schema: Type.String(), storage: 'text' },
     serviceId: { schema: Type.String(), storage: 'text' },
     identityId: { schema: Type.String(), storage: 'text' },
   },
   extraFields: {
+    token: { kind: 'scalar', type: 'string', column: 'tokenHash', hashed: true },
     apiSession: { kind: 'scalar', type: 'string', column: 'apiSessionId' },
     service: { kind: 'scalar', type: 'string', column: 'serviceId' },
     identity: { kind: 'scalar', type: 'string', column: 'identityId' },

@@ -8,7 +8,8 @@
 import { sql } from 'kysely';
 import type { Ctx } from '../ctx.js';
 import { iso } from '../ctx.js';
-import { newId, newToken, isUuid } from '../ids.js';
+import { newId, isUuid } from '../ids.js';
+import { tokenHash } from '../tokens.js';
 import { apiSessions } from '../resources/api-session.js';
 import { isDisabled } from '../resources/identity.js';
 import { getEntity } from '../crud.js';
@@ -64,7 +65,8 @@ export async function createApiSession(ctx: Ctx, s: NewApiSession): Promise<stri
       updatedAt: now,
       tags: '{}',
       isSystem: 0,
-      token: newToken(),
+      // The token is derived from the id (model/tokens.ts); the store keeps only its hash.
+      tokenHash: tokenHash(ctx.tokens.token('api-session', id)),
       identityId: s.identityId,
       authenticatorId: s.authenticatorId,
       ipAddress: s.ipAddress,
@@ -92,7 +94,7 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
   // Every authenticated request runs this: a template query skips the query builder's per-call compile (~4x cheaper).
   const { rows } = await sql<TokenRow>`select s.id as "sessionId", s."lastActivityAt", s."authQueries", i.id as "identityId", i.name,
       i."isAdmin", i."isDefaultAdmin", i."authPolicyId", i."disabledAt", i."disabledUntil"
-    from api_sessions s join identities i on i.id = s."identityId" where s.token = ${token}`.execute(ctx.db);
+    from api_sessions s join identities i on i.id = s."identityId" where s."tokenHash" = ${tokenHash(token)}`.execute(ctx.db);
   const row = rows[0];
   if (!row) return null;
   const now = ctx.now();

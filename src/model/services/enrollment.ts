@@ -14,13 +14,14 @@ import { DomainError, fieldError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { requirePki } from '../pki.js';
 import { authenticators } from '../resources/authenticator.js';
-import { enrollmentJwt, enrollments, futureDate } from '../resources/enrollment.js';
+import { enrollments, enrollmentSecrets, futureDate } from '../resources/enrollment.js';
+import { tokenHash } from '../tokens.js';
 
 /** The stored fields of an outstanding enrollment; exactly one of the three owner ids is set. */
 export interface AnyEnrollmentRecord {
   id: string;
   method: string;
-  token: string;
+  tokenHash: string;
   identityId: string | null;
   edgeRouterId: string | null;
   transitRouterId: string | null;
@@ -40,8 +41,9 @@ export const enrollmentSubject = (row: { identityId?: unknown; edgeRouterId?: un
 export async function refreshEnrollment(ctx: Ctx, id: string, expiresAtValue: unknown): Promise<void> {
   const row = await getRow(ctx, enrollments, id);
   const expiresAt = futureDate(ctx, 'expiresAt', expiresAtValue);
-  const jwt = await enrollmentJwt(ctx, row.method as string, enrollmentSubject(row), row.token as string, expiresAt);
-  await updateEntity(ctx, enrollments, id, {}, 'patch', { expiresAt: iso(expiresAt), jwt });
+  // The token derives from the id, so it is the same; only the JWT (its `exp`) is new.
+  const secrets = await enrollmentSecrets(ctx, { id, method: row.method as string, subject: enrollmentSubject(row), expiresAt });
+  await updateEntity(ctx, enrollments, id, {}, 'patch', { expiresAt: iso(expiresAt), ...secrets });
 }
 
 const invalidToken = () => new DomainError('INVALID_ENROLLMENT_TOKEN');
@@ -56,8 +58,8 @@ export async function anyEnrollmentForToken(ctx: Ctx, token: unknown, method?: s
   if (typeof token !== 'string' || !isUuid(token)) throw invalidToken();
   const row = await ctx.db
     .selectFrom('enrollments')
-    .select(['id', 'method', 'token', 'identityId', 'edgeRouterId', 'transitRouterId', 'expiresAt', 'username', 'caId'])
-    .where('token', '=', token)
+    .select(['id', 'method', 'tokenHash', 'identityId', 'edgeRouterId', 'transitRouterId', 'expiresAt', 'username', 'caId'])
+    .where('tokenHash', '=', tokenHash(token))
     .executeTakeFirst();
   if (!row) throw invalidToken();
   if (method !== undefined && method !== row.method) {
@@ -76,7 +78,7 @@ export async function enrollmentForToken(ctx: Ctx, token: unknown, method?: stri
 
 /** Deletes the enrollment being used; a row already gone means the token was used concurrently. */
 export async function consume(ctx: Ctx, enrollment: AnyEnrollmentRecord): Promise<void> {
-  const res = await ctx.db.deleteFrom('enrollments').where('id', '=', enrollment.id).where('token', '=', enrollment.token).executeTakeFirst();
+  const res = await ctx.db.deleteFrom('enrollments').where('id', '=', enrollment.id).where('tokenHash', '=', enrollment.tokenHash).executeTakeFirst();
   if (Number(res.numDeletedRows) === 0) throw invalidToken();
 }
 

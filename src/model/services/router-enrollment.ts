@@ -16,10 +16,10 @@ import { insertRow } from '../../store/crud.js';
 import { isPkiError, parseCsr, type IssuedCertificate } from '../../pki/index.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError, notFound } from '../errors.js';
-import { newId, newToken } from '../ids.js';
+import { newId } from '../ids.js';
 import { requirePki } from '../pki.js';
 import type { Row } from '../resource.js';
-import { enrollmentJwt, enrollments } from '../resources/enrollment.js';
+import { enrollmentCredentials, enrollments, enrollmentSecrets } from '../resources/enrollment.js';
 import { networkIssuedPeer, type PeerCertificates } from './authenticate-cert.js';
 import { anyEnrollmentForToken, consume } from './enrollment.js';
 
@@ -43,7 +43,6 @@ export async function createRouterEnrollment(ctx: Ctx, kind: RouterKind, routerI
   const { column, method } = KINDS[kind];
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + ctx.settings.routerEnrollmentDurationMs);
-  const token = newToken();
   const id = newId();
   await insertRow(ctx.db, enrollments, {
     id,
@@ -51,9 +50,8 @@ export async function createRouterEnrollment(ctx: Ctx, kind: RouterKind, routerI
     updatedAt: iso(now),
     tags: {},
     method,
-    token,
     expiresAt: iso(expiresAt),
-    jwt: await enrollmentJwt(ctx, method, routerId, token, expiresAt),
+    ...(await enrollmentSecrets(ctx, { id, method, subject: routerId, expiresAt })),
     [column]: routerId,
   });
   return id;
@@ -65,14 +63,15 @@ export async function attachRouterEnrollments(ctx: Ctx, rows: Row[], kind: Route
   const { column } = KINDS[kind];
   const found = await ctx.db
     .selectFrom('enrollments')
-    .select([`${column} as routerId`, 'token', 'jwt', 'createdAt', 'expiresAt'])
+    .select(['id', `${column} as routerId`, 'jwtTemplate', 'createdAt', 'expiresAt'])
     .where(column, 'in', rows.map((r) => r.id as string))
     .execute();
   const byRouter = new Map(found.map((e: { routerId: string }) => [e.routerId, e]));
   for (const r of rows) {
-    const e = byRouter.get(r.id as string) as { token: string; jwt: string; createdAt: string; expiresAt: string } | undefined;
-    r.enrollmentToken = e?.token ?? null;
-    r.enrollmentJwt = e?.jwt ?? null;
+    const e = byRouter.get(r.id as string) as { id: string; jwtTemplate: string; createdAt: string; expiresAt: string } | undefined;
+    const shown = e ? enrollmentCredentials(ctx, e) : undefined;
+    r.enrollmentToken = shown?.token ?? null;
+    r.enrollmentJwt = shown?.jwt ?? null;
     r.enrollmentCreatedAt = e?.createdAt ?? null;
     r.enrollmentExpiresAt = e?.expiresAt ?? null;
   }

@@ -12,7 +12,8 @@ import { sql, type SqlBool } from 'kysely';
 import { iso, type Ctx } from '../ctx.js';
 import { getEntity, listEntities, type Page } from '../crud.js';
 import { DomainError, notFound } from '../errors.js';
-import { newId, newToken } from '../ids.js';
+import { newId } from '../ids.js';
+import { tokenHash } from '../tokens.js';
 import type { ListOptions } from '../list-query.js';
 import { renderRecord } from '../render.js';
 import type { Row } from '../resource.js';
@@ -37,7 +38,7 @@ export interface SessionCreate {
 
 /** The session of an API session for a service and type (the unique index), if any. A template query: it runs on every create. */
 async function findSession(ctx: Ctx, apiSessionId: string, serviceId: string, type: SessionType): Promise<Row | undefined> {
-  const { rows } = await sql<Row>`select id, "createdAt", "updatedAt", tags, "isSystem", token, type, "apiSessionId", "serviceId", "identityId"
+  const { rows } = await sql<Row>`select id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId"
     from sessions where "apiSessionId" = ${apiSessionId} and "serviceId" = ${serviceId} and type = ${type}`.execute(ctx.db);
   return rows[0];
 }
@@ -73,28 +74,30 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
   let row = await engine.sessions.get(key, version, () => findSession(ctx, caller.apiSessionId, serviceId, type));
   if (!row) {
     const now = iso(ctx.now());
+    const id = newId();
     const values = {
-      id: newId(),
+      id,
       createdAt: now,
       updatedAt: now,
       tags: JSON.stringify(body.tags ?? {}),
       isSystem: 0,
-      token: newToken(),
+      // Derived from the id (model/tokens.ts); only the hash is stored.
+      tokenHash: tokenHash(ctx.tokens.token('session', id)),
       type,
       apiSessionId: caller.apiSessionId,
       serviceId,
       identityId: caller.identityId,
     };
     // A concurrent create of the same (API session, service, type) may win the unique index: then use its row.
-    const res = await sql`insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", token, type, "apiSessionId", "serviceId", "identityId")
-      values (${values.id}, ${now}, ${now}, ${values.tags}, 0, ${values.token}, ${type}, ${caller.apiSessionId}, ${serviceId}, ${caller.identityId})
+    const res = await sql`insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId")
+      values (${values.id}, ${now}, ${now}, ${values.tags}, 0, ${values.tokenHash}, ${type}, ${caller.apiSessionId}, ${serviceId}, ${caller.identityId})
       on conflict ("apiSessionId", "serviceId", type) do nothing`.execute(ctx.db);
     row = Number(res.numAffectedRows ?? 0) === 1 ? values : await findSession(ctx, caller.apiSessionId, serviceId, type);
     // The API session may have ended meanwhile (its sessions go with it): then there is nothing to answer.
     if (!row) throw new DomainError('UNAUTHORIZED');
     engine.sessions.set(key, version, row);
   }
-  const out: Row = { ...row, tags: typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags };
+  const out: Row = { ...row, tags: typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags, token: ctx.tokens.token('session', row.id as string) };
   decorateSession(out, view.catalog.records.get(serviceId)?.name as string, edgeRouters);
   return renderRecord(sessions, out);
 }

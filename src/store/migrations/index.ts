@@ -8,6 +8,7 @@ import * as m0002 from './0002-services-policies.js';
 import * as m0003 from './0003-enrollments.js';
 import * as m0004 from './0004-cas-session-certs.js';
 import * as m0005 from './0005-access-sessions.js';
+import * as m0006 from './0006-token-hashes.js';
 import * as m0007 from './0007-builtin-config-types.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-enrollments': m0003,
   '0004-cas-session-certs': m0004,
   '0005-access-sessions': m0005,
+  '0006-token-hashes': m0006,
   '0007-builtin-config-types': m0007,
 };
 

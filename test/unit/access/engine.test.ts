@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { openStore, withTx, type OpenedStore } from '../../../src/store/db.js';
 import { readMarkers } from '../../../src/store/access-markers.js';
 import { silentLogger, withDb, type Ctx } from '../../../src/model/ctx.js';
+import { tokenMinter } from '../../../src/model/tokens.js';
 import { createEntity, deleteEntity, getEntity, updateEntity } from '../../../src/model/crud.js';
 import { roleMatches, type Semantic } from '../../../src/model/policy/roles.js';
 import {
@@ -117,6 +118,7 @@ before(async () => {
     now: () => new Date(),
     settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
     log: silentLogger,
+    tokens: tokenMinter(Buffer.alloc(32, 7)),
   };
   const types = [await createEntity(ctx, configTypes, { name: 'type-a' }), await createEntity(ctx, configTypes, { name: 'type-b' })];
   for (let i = 0; i < 4; i++) m.configs.push(await createEntity(ctx, configs, { name: name('cfg'), configTypeId: types[i % 2], data: { i } }));

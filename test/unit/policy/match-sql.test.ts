@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openStore, type OpenedStore } from '../../../src/store/db.js';
 import { silentLogger, type Ctx } from '../../../src/model/ctx.js';
+import { tokenMinter } from '../../../src/model/tokens.js';
 import { createEntity, deleteEntity, getEntity, updateEntity } from '../../../src/model/crud.js';
 import type { ResourceDef } from '../../../src/model/resource.js';
 import { POLICY_KINDS, TARGETS, type PolicyKind, type TargetKind } from '../../../src/model/policy/kinds.js';
@@ -107,6 +108,7 @@ before(async () => {
     now: () => new Date(),
     settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
     log: silentLogger,
+    tokens: tokenMinter(Buffer.alloc(32, 7)),
   };
 });
 after(async () => {

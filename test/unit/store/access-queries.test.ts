@@ -28,6 +28,7 @@ import {
 } from '../../../src/store/service-configs.js';
 import { silentLogger, type Ctx } from '../../../src/model/ctx.js';
 import { createEntity, updateEntity } from '../../../src/model/crud.js';
+import { tokenMinter } from '../../../src/model/tokens.js';
 import { edgeRouterPoliciesOf, servicePoliciesOf } from '../../../src/model/access/queries.js';
 import { configs, configTypes, edgeRouterPolicies, edgeRouters, identities, servicePolicies, services } from '../../../src/model/resources/index.js';
 
@@ -44,6 +45,7 @@ before(async () => {
     now: () => new Date(),
     settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
     log: silentLogger,
+    tokens: tokenMinter(Buffer.alloc(32, 7)),
   };
   ids.typeA = await createEntity(ctx, configTypes, { name: 'type-a' });
   ids.typeB = await createEntity(ctx, configTypes, { name: 'type-b' });
