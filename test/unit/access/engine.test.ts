@@ -7,13 +7,10 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openStore, withTx, type OpenedStore } from '../../../src/store/db.js';
+import { withTx } from '../../../src/store/db.js';
+import { openTestStore, type TestStore } from '../../harness/store.js';
 import { readMarkers } from '../../../src/store/access-markers.js';
-import { silentLogger, withDb, type Ctx } from '../../../src/model/ctx.js';
-import { tokenMinter } from '../../../src/model/tokens.js';
+import { withDb, type Ctx } from '../../../src/model/ctx.js';
 import { createEntity, deleteEntity, getEntity, updateEntity } from '../../../src/model/crud.js';
 import { roleMatches, type Semantic } from '../../../src/model/policy/roles.js';
 import {
@@ -44,8 +41,7 @@ function roles(ids: string[]): string[] {
   return out.length > 0 ? out : ['#a'];
 }
 
-let dir: string;
-let store: OpenedStore;
+let testStore: TestStore;
 let ctx: Ctx;
 const m = { identities: [] as string[], services: [] as string[], routers: [] as string[], sp: [] as string[], erp: [] as string[], serp: [] as string[], configs: [] as string[] };
 let n = 0;
@@ -111,15 +107,8 @@ async function check(label: string, change: () => Promise<unknown>): Promise<voi
 }
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'edgectl-access-'));
-  store = await openStore(join(dir, 'db.sqlite'));
-  ctx = {
-    db: store.db,
-    now: () => new Date(),
-    settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
-    log: silentLogger,
-    tokens: tokenMinter(Buffer.alloc(32, 7)),
-  };
+  testStore = await openTestStore('edgectl-access-');
+  ({ ctx } = testStore);
   const types = [await createEntity(ctx, configTypes, { name: 'type-a' }), await createEntity(ctx, configTypes, { name: 'type-b' })];
   for (let i = 0; i < 4; i++) m.configs.push(await createEntity(ctx, configs, { name: name('cfg'), configTypeId: types[i % 2], data: { i } }));
   for (let i = 0; i < 8; i++) m.identities.push(await createEntity(ctx, identities, { name: name('id'), type: 'User', isAdmin: false, roleAttributes: someAttrs() }));
@@ -130,8 +119,7 @@ before(async () => {
   for (let i = 0; i < 4; i++) await newSerp();
 });
 after(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  await testStore.close();
 });
 
 describe('the access engine follows every kind of change', () => {

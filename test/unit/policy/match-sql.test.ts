@@ -6,13 +6,9 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openStore, type OpenedStore } from '../../../src/store/db.js';
-import { silentLogger, type Ctx } from '../../../src/model/ctx.js';
-import { tokenMinter } from '../../../src/model/tokens.js';
+import { openTestStore, type TestStore } from '../../harness/store.js';
+import type { Ctx } from '../../../src/model/ctx.js';
 import { createEntity, deleteEntity, getEntity, updateEntity } from '../../../src/model/crud.js';
 import type { ResourceDef } from '../../../src/model/resource.js';
 import { POLICY_KINDS, TARGETS, type PolicyKind, type TargetKind } from '../../../src/model/policy/kinds.js';
@@ -41,8 +37,7 @@ const POLICY_DEFS = new Map<PolicyKind, ResourceDef>([
   [POLICY_KINDS[2]!, serviceEdgeRouterPolicies],
 ]);
 
-let dir: string;
-let store: OpenedStore;
+let testStore: TestStore;
 let ctx: Ctx;
 const ids: Record<TargetKind, string[]> = { identity: [], service: [], edgeRouter: [], postureCheck: [] };
 const policyIds = new Map<PolicyKind, string[]>();
@@ -101,19 +96,11 @@ async function verify(label: string): Promise<void> {
 }
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'edgectl-match-'));
-  store = await openStore(join(dir, 'db.sqlite'));
-  ctx = {
-    db: store.db,
-    now: () => new Date(),
-    settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
-    log: silentLogger,
-    tokens: tokenMinter(Buffer.alloc(32, 7)),
-  };
+  testStore = await openTestStore('edgectl-match-');
+  ({ ctx } = testStore);
 });
 after(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  await testStore.close();
 });
 
 // One scenario: each step changes the store the previous steps built, so the steps are subtests of one test.

@@ -4,10 +4,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openStore, type OpenedStore } from '../../../src/store/db.js';
+import { openTestStore, type TestStore } from '../../harness/store.js';
 import {
   allConfigs,
   apiSessionAccess,
@@ -26,27 +23,18 @@ import {
   putIdentityServiceConfig,
   serviceExists,
 } from '../../../src/store/service-configs.js';
-import { silentLogger, type Ctx } from '../../../src/model/ctx.js';
+import type { Ctx } from '../../../src/model/ctx.js';
 import { createEntity, updateEntity } from '../../../src/model/crud.js';
-import { tokenMinter } from '../../../src/model/tokens.js';
 import { edgeRouterPoliciesOf, servicePoliciesOf } from '../../../src/model/access/queries.js';
 import { configs, configTypes, edgeRouterPolicies, edgeRouters, identities, servicePolicies, services } from '../../../src/model/resources/index.js';
 
-let dir: string;
-let store: OpenedStore;
+let testStore: TestStore;
 let ctx: Ctx;
 const ids = { alice: '', s1: '', s2: '', s3: '', dial: '', bind: '', dial2: '', typeA: '', typeB: '', cfgA: '', cfgA2: '', cfgB: '', er1: '', er2: '', erp: '' };
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'edgectl-store-q-'));
-  store = await openStore(join(dir, 'db.sqlite'));
-  ctx = {
-    db: store.db,
-    now: () => new Date(),
-    settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
-    log: silentLogger,
-    tokens: tokenMinter(Buffer.alloc(32, 7)),
-  };
+  testStore = await openTestStore('edgectl-store-q-');
+  ({ ctx } = testStore);
   ids.typeA = await createEntity(ctx, configTypes, { name: 'type-a' });
   ids.typeB = await createEntity(ctx, configTypes, { name: 'type-b' });
   ids.cfgA = await createEntity(ctx, configs, { name: 'cfg-a', configTypeId: ids.typeA, data: { port: 80, tags: ['x'] } });
@@ -64,8 +52,7 @@ before(async () => {
   ids.erp = await createEntity(ctx, edgeRouterPolicies, { name: 'erp', semantic: 'AllOf', identityRoles: ['#all'], edgeRouterRoles: ['#east'] });
 });
 after(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  await testStore.close();
 });
 
 describe('access queries', () => {

@@ -1,0 +1,33 @@
+/** A store on a temporary file with a model context over it, for unit tests of the model and the store. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger, type Ctx } from '../../src/model/ctx.js';
+import { tokenMinter } from '../../src/model/tokens.js';
+import { openStore, type OpenedStore } from '../../src/store/db.js';
+
+export interface TestStore {
+  store: OpenedStore;
+  ctx: Ctx;
+  close(): Promise<void>;
+}
+
+export async function openTestStore(prefix = 'edgectl-unit-'): Promise<TestStore> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const store = await openStore(join(dir, 'db.sqlite'));
+  const ctx: Ctx = {
+    db: store.db,
+    now: () => new Date(),
+    settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
+    log: silentLogger,
+    tokens: tokenMinter(Buffer.alloc(32, 7)),
+  };
+  return {
+    store,
+    ctx,
+    async close() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
