@@ -9,7 +9,7 @@
  * {@link ConstraintViolation}s; the model maps them to domain errors.
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { Executor } from './db.js';
+import { dynamic, type Executor } from './db.js';
 import { describeConstraintError } from './constraints.js';
 import type { FieldDef } from './filter-ast.js';
 import type { Scope } from './scopes.js';
@@ -94,12 +94,12 @@ function columnsOf(t: StoredTable, values: Row): { cols: Row; sets: Record<strin
 async function writeSets(db: Executor, t: StoredTable, id: string, sets: Record<string, string[] | null>, replace: boolean) {
   for (const [prop, values] of Object.entries(sets)) {
     const table = linkTable(t.table, prop);
-    if (replace) await db.deleteFrom(table).where('ownerId', '=', id).execute();
+    if (replace) await dynamic(db).deleteFrom(table).where('ownerId', '=', id).execute();
     const unique = [...new Set(values ?? [])];
     if (unique.length === 0) continue;
     // Batches keep each statement well under SQLite's bound-parameter limit (three per row).
     for (let i = 0; i < unique.length; i += SET_INSERT_BATCH) {
-      await db
+      await dynamic(db)
         .insertInto(table)
         .values(unique.slice(i, i + SET_INSERT_BATCH).map((value, j) => ({ ownerId: id, value, position: i + j })))
         .execute();
@@ -131,7 +131,7 @@ async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void
     for (const r of rows) r[prop] = [];
     const ids = [...byId.keys()];
     for (let i = 0; i < ids.length; i += 500) {
-      const links = await db
+      const links = await dynamic(db)
         .selectFrom(linkTable(t.table, prop))
         .select(['ownerId', 'value'])
         .where('ownerId', 'in', ids.slice(i, i + 500))
@@ -146,7 +146,7 @@ async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void
 export async function insertRow(db: Executor, t: StoredTable, values: Row): Promise<void> {
   const { cols, sets } = columnsOf(t, values);
   try {
-    await db.insertInto(t.table).values(cols).execute();
+    await dynamic(db).insertInto(t.table).values(cols).execute();
     await writeSets(db, t, values.id as string, sets, false);
   } catch (e) {
     throw describeConstraintError(e, values);
@@ -156,7 +156,7 @@ export async function insertRow(db: Executor, t: StoredTable, values: Row): Prom
 export async function updateRow(db: Executor, t: StoredTable, id: string, values: Row): Promise<void> {
   const { cols, sets } = columnsOf(t, values);
   try {
-    if (Object.keys(cols).length > 0) await db.updateTable(t.table).set(cols).where('id', '=', id).execute();
+    if (Object.keys(cols).length > 0) await dynamic(db).updateTable(t.table).set(cols).where('id', '=', id).execute();
     await writeSets(db, t, id, sets, true);
   } catch (e) {
     throw describeConstraintError(e, values);
@@ -165,7 +165,7 @@ export async function updateRow(db: Executor, t: StoredTable, id: string, values
 
 export async function deleteRow(db: Executor, t: StoredTable, id: string): Promise<boolean> {
   try {
-    const res = await db.deleteFrom(t.table).where('id', '=', id).executeTakeFirst();
+    const res = await dynamic(db).deleteFrom(t.table).where('id', '=', id).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
   } catch (e) {
     throw describeConstraintError(e);
@@ -173,7 +173,7 @@ export async function deleteRow(db: Executor, t: StoredTable, id: string): Promi
 }
 
 export async function findRows(db: Executor, t: StoredTable, where: RawBuilder<SqlBool>): Promise<Row[]> {
-  const raws = (await db.selectFrom(`${t.table} as t`).selectAll().where(where).execute()) as Row[];
+  const raws = (await dynamic(db).selectFrom(`${t.table} as t`).selectAll().where(where).execute()) as Row[];
   await loadSets(db, t, raws);
   return raws.map((r) => fromRow(t, r));
 }
@@ -202,12 +202,12 @@ export interface PageQuery {
 export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Promise<{ rows: Row[]; total: number }> {
   const where =
     q.where && q.scope ? sql<SqlBool>`(${q.where}) and (${q.scope})` : (q.where ?? q.scope ?? sql<SqlBool>`1 = 1`);
-  const countRow = await db
+  const countRow = await dynamic(db)
     .selectFrom(`${t.table} as t`)
     .select(sql<number>`count(*)`.as('n'))
     .where(where)
     .executeTakeFirst();
-  let query = db.selectFrom(`${t.table} as t`).selectAll('t').where(where);
+  let query = dynamic(db).selectFrom(`${t.table} as t`).selectAll('t').where(where);
   for (const o of q.orderBy) query = query.orderBy(o.expr, o.direction);
   if (q.orderBy.length === 0) query = query.orderBy('t.id', 'asc');
   const raws = (await query.limit(q.limit).offset(q.offset).execute()) as Row[];
@@ -225,7 +225,7 @@ export interface Referrer {
 
 /** Up to `limit` distinct ids of the entities in `ref.table` that refer to `id`. */
 export async function referringIds(db: Executor, ref: Referrer, id: string, limit: number): Promise<string[]> {
-  const rows = await db
+  const rows = await dynamic(db)
     .selectFrom(ref.table)
     .select(`${ref.idColumn ?? 'id'} as id`)
     .distinct()
@@ -239,7 +239,7 @@ export async function referringIds(db: Executor, ref: Referrer, id: string, limi
 export async function namesById(db: Executor, table: string, ids: readonly string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = await db.selectFrom(table).select(['id', 'name']).where('id', 'in', ids.slice(i, i + 500)).execute();
+    const rows = await dynamic(db).selectFrom(table).select(['id', 'name']).where('id', 'in', ids.slice(i, i + 500)).execute();
     for (const r of rows as { id: string; name: string }[]) out.set(r.id, r.name);
   }
   return out;
