@@ -10,6 +10,7 @@ import { deleteRow, insertRow, updateRow, type StoredTable } from '../../../src/
 import { ConstraintViolation, violatedConstraint } from '../../../src/store/constraints.js';
 import { constraintError } from '../../../src/model/constraints.js';
 import { DomainError } from '../../../src/model/errors.js';
+import { toDomainError } from '../../../src/daemon/http/errors.js';
 
 const raw = new Database(':memory:');
 raw.pragma('foreign_keys = ON');
@@ -61,4 +62,15 @@ test('a driver error that is not a constraint failure is left alone', () => {
   // A raw driver failure (e.g. from a store module outside the generic CRUD) still maps.
   const rawDup = Object.assign(new Error('UNIQUE constraint failed: things.name'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
   assert.equal(constraintError(rawDup)?.code, 'COULD_NOT_VALIDATE');
+});
+
+test('a violation escaping a service (a store write outside the model CRUD) still gets the envelope code', async () => {
+  const err = await insertRow(db, things, base('t9', 'one')).then(
+    () => assert.fail('the duplicate was stored'),
+    (e: unknown) => e,
+  );
+  const mapped = toDomainError(err);
+  assert.equal(mapped?.code, 'COULD_NOT_VALIDATE');
+  assert.deepEqual(mapped?.errorCause, { field: 'name', reason: 'name must be unique', value: 'one' });
+  assert.equal(toDomainError(new Error('boom')), null);
 });
