@@ -2,9 +2,10 @@
  * Generic create/read/update/delete over a resource definition. Entity behaviour plugs in through the
  * definition's hooks; every write is one transaction, so a refused request never leaves a partial change.
  */
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { withTx } from '../store/db.js';
-import { deleteRow, findRowById, insertRow, pageRows, updateRow } from '../store/crud.js';
+import { deleteRow, findRowById, insertRow, pageRows, referringIds, updateRow } from '../store/crud.js';
+import type { Scope } from '../store/scopes.js';
+import { mappingConstraints } from './constraints.js';
 import { withDb, iso, type Ctx } from './ctx.js';
 import { DomainError, fieldError, notFound } from './errors.js';
 import { newId } from './ids.js';
@@ -70,7 +71,7 @@ export async function createEntity(ctx: Ctx, def: ResourceDef, body: Input, extr
     const now = iso(ctx.now());
     // A prepare hook may choose the id (e.g. when a stored value derives from it); bodies cannot set `id`.
     const id = (extra.id as string | undefined) ?? (input.id as string | undefined) ?? newId();
-    await insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} });
+    await mappingConstraints(() => insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} }));
     await def.hooks?.afterWrite?.(tctx, id, 'create', input);
     return id;
   });
@@ -94,7 +95,7 @@ export async function updateEntity(ctx: Ctx, def: ResourceDef, id: string, body:
     resolveNulls(def, input);
     if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, mode, existing);
     const { allowSystem: _ignored, ...rest } = extra;
-    await updateRow(trx, def, id, { ...input, ...rest, updatedAt: iso(ctx.now()) });
+    await mappingConstraints(() => updateRow(trx, def, id, { ...input, ...rest, updatedAt: iso(ctx.now()) }));
     await def.hooks?.afterWrite?.(tctx, id, mode, input, existing);
   });
 }
@@ -107,10 +108,8 @@ export async function deleteEntity(ctx: Ctx, def: ResourceDef, id: string, opts:
       throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id } });
     }
     for (const ref of def.blockingRefs ?? []) {
-      const col = ref.idColumn ?? 'id';
-      const users = await trx.selectFrom(ref.table).select(`${col} as id`).distinct().where(ref.column, '=', id).limit(10).execute();
-      if (users.length > 0) {
-        const ids = users.map((u: { id: string }) => u.id);
+      const ids = await referringIds(trx, ref, id, 10);
+      if (ids.length > 0) {
         throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
           urlVars: { id },
           cause: { field: 'id', reason: `entity type ${def.name} referenced by ${ref.entity}: [${ids.join(', ')}]`, value: id },
@@ -119,7 +118,7 @@ export async function deleteEntity(ctx: Ctx, def: ResourceDef, id: string, opts:
       }
     }
     await def.hooks?.beforeDelete?.(tctx, existing);
-    await deleteRow(trx, def, id);
+    await mappingConstraints(() => deleteRow(trx, def, id));
   });
 }
 
@@ -128,12 +127,11 @@ export async function listEntities(
   ctx: Ctx,
   def: ResourceDef,
   opts: ListOptions,
-  scope?: RawBuilder<SqlBool>,
+  scope?: Scope,
 ): Promise<Page> {
   const fields = filterFields(def);
   const q = compileListQuery(opts, fields);
-  const where = q.where && scope ? sql<SqlBool>`(${q.where}) and (${scope})` : (q.where ?? scope ?? null);
-  const { rows, total } = await pageRows(ctx.db, def, { where, orderBy: q.orderBy, limit: q.limit, offset: q.offset });
+  const { rows, total } = await pageRows(ctx.db, def, { where: q.where, ...(scope && { scope }), orderBy: q.orderBy, limit: q.limit, offset: q.offset });
   await def.hooks?.decorate?.(ctx, rows);
   return {
     rows,

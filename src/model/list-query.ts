@@ -1,13 +1,18 @@
 /**
  * Turns a list request (filter text, URL sort, limit, offset) into SQL fragments: the filter's own
  * `sort by`/`skip`/`limit` win over the URL's (parity: docs/reference-notes.md §1.5, §1.6).
+ *
+ * The model parses and type-checks the filter against the listing's field table; the store's compiler
+ * (`src/store/filter-sql.ts`) receives only the checked query, so it needs nothing from the model.
  */
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { compileFilter } from '../store/filter-sql.js';
+import { compileChecked, type CompiledQuery, type CompileOptions } from '../store/filter-sql.js';
+import type { PageOrder } from '../store/crud.js';
+import type { Scope } from '../store/scopes.js';
 import type { FieldTable } from './filter/fields.js';
 import { parseFilter, parseSortParam } from './filter/parser.js';
-import { filterError } from './filter/ast.js';
+import { filterError, type FilterQuery } from './filter/ast.js';
 import { checkFilterBounds } from './filter/bounds.js';
+import { checkFilter } from './filter/typecheck.js';
 import { clampLimit, clampOffset, parsePagingParams } from './paging.js';
 
 export interface ListOptions {
@@ -18,8 +23,8 @@ export interface ListOptions {
 }
 
 export interface ListQuery {
-  where: RawBuilder<SqlBool> | null;
-  orderBy: { expr: RawBuilder<unknown>; direction: 'asc' | 'desc' }[];
+  where: Scope | null;
+  orderBy: PageOrder[];
   limit: number;
   offset: number;
 }
@@ -36,6 +41,11 @@ function parseTolerantly(text: string) {
   }
 }
 
+/** Type-checks `q` against `fields` (throwing `INVALID_FILTER`, §1.8) and compiles the checked query. */
+export function compileFilter(q: FilterQuery, fields: FieldTable, opts: CompileOptions): CompiledQuery {
+  return compileChecked(checkFilter(q, fields), opts);
+}
+
 export function compileListQuery(opts: ListOptions, fields: FieldTable): ListQuery {
   const paging = parsePagingParams(opts.limit, opts.offset);
   const parsed = parseTolerantly(opts.filter?.trim() ? opts.filter : 'true');
@@ -48,5 +58,3 @@ export function compileListQuery(opts: ListOptions, fields: FieldTable): ListQue
   const offset = clampOffset(compiled.skip ?? paging.offset);
   return { where: compiled.where, orderBy: compiled.orderBy, limit, offset };
 }
-
-export const TRUE: RawBuilder<SqlBool> = sql<SqlBool>`1 = 1`;

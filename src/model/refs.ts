@@ -1,4 +1,5 @@
 /** Entity references on rendered records, resolved for a whole page with one query per referenced table. */
+import { namesById } from '../store/crud.js';
 import type { Ctx } from './ctx.js';
 import { entityRef } from './render.js';
 import type { Row } from './resource.js';
@@ -18,8 +19,7 @@ export async function attachRefs(ctx: Ctx, rows: Row[], ...specs: RefSpec[]): Pr
   for (const spec of specs) {
     const ids = [...new Set(rows.map((r) => r[spec.idField]).filter((v): v is string => typeof v === 'string'))];
     if (ids.length === 0) continue;
-    const names = await ctx.db.selectFrom(spec.table).select(['id', 'name']).where('id', 'in', ids).execute();
-    const byId = new Map(names.map((n: { id: string; name: string }) => [n.id, n.name]));
+    const byId = await namesById(ctx.db, spec.table, ids);
     for (const r of rows) {
       const id = r[spec.idField];
       if (typeof id === 'string') r[spec.as] = entityRef(spec.collection, id, byId.get(id));

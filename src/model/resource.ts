@@ -6,9 +6,13 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Ctx } from './ctx.js';
 import type { FieldDef, FieldTable } from './filter/fields.js';
+import { linkTable, linkTableField, type StorageKind } from '../store/crud.js';
 
-/** How a property is kept in its table. `set` values live in a link table `<table>_<prop>`. */
-export type Storage = 'text' | 'int' | 'real' | 'bool' | 'json' | 'datetime' | 'set';
+/**
+ * How a property is kept in its table. `set` values live in a link table `<table>_<prop>`. A definition is
+ * the store's `StoredTable` as it is (src/store/crud.ts), so the store's generic CRUD takes it directly.
+ */
+export type Storage = StorageKind;
 
 export interface PropDef {
   /** JSON Schema of a non-null value. */
@@ -110,7 +114,7 @@ export const BASE_FIELDS: FieldTable = {
 export const storedProps = (def: ResourceDef): [string, PropDef][] => Object.entries(def.props).filter(([, p]) => !p.virtual);
 
 /** Name of the link table holding a set property. */
-export const setTable = (def: ResourceDef, prop: string): string => `${def.table}_${prop}`;
+export const setTable = (def: ResourceDef, prop: string): string => linkTable(def.table, prop);
 
 const STORAGE_TYPE: Record<Exclude<Storage, 'set' | 'json'>, 'string' | 'int' | 'float' | 'bool' | 'datetime'> = {
   text: 'string',
@@ -125,7 +129,7 @@ export function filterFields(def: ResourceDef): FieldTable {
   const out: Record<string, FieldDef> = { ...BASE_FIELDS };
   for (const [name, p] of Object.entries(def.props)) {
     if (!p.filter || p.virtual) continue;
-    if (p.storage === 'set') out[name] = { kind: 'set', table: setTable(def, name), ownerColumn: 'ownerId', valueColumn: 'value' };
+    if (p.storage === 'set') out[name] = linkTableField(def.table, name);
     else if (p.storage === 'json') out[name] = { kind: 'map', column: name };
     else out[name] = { kind: 'scalar', type: STORAGE_TYPE[p.storage], column: name };
   }

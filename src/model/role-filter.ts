@@ -1,6 +1,6 @@
 /** Parsing of the `roleFilter`/`roleSemantic` query parameters into an SQL scope. */
-import type { RawBuilder, SqlBool } from 'kysely';
 import { roleFilterSql } from '../store/role-filter.js';
+import type { Scope } from '../store/scopes.js';
 import { fieldError } from './errors.js';
 import { MAX_SET_ITEMS } from './schemas.js';
 import { setTable, type ResourceDef } from './resource.js';
@@ -9,7 +9,7 @@ import { setTable, type ResourceDef } from './resource.js';
  * `#attr` entries match role attributes (here `#all` is a literal attribute, parity §2.4), `@id` entries
  * match ids. Anything else is a 400 field error (the reference answers 500 there).
  */
-export function roleFilterScope(def: ResourceDef, roles: readonly string[], semantic: string | undefined): RawBuilder<SqlBool> | undefined {
+export function roleFilterScope(def: ResourceDef, roles: readonly string[], semantic: string | undefined): Scope | undefined {
   if (roles.length === 0) return undefined;
   if (roles.length > MAX_SET_ITEMS) throw fieldError('roleFilter', `at most ${MAX_SET_ITEMS} entries are accepted`);
   const sem = (semantic ?? 'AllOf').toLowerCase();

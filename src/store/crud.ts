@@ -2,51 +2,88 @@
  * Generic persistence of resources: rows in the resource's table, set properties in link tables
  * (`<table>_<prop>` with ownerId, value, position). Every function takes the executor first so callers
  * can compose them inside one transaction.
+ *
+ * A table is described by a {@link StoredTable}: the store's own small view of a resource (its table and
+ * each property's storage kind). The model's resource definitions satisfy it as they are, so they are
+ * passed without conversion and the store reads nothing else of them. Constraint failures are thrown as
+ * {@link ConstraintViolation}s; the model maps them to domain errors.
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { Executor } from './db.js';
-import { setTable, storedProps, type PropDef, type ResourceDef, type Row } from '../model/resource.js';
-import { mapConstraintError } from './constraints.js';
+import { dynamic, type Executor } from './db.js';
+import { describeConstraintError } from './constraints.js';
+import type { FieldDef } from './filter-ast.js';
+import type { Scope } from './scopes.js';
+import { boolFromDb, boolToDb, countFromDb, jsonFromDb, jsonToDb } from './values.js';
+
+/** How a property is kept: a column of the table (bool and json change shape, values.ts), or a link table (`set`). */
+export type StorageKind = 'text' | 'int' | 'real' | 'bool' | 'json' | 'datetime' | 'set';
+
+export interface StoredProp {
+  readonly storage: StorageKind;
+  /** Accepted in requests but not stored: the store ignores it. */
+  readonly virtual?: boolean;
+}
+
+/** What the store needs to know of a resource's table. */
+export interface StoredTable {
+  readonly table: string;
+  readonly props: Readonly<Record<string, StoredProp>>;
+}
+
+export type Row = Record<string, unknown>;
+
+/** Name of the link table holding a set property. */
+export const linkTable = (table: string, prop: string): string => `${table}_${prop}`;
+
+/** The filter field of a set property: its link table's owner and value columns. */
+export const linkTableField = (table: string, prop: string): FieldDef => ({
+  kind: 'set',
+  table: linkTable(table, prop),
+  ownerColumn: 'ownerId',
+  valueColumn: 'value',
+});
 
 const BASE_COLUMNS = ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem'] as const;
 const SET_INSERT_BATCH = 500;
 
-function toDb(p: PropDef | undefined, v: unknown): unknown {
+const storedEntries = (t: StoredTable): [string, StoredProp][] => Object.entries(t.props).filter(([, p]) => !p.virtual);
+
+function toDb(p: StoredProp | undefined, v: unknown): unknown {
   if (v === undefined || v === null) return null;
   if (!p) return v;
   switch (p.storage) {
     case 'bool':
-      return v ? 1 : 0;
+      return boolToDb(v);
     case 'json':
-      return JSON.stringify(v);
+      return jsonToDb(v);
     default:
       return v;
   }
 }
 
-function fromDb(p: PropDef, v: unknown): unknown {
+function fromDb(p: StoredProp, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (p.storage) {
     case 'bool':
-      return v === 1 || v === true || v === '1';
+      return boolFromDb(v);
     case 'json':
-      return typeof v === 'string' ? JSON.parse(v) : v;
+      return jsonFromDb(v);
     default:
       return v;
   }
 }
 
 /** Splits a record into table columns and set values. */
-function columnsOf(def: ResourceDef, values: Row): { cols: Row; sets: Record<string, string[] | null> } {
+function columnsOf(t: StoredTable, values: Row): { cols: Row; sets: Record<string, string[] | null> } {
   const cols: Row = {};
   const sets: Record<string, string[] | null> = {};
   for (const [k, v] of Object.entries(values)) {
     if (v === undefined) continue;
     if ((BASE_COLUMNS as readonly string[]).includes(k)) {
-      cols[k] = k === 'tags' ? JSON.stringify(v ?? {}) : k === 'isSystem' ? (v ? 1 : 0) : v;
+      cols[k] = k === 'tags' ? jsonToDb(v ?? {}) : k === 'isSystem' ? boolToDb(v) : v;
       continue;
     }
-    const p = def.props[k];
+    const p = t.props[k];
     if (!p || p.virtual) continue;
     if (p.storage === 'set') sets[k] = (v as string[] | null) ?? null;
     else cols[k] = toDb(p, v);
@@ -54,15 +91,15 @@ function columnsOf(def: ResourceDef, values: Row): { cols: Row; sets: Record<str
   return { cols, sets };
 }
 
-async function writeSets(db: Executor, def: ResourceDef, id: string, sets: Record<string, string[] | null>, replace: boolean) {
+async function writeSets(db: Executor, t: StoredTable, id: string, sets: Record<string, string[] | null>, replace: boolean) {
   for (const [prop, values] of Object.entries(sets)) {
-    const table = setTable(def, prop);
-    if (replace) await db.deleteFrom(table).where('ownerId', '=', id).execute();
+    const table = linkTable(t.table, prop);
+    if (replace) await dynamic(db).deleteFrom(table).where('ownerId', '=', id).execute();
     const unique = [...new Set(values ?? [])];
     if (unique.length === 0) continue;
     // Batches keep each statement well under SQLite's bound-parameter limit (three per row).
     for (let i = 0; i < unique.length; i += SET_INSERT_BATCH) {
-      await db
+      await dynamic(db)
         .insertInto(table)
         .values(unique.slice(i, i + SET_INSERT_BATCH).map((value, j) => ({ ownerId: id, value, position: i + j })))
         .execute();
@@ -71,31 +108,31 @@ async function writeSets(db: Executor, def: ResourceDef, id: string, sets: Recor
 }
 
 /** Converts a stored row (plus its loaded sets) into the record's property values. */
-export function fromRow(def: ResourceDef, raw: Row): Row {
+export function fromRow(t: StoredTable, raw: Row): Row {
   const out: Row = {
     id: raw.id,
     createdAt: raw.createdAt,
     updatedAt: raw.updatedAt,
-    tags: typeof raw.tags === 'string' ? JSON.parse(raw.tags) : (raw.tags ?? {}),
-    isSystem: raw.isSystem === 1 || raw.isSystem === true,
+    tags: raw.tags === null || raw.tags === undefined ? {} : jsonFromDb(raw.tags),
+    isSystem: boolFromDb(raw.isSystem),
   };
-  for (const [k, p] of storedProps(def)) {
+  for (const [k, p] of storedEntries(t)) {
     out[k] = p.storage === 'set' ? (raw[k] ?? []) : fromDb(p, raw[k]);
   }
   return out;
 }
 
 /** Loads the set properties of a page of rows with one query per set. */
-async function loadSets(db: Executor, def: ResourceDef, rows: Row[]): Promise<void> {
-  const setProps = storedProps(def).filter(([, p]) => p.storage === 'set');
+async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void> {
+  const setProps = storedEntries(t).filter(([, p]) => p.storage === 'set');
   if (setProps.length === 0 || rows.length === 0) return;
   const byId = new Map(rows.map((r) => [r.id as string, r]));
   for (const [prop] of setProps) {
     for (const r of rows) r[prop] = [];
     const ids = [...byId.keys()];
     for (let i = 0; i < ids.length; i += 500) {
-      const links = await db
-        .selectFrom(setTable(def, prop))
+      const links = await dynamic(db)
+        .selectFrom(linkTable(t.table, prop))
         .select(['ownerId', 'value'])
         .where('ownerId', 'in', ids.slice(i, i + 500))
         .orderBy('ownerId')
@@ -106,65 +143,104 @@ async function loadSets(db: Executor, def: ResourceDef, rows: Row[]): Promise<vo
   }
 }
 
-export async function insertRow(db: Executor, def: ResourceDef, values: Row): Promise<void> {
-  const { cols, sets } = columnsOf(def, values);
+export async function insertRow(db: Executor, t: StoredTable, values: Row): Promise<void> {
+  const { cols, sets } = columnsOf(t, values);
   try {
-    await db.insertInto(def.table).values(cols).execute();
-    await writeSets(db, def, values.id as string, sets, false);
+    await dynamic(db).insertInto(t.table).values(cols).execute();
+    await writeSets(db, t, values.id as string, sets, false);
   } catch (e) {
-    throw mapConstraintError(e, (f) => values[f]);
+    throw describeConstraintError(e, values);
   }
 }
 
-export async function updateRow(db: Executor, def: ResourceDef, id: string, values: Row): Promise<void> {
-  const { cols, sets } = columnsOf(def, values);
+export async function updateRow(db: Executor, t: StoredTable, id: string, values: Row): Promise<void> {
+  const { cols, sets } = columnsOf(t, values);
   try {
-    if (Object.keys(cols).length > 0) await db.updateTable(def.table).set(cols).where('id', '=', id).execute();
-    await writeSets(db, def, id, sets, true);
+    if (Object.keys(cols).length > 0) await dynamic(db).updateTable(t.table).set(cols).where('id', '=', id).execute();
+    await writeSets(db, t, id, sets, true);
   } catch (e) {
-    throw mapConstraintError(e, (f) => values[f]);
+    throw describeConstraintError(e, values);
   }
 }
 
-export async function deleteRow(db: Executor, def: ResourceDef, id: string): Promise<boolean> {
+export async function deleteRow(db: Executor, t: StoredTable, id: string): Promise<boolean> {
   try {
-    const res = await db.deleteFrom(def.table).where('id', '=', id).executeTakeFirst();
+    const res = await dynamic(db).deleteFrom(t.table).where('id', '=', id).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
   } catch (e) {
-    throw mapConstraintError(e);
+    throw describeConstraintError(e);
   }
 }
 
-export async function findRows(db: Executor, def: ResourceDef, where: RawBuilder<SqlBool>): Promise<Row[]> {
-  const raws = (await db.selectFrom(`${def.table} as t`).selectAll().where(where).execute()) as Row[];
-  await loadSets(db, def, raws);
-  return raws.map((r) => fromRow(def, r));
+export async function findRows(db: Executor, t: StoredTable, where: RawBuilder<SqlBool>): Promise<Row[]> {
+  const raws = (await dynamic(db).selectFrom(`${t.table} as t`).selectAll().where(where).execute()) as Row[];
+  await loadSets(db, t, raws);
+  return raws.map((r) => fromRow(t, r));
 }
 
-export async function findRowById(db: Executor, def: ResourceDef, id: string): Promise<Row | undefined> {
-  const [row] = await findRows(db, def, sql<SqlBool>`${sql.ref('t.id')} = ${id}`);
+export async function findRowById(db: Executor, t: StoredTable, id: string): Promise<Row | undefined> {
+  const [row] = await findRows(db, t, sql<SqlBool>`${sql.ref('t.id')} = ${id}`);
   return row;
 }
 
+/** One ORDER BY term of a page. */
+export interface PageOrder {
+  expr: RawBuilder<unknown>;
+  direction: 'asc' | 'desc';
+}
+
 export interface PageQuery {
-  where: RawBuilder<SqlBool> | null;
-  orderBy: { expr: RawBuilder<unknown>; direction: 'asc' | 'desc' }[];
+  /** The filter's predicate (null: every row) and the listing's scope; both must hold. */
+  where: Scope | null;
+  scope?: Scope;
+  orderBy: PageOrder[];
   limit: number;
   offset: number;
 }
 
 /** One page of rows plus the number of all matches. The table is aliased `t` for the filter's SQL. */
-export async function pageRows(db: Executor, def: ResourceDef, q: PageQuery): Promise<{ rows: Row[]; total: number }> {
-  const where = q.where ?? sql<SqlBool>`1 = 1`;
-  const countRow = await db
-    .selectFrom(`${def.table} as t`)
+export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Promise<{ rows: Row[]; total: number }> {
+  const where =
+    q.where && q.scope ? sql<SqlBool>`(${q.where}) and (${q.scope})` : (q.where ?? q.scope ?? sql<SqlBool>`1 = 1`);
+  const countRow = await dynamic(db)
+    .selectFrom(`${t.table} as t`)
     .select(sql<number>`count(*)`.as('n'))
     .where(where)
     .executeTakeFirst();
-  let query = db.selectFrom(`${def.table} as t`).selectAll('t').where(where);
+  let query = dynamic(db).selectFrom(`${t.table} as t`).selectAll('t').where(where);
   for (const o of q.orderBy) query = query.orderBy(o.expr, o.direction);
   if (q.orderBy.length === 0) query = query.orderBy('t.id', 'asc');
   const raws = (await query.limit(q.limit).offset(q.offset).execute()) as Row[];
-  await loadSets(db, def, raws);
-  return { rows: raws.map((r) => fromRow(def, r)), total: Number(countRow?.n ?? 0) };
+  await loadSets(db, t, raws);
+  return { rows: raws.map((r) => fromRow(t, r)), total: countFromDb(countRow?.n) };
+}
+
+/** A reference into a resource's rows from another table (e.g. a link table's ownerId naming a policy). */
+export interface Referrer {
+  table: string;
+  column: string;
+  /** Column naming the referring entity (default `id`). */
+  idColumn?: string;
+}
+
+/** Up to `limit` distinct ids of the entities in `ref.table` that refer to `id`. */
+export async function referringIds(db: Executor, ref: Referrer, id: string, limit: number): Promise<string[]> {
+  const rows = await dynamic(db)
+    .selectFrom(ref.table)
+    .select(`${ref.idColumn ?? 'id'} as id`)
+    .distinct()
+    .where(ref.column, '=', id)
+    .limit(limit)
+    .execute();
+  return rows.map((r: { id: string }) => r.id);
+}
+
+/** The `name` column of the given rows of `table`, by id (absent ids are left out). */
+export async function namesById(db: Executor, table: string, ids: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await dynamic(db).selectFrom(table).select(['id', 'name']).where('id', 'in', ids.slice(i, i + 500)).execute();
+    for (const r of rows as { id: string; name: string }[]) out.set(r.id, r.name);
+  }
+  return out;
 }

@@ -1,9 +1,10 @@
 /**
  * Compiles a filter to kysely raw SQL fragments: a WHERE predicate, ORDER BY terms and the paging values.
  *
- * Input is parsed ({@link parseFilter}) and is type-checked here against the resource's field table, so
- * callers go straight from text to SQL. Column references are qualified with the caller's table alias and
- * every literal is a bound parameter. Everything SQLite-specific (json_type/json_extract, instr, CAST) sits
+ * Input is a checked query (filter-ast.ts): the model parses the filter and type-checks it against the
+ * listing's field table (`src/model/list-query.ts`), so every symbol arrives as a concrete column, map entry
+ * or link-table set. Column references are qualified with the caller's table alias and every literal is a
+ * bound parameter. Everything SQLite-specific (json_type/json_extract, instr, CAST) sits
  * in one {@link FilterDialect} object so that a PostgreSQL dialect can be added beside it.
  *
  * Missing values (docs/reference-notes.md §1.4): SQL's three-valued logic would make `NOT (name = 'x')`
@@ -15,16 +16,7 @@
  * Together every compiled predicate matches the reference's two-valued result.
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { FilterQuery } from '../model/filter/ast.js';
-import type { FieldTable } from '../model/filter/fields.js';
-import {
-  checkFilter,
-  type CheckedExpr,
-  type CheckedQuery,
-  type SetRef,
-  type Subject,
-  type ValueType,
-} from '../model/filter/typecheck.js';
+import type { CheckedExpr, CheckedQuery, SetRef, Subject, ValueType } from './filter-ast.js';
 
 /** The SQL-engine specific pieces of the compiler. */
 export interface FilterDialect {
@@ -98,14 +90,8 @@ export interface CompileOptions {
 }
 
 /**
- * Type-checks `q` against `fields` (throwing `INVALID_FILTER`, §1.8) and compiles it.
- * Use as `db.selectFrom('identities as t').where(c.where)…` with `tableAlias: 't'`.
+ * Compiles a checked query. Use as `db.selectFrom('identities as t').where(c.where)…` with `tableAlias: 't'`.
  */
-export function compileFilter(q: FilterQuery, fields: FieldTable, opts: CompileOptions): CompiledQuery {
-  return compileChecked(checkFilter(q, fields), opts);
-}
-
-/** Compiles an already checked query. */
 export function compileChecked(q: CheckedQuery, opts: CompileOptions): CompiledQuery {
   const c = new SqlCompiler(opts.tableAlias, opts.dialect ?? sqliteDialect);
   const orderBy: CompiledOrder[] = q.sort.map((s) => ({

@@ -10,7 +10,7 @@
  * prefix test scans a table. No policy is ever evaluated in JavaScript.
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { Executor } from './db.js';
+import { dynamic, type Executor } from './db.js';
 
 export interface MatchSide {
   /** Policy table (for the semantic). */
@@ -72,19 +72,19 @@ export function matchingPoliciesSql(side: MatchSide, entityId: string): RawBuild
 
 /** Recomputes one policy's materialised matches of one side. */
 export async function rematchPolicy(db: Executor, side: MatchSide, matchTable: string, targetTable: string, policyId: string): Promise<void> {
-  await db.deleteFrom(matchTable).where('policyId', '=', policyId).execute();
+  await dynamic(db).deleteFrom(matchTable).where('policyId', '=', policyId).execute();
   await sql`insert into ${sql.table(matchTable)} ("policyId", "entityId")
     select ${policyId}, t.id from ${sql.table(targetTable)} t where ${matchedBySql(side, sql`${policyId}`)}`.execute(db);
 }
 
 /** Recomputes one entity's materialised matches against every policy of one side. */
 export async function rematchEntity(db: Executor, side: MatchSide, matchTable: string, entityId: string): Promise<void> {
-  await db.deleteFrom(matchTable).where('entityId', '=', entityId).execute();
+  await dynamic(db).deleteFrom(matchTable).where('entityId', '=', entityId).execute();
   await sql`insert into ${sql.table(matchTable)} ("policyId", "entityId")
     select m."policyId", ${entityId} from (${matchingPoliciesSql(side, entityId)}) m`.execute(db);
 }
 
 /** Removes one role entry (e.g. `@<id>` of a deleted entity) from every policy of a role-list table. */
 export async function removeRoleEntry(db: Executor, rolesTable: string, value: string): Promise<void> {
-  await db.deleteFrom(rolesTable).where('value', '=', value).execute();
+  await dynamic(db).deleteFrom(rolesTable).where('value', '=', value).execute();
 }

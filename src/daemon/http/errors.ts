@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, ERROR_CATALOGUE, type ErrorCause, type ErrorCode } from '../../model/errors.js';
-import { mapConstraintError } from '../../store/constraints.js';
+import { constraintError } from '../../model/constraints.js';
 import { baseMeta } from './envelope.js';
 
 interface AjvError {
@@ -69,9 +69,7 @@ export function toDomainError(err: unknown, body?: unknown): DomainError | null 
   if (/Expression tree is too large|too many terms in compound SELECT|parser stack overflow/.test((fe as Error)?.message ?? '')) {
     return new DomainError('INVALID_FILTER', { cause: { code: 'UNHANDLED', message: 'the filter is nested too deeply' }, causeMessage: 'the filter is nested too deeply' });
   }
-  const mapped = mapConstraintError(err);
-  if (mapped instanceof DomainError) return mapped;
-  return null;
+  return constraintError(err);
 }
 
 /** The longest rejected value a field cause echoes; anything larger (or not serialisable) is left out. */

@@ -7,6 +7,7 @@
  * Grammar: docs/reference-notes.md §1.2.
  */
 import { DomainError } from '../errors.js';
+import type { CompareOp } from '../../store/filter-ast.js';
 
 /** A double-quoted string literal, escapes already decoded. */
 export interface StringLiteral {
@@ -82,7 +83,7 @@ export interface CountRef {
 /** What can stand on the left of an operation (the literal is always on the right, §1.2). */
 export type Lhs = SymbolRef | QuantifiedRef | CountRef;
 
-export type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
+export type { CompareOp };
 
 export interface AndExpr {
   readonly kind: 'and';

@@ -13,7 +13,6 @@ import {
   type BetweenExpr,
   type BoolExpr,
   type CompareExpr,
-  type CompareOp,
   type ContainsExpr,
   type FilterErrorCode,
   type FilterQuery,
@@ -23,111 +22,34 @@ import {
   type SetExpr,
   type SortField,
 } from './ast.js';
-import type { FieldDef, FieldTable, ScalarType } from './fields.js';
+import type {
+  CheckedExpr,
+  CheckedQuery,
+  CheckedSort,
+  ColumnSubject,
+  FieldDef,
+  FieldTable,
+  MapEntrySubject,
+  ScalarType,
+  SetRef,
+  Subject,
+  ValueType,
+} from '../../store/filter-ast.js';
 import { tokenHash } from '../tokens.js';
 
-/** The type an operation is evaluated at. */
-export type ValueType = 'string' | 'int' | 'float' | 'datetime' | 'bool';
-
-/** A set field: its elements are rows of a link table. */
-export interface SetRef {
-  readonly kind: 'set';
-  readonly field: string;
-  readonly table: string;
-  readonly ownerColumn: string;
-  readonly valueColumn: string;
-}
-
-/** A column of the main table. */
-export interface ColumnSubject {
-  readonly kind: 'column';
-  readonly field: string;
-  readonly column: string;
-  readonly type: ScalarType;
-  /** The column holds SHA-256 of the values (see {@link FieldDef}): literals are hashed, only equality tests. */
-  readonly hashed?: boolean;
-}
-
-/** One entry of a JSON map column, `path` being the key segments after the map's name (`tags.a` → `['a']`). */
-export interface MapEntrySubject {
-  readonly kind: 'mapEntry';
-  readonly field: string;
-  readonly column: string;
-  readonly path: readonly string[];
-}
-
-/** The element under test inside `anyOf(set)` / `allOf(set)`; elements are strings. */
-export interface ElementSubject {
-  readonly kind: 'element';
-  readonly set: SetRef;
-}
-
-/** `count(set)`, an int that is never missing. */
-export interface CountSubject {
-  readonly kind: 'count';
-  readonly set: SetRef;
-}
-
-/** What an operation reads. */
-export type Subject = ColumnSubject | MapEntrySubject | ElementSubject | CountSubject;
-
-/**
- * A checked predicate. Leaves read one {@link Subject}; `as` is the type the comparison happens at (a
- * number column is read as text for `contains` / `in [strings]`, §1.4 "numbers → string").
- */
-export type CheckedExpr =
-  | { readonly kind: 'and' | 'or'; readonly left: CheckedExpr; readonly right: CheckedExpr }
-  | { readonly kind: 'not'; readonly expr: CheckedExpr }
-  | { readonly kind: 'const'; readonly value: boolean }
-  /** `x = null` (negated: `x != null`): the value is absent. */
-  | { readonly kind: 'isNull'; readonly subject: Subject; readonly negated: boolean }
-  /** A bool read as "missing is false" equals `expect` (§1.4 bool row; also the bare bool symbol). */
-  | { readonly kind: 'boolTest'; readonly subject: Subject; readonly expect: boolean }
-  | {
-      readonly kind: 'compare';
-      readonly subject: Subject;
-      readonly as: Exclude<ValueType, 'bool'>;
-      readonly op: CompareOp;
-      readonly value: string | number;
-    }
-  | {
-      readonly kind: 'contains';
-      readonly subject: Subject;
-      readonly negated: boolean;
-      readonly caseInsensitive: boolean;
-      readonly value: string;
-    }
-  | {
-      readonly kind: 'in';
-      readonly subject: Subject;
-      readonly as: Exclude<ValueType, 'bool'>;
-      readonly negated: boolean;
-      readonly values: readonly (string | number)[];
-    }
-  | {
-      readonly kind: 'between';
-      readonly subject: Subject;
-      readonly as: 'int' | 'float' | 'datetime';
-      readonly negated: boolean;
-      readonly lower: string | number;
-      readonly upper: string | number;
-    }
-  | { readonly kind: 'isEmpty'; readonly set: SetRef }
-  /** `anyOf(set) …` / `allOf(set) …`: `predicate` reads the {@link ElementSubject}. */
-  | { readonly kind: 'anyOf' | 'allOf'; readonly set: SetRef; readonly predicate: CheckedExpr };
-
-export interface CheckedSort {
-  readonly subject: ColumnSubject | MapEntrySubject;
-  readonly direction: 'asc' | 'desc';
-}
-
-export interface CheckedQuery {
-  readonly predicate: CheckedExpr | null;
-  /** At most {@link MAX_SORT_FIELDS} entries; the `id` tie-breaker is added by the SQL compiler. */
-  readonly sort: readonly CheckedSort[];
-  readonly skip?: number;
-  readonly limit?: number | 'none';
-}
+// The checked query's types live with their consumer, the store's SQL compiler.
+export type {
+  CheckedExpr,
+  CheckedQuery,
+  CheckedSort,
+  ColumnSubject,
+  CountSubject,
+  ElementSubject,
+  MapEntrySubject,
+  SetRef,
+  Subject,
+  ValueType,
+} from '../../store/filter-ast.js';
 
 /** parity: at most 5 sort fields, extra ones silently dropped (§1.6). */
 export const MAX_SORT_FIELDS = 5;

@@ -9,7 +9,8 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { parseFilter } from '../../../src/model/filter/parser.js';
 import type { FieldTable } from '../../../src/model/filter/fields.js';
-import { compileFilter, type CompiledQuery } from '../../../src/store/filter-sql.js';
+import type { CompiledQuery } from '../../../src/store/filter-sql.js';
+import { compileFilter } from '../../../src/model/list-query.js';
 
 const fields: FieldTable = {
   id: { kind: 'scalar', type: 'string', column: 'id' },
