@@ -35,6 +35,11 @@ export const AUTH_RATE_LIMIT_DEFAULTS: AuthRateLimitConfig = {
 
 const BUCKETS = ['perSource', 'failuresPerSource', 'failuresPerAccount'] as const;
 
+/** The members `parseAuthRateLimit` reads, as dotted paths: derived from the defaults, so the two cannot drift. */
+export const AUTH_RATE_LIMIT_KEYS: readonly string[] = Object.entries(AUTH_RATE_LIMIT_DEFAULTS).flatMap(([k, v]) =>
+  typeof v === 'object' && v !== null ? Object.keys(v).map((m) => `${k}.${m}`) : [k],
+);
+
 function positiveInt(path: string, v: unknown, fallback: number, min: number): number {
   if (v === undefined || v === null) return fallback;
   const n = Number(v);

@@ -3,10 +3,11 @@
  * config file, which wins over the defaults.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseDuration } from './duration.js';
-import { parseAuthRateLimit, type AuthRateLimitConfig } from './auth-limiter.js';
+import { AUTH_RATE_LIMIT_KEYS, parseAuthRateLimit, type AuthRateLimitConfig } from './auth-limiter.js';
 
 export interface DaemonConfig {
   dataDir: string;
@@ -18,6 +19,8 @@ export interface DaemonConfig {
   routerEnrollmentDurationMs: number;
   /** Host clients are told to use (version record, enrollment JWT issuer); defaults to the listen host. */
   advertisedHost: string;
+  /** Port clients are told to use, when it differs from the bound one (a proxy or port forward in between). */
+  advertisedPort?: number;
   /** Authentication rate limits (`edge.api.rateLimit.auth`, see auth-limiter.ts). */
   authRateLimit: AuthRateLimitConfig;
   /** Connection and request-time bounds of the listener (docs/decisions.md, "Connections"). */
@@ -34,7 +37,7 @@ export interface ConnectionLimits {
 }
 
 export interface ConfigSources {
-  flags: { dataDir?: string; listen?: string; config?: string; logLevel?: string };
+  flags: { dataDir?: string; listen?: string; advertise?: string; config?: string; logLevel?: string };
   env: NodeJS.ProcessEnv;
 }
 
@@ -56,7 +59,66 @@ const MAX_DURATION_MS = 8784 * 3_600_000;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-function get(obj: unknown, path: string): unknown {
+/**
+ * Every key the config file may hold, as dotted paths to the values the loader reads (a list or a scalar).
+ * The loader reads the file only through `get`, typed by this table, so a key cannot be read without being
+ * known here, and `checkKeys` refuses anything else (docs/decisions.md, "Serve fails loudly").
+ */
+export const CONFIG_KEYS = [
+  'dataDir',
+  'listen',
+  'log.level',
+  'edge.api.address',
+  'edge.api.sessionTimeout',
+  'edge.enrollment.edgeIdentity.duration',
+  'edge.enrollment.edgeRouter.duration',
+  ...AUTH_RATE_LIMIT_KEYS.map((k) => `edge.api.rateLimit.auth.${k}` as const),
+  'web.cors.allowedOrigins',
+  'limits.maxConnections',
+  'limits.maxConnectionsPerAddress',
+  'limits.headersTimeout',
+  'limits.requestTimeout',
+] as const;
+type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth';
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const same = a[i - 1].toLowerCase() === b[j - 1].toLowerCase();
+      row.push(Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/**
+ * Refuses keys the loader would not read (a typo such as `lisen:` would otherwise be ignored silently), naming
+ * the nearest known key at the same level.
+ */
+export function checkKeys(doc: unknown, file: string): void {
+  const walk = (node: unknown, prefix: string): void => {
+    if (node === undefined || node === null) return;
+    const where = prefix ? prefix.slice(0, -1) : 'the top level';
+    if (typeof node !== 'object' || Array.isArray(node)) throw new Error(`config file ${file}: ${where} must be a mapping of keys`);
+    // The known names one level below `prefix`: leaves, and the parents of deeper keys.
+    const known = new Set<string>();
+    for (const k of CONFIG_KEYS) if (k.startsWith(prefix)) known.add(k.slice(prefix.length).split('.')[0]);
+    for (const [key, value] of Object.entries(node)) {
+      const path = prefix + key;
+      if (!known.has(key)) {
+        const nearest = [...known].sort((a, b) => editDistance(key, a) - editDistance(key, b))[0];
+        throw new Error(`config file ${file}: unknown key "${path}" (the nearest known key is "${prefix}${nearest}")`);
+      }
+      if (!(CONFIG_KEYS as readonly string[]).includes(path)) walk(value, `${path}.`);
+    }
+  };
+  walk(doc, '');
+}
+
+function get(obj: unknown, path: ConfigKey): unknown {
   return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
 }
 
@@ -121,6 +183,40 @@ function corsOrigins(value: unknown): string[] {
   });
 }
 
+/** Whether `host` is the unspecified address of IPv4 or IPv6 (listening on every interface). */
+export function isUnspecifiedHost(host: string): boolean {
+  return host === '0.0.0.0' || (isIP(host) === 6 && /^[0:]+$/.test(host));
+}
+
+const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+/**
+ * The address clients are given (enrollment JWTs, the version record) and the server certificate names. A
+ * wildcard listen address names no host a remote device could use, so one must then be given
+ * (docs/decisions.md, "Serve fails loudly").
+ */
+function advertisedAddress(listenHost: string, value: string | undefined): { advertisedHost: string; advertisedPort?: number } {
+  if (value === undefined || String(value).trim() === '') {
+    if (isUnspecifiedHost(listenHost)) {
+      throw new Error(
+        `listening on ${listenHost} (every interface) needs the address clients should use: ` +
+          'set --advertise HOST[:PORT], EDGECTL_ADVERTISE or edge.api.address in the config file',
+      );
+    }
+    return { advertisedHost: listenHost };
+  }
+  const text = String(value).trim();
+  // HOST, HOST:PORT, an IPv6 literal (bare or bracketed), or [IPv6]:PORT.
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(text) ?? (isIP(text) === 6 ? [text, text] : /^([^:]+)(?::(\d+))?$/.exec(text));
+  const host = m?.[1];
+  const port = m?.[2] === undefined ? undefined : Number(m[2]);
+  if (!host || !(isIP(host) || HOST_NAME.test(host)) || (port !== undefined && (port < 1 || port > 65535))) {
+    throw new Error(`advertised address "${text}" must be HOST or HOST:PORT (a DNS name or an IP address, port 1-65535)`);
+  }
+  if (isUnspecifiedHost(host)) throw new Error(`advertised address "${text}" must be a host clients can reach, not ${host}`);
+  return port === undefined ? { advertisedHost: host } : { advertisedHost: host, advertisedPort: port };
+}
+
 export function loadConfig(src: ConfigSources): DaemonConfig {
   const file = src.flags.config ?? src.env.EDGECTL_CONFIG;
   let doc: unknown = {};
@@ -130,19 +226,20 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     } catch (e) {
       throw new Error(`cannot read config file ${file}: ${(e as Error).message}`);
     }
+    checkKeys(doc, file);
   }
   const listen = src.flags.listen ?? src.env.EDGECTL_LISTEN ?? (get(doc, 'listen') as string | undefined) ?? DEFAULTS.listen;
   const { host, port } = parseListen(listen);
   const logLevel = String(src.flags.logLevel ?? src.env.EDGECTL_LOG_LEVEL ?? get(doc, 'log.level') ?? DEFAULTS.logLevel);
   if (!LOG_LEVELS.includes(logLevel)) throw new Error(`log level "${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
   const dataDir = resolve(src.flags.dataDir ?? src.env.EDGECTL_DATA_DIR ?? (get(doc, 'dataDir') as string | undefined) ?? DEFAULTS.dataDir);
-  const advertised = (get(doc, 'edge.api.address') as string | undefined) ?? src.env.EDGECTL_ADVERTISE;
+  const advertised = advertisedAddress(host, src.flags.advertise ?? src.env.EDGECTL_ADVERTISE ?? (get(doc, 'edge.api.address') as string | undefined));
   return {
     dataDir,
     host,
     port,
     logLevel,
-    advertisedHost: advertised ? parseListen(advertised.includes(':') ? advertised : `${advertised}:${port}`).host : host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host,
+    ...advertised,
     sessionTimeoutMs: durationSetting('edge.api.sessionTimeout', get(doc, 'edge.api.sessionTimeout'), DEFAULTS.sessionTimeout, 1000),
     identityEnrollmentDurationMs: durationSetting('edge.enrollment.edgeIdentity.duration', get(doc, 'edge.enrollment.edgeIdentity.duration'), DEFAULTS.enrollmentDuration, 1000),
     routerEnrollmentDurationMs: durationSetting('edge.enrollment.edgeRouter.duration', get(doc, 'edge.enrollment.edgeRouter.duration'), DEFAULTS.enrollmentDuration, 1000),

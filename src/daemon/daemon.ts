@@ -2,7 +2,7 @@
  * Starting and stopping the controller: data dir, lock, PKI, store, default admin, HTTPS listener and the
  * background sweeper of idle API sessions. `edgectl serve` and the tests both go through `startDaemon`.
  */
-import { mkdirSync, writeFileSync, chmodSync } from 'node:fs';
+import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Server as TlsServer } from 'node:tls';
@@ -25,6 +25,8 @@ import type { DaemonDeps } from './deps.js';
 import { createLogger } from './log.js';
 import { AuthLimiter } from './auth-limiter.js';
 import { STORE_FILE } from './store-check.js';
+import { prepareDataDir } from './data-dir.js';
+import { probeListen } from './listen-probe.js';
 import { VERSION } from '../version.js';
 
 export interface AdminCredentials {
@@ -68,7 +70,9 @@ function strongPassword(): string {
 }
 
 export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): Promise<RunningDaemon> {
-  mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
+  // Checked before anything is written, so a failed start leaves no half-made data dir behind.
+  await probeListen(cfg.host, cfg.port);
+  prepareDataDir(cfg.dataDir);
   const log = createLogger(cfg.logLevel, opts.logStream);
   const release = acquireLock(cfg.dataDir);
   let store: OpenedStore | undefined;
@@ -120,7 +124,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     await app.listen({ host: cfg.host, port: cfg.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : cfg.port;
-    const url = `https://${urlHost(cfg.advertisedHost)}:${port}`;
+    const url = `https://${urlHost(cfg.advertisedHost)}:${cfg.advertisedPort ?? port}`;
     // The advertised URL is only known once the port is bound (port 0 in tests).
     deps.advertisedUrl = url;
     advertisedUrl = url;
@@ -134,7 +138,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     if (reconciled.enrollmentsRekeyed + reconciled.apiSessionsEnded + reconciled.sessionsEnded > 0) {
       log.warn(reconciled, 'stored tokens did not match the token key: enrollments re-keyed (new tokens and JWTs), API sessions ended');
     }
-    log.info({ url }, 'edgectl controller listening');
+    log.info({ url, listen: `${urlHost(cfg.host)}:${port}` }, 'edgectl controller listening');
 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));
     const sweepOnce = async () => {

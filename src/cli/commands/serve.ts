@@ -16,22 +16,39 @@ async function adminFromEnvOrPrompt(io: CliIo): Promise<AdminCredentials | undef
   return { username: u, password: p };
 }
 
+/**
+ * The environment variables `serve` reads. Kept here rather than imported from the daemon's config module, which
+ * `--help` must not load; test/daemon/serve-loud.test.ts checks that it names every variable the sources read.
+ */
+const SERVE_ENV: ReadonlyArray<readonly [string, string]> = [
+  ['EDGECTL_CONFIG', 'YAML config file (like --config)'],
+  ['EDGECTL_DATA_DIR', 'data directory (like --data-dir)'],
+  ['EDGECTL_LISTEN', 'listen address HOST:PORT (like --listen)'],
+  ['EDGECTL_ADVERTISE', 'address clients are given, HOST[:PORT] (like --advertise)'],
+  ['EDGECTL_LOG_LEVEL', 'log level (like --log-level)'],
+  ['EDGECTL_ADMIN_USERNAME', 'default admin username, read on the first start only'],
+  ['EDGECTL_ADMIN_PASSWORD', 'default admin password, read on the first start only'],
+];
+const SERVE_ENV_HELP = SERVE_ENV.map(([name, meaning]) => `  ${name.padEnd(24)}${meaning}`).join('\n');
+
 export function registerServe(program: Command, io: CliIo): void {
   program
     .command('serve')
     .description('run the edge controller (Client and Management APIs over HTTPS)')
     .option('--data-dir <dir>', 'data directory (env EDGECTL_DATA_DIR; default ./edgectl-data)')
     .option('--listen <host:port>', 'listen address (env EDGECTL_LISTEN; default 127.0.0.1:1280)')
+    .option('--advertise <host[:port]>', 'address clients are given, needed when listening on 0.0.0.0 or :: (env EDGECTL_ADVERTISE; config edge.api.address)')
     .option('--config <file>', 'YAML config file (env EDGECTL_CONFIG)')
-    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (config log.level)')
-    .action(async (flags: { dataDir?: string; listen?: string; config?: string; logLevel?: string }) => {
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env EDGECTL_LOG_LEVEL; config log.level)')
+    .addHelpText('after', () => `\nEnvironment (flags win over it; it wins over the config file):\n${SERVE_ENV_HELP}`)
+    .action(async (flags: { dataDir?: string; listen?: string; advertise?: string; config?: string; logLevel?: string }) => {
       let cfg;
       try {
         // Loaded here, not at the top (as the daemon below): the YAML parser only matters to `serve`.
         const { loadConfig } = await import('../../daemon/config.js');
         cfg = loadConfig({ flags, env: io.env });
       } catch (e) {
-        throw new CliError(`edgectl serve: ${(e as Error).message}`, 2);
+        throw new CliError(`error: ${(e as Error).message}`, 2);
       }
       // Signals are taken from the start: one that arrives while the controller starts stops it once it is up.
       let stopRequested: string | undefined;
@@ -46,7 +63,7 @@ export function registerServe(program: Command, io: CliIo): void {
       } catch (e) {
         const cause = (e as { errorCause?: { field?: string; reason?: string } }).errorCause;
         const detail = cause?.field ? ` (${cause.field}: ${cause.reason})` : '';
-        throw new CliError(`edgectl serve: ${(e as Error).message}${detail}`, 1);
+        throw new CliError(`error: ${(e as Error).message}${detail}`, 1);
       }
       const running = daemon;
       await new Promise<void>((resolve) => {
