@@ -11,7 +11,7 @@ import type { CliProp, CliResource, SchemaInfo } from './resource-meta.js';
 import { ApiError, requireApi, type Api } from './api.js';
 import { jsonOption } from './options.js';
 import { CliError, type CliIo } from './io.js';
-import { at, printJson, printList, printRecord, type Column, type Pagination, type Rec } from './output.js';
+import { at, formatOf, outputOption, printJson, printListAs, printRecordAs, type Column, type Rec } from './output.js';
 import { resolveId, type ListEnvelope } from './resolve.js';
 
 /** How a flag's text becomes a JSON value. */
@@ -428,29 +428,31 @@ export interface ListOptions {
   limit?: number;
   offset?: number;
   json?: boolean;
+  output?: string;
 }
 
-/** The options of a paged listing: `--filter`, `--limit`, `--offset`, `--json`. */
+/** The options of a paged listing: `--filter`, `--limit`, `--offset`, `-o FORMAT` (`--json`). */
 export function listOptions(cmd: Command): Command {
   return cmd
     .option('--filter <filter>', 'filter expression (instead of the argument)')
     .option('--limit <n>', 'page size (the server caps it at 500)', (raw) => parseValue('int', raw, undefined))
     .option('--offset <n>', 'records to skip', (raw) => parseValue('int', raw, undefined))
+    .addOption(outputOption())
     .addOption(jsonOption());
 }
 
 /** GETs one page of the listing at `path` and prints it as a table ending with the results line, or as JSON. */
 export async function printPage(io: CliIo, api: Api, path: string, columns: readonly Column[], filterArg: string | undefined, opts: ListOptions): Promise<void> {
   if (filterArg !== undefined && opts.filter !== undefined) throw new CliError('error: give the filter either as an argument or with --filter, not both', 2);
+  const format = formatOf(opts);
   const qs = new URLSearchParams();
   const filter = filterArg ?? opts.filter;
   if (filter !== undefined) qs.set('filter', filter);
   if (opts.limit !== undefined) qs.set('limit', String(opts.limit));
   if (opts.offset !== undefined) qs.set('offset', String(opts.offset));
   const q = qs.toString();
-  const body = await api.call<ListEnvelope>('GET', `${path}${q ? `?${q}` : ''}`);
-  if (opts.json) printJson(io, body);
-  else printList(io, columns, body.data ?? [], body.meta?.pagination as Pagination | undefined);
+  const body = await api.call<ListEnvelope>('GET', `${path}${q ? `${path.includes('?') ? '&' : '?'}${q}` : ''}`);
+  await printListAs(io, format, columns, body as { data?: Rec[] });
 }
 
 /** The field a record of this entity can be named by, if any. */
@@ -486,13 +488,14 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       .command('show')
       .description(`show one ${def.label}`)
       .argument(ref.toLowerCase(), refHelp)
+      .addOption(outputOption())
       .addOption(jsonOption())
-      .action(async (idOrName: string, opts: { json?: boolean }) => {
+      .action(async (idOrName: string, opts: { json?: boolean; output?: string }) => {
+        const format = formatOf(opts);
         const api = requireApi(io);
         const id = await idOf(api, spec, idOrName);
         const body = await api.call<{ data: Rec }>('GET', `/${def.name}/${encodeURIComponent(id)}`);
-        if (opts.json) printJson(io, body);
-        else printRecord(io, body.data);
+        await printRecordAs(io, format, body);
       });
   }
 

@@ -45,7 +45,15 @@ Credentials (one of):
   --identity FILE          the certificate, key, CA bundle and controller URL of an identity file (\`edgectl enroll\`);
                            the URL argument may be left out.
 
-The session is saved in $EDGECTL_CONFIG_DIR/config.json (default ~/.config/edgectl/config.json), mode 0600.`;
+The session is saved in $EDGECTL_CONFIG_DIR/config.json (default ~/.config/edgectl/config.json), mode 0600, under
+the context named by --context NAME or $EDGECTL_CONTEXT, else the current context (\`edgectl context list\`). A new
+context becomes the current one only when the current context holds no login.
+
+Examples:
+  edgectl login https://ctrl.example.com:1280 -u admin
+  edgectl login https://127.0.0.1:1280 -u admin -p "$PASS" --ca ca.pem
+  edgectl login --identity laptop.json --context laptop     # keeps the admin's login in its own context
+  edgectl --context laptop client services`;
 
 export function readCaFile(file: string): string {
   let text: string;
@@ -184,8 +192,9 @@ export function registerLogin(program: Command, io: CliIo): void {
       } else if (identity?.ca !== undefined) {
         ca = identity.ca;
       } else {
-        const previous = store.current();
-        const savedCa = previous?.url === url ? previous.caCert : undefined;
+        // A CA trusted before for this URL, in this context or another one.
+        const previous = [store.current(), ...Object.values(store.all())].find((l) => l?.url === url && l.caCert !== undefined);
+        const savedCa = previous?.caCert;
         if (savedCa !== undefined && (await trusted(url, savedCa))) ca = savedCa;
         else if (!(await trusted(url, undefined))) ca = await trustOnFirstUse(url, io, opts.yes === true);
       }
@@ -204,6 +213,8 @@ export function registerLogin(program: Command, io: CliIo): void {
       const data = (body as { data?: SessionData }).data;
       if (!data?.token) throw new CliError('error: the controller answered without a session token', 1);
       username = clientCert ? (data.identity?.name ?? data.identityId ?? '?') : username!;
+      const context = store.contextName();
+      const replaced = store.current();
       const where = opts.identity !== undefined ? { identityFile: resolve(opts.identity) } : clientCert ? { certFile: resolve(opts.cert!), keyFile: resolve(opts.key!) } : {};
       store.save({
         url,
@@ -214,7 +225,11 @@ export function registerLogin(program: Command, io: CliIo): void {
         loginTime: new Date().toISOString(),
         ...where,
       });
-      io.out(`logged in to ${url} as ${username}${clientCert ? ' with a client certificate' : ''} (session saved in ${store.file})`);
+      io.out(`logged in to ${url} as ${username}${clientCert ? ' with a client certificate' : ''} (context ${context}, saved in ${store.file})`);
+      if (replaced && (replaced.url !== url || replaced.username !== username)) {
+        io.err(`note: this replaced the login of ${replaced.username} at ${replaced.url} in context ${context}; use --context NAME to keep several logins`);
+      }
+      if (store.currentName() !== context) io.err(`note: the current context is still ${store.currentName()}: use \`--context ${context}\` or \`edgectl context use ${context}\``);
       if (Array.isArray(data.authQueries) && data.authQueries.length > 0) {
         io.err('warning: this session still needs a secondary factor (MFA), which edgectl cannot answer yet; admin commands will be refused');
       }
