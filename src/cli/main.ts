@@ -24,6 +24,7 @@ import { registerRelations } from './relations.js';
 import { registerContext } from './commands/context.js';
 import { registerWhoami } from './commands/whoami.js';
 import { registerClient } from './commands/client.js';
+import { registerCompletion } from './commands/completion.js';
 import { checkContextName } from './session-store.js';
 
 export function buildProgram(io: CliIo): Command {
@@ -58,6 +59,7 @@ export function buildProgram(io: CliIo): Command {
   registerContext(program, io);
   registerWhoami(program, io);
   registerClient(program, io);
+  registerCompletion(program, io);
   // Last: sub-collections attach to the nouns registered above.
   registerRelations(program, io);
   return program;

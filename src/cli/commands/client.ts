@@ -9,7 +9,7 @@ import { requireClientApi, type Api } from '../api.js';
 import { listOptions, printPage, type ListOptions } from '../crud.js';
 import { CliError, type CliIo } from '../io.js';
 import { col, formatOf, outputOption, printRecordAs, type Column, type Rec } from '../output.js';
-import type { ListEnvelope } from '../resolve.js';
+import { zitiString, type ListEnvelope } from '../resolve.js';
 
 const SERVICE_COLUMNS: Column[] = [
   col('ID', 'id'),
@@ -28,7 +28,7 @@ const q = (s: string) => JSON.stringify(s);
 /** A service the identity may use, by id or name (names are unique; an id is tried first). */
 async function serviceIdOf(api: Api, idOrName: string): Promise<string> {
   for (const field of ['id', 'name']) {
-    const res = await api.call<ListEnvelope>('GET', `/services?filter=${encodeURIComponent(`${field} = ${q(idOrName)}`)}&limit=2`);
+    const res = await api.call<ListEnvelope>('GET', `/services?filter=${encodeURIComponent(`${field} = ${zitiString(idOrName)}`)}&limit=2`);
     const hit = res.data?.[0];
     if (hit && typeof hit.id === 'string') return hit.id;
   }

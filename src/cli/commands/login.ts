@@ -16,11 +16,13 @@ import { fetchPublishedCaBundle } from '../ca-bundle.js';
 import { readIdentityFile, type IdentityConfig } from '../identity-file.js';
 import { CliError, type CliIo } from '../io.js';
 import { SessionStore } from '../session-store.js';
+import { passwordFromStdin } from '../stdin.js';
 import { MANAGEMENT_PREFIX, NetworkError, normaliseControllerUrl, rawRequest, type ClientCertificate } from '../transport/http.js';
 
 interface LoginOptions {
   username?: string;
   password?: string;
+  passwordStdin?: boolean;
   cert?: string;
   key?: string;
   identity?: string;
@@ -41,6 +43,7 @@ Trust:
 
 Credentials (one of):
   -u USER -p PASS          password; missing -u or -p are asked for on a terminal, without one they are required (exit 2).
+  -u USER --password-stdin the password from standard input (keeps it out of the process list and shell history).
   --cert FILE --key FILE   client certificate and its key (PEM), e.g. one issued through enrollment.
   --identity FILE          the certificate, key, CA bundle and controller URL of an identity file (\`edgectl enroll\`);
                            the URL argument may be left out.
@@ -51,7 +54,7 @@ context becomes the current one only when the current context holds no login.
 
 Examples:
   edgectl login https://ctrl.example.com:1280 -u admin
-  edgectl login https://127.0.0.1:1280 -u admin -p "$PASS" --ca ca.pem
+  pass show edgectl/admin | edgectl login https://127.0.0.1:1280 -u admin --password-stdin --ca ca.pem
   edgectl login --identity laptop.json --context laptop     # keeps the admin's login in its own context
   edgectl --context laptop client services`;
 
@@ -153,6 +156,7 @@ export function registerLogin(program: Command, io: CliIo): void {
     .argument('[url]', 'controller address, e.g. https://127.0.0.1:1280 (https:// is assumed); with --identity, taken from the file')
     .option('-u, --username <username>', 'username (asked for on a terminal when missing)')
     .option('-p, --password <password>', 'password (asked for on a terminal when missing)')
+    .option('--password-stdin', 'read the password from standard input (first line), e.g. from a secret store')
     .option('-c, --cert <file>', 'log in with this client certificate (PEM; with --key) over mutual TLS')
     .option('-k, --key <file>', 'the private key (PEM) of --cert')
     .option('-f, --identity <file>', 'log in with the certificate and key of an identity file (as written by `edgectl enroll`)')
@@ -160,6 +164,10 @@ export function registerLogin(program: Command, io: CliIo): void {
     .option('-y, --yes', "trust the controller's published CA bundle without asking")
     .addHelpText('after', HELP)
     .action(async (rawUrl: string | undefined, opts: LoginOptions) => {
+      if (opts.passwordStdin) {
+        if (opts.password !== undefined) throw new CliError('error: give -p or --password-stdin, not both', 2);
+        opts.password = await passwordFromStdin();
+      }
       const certLogin = opts.cert !== undefined || opts.key !== undefined || opts.identity !== undefined;
       if (certLogin && (opts.username !== undefined || opts.password !== undefined)) {
         throw new CliError('error: give either -u/-p (password) or --cert/--key or --identity (certificate), not both', 2);
