@@ -586,7 +586,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     const build = writeOptions(cmd, spec, 'create', positional, optional);
     spec.createExtras?.options(cmd);
     if (spec.createHelp) cmd.addHelpText('after', spec.createHelp);
-    cmd.addHelpText('after', `\nExamples:\n  edgectl ${spec.noun} create --help          # the flags above\n  edgectl ${spec.noun} create -f ${spec.noun}.yaml   # fields from a YAML or JSON file (- for stdin); flags override them`);
+    cmd.addHelpText('after', `\nExamples:\n  edgectl ${spec.noun} create ${positional.map((f) => f.name.toUpperCase()).join(' ')}${positional.length ? ' ' : ''}--tags team=ops\n  edgectl ${spec.noun} create ${required.map((f) => f.name.toUpperCase()).join(' ')}${required.length ? ' ' : ''}-f ${spec.noun}.yaml    # fields from a YAML or JSON file (- for stdin); flags override them`);
     cmd.action(async (...params: unknown[]) => {
       const args = params.slice(0, positional.length) as string[];
       const opts = params[positional.length] as WriteOptions;
