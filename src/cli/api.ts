@@ -4,7 +4,7 @@
  */
 import { CliError, type CliIo } from './io.js';
 import { clientCertificateOf, SessionStore, type SavedLogin } from './session-store.js';
-import { HttpTransport, type HttpMethod, type RequestOptions, type Transport } from './transport/http.js';
+import { CLIENT_PREFIX, HttpTransport, type HttpMethod, type RequestOptions, type Transport } from './transport/http.js';
 
 /** The `{error}` member of the wire error envelope (parity: docs/reference-notes.md §3). */
 interface WireError {
@@ -55,25 +55,59 @@ export interface Api {
   call<T = unknown>(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<T>;
 }
 
-export function apiFor(login: SavedLogin, transport: Transport): Api {
+export function apiFor(login: SavedLogin, transport: Transport, which: 'management' | 'client' = 'management'): Api {
   return {
     login,
     transport,
     async call<T>(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<T> {
       const res = await transport.request(method, path, body, options);
       if (res.status >= 200 && res.status < 300) return res.body as T;
-      const hint =
-        res.status === 401 ? `hint: the saved session for ${login.url} may have expired or been deleted, or this identity may not do this; run \`edgectl login ${loginHint(login)}\` again` : undefined;
-      throw new ApiError(res.status, res.body, hint);
+      throw new ApiError(res.status, res.body, res.status === 401 ? await unauthorizedHint(login, transport, which, path) : undefined);
     },
   };
 }
 
+/**
+ * Why a 401 happened, as far as the CLI can tell: the session is gone (log in again), or it is alive but its
+ * identity is no admin, which the Management API answers with the same 401 (docs/reference-notes.md §3.4);
+ * telling a device to log in again would send it in circles, so it is pointed at `edgectl client` instead.
+ */
+async function unauthorizedHint(login: SavedLogin, transport: Transport, which: 'management' | 'client', path: string): Promise<string> {
+  const expired = `hint: the saved session for ${login.url} may have expired or been deleted; run \`edgectl login ${loginHint(login)}\` again`;
+  if (path === '/current-identity') return expired;
+  let me: { status: number; body: unknown };
+  try {
+    me = await transport.request('GET', '/current-identity');
+  } catch {
+    return expired;
+  }
+  if (me.status !== 200) return expired;
+  const identity = (me.body as { data?: { name?: string; isAdmin?: boolean } } | undefined)?.data;
+  if (which === 'management' && identity?.isAdmin === false) {
+    return `hint: the session is valid, but ${identity.name ?? 'this identity'} is not an admin and the Management API is for admins; its own view is \`edgectl client services|sessions|edge-routers\``;
+  }
+  return `hint: the session of ${identity?.name ?? login.username} is valid, but it may not do this`;
+}
+
+/** The saved login commands use (`--context`, `$EDGECTL_CONTEXT`, else the current context). */
+function savedLogin(io: CliIo): SavedLogin {
+  const store = new SessionStore(io.env);
+  const login = store.current();
+  if (login) return login;
+  if (store.explicit) throw new CliError(`error: not logged in in context ${JSON.stringify(store.contextName())}: run \`edgectl login URL --context ${store.contextName()}\` first`, 1);
+  throw new CliError('error: not logged in: run `edgectl login URL -u USER` first', 1);
+}
+
 /** The saved login as an {@link Api}; "not logged in" is a plain failure (exit 1), not a usage error. */
 export function requireApi(io: CliIo): Api {
-  const login = new SessionStore(io.env).current();
-  if (!login) throw new CliError('error: not logged in: run `edgectl login URL -u USER` first', 1);
+  const login = savedLogin(io);
   return apiFor(login, new HttpTransport({ url: login.url, ca: login.caCert, token: login.token, clientCert: clientCertificateOf(login) }));
+}
+
+/** The saved login as a Client API client: what the logged-in identity itself may see and do. */
+export function requireClientApi(io: CliIo): Api {
+  const login = savedLogin(io);
+  return apiFor(login, new HttpTransport({ url: login.url, ca: login.caCert, token: login.token, clientCert: clientCertificateOf(login), prefix: CLIENT_PREFIX }), 'client');
 }
 
 /** The arguments of the `edgectl login` that made `login`, for hints. */

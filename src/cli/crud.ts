@@ -11,8 +11,9 @@ import type { CliProp, CliResource, SchemaInfo } from './resource-meta.js';
 import { ApiError, requireApi, type Api } from './api.js';
 import { jsonOption } from './options.js';
 import { CliError, type CliIo } from './io.js';
-import { at, printJson, printList, printRecord, type Column, type Pagination, type Rec } from './output.js';
+import { at, formatOf, outputOption, printJson, printListAs, printRecordAs, type Column, type Rec } from './output.js';
 import { resolveId, type ListEnvelope } from './resolve.js';
+import { readStdin } from './stdin.js';
 
 /** How a flag's text becomes a JSON value. */
 export type FlagKind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'json' | 'file';
@@ -258,6 +259,31 @@ function parseTags(raw: string, previous: Rec | undefined): Rec {
   return out;
 }
 
+/**
+ * A request body document: JSON, or else YAML (a superset people write by hand; loaded only when needed, as
+ * start-up time matters). Must be one object.
+ */
+async function parseDocument(text: string, what: string): Promise<Rec> {
+  let v: unknown;
+  // Text that opens like JSON is judged as JSON, so its error is the one that helps; anything else as YAML.
+  if (/^\s*[[{]/.test(text)) {
+    try {
+      v = JSON.parse(text);
+    } catch (e) {
+      throw new CliError(`error: ${what} is not valid JSON: ${(e as Error).message.split('\n')[0]}`, 2);
+    }
+  } else {
+    const { parse } = await import('yaml');
+    try {
+      v = parse(text);
+    } catch (e) {
+      throw new CliError(`error: ${what} is not valid YAML: ${(e as Error).message.split('\n')[0]}`, 2);
+    }
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new CliError(`error: ${what} must hold one JSON or YAML object`, 2);
+  return v as Rec;
+}
+
 function parseJsonObject(text: string, what: string): Rec {
   let v: unknown;
   try {
@@ -361,7 +387,7 @@ function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: re
   const attrs = flags.map((f) => ({ f, ...addFlag(cmd, f) }));
   const dataFlag = spec.bodyFlags?.data ?? 'data';
   const bodyData = new Option(`--${dataFlag} <json>`, 'request body fields as a JSON object; flags override it');
-  const bodyFile = new Option(spec.bodyFlags ? `--${spec.bodyFlags.file} <file>` : '-f, --file <file>', `read request body fields from a JSON file; --${dataFlag} and flags override it`);
+  const bodyFile = new Option(spec.bodyFlags ? `--${spec.bodyFlags.file} <file>` : '-f, --file <file>', `read request body fields from a JSON or YAML file (- for standard input); --${dataFlag} and flags override it`);
   cmd
     .option('--tags <key=value>', 'tags (comma-separated; repeatable)', (raw: string, prev: Rec | undefined) => parseTags(raw, prev))
     .addOption(bodyData)
@@ -377,11 +403,12 @@ function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: re
     if (fileName !== undefined) {
       let text: string;
       try {
-        text = readFileSync(fileName, 'utf8');
+        text = fileName === '-' ? await readStdin(`-f -`) : readFileSync(fileName, 'utf8');
       } catch (e) {
+        if (e instanceof CliError) throw e;
         throw new CliError(`error: cannot read ${fileName}: ${(e as Error).message}`, 2);
       }
-      body = deepMerge(body, parseJsonObject(text, fileName));
+      body = deepMerge(body, await parseDocument(text, fileName === '-' ? 'standard input' : fileName));
     }
     if (dataText !== undefined) body = deepMerge(body, parseJsonObject(dataText, `--${dataFlag}`));
     const resolve = async (f: FlagDef, v: unknown) => {
@@ -428,29 +455,73 @@ export interface ListOptions {
   limit?: number;
   offset?: number;
   json?: boolean;
+  output?: string;
 }
 
-/** The options of a paged listing: `--filter`, `--limit`, `--offset`, `--json`. */
+/** The options of a paged listing: `--filter`, `--limit`, `--offset`, `-o FORMAT` (`--json`). */
 export function listOptions(cmd: Command): Command {
   return cmd
     .option('--filter <filter>', 'filter expression (instead of the argument)')
     .option('--limit <n>', 'page size (the server caps it at 500)', (raw) => parseValue('int', raw, undefined))
     .option('--offset <n>', 'records to skip', (raw) => parseValue('int', raw, undefined))
+    .addOption(outputOption())
     .addOption(jsonOption());
 }
 
 /** GETs one page of the listing at `path` and prints it as a table ending with the results line, or as JSON. */
 export async function printPage(io: CliIo, api: Api, path: string, columns: readonly Column[], filterArg: string | undefined, opts: ListOptions): Promise<void> {
   if (filterArg !== undefined && opts.filter !== undefined) throw new CliError('error: give the filter either as an argument or with --filter, not both', 2);
+  const format = formatOf(opts);
   const qs = new URLSearchParams();
   const filter = filterArg ?? opts.filter;
   if (filter !== undefined) qs.set('filter', filter);
   if (opts.limit !== undefined) qs.set('limit', String(opts.limit));
   if (opts.offset !== undefined) qs.set('offset', String(opts.offset));
   const q = qs.toString();
-  const body = await api.call<ListEnvelope>('GET', `${path}${q ? `?${q}` : ''}`);
-  if (opts.json) printJson(io, body);
-  else printList(io, columns, body.data ?? [], body.meta?.pagination as Pagination | undefined);
+  const body = await withFilterHint(api, path, () => api.call<ListEnvelope>('GET', `${path}${q ? `${path.includes('?') ? '&' : '?'}${q}` : ''}`));
+  await printListAs(io, format, columns, body as { data?: Rec[] });
+}
+
+/** Ids of every record at `path` matching `filter`, page by page. */
+async function matching(api: Api, path: string, filter: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let offset = 0; ; ) {
+    const body = await withFilterHint(api, path, () => api.call<ListEnvelope>('GET', `${path}?filter=${encodeURIComponent(filter)}&limit=500&offset=${offset}`));
+    const rows = body.data ?? [];
+    for (const r of rows) if (typeof r.id === 'string') ids.push(r.id);
+    offset += rows.length;
+    const total = (body.meta?.pagination as { totalCount?: number } | undefined)?.totalCount ?? 0;
+    if (rows.length === 0 || offset >= total) return ids;
+  }
+}
+
+/** Several deletes go ahead only after a yes: asked on a terminal, `--yes` otherwise. */
+async function confirmDelete(io: CliIo, label: string, ids: readonly string[], yes: boolean): Promise<void> {
+  if (yes) return;
+  if (!io.isTTY) throw new CliError(`error: this deletes ${ids.length} ${label}(s); pass --yes to confirm without a terminal`, 2);
+  const { confirm } = await import('@inquirer/prompts');
+  const shown = ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, … (${ids.length - 10} more)` : ids.join(', ');
+  if (!(await confirm({ message: `Delete ${ids.length} ${label}(s): ${shown}?`, default: false }))) throw new CliError('error: nothing deleted', 1);
+}
+
+/**
+ * An unknown field in a filter gets the fields the listing accepts (its `filterableFields`), so the one
+ * misspelt name is fixed without a trip to the docs.
+ */
+export async function withFilterHint<T>(api: Api, path: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (!(e instanceof ApiError) || !/unknown symbol/.test(e.message)) throw e;
+    let fields: unknown;
+    try {
+      fields = (await api.call<ListEnvelope>('GET', `${path}${path.includes('?') ? '&' : '?'}limit=1`)).meta?.filterableFields;
+    } catch {
+      throw e;
+    }
+    if (!Array.isArray(fields) || fields.length === 0) throw e;
+    throw new CliError(`${e.message}\nfilterable fields: ${[...fields].map(String).sort().join(', ')}`, e.exitCode);
+  }
 }
 
 /** The field a record of this entity can be named by, if any. */
@@ -475,7 +546,8 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       .command('list')
       .alias('ls')
       .description(`list ${def.name}, optionally filtered (ZitiQL, e.g. 'name contains "a" sort by name limit 5')`)
-      .argument('[filter]', 'filter expression');
+      .argument('[filter]', 'filter expression')
+      .addHelpText('after', `\nExamples:\n  edgectl ${spec.noun} list\n  edgectl ${spec.noun} list 'name contains "a" sort by name limit 5' -o wide\n  edgectl ${spec.noun} list -o id | xargs edgectl ${spec.noun} delete --yes`);
     listOptions(cmd).action(async (filterArg: string | undefined, opts: ListOptions) => {
       await printPage(io, requireApi(io), `/${def.name}`, spec.columns, filterArg, opts);
     });
@@ -486,13 +558,15 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       .command('show')
       .description(`show one ${def.label}`)
       .argument(ref.toLowerCase(), refHelp)
+      .addHelpText('after', `\nExamples:\n  edgectl ${spec.noun} show ${nameField ? nameField.toUpperCase() : 'ID'}\n  edgectl ${spec.noun} show ID -o yaml`)
+      .addOption(outputOption())
       .addOption(jsonOption())
-      .action(async (idOrName: string, opts: { json?: boolean }) => {
+      .action(async (idOrName: string, opts: { json?: boolean; output?: string }) => {
+        const format = formatOf(opts);
         const api = requireApi(io);
         const id = await idOf(api, spec, idOrName);
         const body = await api.call<{ data: Rec }>('GET', `/${def.name}/${encodeURIComponent(id)}`);
-        if (opts.json) printJson(io, body);
-        else printRecord(io, body.data);
+        await printRecordAs(io, format, body);
       });
   }
 
@@ -512,6 +586,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     const build = writeOptions(cmd, spec, 'create', positional, optional);
     spec.createExtras?.options(cmd);
     if (spec.createHelp) cmd.addHelpText('after', spec.createHelp);
+    cmd.addHelpText('after', `\nExamples:\n  edgectl ${spec.noun} create ${positional.map((f) => f.name.toUpperCase()).join(' ')}${positional.length ? ' ' : ''}--tags team=ops\n  edgectl ${spec.noun} create ${required.map((f) => f.name.toUpperCase()).join(' ')}${required.length ? ' ' : ''}-f ${spec.noun}.yaml    # fields from a YAML or JSON file (- for stdin); flags override them`);
     cmd.action(async (...params: unknown[]) => {
       const args = params.slice(0, positional.length) as string[];
       const opts = params[positional.length] as WriteOptions;
@@ -529,7 +604,8 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     const cmd = noun
       .command('update')
       .description(`change the given fields of ${withArticle(def.label)} (PATCH: fields not given keep their values)`)
-      .argument(ref.toLowerCase(), refHelp);
+      .argument(ref.toLowerCase(), refHelp)
+      .addHelpText('after', `\nExamples:\n  edgectl ${spec.noun} update ID --tags team=ops\n  echo '{"tags": {"team": "ops"}}' | edgectl ${spec.noun} update ID -f -`);
     const build = writeOptions(cmd, spec, 'patch', []);
     cmd.action(async (idOrName: string, opts: WriteOptions) => {
       const api = requireApi(io);
@@ -546,15 +622,41 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     noun
       .command('delete')
       .alias('rm')
-      .description(`delete ${withArticle(def.label)}`)
-      .argument(ref.toLowerCase(), refHelp)
+      .description(`delete ${def.name}: one or more by ${nameField ? `id or ${nameField}` : 'id'}, or every match of --filter`)
+      .argument(`[${ref.toLowerCase()}...]`, `${refHelp} (several allowed)`)
+      .option('--filter <filter>', `delete every ${def.label} this filter matches (instead of ids)`)
+      .option('-y, --yes', 'delete several records without asking (required without a terminal)')
       .addOption(jsonOption())
-      .action(async (idOrName: string, opts: { json?: boolean }) => {
+      .addHelpText(
+        'after',
+        `\nExamples:\n  edgectl ${spec.noun} delete ${nameField ? 'NAME' : 'ID'}\n  edgectl ${spec.noun} delete ID1 ID2 --yes\n  edgectl ${spec.noun} delete --filter 'name contains "test-"' --yes`,
+      )
+      .action(async (refs: string[], opts: { filter?: string; yes?: boolean; json?: boolean }) => {
+        if (refs.length > 0 && opts.filter !== undefined) throw new CliError('error: give ids or --filter, not both', 2);
+        if (refs.length === 0 && opts.filter === undefined) throw new CliError(`error: give the ${def.label}s to delete, or --filter (see edgectl ${spec.noun} delete --help)`, 2);
         const api = requireApi(io);
-        const id = await idOf(api, spec, idOrName);
-        const res = await api.call('DELETE', `/${def.name}/${encodeURIComponent(id)}`);
-        if (opts.json) printJson(io, res);
-        else io.out(`deleted ${def.label} ${id}`);
+        const targets = opts.filter !== undefined ? await matching(api, `/${def.name}`, opts.filter) : await Promise.all(refs.map((r) => idOf(api, spec, r)));
+        const ids = [...new Set(targets)];
+        if (ids.length === 0) {
+          io.out(`no ${def.label} matches the filter: nothing deleted`);
+          return;
+        }
+        // One named record is deleted as asked; several, or any filter, are confirmed first.
+        if (ids.length > 1 || opts.filter !== undefined) await confirmDelete(io, def.label, ids, opts.yes === true);
+        const results: unknown[] = [];
+        let failed = 0;
+        for (const id of ids) {
+          try {
+            results.push(await api.call('DELETE', `/${def.name}/${encodeURIComponent(id)}`));
+            if (!opts.json) io.out(`deleted ${def.label} ${id}`);
+          } catch (e) {
+            if (!(e instanceof CliError) || ids.length === 1) throw e;
+            failed++;
+            io.err(`${e.message.split('\n')[0]} (${def.label} ${id})`);
+          }
+        }
+        if (opts.json) printJson(io, ids.length === 1 ? results[0] : results);
+        if (failed > 0) throw new CliError(`error: ${failed} of ${ids.length} deletes failed`, 1);
       });
   }
 

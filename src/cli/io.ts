@@ -4,6 +4,8 @@ export interface CliIo {
   err(text: string): void;
   env: NodeJS.ProcessEnv;
   isTTY: boolean;
+  /** The terminal's width, when stdout is a terminal. */
+  columns?: number;
 }
 
 export const processIo = (): CliIo => ({
@@ -11,6 +13,7 @@ export const processIo = (): CliIo => ({
   err: (t) => process.stderr.write(t.endsWith('\n') ? t : t + '\n'),
   env: process.env,
   isTTY: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+  columns: process.stdout.isTTY ? process.stdout.columns : undefined,
 });
 
 /** Thrown by commands to end with a message and exit code (no stack trace for expected failures). */

@@ -21,14 +21,26 @@ import { registerNetwork } from './commands/network.js';
 import { registerRouters } from './commands/router.js';
 import { registerPolicyAdvice } from './commands/policy-advice.js';
 import { registerRelations } from './relations.js';
+import { registerContext } from './commands/context.js';
+import { registerWhoami } from './commands/whoami.js';
+import { registerClient } from './commands/client.js';
+import { registerCompletion } from './commands/completion.js';
+import { checkContextName } from './session-store.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('edgectl')
     .description('edge controller for a zero-trust overlay network, and its admin CLI')
-    .version(VERSION, '-V, --cli-version', 'print the CLI version')
+    .version(VERSION, '-V, --version', 'print the CLI version')
+    .option('--context <name>', 'use this saved login for this command (default: $EDGECTL_CONTEXT, else the current context)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-    .showHelpAfterError();
+    // A usage error prints its one line and where to look, not the whole help (subcommands inherit this).
+    .showHelpAfterError('(add --help for usage)');
+  // `--context` wins over $EDGECTL_CONTEXT; commands read the context from the environment they are given.
+  program.hook('preAction', () => {
+    const context = program.opts<{ context?: string }>().context;
+    if (context !== undefined) io.env = { ...io.env, EDGECTL_CONTEXT: checkContextName(context) };
+  });
   registerServe(program, io);
   registerDb(program, io);
   registerLogin(program, io);
@@ -44,6 +56,10 @@ export function buildProgram(io: CliIo): Command {
   registerNetwork(program, io);
   registerRouters(program, io);
   registerPolicyAdvice(program, io);
+  registerContext(program, io);
+  registerWhoami(program, io);
+  registerClient(program, io);
+  registerCompletion(program, io);
   // Last: sub-collections attach to the nouns registered above.
   registerRelations(program, io);
   return program;

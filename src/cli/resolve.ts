@@ -12,7 +12,7 @@ export const zitiString = (s: string): string => `"${s.replace(/\\/g, '\\\\').re
 
 export interface ListEnvelope {
   data: Record<string, unknown>[];
-  meta?: { pagination?: { limit: number; offset: number; totalCount: number } };
+  meta?: { pagination?: { limit: number; offset: number; totalCount: number }; filterableFields?: string[] };
 }
 
 /**

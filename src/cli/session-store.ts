@@ -1,11 +1,12 @@
 /**
- * The saved login of the admin CLI: controller URL, username, session token and the CA to trust, kept in
- * `config.json` under `$EDGECTL_CONFIG_DIR` (else `$XDG_CONFIG_HOME/edgectl`, else `~/.config/edgectl`).
+ * The saved logins of the CLI, one per named context: controller URL, username, session token and the CA to
+ * trust, kept in `config.json` under `$EDGECTL_CONFIG_DIR` (else `$XDG_CONFIG_HOME/edgectl`, else
+ * `~/.config/edgectl`). `default` names the current context; `--context NAME` or `$EDGECTL_CONTEXT` picks
+ * another for one command (docs/decisions.md, CLI contexts).
  *
  * The token is a bearer credential, so the directory is created 0700 and the file written 0600 through a
  * temporary file and a rename (never world-readable, even for a moment). parity: the reference keeps
- * `ziti-cli.json` the same way, with logins keyed by name and a `default` (docs/reference-notes.md §11);
- * only the `default` login is used for now, the map leaves room for `--cli-identity`.
+ * `ziti-cli.json` the same way, with logins keyed by name and a `default` (docs/reference-notes.md §11).
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -38,12 +39,21 @@ export interface SavedLogin {
 }
 
 interface ConfigFile {
+  /** The current context. */
   default: string;
   logins: Record<string, SavedLogin>;
 }
 
 export const CONFIG_FILE = 'config.json';
-const DEFAULT_NAME = 'default';
+export const DEFAULT_CONTEXT = 'default';
+
+/** Context names are short words, so they are safe in file listings, prompts and shell completion. */
+const CONTEXT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export function checkContextName(name: string): string {
+  if (!CONTEXT_NAME.test(name)) throw new CliError(`error: invalid context name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64)`, 2);
+  return name;
+}
 
 export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.EDGECTL_CONFIG_DIR) return env.EDGECTL_CONFIG_DIR;
@@ -53,20 +63,28 @@ export function configDir(env: NodeJS.ProcessEnv): string {
 export class SessionStore {
   readonly dir: string;
   readonly file: string;
+  /** The context asked for by `--context` or `$EDGECTL_CONTEXT`, if any. */
+  private readonly chosen: string | undefined;
 
   constructor(env: NodeJS.ProcessEnv) {
     this.dir = configDir(env);
     this.file = join(this.dir, CONFIG_FILE);
+    this.chosen = env.EDGECTL_CONTEXT ? checkContextName(env.EDGECTL_CONTEXT) : undefined;
   }
 
   private read(): ConfigFile {
-    if (!existsSync(this.file)) return { default: DEFAULT_NAME, logins: {} };
+    if (!existsSync(this.file)) return { default: DEFAULT_CONTEXT, logins: {} };
+    let parsed: Partial<ConfigFile> & Partial<SavedLogin>;
     try {
-      const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as Partial<ConfigFile>;
-      return { default: parsed.default ?? DEFAULT_NAME, logins: parsed.logins ?? {} };
+      parsed = JSON.parse(readFileSync(this.file, 'utf8')) as Partial<ConfigFile> & Partial<SavedLogin>;
     } catch (e) {
       throw new CliError(`error: cannot read ${this.file}: ${(e as Error).message} (remove it and log in again)`, 1);
     }
+    // A file holding one bare login (no `logins` map) becomes the context `default`; the next write saves the map.
+    if (parsed.logins === undefined && typeof parsed.url === 'string' && typeof parsed.token === 'string') {
+      return { default: DEFAULT_CONTEXT, logins: { [DEFAULT_CONTEXT]: parsed as SavedLogin } };
+    }
+    return { default: typeof parsed.default === 'string' ? parsed.default : DEFAULT_CONTEXT, logins: parsed.logins ?? {} };
   }
 
   private write(cfg: ConfigFile): void {
@@ -77,24 +95,67 @@ export class SessionStore {
     renameSync(tmp, this.file);
   }
 
-  /** The login commands use, or undefined when nobody is logged in. */
-  current(): SavedLogin | undefined {
-    const cfg = this.read();
-    return cfg.logins[cfg.default];
+  /** The context commands use: the one asked for, else the current one. */
+  contextName(): string {
+    return this.chosen ?? this.read().default;
   }
 
-  save(login: SavedLogin): void {
+  /** Whether the context was named for this command (`--context`, `$EDGECTL_CONTEXT`) rather than the current one. */
+  get explicit(): boolean {
+    return this.chosen !== undefined;
+  }
+
+  /** The name of the current context (what `context use` set). */
+  currentName(): string {
+    return this.read().default;
+  }
+
+  /** The login commands use, or undefined when that context has none. */
+  current(): SavedLogin | undefined {
+    return this.read().logins[this.contextName()];
+  }
+
+  /** Every saved login by context name. */
+  all(): Record<string, SavedLogin> {
+    return this.read().logins;
+  }
+
+  /**
+   * Saves `login` in context `name` (default: the one commands use). The current context moves to it only when
+   * the current one holds no login, so logging in a second identity never takes the first one's place silently.
+   */
+  save(login: SavedLogin, name = this.contextName()): void {
     const cfg = this.read();
-    cfg.logins[cfg.default] = login;
+    cfg.logins[name] = login;
+    if (cfg.logins[cfg.default] === undefined) cfg.default = name;
     this.write(cfg);
   }
 
-  /** Forgets the current login; removes the file when no login is left. */
-  remove(): void {
+  /** Makes `name` the current context; it must hold a login. */
+  use(name: string): void {
     const cfg = this.read();
-    delete cfg.logins[cfg.default];
-    if (Object.keys(cfg.logins).length === 0) rmSync(this.file, { force: true });
-    else this.write(cfg);
+    if (cfg.logins[name] === undefined) throw new CliError(`error: no context named ${JSON.stringify(name)}${this.known(cfg)}`, 1);
+    cfg.default = name;
+    this.write(cfg);
+  }
+
+  /** Forgets the login of context `name` (default: the one commands use); removes the file when none is left. */
+  remove(name = this.contextName()): void {
+    const cfg = this.read();
+    if (cfg.logins[name] === undefined) throw new CliError(`error: no context named ${JSON.stringify(name)}${this.known(cfg)}`, 1);
+    delete cfg.logins[name];
+    if (Object.keys(cfg.logins).length === 0) {
+      rmSync(this.file, { force: true });
+      return;
+    }
+    // The current context went away: fall back to `default` if it still holds a login, else the first one left.
+    if (cfg.default === name) cfg.default = cfg.logins[DEFAULT_CONTEXT] ? DEFAULT_CONTEXT : Object.keys(cfg.logins).sort()[0]!;
+    this.write(cfg);
+  }
+
+  private known(cfg: ConfigFile): string {
+    const names = Object.keys(cfg.logins).sort();
+    return names.length > 0 ? ` (saved: ${names.join(', ')})` : ' (no saved logins: run `edgectl login` first)';
   }
 }
 

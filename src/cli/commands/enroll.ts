@@ -22,6 +22,7 @@ import { Option, type Command } from 'commander';
 import { ApiError } from '../api.js';
 import { fetchPublishedCaBundle } from '../ca-bundle.js';
 import { renderIdentityFile } from '../identity-file.js';
+import { passwordFromStdin } from '../stdin.js';
 import { CliError, type CliIo } from '../io.js';
 import { readCaFile } from './login.js';
 import { CLIENT_PREFIX, NetworkError, normaliseControllerUrl, parseBody, rawRequest, type ClientCertificate } from '../transport/http.js';
@@ -34,6 +35,7 @@ interface EnrollOptions {
   keyType?: KeyType;
   ca?: string;
   password?: string | true;
+  passwordStdin?: boolean;
   cert?: string;
   key?: string;
 }
@@ -164,6 +166,7 @@ export function registerEnroll(program: Command, io: CliIo): void {
     .addOption(new Option('--key-type <type>', 'ott: the type of the key generated here (default ec-p256)').choices(KEY_TYPES))
     .option('--ca <file>', "trust these CA certificates (PEM) for the controller instead of fetching the controller's bundle")
     .option('-p, --password [password]', 'updb: the new password (asked for on a terminal when left out)')
+    .option('--password-stdin', 'updb: read the new password from standard input (first line)')
     .option('--cert <file>', 'ottca: the certificate (PEM) the enrollment\'s CA issued for this identity')
     .option('--key <file>', 'ottca: the private key (PEM) of --cert')
     .addHelpText('after', HELP)
@@ -172,6 +175,11 @@ export function registerEnroll(program: Command, io: CliIo): void {
       const claims = decodeEnrollmentJwt(jwt, jwtFile);
       if (!IDENTITY_METHODS.includes(claims.em)) {
         throw new CliError(`error: ${jwtFile} is a JWT for ${claims.em} enrollment; edgectl enroll enrolls identities (ott, ottca, updb)`, 2);
+      }
+      if (opts.passwordStdin) {
+        if (claims.em !== 'updb') throw new CliError(`error: --password-stdin is only for updb enrollment (${jwtFile} is ${claims.em})`, 2);
+        if (opts.password !== undefined) throw new CliError('error: give -p or --password-stdin, not both', 2);
+        opts.password = await passwordFromStdin();
       }
       checkOptions(claims.em, opts);
       const url = normaliseControllerUrl(claims.iss);

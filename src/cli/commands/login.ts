@@ -16,11 +16,13 @@ import { fetchPublishedCaBundle } from '../ca-bundle.js';
 import { readIdentityFile, type IdentityConfig } from '../identity-file.js';
 import { CliError, type CliIo } from '../io.js';
 import { SessionStore } from '../session-store.js';
+import { passwordFromStdin } from '../stdin.js';
 import { MANAGEMENT_PREFIX, NetworkError, normaliseControllerUrl, rawRequest, type ClientCertificate } from '../transport/http.js';
 
 interface LoginOptions {
   username?: string;
   password?: string;
+  passwordStdin?: boolean;
   cert?: string;
   key?: string;
   identity?: string;
@@ -41,11 +43,20 @@ Trust:
 
 Credentials (one of):
   -u USER -p PASS          password; missing -u or -p are asked for on a terminal, without one they are required (exit 2).
+  -u USER --password-stdin the password from standard input (keeps it out of the process list and shell history).
   --cert FILE --key FILE   client certificate and its key (PEM), e.g. one issued through enrollment.
   --identity FILE          the certificate, key, CA bundle and controller URL of an identity file (\`edgectl enroll\`);
                            the URL argument may be left out.
 
-The session is saved in $EDGECTL_CONFIG_DIR/config.json (default ~/.config/edgectl/config.json), mode 0600.`;
+The session is saved in $EDGECTL_CONFIG_DIR/config.json (default ~/.config/edgectl/config.json), mode 0600, under
+the context named by --context NAME or $EDGECTL_CONTEXT, else the current context (\`edgectl context list\`). A new
+context becomes the current one only when the current context holds no login.
+
+Examples:
+  edgectl login https://ctrl.example.com:1280 -u admin
+  pass show edgectl/admin | edgectl login https://127.0.0.1:1280 -u admin --password-stdin --ca ca.pem
+  edgectl login --identity laptop.json --context laptop     # keeps the admin's login in its own context
+  edgectl --context laptop client services`;
 
 export function readCaFile(file: string): string {
   let text: string;
@@ -145,6 +156,7 @@ export function registerLogin(program: Command, io: CliIo): void {
     .argument('[url]', 'controller address, e.g. https://127.0.0.1:1280 (https:// is assumed); with --identity, taken from the file')
     .option('-u, --username <username>', 'username (asked for on a terminal when missing)')
     .option('-p, --password <password>', 'password (asked for on a terminal when missing)')
+    .option('--password-stdin', 'read the password from standard input (first line), e.g. from a secret store')
     .option('-c, --cert <file>', 'log in with this client certificate (PEM; with --key) over mutual TLS')
     .option('-k, --key <file>', 'the private key (PEM) of --cert')
     .option('-f, --identity <file>', 'log in with the certificate and key of an identity file (as written by `edgectl enroll`)')
@@ -152,6 +164,10 @@ export function registerLogin(program: Command, io: CliIo): void {
     .option('-y, --yes', "trust the controller's published CA bundle without asking")
     .addHelpText('after', HELP)
     .action(async (rawUrl: string | undefined, opts: LoginOptions) => {
+      if (opts.passwordStdin) {
+        if (opts.password !== undefined) throw new CliError('error: give -p or --password-stdin, not both', 2);
+        opts.password = await passwordFromStdin();
+      }
       const certLogin = opts.cert !== undefined || opts.key !== undefined || opts.identity !== undefined;
       if (certLogin && (opts.username !== undefined || opts.password !== undefined)) {
         throw new CliError('error: give either -u/-p (password) or --cert/--key or --identity (certificate), not both', 2);
@@ -184,8 +200,9 @@ export function registerLogin(program: Command, io: CliIo): void {
       } else if (identity?.ca !== undefined) {
         ca = identity.ca;
       } else {
-        const previous = store.current();
-        const savedCa = previous?.url === url ? previous.caCert : undefined;
+        // A CA trusted before for this URL, in this context or another one.
+        const previous = [store.current(), ...Object.values(store.all())].find((l) => l?.url === url && l.caCert !== undefined);
+        const savedCa = previous?.caCert;
         if (savedCa !== undefined && (await trusted(url, savedCa))) ca = savedCa;
         else if (!(await trusted(url, undefined))) ca = await trustOnFirstUse(url, io, opts.yes === true);
       }
@@ -204,6 +221,8 @@ export function registerLogin(program: Command, io: CliIo): void {
       const data = (body as { data?: SessionData }).data;
       if (!data?.token) throw new CliError('error: the controller answered without a session token', 1);
       username = clientCert ? (data.identity?.name ?? data.identityId ?? '?') : username!;
+      const context = store.contextName();
+      const replaced = store.current();
       const where = opts.identity !== undefined ? { identityFile: resolve(opts.identity) } : clientCert ? { certFile: resolve(opts.cert!), keyFile: resolve(opts.key!) } : {};
       store.save({
         url,
@@ -214,7 +233,11 @@ export function registerLogin(program: Command, io: CliIo): void {
         loginTime: new Date().toISOString(),
         ...where,
       });
-      io.out(`logged in to ${url} as ${username}${clientCert ? ' with a client certificate' : ''} (session saved in ${store.file})`);
+      io.out(`logged in to ${url} as ${username}${clientCert ? ' with a client certificate' : ''} (context ${context}, saved in ${store.file})`);
+      if (replaced && (replaced.url !== url || replaced.username !== username)) {
+        io.err(`note: this replaced the login of ${replaced.username} at ${replaced.url} in context ${context}; use --context NAME to keep several logins`);
+      }
+      if (store.currentName() !== context) io.err(`note: the current context is still ${store.currentName()}: use \`--context ${context}\` or \`edgectl context use ${context}\``);
       if (Array.isArray(data.authQueries) && data.authQueries.length > 0) {
         io.err('warning: this session still needs a secondary factor (MFA), which edgectl cannot answer yet; admin commands will be refused');
       }

@@ -22,7 +22,7 @@ export interface TransportResponse {
   body: unknown;
 }
 
-/** One request against the Management API; `path` is below `/edge/management/v1` and may carry a query string. */
+/** One request against one API; `path` is below its prefix (e.g. `/edge/management/v1`) and may carry a query string. */
 export interface Transport {
   request(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<TransportResponse>;
 }
@@ -40,6 +40,8 @@ export interface HttpTarget {
   /** Client certificate (PEM chain) and key presented over mutual TLS, for sessions from certificate logins. */
   clientCert?: ClientCertificate;
   timeoutMs?: number;
+  /** The API the paths are below: {@link MANAGEMENT_PREFIX} (default) or {@link CLIENT_PREFIX}. */
+  prefix?: string;
 }
 
 export interface ClientCertificate {
@@ -145,14 +147,14 @@ export function parseBody(raw: RawResponse): unknown {
   return raw.text;
 }
 
-/** The Management API over HTTPS, authenticated by a saved session token. */
+/** The Management API (or, with `prefix`, the Client API) over HTTPS, authenticated by a saved session token. */
 export class HttpTransport implements Transport {
   constructor(private readonly target: HttpTarget) {}
 
   async request(method: HttpMethod, path: string, body?: unknown, options: RequestOptions = {}): Promise<TransportResponse> {
     const headers: Record<string, string> = this.target.token ? { 'zt-session': this.target.token } : {};
     if (options.accept) headers.accept = options.accept;
-    const raw = await rawRequest(method, this.target.url + MANAGEMENT_PREFIX + path, {
+    const raw = await rawRequest(method, this.target.url + (this.target.prefix ?? MANAGEMENT_PREFIX) + path, {
       ca: this.target.ca,
       headers,
       body: body === undefined ? undefined : typeof body === 'string' && options.contentType ? body : JSON.stringify(body),
