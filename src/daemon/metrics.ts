@@ -70,20 +70,28 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
     labelNames: ['method', 'result'] as const,
     registers: [registry],
   });
+  // Both gauges share one count per scrape (the registry collects all metrics at once). A store that does not
+  // answer makes both NaN (a stale or zero count would mislead); the rest of the scrape still answers, and
+  // /health says what is wrong.
+  let counting: Promise<{ apiSessions: number; sessions: number }> | undefined;
+  const sessionCounts = () =>
+    (counting ??= liveSessionCounts(opts.ctx)
+      .catch(() => ({ apiSessions: NaN, sessions: NaN }))
+      .finally(() => (counting = undefined)));
   new Gauge({
     name: 'edgectl_api_sessions',
-    help: 'API sessions in the store (expired ones leave at the next sweep)',
+    help: 'API sessions in the store (expired ones leave at the next sweep); NaN while the store does not answer',
     registers: [registry],
     async collect() {
-      this.set((await liveSessionCounts(opts.ctx)).apiSessions);
+      this.set((await sessionCounts()).apiSessions);
     },
   });
   new Gauge({
     name: 'edgectl_sessions',
-    help: 'Sessions (service dial/bind) in the store',
+    help: 'Sessions (service dial/bind) in the store; NaN while the store does not answer',
     registers: [registry],
     async collect() {
-      this.set((await liveSessionCounts(opts.ctx)).sessions);
+      this.set((await sessionCounts()).sessions);
     },
   });
 
@@ -94,7 +102,8 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
     seen.set(cache, { hits, misses });
     return { hits: Math.max(0, hits - last.hits), misses: Math.max(0, misses - last.misses) };
   };
-  // Read once per scrape, by the first of the three cache metrics (a registry collects in registration order).
+  // Read once per scrape by the first of the three cache metrics: its collect is synchronous, so it runs
+  // before the registry reads the other two (collects start in registration order).
   const cacheHits: Counter<'cache'> = new Counter({
     name: 'edgectl_access_cache_hits_total',
     help: 'Access-engine lookups answered from its cache, by cache',

@@ -138,6 +138,22 @@ test('/health answers anonymously 200 while the store answers, 503 with the enve
     assert.equal(down.status, 503);
     assert.equal(down.body.error.code, 'TIMEOUT');
     assert.equal(typeof down.body.error.requestId, 'string');
+    assert.equal((await get(s, '/health')).status, 503);
+  } finally {
+    await s.close();
+  }
+});
+
+test('/metrics still answers when the store does not, the session counts NaN', async () => {
+  const s = await startTestServer({ yaml: 'metrics:\n  enabled: true\n' });
+  try {
+    assert.equal(sample((await get(s, '/metrics')).text, 'edgectl_api_sessions', {}), 0);
+    await s.daemon.store.close();
+    const res = await get(s, '/metrics');
+    assert.equal(res.status, 200);
+    assert.ok(Number.isNaN(sample(res.text, 'edgectl_api_sessions', {})), 'edgectl_api_sessions is NaN');
+    assert.ok(Number.isNaN(sample(res.text, 'edgectl_sessions', {})), 'edgectl_sessions is NaN');
+    assert.match(res.text, /^edgectl_http_requests_total\{/m);
   } finally {
     await s.close();
   }
