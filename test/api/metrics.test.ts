@@ -84,6 +84,21 @@ test('metrics.enabled serves Prometheus text on the main listener, by route patt
   }
 });
 
+test('refused authentications are counted as rate_limited', async () => {
+  const yaml = 'metrics:\n  enabled: true\nedge:\n  api:\n    rateLimit:\n      auth:\n        failuresPerAccount:\n          burst: 1\n          perMinute: 1\n';
+  const s = await startTestServer({ yaml });
+  try {
+    const c = s.client('management');
+    assert.equal((await c.login(ADMIN.username, 'wrong-Passw0rd!')).status, 401);
+    assert.equal((await c.login(ADMIN.username, 'wrong-Passw0rd!')).status, 429);
+    const text = (await get(s, '/metrics')).text;
+    assert.equal(sample(text, 'edgectl_authentications_total', { method: 'password', result: 'failure' }), 1);
+    assert.equal(sample(text, 'edgectl_authentications_total', { method: 'password', result: 'rate_limited' }), 1);
+  } finally {
+    await s.close();
+  }
+});
+
 test('access-cache lookups are counted', async () => {
   const s = await startTestServer({ yaml: 'metrics:\n  enabled: true\n' });
   try {
@@ -125,6 +140,16 @@ test('metrics.listen serves /metrics and /health on a separate plain-HTTP listen
   }
   // Closed with the daemon.
   await assert.rejects(fetch(`${s.daemon.metricsUrl}/health`));
+});
+
+test('a metrics.listen address that cannot be bound stops the start with the setting named', async () => {
+  const first = await startTestServer({ yaml: 'metrics:\n  listen: 127.0.0.1:0\n' });
+  try {
+    const taken = new URL(first.daemon.metricsUrl!).port;
+    await assert.rejects(startTestServer({ yaml: `metrics:\n  listen: 127.0.0.1:${taken}\n` }), /metrics\.listen: cannot listen on 127\.0\.0\.1:/);
+  } finally {
+    await first.close();
+  }
 });
 
 test('/health answers anonymously 200 while the store answers, 503 with the envelope once it is closed', async () => {
