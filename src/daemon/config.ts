@@ -27,6 +27,15 @@ export interface DaemonConfig {
   limits: ConnectionLimits;
   /** Browser origins allowed cross-origin access (exact `scheme://host[:port]`); empty: none. */
   corsAllowedOrigins: string[];
+  /** Prometheus metrics (docs/decisions.md, "Metrics and health"). */
+  metrics: MetricsConfig;
+}
+
+export interface MetricsConfig {
+  /** Serve `GET /metrics` on the main HTTPS listener too (default false). */
+  enabled: boolean;
+  /** A separate plain-HTTP listener for `/metrics` and `/health` (e.g. 127.0.0.1:9464); none by default. */
+  listen?: { host: string; port: number };
 }
 
 export interface ConnectionLimits {
@@ -78,6 +87,8 @@ export const CONFIG_KEYS = [
   'limits.maxConnectionsPerAddress',
   'limits.headersTimeout',
   'limits.requestTimeout',
+  'metrics.enabled',
+  'metrics.listen',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth';
 
@@ -217,6 +228,21 @@ function advertisedAddress(listenHost: string, value: string | undefined): { adv
   return port === undefined ? { advertisedHost: host } : { advertisedHost: host, advertisedPort: port };
 }
 
+// --- metrics (docs/decisions.md, "Metrics and health") ---
+function metricsConfig(doc: unknown): MetricsConfig {
+  const enabled = get(doc, 'metrics.enabled');
+  if (enabled !== undefined && enabled !== null && typeof enabled !== 'boolean') throw new Error('metrics.enabled must be true or false');
+  const listen = get(doc, 'metrics.listen');
+  if (listen !== undefined && listen !== null && typeof listen !== 'string') throw new Error('metrics.listen must be HOST:PORT');
+  let parsed: MetricsConfig['listen'];
+  try {
+    parsed = listen ? parseListen(listen) : undefined;
+  } catch (e) {
+    throw new Error(`metrics.listen: ${(e as Error).message}`);
+  }
+  return { enabled: enabled === true, ...(parsed ? { listen: parsed } : {}) };
+}
+
 export function loadConfig(src: ConfigSources): DaemonConfig {
   const file = src.flags.config ?? src.env.EDGECTL_CONFIG;
   let doc: unknown = {};
@@ -246,5 +272,6 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     authRateLimit: parseAuthRateLimit(get(doc, 'edge.api.rateLimit.auth')),
     limits: connectionLimits(doc),
     corsAllowedOrigins: corsOrigins(get(doc, 'web.cors.allowedOrigins')),
+    metrics: metricsConfig(doc),
   };
 }

@@ -27,6 +27,7 @@ import { AuthLimiter } from './auth-limiter.js';
 import { STORE_FILE } from './store-check.js';
 import { prepareDataDir } from './data-dir.js';
 import { probeListen } from './listen-probe.js';
+import { createMetrics, startMetricsListener } from './metrics.js';
 import { VERSION } from '../version.js';
 
 export interface AdminCredentials {
@@ -52,6 +53,8 @@ export interface RunningDaemon {
   pki: ControllerPki;
   store: OpenedStore;
   log: Logger;
+  /** The separate metrics listener's URL (`metrics.listen`), if any. */
+  metricsUrl?: string;
   /** Runs the background sweep once, now (tests drive expiry with an injected clock instead of waiting). */
   sweepNow(): Promise<void>;
   close(): Promise<void>;
@@ -119,7 +122,20 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       authLimiter: new AuthLimiter(cfg.authRateLimit),
     };
     const tls = { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: await listenerCaPem(ctx, pki.caBundlePem) };
-    const { app } = buildServer({ ctx, deps, tls, logger: log, limits: cfg.limits, corsAllowedOrigins: cfg.corsAllowedOrigins });
+    // Metrics exist only when served somewhere (docs/decisions.md, "Metrics and health").
+    const metrics = cfg.metrics.enabled || cfg.metrics.listen ? createMetrics({ ctx, storeFile: join(cfg.dataDir, DB_FILE) }) : undefined;
+    // openStore({ verify: true }) ran quick_check just now: the first integrity result.
+    metrics?.recordIntegrityCheck('ok');
+    const { app } = buildServer({
+      ctx,
+      deps,
+      tls,
+      logger: log,
+      limits: cfg.limits,
+      corsAllowedOrigins: cfg.corsAllowedOrigins,
+      metrics,
+      serveMetrics: cfg.metrics.enabled,
+    });
     onTrustChanged = listenerTrustRefresher(app.server as unknown as TlsServer, tls, pki.caBundlePem, ctx, log);
     await app.listen({ host: cfg.host, port: cfg.port });
     const address = app.server.address();
@@ -138,6 +154,15 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     if (reconciled.enrollmentsRekeyed + reconciled.apiSessionsEnded + reconciled.sessionsEnded > 0) {
       log.warn(reconciled, 'stored tokens did not match the token key: enrollments re-keyed (new tokens and JWTs), API sessions ended');
     }
+    let metricsListener: Awaited<ReturnType<typeof startMetricsListener>> | undefined;
+    if (metrics && cfg.metrics.listen) {
+      metricsListener = await startMetricsListener(metrics, ctx, log, cfg.metrics.listen, cfg.limits).catch(async (e: unknown) => {
+        await app.close();
+        throw new Error(`metrics.listen: cannot listen on ${cfg.metrics.listen!.host}:${cfg.metrics.listen!.port}: ${(e as Error).message}`);
+      });
+    }
+    const metricsUrl = metricsListener && `http://${urlHost(cfg.metrics.listen!.host)}:${metricsListener.port}`;
+    if (metricsUrl) log.info({ url: metricsUrl }, 'metrics listening');
     log.info({ url, listen: `${urlHost(cfg.host)}:${port}` }, 'edgectl controller listening');
 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));
@@ -167,11 +192,13 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       pki,
       store: opened,
       log,
+      ...(metricsUrl ? { metricsUrl } : {}),
       sweepNow: sweepOnce,
       close() {
         closing ??= (async () => {
           clearInterval(sweeper);
           onTrustChanged = () => {};
+          await metricsListener?.close();
           await app.close();
           await opened.close();
           release();

@@ -19,6 +19,7 @@ import { applyConnectionLimits } from './http/connection-limits.js';
 import { drainUnreadBodies } from './http/body-drain.js';
 import { listenerSecureContext } from './http/tls.js';
 import { safeUrl } from './log.js';
+import { registerHealthRoute, registerMetricsRoute, type DaemonMetrics } from './metrics.js';
 
 export interface TlsMaterial {
   key: string;
@@ -36,6 +37,9 @@ export interface ServerOptions {
   limits?: ConnectionLimits;
   /** Exact origins allowed cross-origin access; none by default. */
   corsAllowedOrigins?: readonly string[];
+  /** Counts requests when given; `/metrics` is served on this listener only with `serveMetrics`. */
+  metrics?: DaemonMetrics;
+  serveMetrics?: boolean;
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -109,6 +113,7 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   );
 
   app.setErrorHandler(errorHandler);
+  opts.metrics?.instrument(app);
 
   const connections = applyConnectionLimits(app.server, limits);
   // Shutdown already cuts open requests (forceCloseConnections); sockets still in their handshake go too.
@@ -151,6 +156,10 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   app.get('/version', async (_req, reply) =>
     reply.type('application/json').send({ data: versionRecord({ deps: opts.deps }), meta: baseMeta() }),
   );
+
+  // Load balancers and orchestrators ask here, anonymously (docs/decisions.md, "Metrics and health").
+  registerHealthRoute(app, opts.ctx);
+  if (opts.metrics && opts.serveMetrics) registerMetricsRoute(app, opts.metrics);
 
   // Unknown route: 404, or 405 when the path exists under another method (parity: §3.4).
   const patterns = routes.flatMap((r) =>

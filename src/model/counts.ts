@@ -11,3 +11,8 @@ export async function countTables(ctx: Ctx, tables: readonly string[]): Promise<
   for (const table of tables) n += await countRows(ctx.db, table);
   return n;
 }
+
+/** API sessions and sessions in the store right now (metrics gauges; expired ones go at the next sweep). */
+export async function liveSessionCounts(ctx: Ctx): Promise<{ apiSessions: number; sessions: number }> {
+  return { apiSessions: await countRows(ctx.db, 'api_sessions'), sessions: await countRows(ctx.db, 'sessions') };
+}

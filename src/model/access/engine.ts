@@ -62,6 +62,13 @@ export interface ServiceRouters {
 
 export type ApiSessionInfo = ApiSessionAccess;
 
+export interface CacheStats {
+  cache: string;
+  hits: number;
+  misses: number;
+  entries: number;
+}
+
 export class AccessEngine {
   private readonly services = new VersionedCache<0, ServiceCatalog>(1);
   private readonly routers = new VersionedCache<0, RouterCatalog>(1);
@@ -77,6 +84,22 @@ export class AccessEngine {
   readonly sessions = new VersionedCache<string, Record<string, unknown> | undefined>(50_000);
   /** API sessions never change their config types or creation time, so these entries have one version. */
   private readonly apiSessions = new VersionedCache<string, ApiSessionInfo | undefined>(50_000);
+
+  /** Hit, miss and entry counts of each cache, by name (the daemon's metrics read them at scrape time). */
+  cacheStats(): CacheStats[] {
+    const caches = {
+      services: this.services,
+      routers: this.routers,
+      identities: this.identities,
+      grants: this.grants,
+      policyRouters: this.policyRouters,
+      serviceRouterPolicies: this.serviceRouterPolicies,
+      serviceRouters: this.serviceRouters,
+      sessions: this.sessions,
+      apiSessions: this.apiSessions,
+    };
+    return Object.entries(caches).map(([cache, c]) => ({ cache, hits: c.hits, misses: c.misses, entries: c.size }));
+  }
 
   markers(ctx: Ctx): Promise<Markers> {
     return readMarkers(ctx.db);
@@ -145,3 +168,6 @@ export function accessEngine(ctx: Ctx): AccessEngine {
   if (!engine) engines.set(ctx.db, (engine = new AccessEngine()));
   return engine;
 }
+
+/** The cache counters of the context's shared engine (never a transaction's throw-away one). */
+export const accessCacheStats = (ctx: Ctx): CacheStats[] => accessEngine(ctx).cacheStats();

@@ -7,17 +7,22 @@
  */
 export class VersionedCache<K, V> {
   private readonly entries = new Map<K, { version: string; value: Promise<V> }>();
+  /** Lookups answered from an entry, and those that computed one (read by the daemon's metrics). */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly maxEntries: number) {}
 
   get(key: K, version: string, compute: () => Promise<V>): Promise<V> {
     const hit = this.entries.get(key);
     if (hit && hit.version === version) {
+      this.hits++;
       // Re-insert to mark it recently used (Map keeps insertion order).
       this.entries.delete(key);
       this.entries.set(key, hit);
       return hit.value;
     }
+    this.misses++;
     const value = compute();
     const entry = { version, value };
     this.entries.delete(key);
