@@ -75,5 +75,8 @@ export const terminatorsOfService = (serviceId: string): Scope => sql<SqlBool>`$
 /** Authenticators of one identity. */
 export const authenticatorsOfIdentity = (identityId: string): Scope => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
 
+/** Enrollments of one identity. */
+export const enrollmentsOfIdentity = (identityId: string): Scope => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
+
 /** Verified edge routers. */
 export const verifiedRouters: Scope = sql<SqlBool>`${sql.ref('t.isVerified')} = ${sql.lit(boolToDb(true))}`;

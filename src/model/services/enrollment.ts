@@ -13,7 +13,7 @@ import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { requirePki } from '../pki.js';
-import { authenticators } from '../resources/authenticator.js';
+import { authenticators, hashForIdentity } from '../resources/authenticator.js';
 import { enrollments, enrollmentSecrets, futureDate } from '../resources/enrollment.js';
 import { tokenHash } from '../tokens.js';
 
@@ -125,10 +125,12 @@ export async function enrollUpdb(ctx: Ctx, token: unknown, body: unknown): Promi
   const password = body && typeof body === 'object' ? (body as { password?: unknown }).password : undefined;
   if (typeof password !== 'string' || password === '') throw fieldError('password', 'password is required', null);
   const username = enrollment.username ?? '';
+  // Hashed before the transaction (no Argon2id inside one); a password the rules refuse leaves the token usable.
+  const pre = { passwordHash: await hashForIdentity(ctx, enrollment.identityId, password) };
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     await consume(tctx, enrollment);
-    await createEntity(tctx, authenticators, { identityId: enrollment.identityId, method: 'updb', username, password });
+    await createEntity(tctx, authenticators, { identityId: enrollment.identityId, method: 'updb', username, password }, {}, pre);
   });
   return { username };
 }
