@@ -30,3 +30,64 @@ export function authenticatorsOfIdentities(db: TypedExecutor, identityIds: reado
 export async function resetIdentityFailedAttempts(db: TypedExecutor, identityId: string): Promise<void> {
   await db.updateTable('authenticators').set({ failedAttempts: 0 }).where('identityId', '=', identityId).execute();
 }
+
+/** The password authenticator with this username, with its hash; undefined when there is none. */
+export function passwordAuthenticatorByUsername(
+  db: TypedExecutor,
+  username: string,
+): Promise<{ id: string; identityId: string; passwordHash: string | null } | undefined> {
+  return db.selectFrom('authenticators').select(['id', 'identityId', 'passwordHash']).where('method', '=', 'updb').where('username', '=', username).executeTakeFirst();
+}
+
+/** The certificate authenticator with this fingerprint; undefined when there is none. */
+export function certAuthenticatorByFingerprint(db: TypedExecutor, fingerprint: string): Promise<{ id: string; identityId: string } | undefined> {
+  return db.selectFrom('authenticators').select(['id', 'identityId']).where('method', '=', 'cert').where('fingerprint', '=', fingerprint).executeTakeFirst();
+}
+
+/** Whether any authenticator has this username. */
+export async function authenticatorHasUsername(db: TypedExecutor, username: string): Promise<boolean> {
+  return (await db.selectFrom('authenticators').select('id').where('username', '=', username).executeTakeFirst()) !== undefined;
+}
+
+/** Deletes an authenticator row (what refers to it is the caller's concern). */
+export async function deleteAuthenticatorRow(db: TypedExecutor, id: string): Promise<void> {
+  await db.deleteFrom('authenticators').where('id', '=', id).execute();
+}
+
+/** Whether any authenticator has this certificate fingerprint, current or waiting for `extend-verify`. */
+export async function certFingerprintInUse(db: TypedExecutor, fingerprint: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('authenticators')
+    .select('id')
+    .where((eb) => eb.or([eb('fingerprint', '=', fingerprint), eb('unverifiedFingerprint', '=', fingerprint)]))
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface CertAuthenticatorState {
+  id: string;
+  identityId: string;
+  method: string;
+  fingerprint: string | null;
+  caId: string | null;
+  unverifiedFingerprint: string | null;
+}
+
+/** What certificate extension needs of an authenticator; undefined when it does not exist. */
+export function certAuthenticatorState(db: TypedExecutor, id: string): Promise<CertAuthenticatorState | undefined> {
+  return db.selectFrom('authenticators').select(['id', 'identityId', 'method', 'fingerprint', 'caId', 'unverifiedFingerprint']).where('id', '=', id).executeTakeFirst();
+}
+
+/** Stores the certificate `extend` issued, waiting for `extend-verify`. */
+export async function setUnverifiedCert(db: TypedExecutor, id: string, cert: { pem: string; fingerprint: string }, updatedAt: string): Promise<void> {
+  await db.updateTable('authenticators').set({ unverifiedCertPem: cert.pem, unverifiedFingerprint: cert.fingerprint, updatedAt }).where('id', '=', id).execute();
+}
+
+/** Makes a verified certificate the authenticator's own and clears the waiting one. */
+export async function promoteCert(db: TypedExecutor, id: string, cert: { pem: string; fingerprint: string }, updatedAt: string): Promise<void> {
+  await db
+    .updateTable('authenticators')
+    .set({ certPem: cert.pem, fingerprint: cert.fingerprint, unverifiedCertPem: null, unverifiedFingerprint: null, updatedAt })
+    .where('id', '=', id)
+    .execute();
+}

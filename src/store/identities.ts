@@ -1,6 +1,6 @@
 /** Identities: the lookups and flag changes outside generic CRUD (queries only; booleans via values.ts). */
 import type { TypedExecutor } from './executor.js';
-import { boolFromDb, boolToDb } from './values.js';
+import { boolFromDb, boolToDb, jsonToDb } from './values.js';
 
 export async function identityExists(db: TypedExecutor, id: string): Promise<boolean> {
   return (await db.selectFrom('identities').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
@@ -30,4 +30,39 @@ export async function setIdentityDisabled(
   updatedAt: string,
 ): Promise<void> {
   await db.updateTable('identities').set({ ...window, updatedAt }).where('id', '=', id).execute();
+}
+
+/** What authentication checks of an identity: its policy and disable window; undefined when it does not exist. */
+export function identityStanding(
+  db: TypedExecutor,
+  id: string,
+): Promise<{ id: string; authPolicyId: string; disabledAt: string | null; disabledUntil: string | null } | undefined> {
+  return db.selectFrom('identities').select(['id', 'authPolicyId', 'disabledAt', 'disabledUntil']).where('id', '=', id).executeTakeFirst();
+}
+
+/** The id of the identity with this external id, if any. */
+export async function identityIdByExternalId(db: TypedExecutor, externalId: string): Promise<string | undefined> {
+  return (await db.selectFrom('identities').select('id').where('externalId', '=', externalId).executeTakeFirst())?.id;
+}
+
+/** Replaces the client-reported `envInfo` and/or `sdkInfo` of an identity (absent ones are kept). */
+export async function setIdentityClientInfo(
+  db: TypedExecutor,
+  id: string,
+  info: { envInfo?: Record<string, string>; sdkInfo?: Record<string, string> },
+): Promise<void> {
+  if (!info.envInfo && !info.sdkInfo) return;
+  await db
+    .updateTable('identities')
+    .set({
+      ...(info.envInfo ? { envInfo: jsonToDb(info.envInfo)! } : {}),
+      ...(info.sdkInfo ? { sdkInfo: jsonToDb(info.sdkInfo)! } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Whether an identity has this name. */
+export async function identityNameTaken(db: TypedExecutor, name: string): Promise<boolean> {
+  return (await db.selectFrom('identities').select('id').where('name', '=', name).executeTakeFirst()) !== undefined;
 }
