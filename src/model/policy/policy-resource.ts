@@ -3,8 +3,8 @@
  * semantic, role validation (§2.1), `…RolesDisplay` (§2.5) and match maintenance. The three policy
  * resources only add their own fields and operation names.
  */
-import { existingIdsIn, namesByIdIn } from '../../store/policies.js';
 import { Type } from '@sinclair/typebox';
+import { existingIdsIn, namesByIdIn } from '../../store/policies.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import type { Input, PropDef, ResourceDef, Row, WriteMode } from '../resource.js';

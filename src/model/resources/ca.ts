@@ -8,8 +8,8 @@
  * The certificate itself is fixed at create: replacing it would silently change what the verification proved.
  * Deleting a CA deletes the cert authenticators issued through it and its outstanding `ottca` enrollments.
  */
-import { caFingerprintUsed, deleteCaDependants } from '../../store/cas.js';
 import { Type } from '@sinclair/typebox';
+import { caFingerprintUsed, deleteCaDependants } from '../../store/cas.js';
 import type { Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';
 import { newToken } from '../ids.js';

@@ -4,8 +4,8 @@
  * `postureQueries` are filled by the access engine where an identity is looking (services/service-listing.ts);
  * elsewhere (sub-listings) they are empty.
  */
-import { configsWithTypes } from '../../store/configs.js';
 import { Type } from '@sinclair/typebox';
+import { configsWithTypes } from '../../store/configs.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import { policyTargetHooks } from '../policy/target-hooks.js';

@@ -5,9 +5,9 @@
  * `/services/{id}/terminators` on both APIs) filter and page like any other. Requests name the service and
  * router by id (`service`, `router`); records show them as refs with `serviceId`/`routerId`.
  */
+import { Type } from '@sinclair/typebox';
 import { serviceExists } from '../../store/configs.js';
 import { routerExists } from '../../store/routers.js';
-import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import { attachRefs } from '../refs.js';
