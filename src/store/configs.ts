@@ -1,4 +1,4 @@
-/** Configs, config types and services as config writes check them (queries only; JSON parsed via values.ts). */
+/** Configs and config types as config and service writes check them (queries only; JSON parsed via values.ts). */
 import type { TypedExecutor } from './executor.js';
 import { jsonFromDb } from './values.js';
 
@@ -19,8 +19,4 @@ export function configsWithTypes(db: TypedExecutor, ids: readonly string[]): Pro
     .select(['c.id as id', 'c.configTypeId as typeId', 'ct.name as typeName'])
     .where('c.id', 'in', ids)
     .execute();
-}
-
-export async function serviceExists(db: TypedExecutor, id: string): Promise<boolean> {
-  return (await db.selectFrom('services').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }

@@ -6,7 +6,7 @@
  * router by id (`service`, `router`); records show them as refs with `serviceId`/`routerId`.
  */
 import { Type } from '@sinclair/typebox';
-import { serviceExists } from '../../store/configs.js';
+import { serviceExists } from '../../store/service-configs.js';
 import { routerExists } from '../../store/routers.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
