@@ -4,6 +4,10 @@ import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const layer = (name) => `./src/${name}`;
+const FASTIFY = { name: 'fastify', message: 'only src/daemon uses Fastify' };
+const COMMANDER = { name: 'commander', message: 'only src/cli uses commander' };
+const KYSELY = { name: 'kysely', message: 'only src/store speaks SQL' };
+const SQLITE = { name: 'better-sqlite3', message: 'only src/store opens the database' };
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**'] },
@@ -30,21 +34,13 @@ export default tseslint.config(
           ],
         },
       ],
-      'no-restricted-imports': ['error', { paths: [{ name: 'fastify', message: 'only src/daemon uses Fastify' }, { name: 'commander', message: 'only src/cli uses commander' }] }],
+      'no-restricted-imports': ['error', { paths: [FASTIFY, COMMANDER, KYSELY, SQLITE] }],
     },
   },
-  { files: ['src/daemon/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'commander', message: 'only src/cli uses commander' }] }] } },
-  { files: ['src/cli/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
+  { files: ['src/daemon/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [COMMANDER, KYSELY, SQLITE] }] } },
+  { files: ['src/cli/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [KYSELY, SQLITE] }] } },
+  { files: ['src/store/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [FASTIFY, COMMANDER] }] } },
+  { files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
   // API tests handle untyped JSON answers.
   { files: ['test/**/*.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
-  // Known crossings, each removed by the typed-store work of issue #7 (see docs/design.md "Store"): the daemon's
-  // composition root opens and checks the store, and two daemon modules reach store helpers.
-  {
-    files: [
-      'src/daemon/daemon.ts',
-      'src/daemon/store-check.ts',
-      'src/daemon/routes/services-access.ts',
-    ],
-    rules: { 'import-x/no-restricted-paths': 'off' },
-  },
 );

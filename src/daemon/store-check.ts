@@ -5,9 +5,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { knownMigrations } from '../store/migrations/index.js';
-import { checkSchema } from '../store/open-checks.js';
+import { integrityProblems, knownMigrations } from '../model/store.js';
 
 export const STORE_FILE = 'edgectl.db';
 
@@ -20,17 +18,5 @@ export async function checkStoreIntegrity(dataDir: string): Promise<StoreCheck> 
   const file = join(dataDir, STORE_FILE);
   if (!existsSync(file)) return { file, problems: ['there is no store file'] };
   if (statSync(file).size === 0) return { file, problems: ['the store file is empty (0 bytes)'] };
-  const problems: string[] = [];
-  let raw: Database.Database | undefined;
-  try {
-    raw = new Database(file, { readonly: true, fileMustExist: true });
-    const rows = raw.pragma('integrity_check(50)') as { integrity_check: string }[];
-    problems.push(...rows.map((r) => r.integrity_check).filter((r) => r !== 'ok'));
-    if (problems.length === 0) await checkSchema(raw, file, knownMigrations);
-  } catch (e) {
-    problems.push((e as Error).message);
-  } finally {
-    raw?.close();
-  }
-  return { file, problems };
+  return { file, problems: await integrityProblems(file, knownMigrations) };
 }

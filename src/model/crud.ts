@@ -62,12 +62,17 @@ function pickWritable(def: ResourceDef, input: Input, mode: WriteMode): Input {
   return out;
 }
 
-export async function createEntity(ctx: Ctx, def: ResourceDef, body: Input, extra: Row = {}): Promise<string> {
+/**
+ * `pre` is what the definition's `beforeTx` hook computed; given by a caller that runs the create inside its own
+ * transaction (and so did that work before opening it), otherwise the hook runs here, before the transaction.
+ */
+export async function createEntity(ctx: Ctx, def: ResourceDef, body: Input, extra: Row = {}, pre?: Row): Promise<string> {
+  pre ??= await def.hooks?.beforeTx?.(ctx, body, 'create');
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     let input = completeInput(def, pickWritable(def, body, 'create'), 'create');
     resolveNulls(def, input);
-    if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, 'create');
+    if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, 'create', undefined, pre);
     const now = iso(ctx.now());
     // A prepare hook may choose the id (e.g. when a stored value derives from it); bodies cannot set `id`.
     const id = (extra.id as string | undefined) ?? (input.id as string | undefined) ?? newId();
@@ -84,6 +89,7 @@ export async function getRow(ctx: Ctx, def: ResourceDef, id: string): Promise<Ro
 }
 
 export async function updateEntity(ctx: Ctx, def: ResourceDef, id: string, body: Input, mode: 'update' | 'patch', extra: Row = {}): Promise<void> {
+  const pre = await def.hooks?.beforeTx?.(ctx, body, mode, id);
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const existing = await getRow(tctx, def, id);
@@ -93,7 +99,7 @@ export async function updateEntity(ctx: Ctx, def: ResourceDef, id: string, body:
     let input = completeInput(def, pickWritable(def, body, mode), mode);
     if (mode === 'update' && input.tags === undefined) input.tags = {};
     resolveNulls(def, input);
-    if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, mode, existing);
+    if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, mode, existing, pre);
     const { allowSystem: _ignored, ...rest } = extra;
     await mappingConstraints(() => updateRow(trx, def, id, { ...input, ...rest, updatedAt: iso(ctx.now()) }));
     await def.hooks?.afterWrite?.(tctx, id, mode, input, existing);

@@ -17,7 +17,15 @@ const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, p
  */
 export const argon2 = { hash, verify };
 
-export const hashPassword = (password: string): Promise<string> => argon2.hash(password, OPTIONS);
+/**
+ * Hashes a new password. `db` is the caller's executor: Argon2id never runs inside a database transaction
+ * (decisions.md, "No Argon2id in transactions": one held across it stalls every request), so a caller in a
+ * transaction is a programming error and is refused before any hashing, which tests rely on.
+ */
+export async function hashPassword(password: string, db: { readonly isTransaction: boolean }): Promise<string> {
+  if (db.isTransaction) throw new Error('Argon2id must not run inside a database transaction');
+  return argon2.hash(password, OPTIONS);
+}
 
 let dummyHash: Promise<string> | undefined;
 
@@ -31,7 +39,7 @@ export const verificationCounts = { stored: 0, dummy: 0 };
 export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
   if (!stored) {
     verificationCounts.dummy++;
-    dummyHash ??= hashPassword('edgectl-dummy-password-for-timing');
+    dummyHash ??= argon2.hash('edgectl-dummy-password-for-timing', OPTIONS);
     await argon2.verify(await dummyHash, password).catch(() => false);
     return false;
   }

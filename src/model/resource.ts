@@ -63,7 +63,12 @@ export interface ResourceHooks {
    * Validates and completes the input of a write before it is stored; may throw DomainError.
    * `existing` is the stored row (rendered props) for update/patch.
    */
-  prepare?(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Promise<Input> | Input;
+  prepare?(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row, pre?: Row): Promise<Input> | Input;
+  /**
+   * Work that must not run inside the write's transaction (Argon2id hashing), done on the request body before
+   * the transaction opens; its result reaches `prepare` as `pre`. `id` is the record's for update/patch.
+   */
+  beforeTx?(ctx: Ctx, body: Input, mode: WriteMode, id?: string): Promise<Row | undefined>;
   /** Runs in the write's transaction after the row is stored. */
   afterWrite?(ctx: Ctx, id: string, mode: WriteMode, input: Input, existing?: Row): Promise<void> | void;
   /** Runs in the delete's transaction before the row is removed; may throw to refuse. */

@@ -92,3 +92,23 @@ export async function checkSchema(raw: Database.Database, file: string, migratio
     throw new StoreRefused(`the store ${file} does not match its recorded schema (missing ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}); ${INTEGRITY_HINT}`);
   }
 }
+
+/**
+ * Every problem SQLite's full `integrity_check` and the schema comparison find in a store file, read-only (the
+ * offline `edgectl db check-integrity`); an empty list means none.
+ */
+export async function integrityProblems(file: string, migrations: Record<string, Migration>): Promise<string[]> {
+  const problems: string[] = [];
+  let raw: Database.Database | undefined;
+  try {
+    raw = new Database(file, { readonly: true, fileMustExist: true });
+    const rows = raw.pragma('integrity_check(50)') as { integrity_check: string }[];
+    problems.push(...rows.map((r) => r.integrity_check).filter((r) => r !== 'ok'));
+    if (problems.length === 0) await checkSchema(raw, file, migrations);
+  } catch (e) {
+    problems.push((e as Error).message);
+  } finally {
+    raw?.close();
+  }
+  return problems;
+}

@@ -75,5 +75,17 @@ export const terminatorsOfService = (serviceId: string): Scope => sql<SqlBool>`$
 /** Authenticators of one identity. */
 export const authenticatorsOfIdentity = (identityId: string): Scope => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
 
+/** Enrollments of one identity. */
+export const enrollmentsOfIdentity = (identityId: string): Scope => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
+
+/** Sessions of one identity (a client's own). */
+export const sessionsOfIdentity = (identityId: string): Scope => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
+
+/** Certificates of one API session still valid at `now` (ISO); with `id`, only that one. */
+export function validCertsOfApiSession(apiSessionId: string, now: string, id?: string): Scope {
+  const valid = sql<SqlBool>`${sql.ref('t.apiSessionId')} = ${apiSessionId} and ${sql.ref('t.validTo')} > ${now}`;
+  return id === undefined ? valid : sql<SqlBool>`${valid} and ${T_ID} = ${id}`;
+}
+
 /** Verified edge routers. */
 export const verifiedRouters: Scope = sql<SqlBool>`${sql.ref('t.isVerified')} = ${sql.lit(boolToDb(true))}`;

@@ -1,7 +1,7 @@
 /** Enrollment operations beyond CRUD on the Management API: refresh, and the enrollments of one identity. */
 import { Type } from '@sinclair/typebox';
-import { sql, type SqlBool } from 'kysely';
 import { getRow, listEntities } from '../../model/crud.js';
+import { enrollmentsOfIdentity } from '../../model/listing-scopes.js';
 import { renderRecord } from '../../model/render.js';
 import { enrollments } from '../../model/resources/enrollment.js';
 import { identities } from '../../model/resources/identity.js';
@@ -41,7 +41,7 @@ export const enrollmentRoutes: RouteDef[] = [
     envelope: 'listEnrollmentsEnvelope',
     async handler(rc) {
       await getRow(rc.ctx, identities, rc.params.id!);
-      const page = await listEntities(rc.ctx, enrollments, listOptions(rc), sql<SqlBool>`${sql.ref('t.identityId')} = ${rc.params.id}`);
+      const page = await listEntities(rc.ctx, enrollments, listOptions(rc), enrollmentsOfIdentity(rc.params.id!));
       return listOf(page.rows.map((r) => renderRecord(enrollments, r)), page);
     },
   },

@@ -1,7 +1,7 @@
 /** Identity operations beyond CRUD on the Management API. */
 import { Type } from '@sinclair/typebox';
-import { sql, type SqlBool } from 'kysely';
 import { getRow, listEntities } from '../../model/crud.js';
+import { authenticatorsOfIdentity } from '../../model/listing-scopes.js';
 import { renderRecord } from '../../model/render.js';
 import { authenticators } from '../../model/resources/authenticator.js';
 import { identities } from '../../model/resources/identity.js';
@@ -54,7 +54,7 @@ export const identityRoutes: RouteDef[] = [
     envelope: 'listAuthenticatorsEnvelope',
     async handler(rc) {
       await getRow(rc.ctx, identities, rc.params.id!);
-      const page = await listEntities(rc.ctx, authenticators, listOptions(rc), sql<SqlBool>`${sql.ref('t.identityId')} = ${rc.params.id}`);
+      const page = await listEntities(rc.ctx, authenticators, listOptions(rc), authenticatorsOfIdentity(rc.params.id!));
       return listOf(page.rows.map((r) => renderRecord(authenticators, r)), page);
     },
   },

@@ -23,6 +23,7 @@
  */
 import type { Executor } from '../../store/db.js';
 import { readMarkers, type Markers } from '../../store/access-markers.js';
+import type { StoredSession } from '../../store/sessions.js';
 import type { Ctx } from '../ctx.js';
 import { byConnectedThenId, loadRouterCatalog, loadServiceCatalog, type RouterCatalog, type RouterInfo, type ServiceCatalog } from './catalog.js';
 import {
@@ -81,7 +82,7 @@ export class AccessEngine {
    * The session of (API session, service, type), for the idempotent `POST /sessions`. Sessions never change;
    * any removal moves the `sessions` marker. A session just created is added with the version read before.
    */
-  readonly sessions = new VersionedCache<string, Record<string, unknown> | undefined>(50_000);
+  readonly sessions = new VersionedCache<string, StoredSession | undefined>(50_000);
   /** API sessions never change their config types or creation time, so these entries have one version. */
   private readonly apiSessions = new VersionedCache<string, ApiSessionInfo | undefined>(50_000);
 

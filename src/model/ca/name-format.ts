@@ -7,6 +7,7 @@
  * appended to the formatted base (`base000001`, `base000002`, …), not cumulatively as the reference does, so
  * the names stay readable.
  */
+import { identityNameTaken } from '../../store/identities.js';
 import type { Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 
@@ -32,7 +33,7 @@ const MAX_SUFFIX = 999_999;
 
 /** `base` when no identity has that name, else the first free `base` + six-digit counter. */
 export async function uniqueIdentityName(ctx: Ctx, base: string): Promise<string> {
-  const taken = async (name: string) => !!(await ctx.db.selectFrom('identities').select('id').where('name', '=', name).executeTakeFirst());
+  const taken = (name: string) => identityNameTaken(ctx.db, name);
   if (!(await taken(base))) return base;
   for (let i = 1; i <= MAX_SUFFIX; i++) {
     const candidate = `${base}${String(i).padStart(6, '0')}`;

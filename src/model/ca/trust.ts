@@ -6,10 +6,8 @@
  * before any certificate it issued can authenticate or enroll. Each use then has its own switch
  * (`isAuthEnabled`, `isAutoCaEnrollmentEnabled`, `isOttCaEnrollmentEnabled`).
  */
-import { sql, type SqlBool } from 'kysely';
-import { findRows } from '../../store/crud.js';
+import { verifiedCaPems as verifiedCaPemsOf, verifiedCaRecords, type CaUseSwitch, type StoredVerifiedCa } from '../../store/cas.js';
 import type { Ctx } from '../ctx.js';
-import { cas } from '../resources/ca.js';
 import { parseCertificate, verifyChain, type CertificateInput, type ChainVerification, type ParsedCertificate } from '../../pki/index.js';
 import type { ExternalIdClaim } from './external-id.js';
 
@@ -29,7 +27,7 @@ export interface TrustedCa {
 /** What the CA is about to be used for; selects the switch that must be on. */
 export type CaUse = 'auth' | 'auto-enroll' | 'ott-enroll' | 'any';
 
-const USE_COLUMN: Record<Exclude<CaUse, 'any'>, string> = {
+const USE_COLUMN: Record<Exclude<CaUse, 'any'>, CaUseSwitch> = {
   auth: 'isAuthEnabled',
   'auto-enroll': 'isAutoCaEnrollmentEnabled',
   'ott-enroll': 'isOttCaEnrollmentEnabled',
@@ -47,27 +45,14 @@ function parseCached(pem: string): ParsedCertificate {
   return cert;
 }
 
-function toTrusted(row: Record<string, unknown>): TrustedCa {
-  return {
-    id: row.id as string,
-    name: row.name as string,
-    certificate: parseCached(row.certPem as string),
-    isAuthEnabled: row.isAuthEnabled === true,
-    isAutoCaEnrollmentEnabled: row.isAutoCaEnrollmentEnabled === true,
-    isOttCaEnrollmentEnabled: row.isOttCaEnrollmentEnabled === true,
-    identityRoles: (row.identityRoles as string[] | undefined) ?? [],
-    identityNameFormat: row.identityNameFormat as string,
-    externalIdClaim: (row.externalIdClaim as ExternalIdClaim | null) ?? null,
-  };
+function toTrusted(row: StoredVerifiedCa): TrustedCa {
+  const { certPem, externalIdClaim, ...rest } = row;
+  return { ...rest, certificate: parseCached(certPem), externalIdClaim: (externalIdClaim as ExternalIdClaim | null) ?? null };
 }
 
 /** The verified CAs usable for `use`, oldest first (a stable order makes the chosen CA predictable). */
 export async function verifiedCas(ctx: Ctx, use: CaUse, id?: string): Promise<TrustedCa[]> {
-  let where = sql<SqlBool>`${sql.ref('t.isVerified')} = 1`;
-  if (use !== 'any') where = sql<SqlBool>`${where} and ${sql.ref(`t.${USE_COLUMN[use]}`)} = 1`;
-  if (id !== undefined) where = sql<SqlBool>`${where} and ${sql.ref('t.id')} = ${id}`;
-  const rows = await findRows(ctx.db, cas, where);
-  rows.sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)) || String(a.id).localeCompare(String(b.id)));
+  const rows = await verifiedCaRecords(ctx.db, use === 'any' ? undefined : USE_COLUMN[use], id);
   return rows.map(toTrusted);
 }
 
@@ -87,8 +72,7 @@ export function findIssuingCa(
 
 /** The PEMs of every verified CA: what the TLS listener adds to the CAs it names in its certificate request. */
 export async function verifiedCaPems(ctx: Ctx): Promise<string[]> {
-  const rows = await ctx.db.selectFrom('cas').select('certPem').where('isVerified', '=', 1).orderBy('createdAt').execute();
-  return rows.map((r: { certPem: string }) => r.certPem);
+  return verifiedCaPemsOf(ctx.db);
 }
 
 /** Tells the daemon that the set of trusted CAs may have changed (a no-op where nobody listens). */

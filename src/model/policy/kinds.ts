@@ -5,11 +5,13 @@
  * Kept free of resource imports so entity definitions can use it without import cycles.
  */
 
+import type { PolicyTargetTable } from '../../store/policies.js';
+
 export type TargetKind = 'identity' | 'service' | 'edgeRouter' | 'postureCheck';
 
 export interface Target {
   kind: TargetKind;
-  table: string;
+  table: PolicyTargetTable;
   /** Link table of the target's `roleAttributes` set (ownerId, value), indexed by (value, ownerId). */
   attrTable: string;
   /** Collection name, for refs and messages (`no identities found with the given ids`). */

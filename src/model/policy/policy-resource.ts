@@ -4,6 +4,7 @@
  * resources only add their own fields and operation names.
  */
 import { Type } from '@sinclair/typebox';
+import { existingIdsIn, namesByIdIn } from '../../store/policies.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import type { Input, PropDef, ResourceDef, Row, WriteMode } from '../resource.js';
@@ -26,7 +27,7 @@ async function checkRoleTargets(ctx: Ctx, kind: PolicyKind, input: Input): Promi
     const { ids } = parseRoles(roles);
     if (ids.length === 0) continue;
     const target = TARGETS[side.target];
-    const found = new Set((await ctx.db.selectFrom(target.table).select('id').where('id', 'in', ids).execute()).map((r: { id: string }) => r.id));
+    const found = await existingIdsIn(ctx.db, target.table, ids);
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length > 0) throw fieldError(side.prop, `no ${target.collection} found with the given ids`, missing.join(','));
   }
@@ -73,11 +74,7 @@ function decorateFor(kind: PolicyKind) {
   return async (ctx: Ctx, rows: Row[]): Promise<void> => {
     for (const side of kind.sides) {
       const ids = [...new Set(rows.flatMap((r) => parseRoles((r[side.prop] as string[]) ?? []).ids))];
-      const names = new Map<string, string>();
-      if (ids.length > 0) {
-        const found = await ctx.db.selectFrom(TARGETS[side.target].table).select(['id', 'name']).where('id', 'in', ids).execute();
-        for (const f of found as { id: string; name: string }[]) names.set(f.id, f.name);
-      }
+      const names = await namesByIdIn(ctx.db, TARGETS[side.target].table, ids);
       for (const r of rows) {
         const display: { role: string; name: string }[] = [];
         for (const role of (r[side.prop] as string[]) ?? []) {

@@ -4,6 +4,7 @@
  * (decisions.md, "System records").
  */
 import { Type, type TSchema } from '@sinclair/typebox';
+import { authPolicyById } from '../../store/auth-policies.js';
 import type { Executor } from '../../store/db.js';
 import type { Input, ResourceDef, Row } from '../resource.js';
 import { NameSchema, StringListSchema } from '../schemas.js';
@@ -118,8 +119,7 @@ export const authPolicies: ResourceDef = {
 
 /** The policy governing an identity (its own, or `default`). */
 export async function policyForIdentity(db: Executor, authPolicyId: string | null | undefined): Promise<AuthPolicy> {
-  const row =
-    (await db.selectFrom('auth_policies').selectAll().where('id', '=', authPolicyId ?? 'default').executeTakeFirst()) ??
-    (await db.selectFrom('auth_policies').selectAll().where('id', '=', 'default').executeTakeFirstOrThrow());
-  return { id: row.id, name: row.name, primary: JSON.parse(row.primary), secondary: JSON.parse(row.secondary) };
+  const row = (await authPolicyById(db, authPolicyId ?? 'default')) ?? (await authPolicyById(db, 'default'));
+  if (!row) throw new Error('the default auth policy is missing');
+  return row as AuthPolicy;
 }

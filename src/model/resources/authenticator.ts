@@ -3,37 +3,51 @@
  * hashed with Argon2id under the identity's auth-policy rules and never rendered.
  */
 import { Type } from '@sinclair/typebox';
+import { authenticatorIdOf, authenticatorOwner } from '../../store/authenticators.js';
+import { identityAuthPolicyId, identityExists, isDefaultAdminIdentity } from '../../store/identities.js';
 import type { Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';
 import { checkPasswordRules, hashPassword } from '../password.js';
 import { attachRefs, IDENTITY_REF } from '../refs.js';
-import type { Input, ResourceDef, Row } from '../resource.js';
+import type { Input, ResourceDef, Row, WriteMode } from '../resource.js';
 import { PasswordSchema, UsernameSchema } from '../schemas.js';
 import { policyForIdentity } from './auth-policy.js';
 import { certAuthenticatorFromPem } from '../services/cert-authenticator.js';
 
-/** Hashes a new password after checking it against the rules of the identity's auth policy. */
+/**
+ * Hashes a new password after checking it against the rules of the identity's auth policy. Outside any
+ * transaction only (hashPassword refuses one): callers hash first, then open their transaction.
+ */
 export async function hashForIdentity(ctx: Ctx, identityId: string, password: string, field = 'password'): Promise<string> {
-  const identity = await ctx.db.selectFrom('identities').select('authPolicyId').where('id', '=', identityId).executeTakeFirst();
-  const policy = await policyForIdentity(ctx.db, identity?.authPolicyId);
-  checkPasswordRules(field, password, policy.primary.updb);
-  return hashPassword(password);
+  return hashUnderPolicy(ctx, await identityAuthPolicyId(ctx.db, identityId), password, field);
 }
 
-async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patch', existing?: Row): Promise<Input> {
+/** As {@link hashForIdentity}, for an identity not stored yet that will have auth policy `authPolicyId`. */
+export async function hashUnderPolicy(ctx: Ctx, authPolicyId: string | undefined, password: string, field = 'password'): Promise<string> {
+  const policy = await policyForIdentity(ctx.db, authPolicyId);
+  checkPasswordRules(field, password, policy.primary.updb);
+  return hashPassword(password, ctx.db);
+}
+
+/**
+ * Before the write's transaction: the hash of a new password of a password authenticator (`pre.passwordHash`).
+ * Nothing when the write sets no password or cannot be one of a password authenticator; `prepare` refuses it.
+ */
+async function beforeTx(ctx: Ctx, body: Input, mode: WriteMode, id?: string): Promise<Row | undefined> {
+  if (typeof body.password !== 'string') return undefined;
+  const target = mode === 'create' ? { identityId: body.identityId, method: body.method } : id === undefined ? undefined : await authenticatorOwner(ctx.db, id);
+  if (target?.method !== 'updb' || typeof target.identityId !== 'string') return undefined;
+  if (!(await identityExists(ctx.db, target.identityId))) return undefined;
+  return { passwordHash: await hashForIdentity(ctx, target.identityId, body.password) };
+}
+
+async function prepare(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row, pre?: Row): Promise<Input> {
   const out = { ...input };
   const method = (mode === 'create' ? out.method : existing?.method) as string;
   if (mode === 'create') {
-    const identity = await ctx.db.selectFrom('identities').select('id').where('id', '=', out.identityId as string).executeTakeFirst();
-    if (!identity) throw fieldError('identityId', 'no identity found with the given id', out.identityId);
+    if (typeof out.identityId !== 'string' || !(await identityExists(ctx.db, out.identityId))) throw fieldError('identityId', 'no identity found with the given id', out.identityId);
     if (method !== 'updb' && method !== 'cert') throw fieldError('method', 'method must be one of updb, cert', method);
-    const taken = await ctx.db
-      .selectFrom('authenticators')
-      .select('id')
-      .where('identityId', '=', out.identityId as string)
-      .where('method', '=', method)
-      .executeTakeFirst();
-    if (taken) throw new DomainError('MAX_AUTHENTICATOR_METHODS_REACHED', { cause: { field: 'method', reason: 'identity already has an authenticator of this method', value: method } });
+    if ((await authenticatorIdOf(ctx.db, out.identityId, method)) !== undefined) throw new DomainError('MAX_AUTHENTICATOR_METHODS_REACHED', { cause: { field: 'method', reason: 'identity already has an authenticator of this method', value: method } });
   }
   if (method === 'updb') {
     if (mode === 'create') {
@@ -47,8 +61,9 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
     }
     if (out.username === null) delete out.username;
     if (typeof out.password === 'string') {
-      const identityId = (out.identityId ?? existing?.identityId) as string;
-      out.passwordHash = await hashForIdentity(ctx, identityId, out.password);
+      // Hashed by beforeTx, before this transaction opened (a caller with its own transaction passes it in).
+      if (typeof pre?.passwordHash !== 'string') throw new Error('a new password must be hashed before the transaction opens');
+      out.passwordHash = pre.passwordHash;
       out.failedAttempts = 0;
     }
     delete out.password;
@@ -91,13 +106,13 @@ export const authenticators: ResourceDef = {
   },
   extraFields: { identity: { kind: 'scalar', type: 'string', column: 'identityId' } },
   hooks: {
+    beforeTx,
     prepare,
     decorate,
     // The default admin keeps its password authenticator: without it nobody could log in to recover.
     async beforeDelete(ctx, row) {
       if (row.method !== 'updb') return;
-      const owner = await ctx.db.selectFrom('identities').select('isDefaultAdmin').where('id', '=', row.identityId as string).executeTakeFirst();
-      if (owner?.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id as string } });
+      if (await isDefaultAdminIdentity(ctx.db, row.identityId as string)) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id as string } });
     },
   },
   ops: {

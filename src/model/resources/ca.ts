@@ -9,6 +9,7 @@
  * Deleting a CA deletes the cert authenticators issued through it and its outstanding `ottca` enrollments.
  */
 import { Type } from '@sinclair/typebox';
+import { caFingerprintUsed, deleteCaDependants } from '../../store/cas.js';
 import type { Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';
 import { newToken } from '../ids.js';
@@ -52,8 +53,7 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row):
   }
   if (mode === 'create') {
     const cert = parseCaCertificate(out.certPem);
-    const used = await ctx.db.selectFrom('cas').select('id').where('fingerprint', '=', cert.fingerprint).executeTakeFirst();
-    if (used) throw fieldError('certPem', 'certificate already used as CA', cert.fingerprint);
+    if (await caFingerprintUsed(ctx.db, cert.fingerprint)) throw fieldError('certPem', 'certificate already used as CA', cert.fingerprint);
     out.certPem = cert.pem;
     out.fingerprint = cert.fingerprint;
     out.isVerified = false;
@@ -104,8 +104,7 @@ export const cas: ResourceDef = {
       const id = row.id as string;
       // The certificates this CA vouched for lose their trust anchor: their authenticators and pending
       // ottca enrollments go with it (seed; parity §7.5).
-      await ctx.db.deleteFrom('authenticators').where('caId', '=', id).execute();
-      await ctx.db.deleteFrom('enrollments').where('caId', '=', id).execute();
+      await deleteCaDependants(ctx.db, id);
       notifyIfTrusted(ctx, row);
     },
   },

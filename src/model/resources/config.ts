@@ -3,6 +3,7 @@
  * (400 naming the failing path). The type is fixed at create. A config used by a service cannot be deleted.
  */
 import { Type } from '@sinclair/typebox';
+import { configTypeByIdOrName } from '../../store/configs.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import { validateAgainst } from '../json-schema.js';
@@ -11,12 +12,7 @@ import type { Input, ResourceDef, Row, WriteMode } from '../resource.js';
 import { NameSchema, ObjectSchema } from '../schemas.js';
 
 /** The config type by id, or by name (the reference also accepts a name here). */
-async function findConfigType(ctx: Ctx, idOrName: string): Promise<{ id: string; schema: string } | undefined> {
-  return (
-    (await ctx.db.selectFrom('config_types').select(['id', 'schema']).where('id', '=', idOrName).executeTakeFirst()) ??
-    (await ctx.db.selectFrom('config_types').select(['id', 'schema']).where('name', '=', idOrName).executeTakeFirst())
-  );
-}
+const findConfigType = (ctx: Ctx, idOrName: string) => configTypeByIdOrName(ctx.db, idOrName);
 
 async function prepare(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Promise<Input> {
   const out = { ...input };
@@ -24,7 +20,7 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row):
   const type = await findConfigType(ctx, typeRef);
   if (!type) throw fieldError('configTypeId', 'no config type found with the given id', typeRef);
   if (mode === 'create') out.configTypeId = type.id;
-  if (out.data !== undefined) validateAgainst(JSON.parse(type.schema), out.data);
+  if (out.data !== undefined) validateAgainst(type.schema, out.data);
   return out;
 }
 

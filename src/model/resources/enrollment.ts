@@ -10,6 +10,10 @@
  * MAX_AUTHENTICATOR_METHODS_REACHED) instead of failing at enroll time.
  */
 import { Type } from '@sinclair/typebox';
+import { authenticatorHasUsername, authenticatorIdOf } from '../../store/authenticators.js';
+import { caExists } from '../../store/cas.js';
+import { enrollmentIdOf, enrollmentsOfIdentities, updbEnrollmentHasUsername } from '../../store/enrollments.js';
+import { identityExists } from '../../store/identities.js';
 import { createEntity } from '../crud.js';
 import { iso, type Ctx } from '../ctx.js';
 import { DomainError, fieldError, isDomainError, type FieldCause } from '../errors.js';
@@ -64,10 +68,7 @@ export function enrollmentCredentials(ctx: Ctx, row: { id?: unknown; jwtTemplate
 async function checkUpdbUsername(ctx: Ctx, username: unknown): Promise<string> {
   if (typeof username !== 'string' || username === '') throw fieldError('username', 'username is required for updb', username ?? null);
   if (username.length < 4 || username.length > 100) throw fieldError('username', 'username must be 4 to 100 characters', username);
-  const [auth, enrollment] = await Promise.all([
-    ctx.db.selectFrom('authenticators').select('id').where('username', '=', username).executeTakeFirst(),
-    ctx.db.selectFrom('enrollments').select('id').where('method', '=', 'updb').where('username', '=', username).executeTakeFirst(),
-  ]);
+  const [auth, enrollment] = await Promise.all([authenticatorHasUsername(ctx.db, username), updbEnrollmentHasUsername(ctx.db, username)]);
   if (auth || enrollment) throw fieldError('username', 'username must be unique', username);
   return username;
 }
@@ -79,8 +80,7 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode): Promise<Input> 
   const method = out.method as IdentityEnrollmentMethod;
   const identityId = out.identityId as string;
   const expiresAt = futureDate(ctx, 'expiresAt', out.expiresAt);
-  const identity = await ctx.db.selectFrom('identities').select('id').where('id', '=', identityId).executeTakeFirst();
-  if (!identity) throw fieldError('identityId', 'no identity found with the given id', identityId);
+  if (typeof identityId !== 'string' || !(await identityExists(ctx.db, identityId))) throw fieldError('identityId', 'no identity found with the given id', identityId);
 
   if (method === 'updb') {
     out.username = await checkUpdbUsername(ctx, out.username);
@@ -88,31 +88,18 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode): Promise<Input> 
   } else if (method === 'ottca') {
     if (typeof out.caId !== 'string' || out.caId === '') throw fieldError('caId', 'caId is required for ottca', out.caId ?? null);
     // The CA must exist now; whether it is verified and allows ottca is judged when the token is used (§7.3).
-    const ca = await ctx.db.selectFrom('cas').select('id').where('id', '=', out.caId).executeTakeFirst();
-    if (!ca) throw fieldError('caId', 'no CA found with the given id', out.caId);
+    if (!(await caExists(ctx.db, out.caId))) throw fieldError('caId', 'no CA found with the given id', out.caId);
     out.username = null;
   } else {
     out.caId = null;
     out.username = null;
   }
 
-  const existing = await ctx.db
-    .selectFrom('enrollments')
-    .select('id')
-    .where('identityId', '=', identityId)
-    .where('method', '=', method)
-    .executeTakeFirst();
-  if (existing) {
+  if ((await enrollmentIdOf(ctx.db, identityId, method)) !== undefined) {
     throw new DomainError('ENROLLMENT_EXISTS', { cause: { field: 'method', reason: 'enrollment of same method exists', value: method } });
   }
   const authMethod = authenticatorMethodFor(method);
-  const auth = await ctx.db
-    .selectFrom('authenticators')
-    .select('id')
-    .where('identityId', '=', identityId)
-    .where('method', '=', authMethod)
-    .executeTakeFirst();
-  if (auth) {
+  if ((await authenticatorIdOf(ctx.db, identityId, authMethod)) !== undefined) {
     throw new DomainError('MAX_AUTHENTICATOR_METHODS_REACHED', {
       cause: { field: 'method', reason: `identity already has a ${authMethod} authenticator`, value: method },
     });
@@ -172,12 +159,8 @@ export const enrollments: ResourceDef = {
 export async function enrollmentSummaries(ctx: Ctx, identityIds: string[]): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   if (identityIds.length === 0) return out;
-  const rows = await ctx.db
-    .selectFrom('enrollments')
-    .select(['id', 'identityId', 'method', 'jwtTemplate', 'expiresAt', 'caId'])
-    .where('identityId', 'in', identityIds)
-    .execute();
-  const summaries = rows.map((r: Row) => {
+  const rows = await enrollmentsOfIdentities(ctx.db, identityIds);
+  const summaries = rows.map((r) => {
     const { token, jwt } = enrollmentCredentials(ctx, r);
     return { id: r.id, token, jwt, expiresAt: r.expiresAt, ...(r.method === 'ottca' && r.caId ? { caId: r.caId } : {}) };
   });
@@ -185,9 +168,10 @@ export async function enrollmentSummaries(ctx: Ctx, identityIds: string[]): Prom
   await attachRefs(ctx, summaries, { idField: 'caId', as: 'ca', table: 'cas', collection: 'cas' });
   for (const [i, r] of rows.entries()) {
     const summary = summaries[i]!;
-    const forIdentity = out.get(r.identityId) ?? {};
+    const identityId = r.identityId!;
+    const forIdentity = out.get(identityId) ?? {};
     forIdentity[r.method] = summary;
-    out.set(r.identityId, forIdentity);
+    out.set(identityId, forIdentity);
   }
   return out;
 }

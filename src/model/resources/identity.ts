@@ -3,6 +3,10 @@
  * docs/reference-notes.md §12 "Identity"; disable/enable and the default admin follow docs/reference-notes.md §5.6, §10.4.
  */
 import { Type } from '@sinclair/typebox';
+import { identitiesWithApiSession } from '../../store/api-sessions.js';
+import { authPolicyExists, authPolicyNames } from '../../store/auth-policies.js';
+import { authenticatorsOfIdentities } from '../../store/authenticators.js';
+import { edgeRouterExists } from '../../store/routers.js';
 import type { Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';
 import { entityRef } from '../render.js';
@@ -26,16 +30,15 @@ export function isDisabled(row: { disabledAt?: unknown; disabledUntil?: unknown 
   return new Date(row.disabledUntil as string).getTime() > now.getTime();
 }
 
-const routerOf = (ctx: Ctx, id: string) => ctx.db.selectFrom('edge_routers').select('id').where('id', '=', id).executeTakeFirst();
-
 /** A tunneler router's identity goes with its router, not on its own (parity: §2.7). */
 async function refuseWhileRouterExists(ctx: Ctx, row: Row): Promise<void> {
-  const router = await routerOf(ctx, row.id as string);
-  if (!router) return;
+  const id = row.id as string;
+  // A tunneler router's identity has the router's id.
+  if (!(await edgeRouterExists(ctx.db, id))) return;
   throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
-    urlVars: { id: row.id as string },
-    cause: { field: 'id', reason: `entity type identities referenced by edge-routers: [${router.id}]`, value: row.id },
-    causeMessage: `referenced by /edge-routers/${router.id}`,
+    urlVars: { id },
+    cause: { field: 'id', reason: `entity type identities referenced by edge-routers: [${id}]`, value: id },
+    causeMessage: `referenced by /edge-routers/${id}`,
   });
 }
 
@@ -47,8 +50,7 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
   }
   if ('authPolicyId' in out) {
     if (out.authPolicyId === null || out.authPolicyId === undefined) out.authPolicyId = 'default';
-    const found = await ctx.db.selectFrom('auth_policies').select('id').where('id', '=', out.authPolicyId as string).executeTakeFirst();
-    if (!found) throw fieldError('authPolicyId', 'no auth policy found with the given id', out.authPolicyId);
+    if (typeof out.authPolicyId !== 'string' || !(await authPolicyExists(ctx.db, out.authPolicyId))) throw fieldError('authPolicyId', 'no auth policy found with the given id', out.authPolicyId);
   }
   if (out.roleAttributes !== undefined) checkRoleAttributes('roleAttributes', out.roleAttributes);
   if (out.externalId === '') out.externalId = null;
@@ -57,7 +59,7 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
   }
   if (mode !== 'create') delete out.enrollment;
   // A tunneler router's identity keeps the router's name and the Router type; the router manages them.
-  if (existing && (await routerOf(ctx, existing.id as string))) {
+  if (existing && (await edgeRouterExists(ctx.db, existing.id as string))) {
     const renamed = out.name !== undefined && out.name !== existing.name;
     const retyped = out.typeId !== undefined && out.typeId !== existing.typeId;
     if (renamed || retyped) throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', { urlVars: { id: existing.id as string }, cause: { field: renamed ? 'name' : 'type', reason: 'the identity of an edge router follows its router', value: renamed ? out.name : out.typeId } });
@@ -70,18 +72,17 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   if (rows.length === 0) return;
   const ids = rows.map((r) => r.id as string);
   const now = ctx.now();
-  const [authenticators, policies, sessions, enrollments] = await Promise.all([
-    ctx.db.selectFrom('authenticators').select(['id', 'identityId', 'method', 'username', 'fingerprint']).where('identityId', 'in', ids).execute(),
-    ctx.db.selectFrom('auth_policies').select(['id', 'name']).execute(),
-    ctx.db.selectFrom('api_sessions').select('identityId').distinct().where('identityId', 'in', ids).execute(),
+  const [authenticators, policies, withSession, enrollments] = await Promise.all([
+    authenticatorsOfIdentities(ctx.db, ids),
+    authPolicyNames(ctx.db),
+    identitiesWithApiSession(ctx.db, ids),
     enrollmentSummaries(ctx, ids),
   ]);
-  const policyNames = new Map(policies.map((p: { id: string; name: string }) => [p.id, p.name]));
-  const withSession = new Set(sessions.map((s: { identityId: string }) => s.identityId));
+  const policyNames = new Map(policies.map((p) => [p.id, p.name]));
   for (const r of rows) {
     const id = r.id as string;
     const auths: Record<string, unknown> = {};
-    for (const a of authenticators.filter((x: { identityId: string }) => x.identityId === id)) {
+    for (const a of authenticators.filter((x) => x.identityId === id)) {
       if (a.method === 'updb') auths.updb = { id: a.id, username: a.username };
       else if (a.method === 'cert') auths.cert = { id: a.id, fingerprint: a.fingerprint };
     }

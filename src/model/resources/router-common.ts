@@ -4,6 +4,7 @@
  * kinds are built from these so nothing is written twice.
  */
 import { Type } from '@sinclair/typebox';
+import { routerNameTaken, type RouterTable } from '../../store/routers.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import type { Input, PropDef, Row } from '../resource.js';
@@ -23,13 +24,12 @@ export const routerProps: Record<string, PropDef> = {
  * Null `cost` / `noTraversal` mean the default (the reference maps a missing pointer to 0 / false), and a
  * router name is unique across edge and transit routers, which live in two tables.
  */
-export async function prepareRouter(ctx: Ctx, input: Input, otherTable: string): Promise<Input> {
+export async function prepareRouter(ctx: Ctx, input: Input, otherTable: RouterTable): Promise<Input> {
   const out = { ...input };
   if (out.cost === null) out.cost = 0;
   if (out.noTraversal === null) out.noTraversal = false;
   if (typeof out.name === 'string') {
-    const clash = await ctx.db.selectFrom(otherTable).select('id').where('name', '=', out.name).executeTakeFirst();
-    if (clash) throw fieldError('name', 'name must be unique', out.name);
+    if (await routerNameTaken(ctx.db, otherTable, out.name)) throw fieldError('name', 'name must be unique', out.name);
   }
   return out;
 }

@@ -5,6 +5,7 @@
  * elsewhere (sub-listings) they are empty.
  */
 import { Type } from '@sinclair/typebox';
+import { configsWithTypes } from '../../store/configs.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import { policyTargetHooks } from '../policy/target-hooks.js';
@@ -14,16 +15,11 @@ import { AttributesSchema, checkRoleAttributes, NameSchema, StringListSchema } f
 /** Every id must be a config, and no two of the same config type (400 on `configs`). */
 async function checkConfigs(ctx: Ctx, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  const found = await ctx.db
-    .selectFrom('configs as c')
-    .innerJoin('config_types as ct', 'ct.id', 'c.configTypeId')
-    .select(['c.id as id', 'c.configTypeId as typeId', 'ct.name as typeName'])
-    .where('c.id', 'in', ids)
-    .execute();
-  const missing = ids.filter((id) => !found.some((f: { id: string }) => f.id === id));
+  const found = await configsWithTypes(ctx.db, ids);
+  const missing = ids.filter((id) => !found.some((f) => f.id === id));
   if (missing.length > 0) throw fieldError('configs', 'no configs found with the given ids', missing.join(','));
   const seen = new Map<string, string>();
-  for (const f of found as { id: string; typeId: string; typeName: string }[]) {
+  for (const f of found) {
     const other = seen.get(f.typeId);
     if (other) throw fieldError('configs', `multiple configs of config type ${f.typeName}: ${other}, ${f.id}`, ids.join(','));
     seen.set(f.typeId, f.id);

@@ -6,6 +6,8 @@
  * router by id (`service`, `router`); records show them as refs with `serviceId`/`routerId`.
  */
 import { Type } from '@sinclair/typebox';
+import { serviceExists } from '../../store/service-configs.js';
+import { routerExists } from '../../store/routers.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import { attachRefs } from '../refs.js';
@@ -16,17 +18,13 @@ import { CostSchema, PrecedenceSchema } from '../schemas.js';
 async function prepare(ctx: Ctx, input: Input): Promise<Input> {
   const out = { ...input };
   if (out.service !== undefined) {
-    const found = await ctx.db.selectFrom('services').select('id').where('id', '=', out.service as string).executeTakeFirst();
-    if (!found) throw fieldError('service', 'no service found with the given id', out.service);
+    if (typeof out.service !== 'string' || !(await serviceExists(ctx.db, out.service))) throw fieldError('service', 'no service found with the given id', out.service);
     out.serviceId = out.service;
     delete out.service;
   }
   if (out.router !== undefined) {
     const id = out.router as string;
-    const found =
-      (await ctx.db.selectFrom('edge_routers').select('id').where('id', '=', id).executeTakeFirst()) ??
-      (await ctx.db.selectFrom('transit_routers').select('id').where('id', '=', id).executeTakeFirst());
-    if (!found) throw fieldError('router', 'no router found with the given id', id);
+    if (!(await routerExists(ctx.db, id))) throw fieldError('router', 'no router found with the given id', id);
     out.routerId = id;
     delete out.router;
   }

@@ -3,7 +3,8 @@
  * read, delete. Everything is scoped to the caller's own API session, and a certificate past its validity
  * window is treated as gone (not listed, 404) even before the sweeper removes it.
  */
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { deleteApiSessionCert, deleteApiSessionCertsValidTo } from '../../store/api-session-certs.js';
+import { validCertsOfApiSession } from '../../store/scopes.js';
 import { insertRow } from '../../store/crud.js';
 import { isPkiError } from '../../pki/index.js';
 import { listEntities, type Page } from '../crud.js';
@@ -21,10 +22,8 @@ export interface SessionCertOwner {
   identityId: string;
 }
 
-/** The caller's API session's certificates that are still valid now. */
-function ownedAndValid(ctx: Ctx, apiSessionId: string): RawBuilder<SqlBool> {
-  return sql<SqlBool>`${sql.ref('t.apiSessionId')} = ${apiSessionId} and ${sql.ref('t.validTo')} > ${iso(ctx.now())}`;
-}
+/** The caller's API session's certificates that are still valid now (with `id`, only that one). */
+const ownedAndValid = (ctx: Ctx, apiSessionId: string, id?: string) => validCertsOfApiSession(apiSessionId, iso(ctx.now()), id);
 
 export interface IssuedSessionCert {
   id: string;
@@ -72,18 +71,17 @@ export function listSessionCerts(ctx: Ctx, apiSessionId: string, opts: ListOptio
 
 /** One certificate of the caller's API session; 404 for another session's, an expired one, or none. */
 export async function getSessionCert(ctx: Ctx, apiSessionId: string, id: string): Promise<Row> {
-  const [row] = await findRows(ctx.db, apiSessionCerts, sql<SqlBool>`${ownedAndValid(ctx, apiSessionId)} and ${sql.ref('t.id')} = ${id}`);
+  const [row] = await findRows(ctx.db, apiSessionCerts, ownedAndValid(ctx, apiSessionId, id));
   if (!row) throw notFound(id, apiSessionCerts.label);
   return row;
 }
 
 export async function deleteSessionCert(ctx: Ctx, apiSessionId: string, id: string): Promise<void> {
   await getSessionCert(ctx, apiSessionId, id);
-  await ctx.db.deleteFrom('api_session_certs').where('id', '=', id).execute();
+  await deleteApiSessionCert(ctx.db, id);
 }
 
 /** Removes certificates past their validity window (run by the daemon's sweeper). */
 export async function sweepExpiredSessionCerts(ctx: Ctx): Promise<number> {
-  const res = await ctx.db.deleteFrom('api_session_certs').where('validTo', '<=', iso(ctx.now())).executeTakeFirst();
-  return Number(res.numDeletedRows);
+  return deleteApiSessionCertsValidTo(ctx.db, iso(ctx.now()));
 }

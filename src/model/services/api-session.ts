@@ -5,7 +5,14 @@
  * Activity is written at a granularity of a tenth of the timeout (at most once a second), so a busy
  * client does not turn every read into a write while expiry stays accurate for short timeouts.
  */
-import { sql } from 'kysely';
+import {
+  apiSessionByTokenHash,
+  deleteApiSessionsByIds,
+  deleteApiSessionsOfIdentity,
+  idleApiSessionIds,
+  insertApiSession,
+  touchApiSession,
+} from '../../store/api-sessions.js';
 import type { Ctx } from '../ctx.js';
 import { iso } from '../ctx.js';
 import { newId, isUuid } from '../ids.js';
@@ -32,19 +39,6 @@ export interface Principal {
   authQueries: unknown[];
 }
 
-interface TokenRow {
-  sessionId: string;
-  lastActivityAt: string;
-  authQueries: string;
-  identityId: string;
-  name: string;
-  isAdmin: number;
-  isDefaultAdmin: number;
-  authPolicyId: string;
-  disabledAt: string | null;
-  disabledUntil: string | null;
-}
-
 export interface NewApiSession {
   identityId: string;
   authenticatorId: string;
@@ -57,26 +51,18 @@ export interface NewApiSession {
 export async function createApiSession(ctx: Ctx, s: NewApiSession): Promise<string> {
   const now = iso(ctx.now());
   const id = newId(16);
-  await ctx.db
-    .insertInto('api_sessions')
-    .values({
-      id,
-      createdAt: now,
-      updatedAt: now,
-      tags: '{}',
-      isSystem: 0,
-      // The token is derived from the id (model/tokens.ts); the store keeps only its hash.
-      tokenHash: tokenHash(ctx.tokens.token('api-session', id)),
-      identityId: s.identityId,
-      authenticatorId: s.authenticatorId,
-      ipAddress: s.ipAddress,
-      configTypes: JSON.stringify(s.configTypes),
-      authQueries: JSON.stringify(s.authQueries ?? []),
-      isMfaRequired: s.isMfaRequired ? 1 : 0,
-      isMfaComplete: 0,
-      lastActivityAt: now,
-    })
-    .execute();
+  await insertApiSession(ctx.db, {
+    id,
+    // The token is derived from the id (model/tokens.ts); the store keeps only its hash.
+    tokenHash: tokenHash(ctx.tokens.token('api-session', id)),
+    identityId: s.identityId,
+    authenticatorId: s.authenticatorId,
+    ipAddress: s.ipAddress,
+    configTypes: s.configTypes,
+    authQueries: s.authQueries ?? [],
+    isMfaRequired: s.isMfaRequired ?? false,
+    createdAt: now,
+  });
   return id;
 }
 
@@ -91,11 +77,8 @@ const isExpired = (ctx: Ctx, lastActivityAt: string, now: Date) =>
  */
 export async function resolveToken(ctx: Ctx, token: string): Promise<Principal | null> {
   if (!isUuid(token)) return null;
-  // Every authenticated request runs this: a template query skips the query builder's per-call compile (~4x cheaper).
-  const { rows } = await sql<TokenRow>`select s.id as "sessionId", s."lastActivityAt", s."authQueries", i.id as "identityId", i.name,
-      i."isAdmin", i."isDefaultAdmin", i."authPolicyId", i."disabledAt", i."disabledUntil"
-    from api_sessions s join identities i on i.id = s."identityId" where s."tokenHash" = ${tokenHash(token)}`.execute(ctx.db);
-  const row = rows[0];
+  // Every authenticated request runs this: the store keeps it a prepared template query (store/api-sessions.ts).
+  const row = await apiSessionByTokenHash(ctx.db, tokenHash(token));
   if (!row) return null;
   const now = ctx.now();
   if (isExpired(ctx, row.lastActivityAt, now)) {
@@ -104,7 +87,7 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
   }
   if (isDisabled(row, now)) return null;
   if (now.getTime() - new Date(row.lastActivityAt).getTime() >= activityGranularityMs(ctx)) {
-    await ctx.db.updateTable('api_sessions').set({ lastActivityAt: iso(now) }).where('id', '=', row.sessionId).execute();
+    await touchApiSession(ctx.db, row.sessionId, iso(now));
   }
   return {
     apiSessionId: row.sessionId,
@@ -112,34 +95,27 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
     identity: {
       id: row.identityId,
       name: row.name,
-      isAdmin: row.isAdmin === 1,
-      isDefaultAdmin: row.isDefaultAdmin === 1,
+      isAdmin: row.isAdmin,
+      isDefaultAdmin: row.isDefaultAdmin,
       authPolicyId: row.authPolicyId,
     },
-    authQueries: JSON.parse(row.authQueries),
+    authQueries: row.authQueries,
   };
 }
 
 /** Removes API sessions; what depends on them goes with them through the store's cascades. */
-export async function deleteApiSessions(ctx: Ctx, ids: string[]): Promise<number> {
-  if (ids.length === 0) return 0;
-  const res = await ctx.db.deleteFrom('api_sessions').where('id', 'in', ids).executeTakeFirst();
-  return Number(res.numDeletedRows);
-}
+export const deleteApiSessions = (ctx: Ctx, ids: string[]): Promise<number> => deleteApiSessionsByIds(ctx.db, ids);
 
-export async function deleteIdentityApiSessions(ctx: Ctx, identityId: string): Promise<number> {
-  const res = await ctx.db.deleteFrom('api_sessions').where('identityId', '=', identityId).executeTakeFirst();
-  return Number(res.numDeletedRows);
-}
+export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> => deleteApiSessionsOfIdentity(ctx.db, identityId);
 
 /** Removes every API session idle for longer than the timeout, in batches. */
 export async function sweepExpiredApiSessions(ctx: Ctx): Promise<number> {
   const cutoff = iso(new Date(ctx.now().getTime() - ctx.settings.sessionTimeoutMs));
   let total = 0;
   for (;;) {
-    const batch = await ctx.db.selectFrom('api_sessions').select('id').where('lastActivityAt', '<=', cutoff).limit(500).execute();
+    const batch = await idleApiSessionIds(ctx.db, cutoff, 500);
     if (batch.length === 0) return total;
-    total += await deleteApiSessions(ctx, batch.map((b: { id: string }) => b.id));
+    total += await deleteApiSessions(ctx, batch);
     if (batch.length < 500) return total;
   }
 }

@@ -10,7 +10,9 @@
  * refused until second factors are served. Every failure is the same 401
  * INVALID_AUTH; the reason is logged at debug level for operators.
  */
+import { authenticatorIdOf, certAuthenticatorByFingerprint } from '../../store/authenticators.js';
 import { withTx } from '../../store/db.js';
+import { identityIdByExternalId, identityStanding } from '../../store/identities.js';
 import type { ParsedCertificate } from '../../pki/index.js';
 import { withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
@@ -64,12 +66,7 @@ async function matchCertificate(ctx: Ctx, peer: PeerCertificates | undefined): P
   }
   const leaf = own.leaf;
   const byFingerprint = async (): Promise<CertMatch> => {
-    const auth = await ctx.db
-      .selectFrom('authenticators')
-      .select(['id', 'identityId'])
-      .where('method', '=', 'cert')
-      .where('fingerprint', '=', leaf.fingerprint)
-      .executeTakeFirst();
+    const auth = await certAuthenticatorByFingerprint(ctx.db, leaf.fingerprint);
     if (!auth) throw refused(ctx, 'no authenticator has this certificate', { fingerprint: leaf.fingerprint });
     return { identityId: auth.identityId, authenticatorId: auth.id, withinValidity: own.withinValidity };
   };
@@ -85,16 +82,11 @@ async function matchCertificate(ctx: Ctx, peer: PeerCertificates | undefined): P
   const claim = issuer.ca.externalIdClaim;
   const externalId = claim ? externalIdFromCertificate(claim, leaf) : undefined;
   if (externalId !== undefined) {
-    const identity = await ctx.db.selectFrom('identities').select('id').where('externalId', '=', externalId).executeTakeFirst();
-    if (identity) {
-      const auth = await ctx.db
-        .selectFrom('authenticators')
-        .select('id')
-        .where('identityId', '=', identity.id)
-        .where('method', '=', 'cert')
-        .executeTakeFirst();
+    const identityId = await identityIdByExternalId(ctx.db, externalId);
+    if (identityId !== undefined) {
+      const authenticatorId = await authenticatorIdOf(ctx.db, identityId, 'cert');
       // An identity matched by claim may have no authenticator at all: the session then names the CA that vouched.
-      return { identityId: identity.id, authenticatorId: auth?.id ?? issuer.ca.id, withinValidity: own.withinValidity };
+      return { identityId, authenticatorId: authenticatorId ?? issuer.ca.id, withinValidity: own.withinValidity };
     }
   }
   return byFingerprint();
@@ -106,7 +98,7 @@ export async function authenticateCert(ctx: Ctx, peer: PeerCertificates | undefi
     const tctx = withDb(ctx, trx);
     const match = await matchCertificate(tctx, peer);
     const now = ctx.now();
-    const identity = await trx.selectFrom('identities').selectAll().where('id', '=', match.identityId).executeTakeFirst();
+    const identity = await identityStanding(trx, match.identityId);
     if (!identity || isDisabled(identity, now)) throw refused(ctx, 'identity disabled', { identityId: match.identityId });
     const policy = await policyForIdentity(trx, identity.authPolicyId);
     if (!policy.primary.cert.allowed) throw refused(ctx, 'auth policy does not allow certificates', { identityId: identity.id });

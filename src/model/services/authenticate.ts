@@ -9,7 +9,9 @@ import { DomainError, fieldError } from '../errors.js';
 import { MAX_SET_ITEMS } from '../schemas.js';
 import { verifyPassword } from '../password.js';
 import { isDisabled } from '../resources/identity.js';
+import { passwordAuthenticatorByUsername } from '../../store/authenticators.js';
 import { withTx } from '../../store/db.js';
+import { identityStanding, setIdentityClientInfo } from '../../store/identities.js';
 import { clearAttempts, recordFailedAttempt, reserveAttempt } from './password-attempts.js';
 import { configTypesByIdOrName } from '../../store/access.js';
 import { createApiSession, type NewApiSession } from './api-session.js';
@@ -70,16 +72,7 @@ export async function startApiSession(
 ): Promise<string> {
   const envInfo = infoObject(body.envInfo);
   const sdkInfo = infoObject(body.sdkInfo);
-  if (envInfo || sdkInfo) {
-    await ctx.db
-      .updateTable('identities')
-      .set({
-        ...(envInfo ? { envInfo: JSON.stringify(envInfo) } : {}),
-        ...(sdkInfo ? { sdkInfo: JSON.stringify(sdkInfo) } : {}),
-      })
-      .where('id', '=', session.identityId)
-      .execute();
-  }
+  await setIdentityClientInfo(ctx.db, session.identityId, { envInfo, sdkInfo });
   return createApiSession(ctx, { ...session, configTypes: await resolveConfigTypes(ctx, configTypesOf(body)) });
 }
 
@@ -97,12 +90,7 @@ export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipA
       causeMessage: 'username and password fields are required',
     });
   }
-  const auth = await ctx.db
-    .selectFrom('authenticators')
-    .select(['id', 'identityId', 'passwordHash'])
-    .where('method', '=', 'updb')
-    .where('username', '=', username)
-    .executeTakeFirst();
+  const auth = await passwordAuthenticatorByUsername(ctx.db, username);
   const reservation = await reserveAttempt(ctx, auth ? { authenticatorId: auth.id, identityId: auth.identityId } : undefined);
   const ok = await verifyPassword(reservation.ok ? auth!.passwordHash : undefined, password);
   if (!reservation.ok) {
@@ -116,7 +104,7 @@ export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipA
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     // Checked again: a concurrent attempt may have locked the identity while this one was being verified.
-    const identity = await trx.selectFrom('identities').selectAll().where('id', '=', reservation.target.identityId).executeTakeFirst();
+    const identity = await identityStanding(trx, reservation.target.identityId);
     if (!identity || isDisabled(identity, ctx.now())) throw invalidAuth();
     await clearAttempts(tctx, reservation.target.authenticatorId);
     return startApiSession(tctx, { identityId: identity.id, authenticatorId: reservation.target.authenticatorId, ipAddress }, body);

@@ -11,6 +11,8 @@
  * Only verified CAs take part. Both flows run in one transaction: a refused enrollment creates nothing and an
  * `ottca` token stays usable.
  */
+import { authenticatorIdOf } from '../../store/authenticators.js';
+import { identityIdByExternalId } from '../../store/identities.js';
 import { withTx } from '../../store/db.js';
 import { insertRow } from '../../store/crud.js';
 import type { ParsedCertificate } from '../../pki/index.js';
@@ -50,8 +52,7 @@ function issuingCa(candidates: readonly TrustedCa[], peer: PeerCertificates, now
  */
 async function insertCertAuthenticator(ctx: Ctx, identityId: string, cert: ParsedCertificate, caId: string): Promise<string> {
   await assertFingerprintUnused(ctx, cert.fingerprint, 'clientCert');
-  const existing = await ctx.db.selectFrom('authenticators').select('id').where('identityId', '=', identityId).where('method', '=', 'cert').executeTakeFirst();
-  if (existing) {
+  if ((await authenticatorIdOf(ctx.db, identityId, 'cert')) !== undefined) {
     throw new DomainError('MAX_AUTHENTICATOR_METHODS_REACHED', { cause: { field: 'method', reason: 'identity already has a cert authenticator', value: 'cert' } });
   }
   const id = newId();
@@ -119,8 +120,7 @@ export async function enrollCa(ctx: Ctx, peer: PeerCertificates | undefined, req
     if (ca.externalIdClaim) {
       externalId = externalIdFromCertificate(ca.externalIdClaim, leaf);
       if (externalId === undefined) throw new DomainError('MISSING_CERT_CLAIM', { cause: { field: 'externalIdClaim', reason: 'the certificate holds no value for the CA externalIdClaim', value: leaf.subject } });
-      const taken = await trx.selectFrom('identities').select('id').where('externalId', '=', externalId).executeTakeFirst();
-      if (taken) throw new DomainError('ENROLLMENT_IDENTITY_ALREADY_ENROLLED', { cause: { field: 'externalId', reason: 'an identity with this external id exists', value: externalId } });
+      if ((await identityIdByExternalId(trx, externalId)) !== undefined) throw new DomainError('ENROLLMENT_IDENTITY_ALREADY_ENROLLED', { cause: { field: 'externalId', reason: 'an identity with this external id exists', value: externalId } });
     }
     const identityId = newId();
     const base = formatIdentityName(ca.identityNameFormat, {

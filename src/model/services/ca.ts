@@ -2,6 +2,7 @@
  * CA actions beyond CRUD: proof of possession (`POST /cas/{id}/verify`) and the CA enrollment JWT
  * (`GET /cas/{id}/jwt`) (parity: docs/reference-notes.md §7.1, §7.5).
  */
+import { markCaVerified } from '../../store/cas.js';
 import { withTx } from '../../store/db.js';
 import { CERTIFICATE_PEM_TYPES, decodePemBlocks, isIssuedBy, parseCertificate, parseCertificateDer, type ParsedCertificate } from '../../pki/index.js';
 import { getRow } from '../crud.js';
@@ -45,7 +46,7 @@ export async function verifyCa(ctx: Ctx, id: string, body: unknown): Promise<voi
     if (!isIssuedBy(cert, parseCertificate(row.certPem as string))) {
       throw new DomainError('CERTIFICATE_FAILED_VALIDATION', { cause: { message: 'the certificate is not signed by the CA' } });
     }
-    await trx.updateTable('cas').set({ isVerified: 1, updatedAt: iso(ctx.now()) }).where('id', '=', id).execute();
+    await markCaVerified(trx, id, iso(ctx.now()));
     trustChanged(withDb(ctx, trx));
   });
 }

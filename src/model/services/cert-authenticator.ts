@@ -7,6 +7,7 @@
  * to another authenticator. Verified third-party CAs count as trusted here whatever their `isAuthEnabled`:
  * the switch decides whether the certificate may log in, not whether it may be registered.
  */
+import { certFingerprintInUse } from '../../store/authenticators.js';
 import type { Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { requirePki } from '../pki.js';
@@ -62,10 +63,5 @@ export async function certAuthenticatorFromPem(ctx: Ctx, pem: unknown): Promise<
 
 /** A certificate identifies one authenticator only (409 CERT_IN_USE), including a pending extension's. */
 export async function assertFingerprintUnused(ctx: Ctx, fingerprint: string, field: string): Promise<void> {
-  const taken = await ctx.db
-    .selectFrom('authenticators')
-    .select('id')
-    .where((eb) => eb.or([eb('fingerprint', '=', fingerprint), eb('unverifiedFingerprint', '=', fingerprint)]))
-    .executeTakeFirst();
-  if (taken) throw new DomainError('CERT_IN_USE', { cause: { field, reason: 'the certificate is already used by another authenticator', value: fingerprint } });
+  if (await certFingerprintInUse(ctx.db, fingerprint)) throw new DomainError('CERT_IN_USE', { cause: { field, reason: 'the certificate is already used by another authenticator', value: fingerprint } });
 }

@@ -7,6 +7,7 @@
  * replace the old (which stops authenticating at once). A second `extend` before verifying replaces the
  * pending certificate.
  */
+import { certAuthenticatorState, promoteCert, setUnverifiedCert, type CertAuthenticatorState } from '../../store/authenticators.js';
 import { withTx } from '../../store/db.js';
 import { CERTIFICATE_PEM_TYPES, decodePemBlocks, isPkiError, parseCertificateDer } from '../../pki/index.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
@@ -14,22 +15,11 @@ import { DomainError, notFound } from '../errors.js';
 import { requirePki } from '../pki.js';
 import { networkIssuedPeer, type PeerCertificates } from './authenticate-cert.js';
 
-interface CertAuthenticatorRow {
-  id: string;
-  identityId: string;
-  method: string;
-  fingerprint: string | null;
-  caId: string | null;
-  unverifiedFingerprint: string | null;
-}
+type CertAuthenticatorRow = CertAuthenticatorState;
 
 /** The caller's own authenticator (404 otherwise), which must be a network-issued cert one (409 otherwise). */
 async function ownNetworkCertAuthenticator(ctx: Ctx, identityId: string, id: string): Promise<CertAuthenticatorRow> {
-  const row = (await ctx.db
-    .selectFrom('authenticators')
-    .select(['id', 'identityId', 'method', 'fingerprint', 'caId', 'unverifiedFingerprint'])
-    .where('id', '=', id)
-    .executeTakeFirst()) as CertAuthenticatorRow | undefined;
+  const row = await certAuthenticatorState(ctx.db, id);
   if (!row || row.identityId !== identityId) throw notFound(id, 'authenticator');
   if (row.method !== 'cert' || row.caId) {
     throw new DomainError('CAN_NOT_UPDATE_AUTHENTICATOR', {
@@ -73,11 +63,7 @@ export async function extendCertAuthenticator(
     if (isPkiError(e)) throw new DomainError('COULD_NOT_PROCESS_CSR', { cause: { message: e.message } });
     throw e;
   }
-  await ctx.db
-    .updateTable('authenticators')
-    .set({ unverifiedCertPem: issued.certPem, unverifiedFingerprint: issued.fingerprint, updatedAt: iso(ctx.now()) })
-    .where('id', '=', id)
-    .execute();
+  await setUnverifiedCert(ctx.db, id, { pem: issued.certPem, fingerprint: issued.fingerprint }, iso(ctx.now()));
   return { ca: pki.caBundlePem, clientCert: issued.chainPem };
 }
 
@@ -101,16 +87,6 @@ export async function verifyExtendedCertificate(ctx: Ctx, identityId: string, id
       throw e;
     }
     if (cert.fingerprint !== row.unverifiedFingerprint) throw invalid('clientCert is not the certificate issued by the last extend');
-    await trx
-      .updateTable('authenticators')
-      .set({
-        certPem: cert.pem,
-        fingerprint: cert.fingerprint,
-        unverifiedCertPem: null,
-        unverifiedFingerprint: null,
-        updatedAt: iso(ctx.now()),
-      })
-      .where('id', '=', id)
-      .execute();
+    await promoteCert(trx, id, { pem: cert.pem, fingerprint: cert.fingerprint }, iso(ctx.now()));
   });
 }

@@ -7,28 +7,19 @@
  * Anything refused (bad CSR, password rules, a used fingerprint) rolls back and leaves the token usable.
  */
 import { withTx } from '../../store/db.js';
+import { deleteEnrollmentWithTokenHash, enrollmentByTokenHash, type EnrollmentByToken } from '../../store/enrollments.js';
 import { isPkiError } from '../../pki/index.js';
 import { createEntity, getRow, updateEntity } from '../crud.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { requirePki } from '../pki.js';
-import { authenticators } from '../resources/authenticator.js';
+import { authenticators, hashForIdentity } from '../resources/authenticator.js';
 import { enrollments, enrollmentSecrets, futureDate } from '../resources/enrollment.js';
 import { tokenHash } from '../tokens.js';
 
 /** The stored fields of an outstanding enrollment; exactly one of the three owner ids is set. */
-export interface AnyEnrollmentRecord {
-  id: string;
-  method: string;
-  tokenHash: string;
-  identityId: string | null;
-  edgeRouterId: string | null;
-  transitRouterId: string | null;
-  expiresAt: string;
-  username: string | null;
-  caId: string | null;
-}
+export type AnyEnrollmentRecord = EnrollmentByToken;
 
 /** An outstanding identity enrollment. */
 export type EnrollmentRecord = AnyEnrollmentRecord & { identityId: string };
@@ -56,17 +47,13 @@ const invalidToken = () => new DomainError('INVALID_ENROLLMENT_TOKEN');
 export async function anyEnrollmentForToken(ctx: Ctx, token: unknown, method?: string): Promise<AnyEnrollmentRecord> {
   if (token === undefined || token === null || token === '') throw fieldError('token', 'token is required', null);
   if (typeof token !== 'string' || !isUuid(token)) throw invalidToken();
-  const row = await ctx.db
-    .selectFrom('enrollments')
-    .select(['id', 'method', 'tokenHash', 'identityId', 'edgeRouterId', 'transitRouterId', 'expiresAt', 'username', 'caId'])
-    .where('tokenHash', '=', tokenHash(token))
-    .executeTakeFirst();
+  const row = await enrollmentByTokenHash(ctx.db, tokenHash(token));
   if (!row) throw invalidToken();
   if (method !== undefined && method !== row.method) {
     throw new DomainError('INVALID_ENROLL_METHOD', { cause: { field: 'method', reason: `the token is not for ${method} enrollment`, value: method } });
   }
   if (Date.parse(row.expiresAt) <= ctx.now().getTime()) throw new DomainError('ENROLLMENT_EXPIRED');
-  return row as AnyEnrollmentRecord;
+  return row;
 }
 
 /** As {@link anyEnrollmentForToken}, for an enrollment that must belong to an identity. */
@@ -78,8 +65,7 @@ export async function enrollmentForToken(ctx: Ctx, token: unknown, method?: stri
 
 /** Deletes the enrollment being used; a row already gone means the token was used concurrently. */
 export async function consume(ctx: Ctx, enrollment: AnyEnrollmentRecord): Promise<void> {
-  const res = await ctx.db.deleteFrom('enrollments').where('id', '=', enrollment.id).where('tokenHash', '=', enrollment.tokenHash).executeTakeFirst();
-  if (Number(res.numDeletedRows) === 0) throw invalidToken();
+  if (!(await deleteEnrollmentWithTokenHash(ctx.db, enrollment.id, enrollment.tokenHash))) throw invalidToken();
 }
 
 export interface OttEnrollmentResult {
@@ -125,10 +111,12 @@ export async function enrollUpdb(ctx: Ctx, token: unknown, body: unknown): Promi
   const password = body && typeof body === 'object' ? (body as { password?: unknown }).password : undefined;
   if (typeof password !== 'string' || password === '') throw fieldError('password', 'password is required', null);
   const username = enrollment.username ?? '';
+  // Hashed before the transaction (no Argon2id inside one); a password the rules refuse leaves the token usable.
+  const pre = { passwordHash: await hashForIdentity(ctx, enrollment.identityId, password) };
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     await consume(tctx, enrollment);
-    await createEntity(tctx, authenticators, { identityId: enrollment.identityId, method: 'updb', username, password });
+    await createEntity(tctx, authenticators, { identityId: enrollment.identityId, method: 'updb', username, password }, {}, pre);
   });
   return { username };
 }

@@ -1,6 +1,8 @@
 /** Identity actions beyond CRUD: disable and enable (parity: docs/reference-notes.md §10.4). */
 import { iso, withDb, type Ctx } from '../ctx.js';
+import { resetIdentityFailedAttempts } from '../../store/authenticators.js';
 import { withTx } from '../../store/db.js';
+import { setIdentityDisabled } from '../../store/identities.js';
 import { getRow } from '../crud.js';
 import { DomainError } from '../errors.js';
 import { identities } from '../resources/identity.js';
@@ -15,7 +17,7 @@ export async function disableIdentity(ctx: Ctx, id: string, durationMinutes: num
     if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', { urlVars: { id }, cause: { message: 'the default admin cannot be disabled' } });
     const now = ctx.now();
     const until = durationMinutes > 0 ? iso(new Date(now.getTime() + durationMinutes * 60_000)) : null;
-    await trx.updateTable('identities').set({ disabledAt: iso(now), disabledUntil: until, updatedAt: iso(now) }).where('id', '=', id).execute();
+    await setIdentityDisabled(trx, id, { disabledAt: iso(now), disabledUntil: until }, iso(now));
     await deleteIdentityApiSessions(tctx, id);
   });
 }
@@ -24,11 +26,7 @@ export async function enableIdentity(ctx: Ctx, id: string): Promise<void> {
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     await getRow(tctx, identities, id);
-    await trx
-      .updateTable('identities')
-      .set({ disabledAt: null, disabledUntil: null, updatedAt: iso(ctx.now()) })
-      .where('id', '=', id)
-      .execute();
-    await trx.updateTable('authenticators').set({ failedAttempts: 0 }).where('identityId', '=', id).execute();
+    await setIdentityDisabled(trx, id, { disabledAt: null, disabledUntil: null }, iso(ctx.now()));
+    await resetIdentityFailedAttempts(trx, id);
   });
 }

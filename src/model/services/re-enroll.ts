@@ -4,6 +4,8 @@
  * matching method created in one transaction: `updb` → `updb` with the same username, a network-issued `cert`
  * → `ott`, a `cert` issued through a registered CA → `ottca` for that CA.
  */
+import { deleteAuthenticatorRow } from '../../store/authenticators.js';
+import { caExists } from '../../store/cas.js';
 import { withTx } from '../../store/db.js';
 import { createEntity, getRow } from '../crud.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
@@ -21,10 +23,10 @@ export async function reEnrollAuthenticator(ctx: Ctx, id: string, expiresAtValue
     if (row.method === 'updb') {
       body = { method: 'updb', username: row.username };
     } else {
-      const ca = row.caId ? await trx.selectFrom('cas').select('id').where('id', '=', row.caId as string).executeTakeFirst() : undefined;
-      body = ca ? { method: 'ottca', caId: ca.id } : { method: 'ott' };
+      const caId = typeof row.caId === 'string' && (await caExists(trx, row.caId)) ? row.caId : undefined;
+      body = caId ? { method: 'ottca', caId } : { method: 'ott' };
     }
-    await trx.deleteFrom('authenticators').where('id', '=', id).execute();
+    await deleteAuthenticatorRow(trx, id);
     return createEntity(tctx, enrollments, { ...body, identityId, expiresAt });
   });
 }

@@ -12,6 +12,13 @@
  *   certificates; the old fingerprint is replaced at once.
  */
 import { withTx } from '../../store/db.js';
+import {
+  deleteEdgeRouterEnrollments,
+  edgeRouterExists,
+  enrollmentsOfRouters,
+  routerIdByFingerprint,
+  setRouterCertificate as storeRouterCertificate,
+} from '../../store/routers.js';
 import { insertRow } from '../../store/crud.js';
 import { isPkiError, parseCsr, type IssuedCertificate } from '../../pki/index.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
@@ -61,14 +68,10 @@ export async function createRouterEnrollment(ctx: Ctx, kind: RouterKind, routerI
 export async function attachRouterEnrollments(ctx: Ctx, rows: Row[], kind: RouterKind): Promise<void> {
   if (rows.length === 0) return;
   const { column } = KINDS[kind];
-  const found = await ctx.db
-    .selectFrom('enrollments')
-    .select(['id', `${column} as routerId`, 'jwtTemplate', 'createdAt', 'expiresAt'])
-    .where(column, 'in', rows.map((r) => r.id as string))
-    .execute();
-  const byRouter = new Map(found.map((e: { routerId: string }) => [e.routerId, e]));
+  const found = await enrollmentsOfRouters(ctx.db, column, rows.map((r) => r.id as string));
+  const byRouter = new Map(found.map((e) => [e.routerId, e]));
   for (const r of rows) {
-    const e = byRouter.get(r.id as string) as { id: string; jwtTemplate: string; createdAt: string; expiresAt: string } | undefined;
+    const e = byRouter.get(r.id as string);
     const shown = e ? enrollmentCredentials(ctx, e) : undefined;
     r.enrollmentToken = shown?.token ?? null;
     r.enrollmentJwt = shown?.jwt ?? null;
@@ -111,18 +114,7 @@ async function signRouterCsrs(ctx: Ctx, routerId: string, csrs: { client: string
 }
 
 async function setRouterCertificate(ctx: Ctx, kind: RouterKind, routerId: string, cert: IssuedCertificate | null): Promise<void> {
-  await ctx.db
-    .updateTable(KINDS[kind].table)
-    .set({
-      isVerified: cert ? 1 : 0,
-      fingerprint: cert?.fingerprint ?? null,
-      certPem: cert?.certPem ?? null,
-      unverifiedFingerprint: null,
-      unverifiedCertPem: null,
-      updatedAt: iso(ctx.now()),
-    })
-    .where('id', '=', routerId)
-    .execute();
+  await storeRouterCertificate(ctx.db, KINDS[kind].table, routerId, cert, iso(ctx.now()));
 }
 
 /**
@@ -162,10 +154,9 @@ export async function reEnrollEdgeRouter(ctx: Ctx, id: string): Promise<void> {
   requirePki(ctx);
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
-    const router = await trx.selectFrom('edge_routers').select('id').where('id', '=', id).executeTakeFirst();
-    if (!router) throw notFound(id, 'edge router');
+    if (!(await edgeRouterExists(trx, id))) throw notFound(id, 'edge router');
     await setRouterCertificate(tctx, 'edge', id, null);
-    await trx.deleteFrom('enrollments').where('edgeRouterId', '=', id).execute();
+    await deleteEdgeRouterEnrollments(trx, id);
     await createRouterEnrollment(tctx, 'edge', id);
   });
 }
@@ -181,9 +172,9 @@ export async function extendRouter(ctx: Ctx, peer: PeerCertificates | undefined,
   if (!presented) throw unauthorized();
   let found: { kind: RouterKind; id: string } | undefined;
   for (const kind of ['edge', 'transit'] as const) {
-    const row = await ctx.db.selectFrom(KINDS[kind].table).select('id').where('fingerprint', '=', presented.fingerprint).executeTakeFirst();
-    if (row) {
-      found = { kind, id: row.id };
+    const id = await routerIdByFingerprint(ctx.db, KINDS[kind].table, presented.fingerprint);
+    if (id !== undefined) {
+      found = { kind, id };
       break;
     }
   }

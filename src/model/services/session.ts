@@ -8,7 +8,8 @@
  * re-checks access. Access and routers come from the access engine (memory, kept current by the store's
  * markers), so the checks cost no policy queries.
  */
-import { sql, type SqlBool } from 'kysely';
+import { sessionsOfIdentity } from '../../store/scopes.js';
+import { deleteSessionById, insertSessionIfAbsent, sessionOf, type StoredSession } from '../../store/sessions.js';
 import { iso, type Ctx } from '../ctx.js';
 import { getEntity, listEntities, type Page } from '../crud.js';
 import { DomainError, notFound } from '../errors.js';
@@ -36,12 +37,9 @@ export interface SessionCreate {
   tags?: Record<string, unknown> | null;
 }
 
-/** The session of an API session for a service and type (the unique index), if any. A template query: it runs on every create. */
-async function findSession(ctx: Ctx, apiSessionId: string, serviceId: string, type: SessionType): Promise<Row | undefined> {
-  const { rows } = await sql<Row>`select id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId"
-    from sessions where "apiSessionId" = ${apiSessionId} and "serviceId" = ${serviceId} and type = ${type}`.execute(ctx.db);
-  return rows[0];
-}
+/** The session of an API session for a service and type (the unique index), if any. It runs on every create. */
+const findSession = (ctx: Ctx, apiSessionId: string, serviceId: string, type: SessionType): Promise<StoredSession | undefined> =>
+  sessionOf(ctx.db, apiSessionId, serviceId, type);
 
 /** `POST /sessions`: the session record (new or the existing one of this API session, service and type). */
 export async function createSession(ctx: Ctx, caller: SessionCaller, body: SessionCreate): Promise<Record<string, unknown>> {
@@ -75,12 +73,12 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
   if (!row) {
     const now = iso(ctx.now());
     const id = newId();
-    const values = {
+    const values: StoredSession = {
       id,
       createdAt: now,
       updatedAt: now,
-      tags: JSON.stringify(body.tags ?? {}),
-      isSystem: 0,
+      tags: body.tags ?? {},
+      isSystem: false,
       // Derived from the id (model/tokens.ts); only the hash is stored.
       tokenHash: tokenHash(ctx.tokens.token('session', id)),
       type,
@@ -89,24 +87,19 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
       identityId: caller.identityId,
     };
     // A concurrent create of the same (API session, service, type) may win the unique index: then use its row.
-    const res = await sql`insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId")
-      values (${values.id}, ${now}, ${now}, ${values.tags}, 0, ${values.tokenHash}, ${type}, ${caller.apiSessionId}, ${serviceId}, ${caller.identityId})
-      on conflict ("apiSessionId", "serviceId", type) do nothing`.execute(ctx.db);
-    row = Number(res.numAffectedRows ?? 0) === 1 ? values : await findSession(ctx, caller.apiSessionId, serviceId, type);
+    row = (await insertSessionIfAbsent(ctx.db, values)) ? values : await findSession(ctx, caller.apiSessionId, serviceId, type);
     // The API session may have ended meanwhile (its sessions go with it): then there is nothing to answer.
     if (!row) throw new DomainError('UNAUTHORIZED');
     engine.sessions.set(key, version, row);
   }
-  const out: Row = { ...row, tags: typeof row.tags === 'string' ? JSON.parse(row.tags) : row.tags, token: ctx.tokens.token('session', row.id as string) };
+  const out: Row = { ...row, token: ctx.tokens.token('session', row.id) };
   decorateSession(out, view.catalog.records.get(serviceId)?.name as string, edgeRouters);
   return renderRecord(sessions, out);
 }
 
-const ownedBy = (identityId: string) => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
-
 /** Sessions of one identity (client) or of everyone (management, `identityId` undefined). */
 export async function listSessions(ctx: Ctx, opts: ListOptions, identityId?: string): Promise<{ records: Record<string, unknown>[]; page: Page }> {
-  const page = await listEntities(ctx, sessions, opts, identityId === undefined ? undefined : ownedBy(identityId));
+  const page = await listEntities(ctx, sessions, opts, identityId === undefined ? undefined : sessionsOfIdentity(identityId));
   return { records: page.rows.map((r) => renderRecord(sessions, r)), page };
 }
 
@@ -137,5 +130,5 @@ export async function sessionManagementDetail(ctx: Ctx, id: string): Promise<Rec
 
 export async function deleteSession(ctx: Ctx, id: string, identityId?: string): Promise<void> {
   const row = await getSession(ctx, id, identityId);
-  await ctx.db.deleteFrom('sessions').where('id', '=', row.id as string).execute();
+  await deleteSessionById(ctx.db, row.id as string);
 }

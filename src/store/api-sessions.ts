@@ -1,0 +1,115 @@
+/**
+ * API sessions: creation, the per-request token lookup, activity, expiry and removal (queries only).
+ * `apiSessionByTokenHash` runs on every authenticated request: it is a `sql` template, prepared once by its
+ * text (db.ts), not the query builder, whose per-call compile costs more than the query.
+ */
+import { sql } from 'kysely';
+import type { TypedExecutor } from './executor.js';
+import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
+
+export interface NewApiSessionRecord {
+  id: string;
+  tokenHash: string;
+  identityId: string;
+  authenticatorId: string;
+  ipAddress: string;
+  configTypes: string[];
+  authQueries: unknown[];
+  isMfaRequired: boolean;
+  createdAt: string;
+}
+
+export async function insertApiSession(db: TypedExecutor, s: NewApiSessionRecord): Promise<void> {
+  await db
+    .insertInto('api_sessions')
+    .values({
+      id: s.id,
+      createdAt: s.createdAt,
+      updatedAt: s.createdAt,
+      tags: '{}',
+      isSystem: boolToDb(false),
+      tokenHash: s.tokenHash,
+      identityId: s.identityId,
+      authenticatorId: s.authenticatorId,
+      ipAddress: s.ipAddress,
+      configTypes: jsonToDb(s.configTypes)!,
+      authQueries: jsonToDb(s.authQueries)!,
+      isMfaRequired: boolToDb(s.isMfaRequired),
+      isMfaComplete: boolToDb(false),
+      lastActivityAt: s.createdAt,
+    })
+    .execute();
+}
+
+/** An API session found by its token hash, with what a request needs of its identity. */
+export interface ApiSessionPrincipal {
+  sessionId: string;
+  lastActivityAt: string;
+  authQueries: unknown[];
+  identityId: string;
+  name: string;
+  isAdmin: boolean;
+  isDefaultAdmin: boolean;
+  authPolicyId: string;
+  disabledAt: string | null;
+  disabledUntil: string | null;
+}
+
+interface PrincipalRow {
+  sessionId: string;
+  lastActivityAt: string;
+  authQueries: string;
+  identityId: string;
+  name: string;
+  isAdmin: number;
+  isDefaultAdmin: number;
+  authPolicyId: string;
+  disabledAt: string | null;
+  disabledUntil: string | null;
+}
+
+/** The API session with this token hash and its identity; undefined when there is none. */
+export async function apiSessionByTokenHash(db: TypedExecutor, tokenHash: string): Promise<ApiSessionPrincipal | undefined> {
+  const { rows } = await sql<PrincipalRow>`select s.id as "sessionId", s."lastActivityAt", s."authQueries", i.id as "identityId", i.name,
+      i."isAdmin", i."isDefaultAdmin", i."authPolicyId", i."disabledAt", i."disabledUntil"
+    from api_sessions s join identities i on i.id = s."identityId" where s."tokenHash" = ${tokenHash}`.execute(db);
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    ...row,
+    authQueries: jsonFromDb<unknown[]>(row.authQueries),
+    isAdmin: boolFromDb(row.isAdmin),
+    isDefaultAdmin: boolFromDb(row.isDefaultAdmin),
+  };
+}
+
+/** Records activity on an API session. */
+export async function touchApiSession(db: TypedExecutor, id: string, at: string): Promise<void> {
+  await db.updateTable('api_sessions').set({ lastActivityAt: at }).where('id', '=', id).execute();
+}
+
+/** Deletes API sessions by id; answers how many there were. */
+export async function deleteApiSessionsByIds(db: TypedExecutor, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const res = await db.deleteFrom('api_sessions').where('id', 'in', ids).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/** Deletes an identity's API sessions; answers how many there were. */
+export async function deleteApiSessionsOfIdentity(db: TypedExecutor, identityId: string): Promise<number> {
+  const res = await db.deleteFrom('api_sessions').where('identityId', '=', identityId).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/** Up to `limit` ids of API sessions whose last activity is at or before `cutoff`. */
+export async function idleApiSessionIds(db: TypedExecutor, cutoff: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('api_sessions').select('id').where('lastActivityAt', '<=', cutoff).limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Which of the identities have at least one API session. */
+export async function identitiesWithApiSession(db: TypedExecutor, identityIds: readonly string[]): Promise<Set<string>> {
+  if (identityIds.length === 0) return new Set();
+  const rows = await db.selectFrom('api_sessions').select('identityId').distinct().where('identityId', 'in', identityIds).execute();
+  return new Set(rows.map((r) => r.identityId));
+}

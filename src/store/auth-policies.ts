@@ -1,0 +1,26 @@
+/** Authentication policies: existence, names, and one policy with its JSON members parsed (queries only). */
+import type { TypedExecutor } from './executor.js';
+import { jsonFromDb } from './values.js';
+
+export interface StoredAuthPolicy {
+  id: string;
+  name: string;
+  /** Parsed JSON; its shape is the model's (AuthPolicy in src/model/resources/auth-policy.ts). */
+  primary: unknown;
+  secondary: unknown;
+}
+
+export async function authPolicyExists(db: TypedExecutor, id: string): Promise<boolean> {
+  return (await db.selectFrom('auth_policies').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** Every policy's id and name. */
+export function authPolicyNames(db: TypedExecutor): Promise<{ id: string; name: string }[]> {
+  return db.selectFrom('auth_policies').select(['id', 'name']).execute();
+}
+
+/** One policy; undefined when it does not exist. */
+export async function authPolicyById(db: TypedExecutor, id: string): Promise<StoredAuthPolicy | undefined> {
+  const row = await db.selectFrom('auth_policies').select(['id', 'name', 'primary', 'secondary']).where('id', '=', id).executeTakeFirst();
+  return row && { id: row.id, name: row.name, primary: jsonFromDb(row.primary), secondary: jsonFromDb(row.secondary) };
+}
