@@ -5,14 +5,13 @@
  * added later without touching it; SQLite-specific settings stay in this file.
  */
 import Database from 'better-sqlite3';
+import type { Database as StoreSchema } from './schema.js';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
 import { checkSchema, INTEGRITY_HINT, prepareStoreFile, quickCheck, restrictStoreFiles, StoreRefused } from './open-checks.js';
 
-// Still untyped: typing it as the generated `Database` (schema.ts) waits for the model's remaining queries
-// to move into the store (issue #7); store modules already type themselves through executor.ts.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type DB = any;
+/** The store's tables as generated from the migrations (schema.ts). */
+export type DB = StoreSchema;
 export type Store = Kysely<DB>;
 export type Executor = Kysely<DB> | Transaction<DB>;
 

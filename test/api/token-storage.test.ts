@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Migration } from 'kysely';
 import { loadConfig } from '../../src/daemon/config.js';
 import { DB_FILE, startDaemon, type RunningDaemon } from '../../src/daemon/daemon.js';
-import { openStore } from '../../src/store/db.js';
+import { dynamic, openStore } from '../../src/store/db.js';
 import { runMigrations } from '../../src/store/migrations/index.js';
 import * as m0001 from '../../src/store/migrations/0001-foundation.js';
 import * as m0002 from '../../src/store/migrations/0002-services-policies.js';
@@ -246,12 +246,13 @@ test('migration 0006 ends API sessions of a store with clear tokens and re-keys 
     await old.db.insertInto('identities').values({ ...base, id: 'legacy-id', name: 'legacy', typeId: 'User', authPolicyId: 'default' }).execute();
     const oldApiToken = '11111111-1111-4111-8111-111111111111';
     const oldEnrollToken = '22222222-2222-4222-8222-222222222222';
-    await old.db
+    // A store of the schema before migration 0006: its columns are not the generated interface's.
+    await dynamic(old.db)
       .insertInto('api_sessions')
       .values({ ...base, id: 'legacy-session', token: oldApiToken, identityId: 'legacy-id', authenticatorId: 'x', lastActivityAt: now })
       .execute();
     const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
-    await old.db
+    await dynamic(old.db)
       .insertInto('enrollments')
       .values({ ...base, id: 'legacy-enr', method: 'updb', token: oldEnrollToken, identityId: 'legacy-id', expiresAt, username: 'legacy-user', jwt: `x.${oldEnrollToken}.y` })
       .execute();

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { openTestStore, type TestStore } from '../../harness/store.js';
+import { dynamic } from '../../../src/store/db.js';
 import type { Ctx } from '../../../src/model/ctx.js';
 import { createEntity, deleteEntity, getEntity, updateEntity } from '../../../src/model/crud.js';
 import type { ResourceDef } from '../../../src/model/resource.js';
@@ -67,7 +68,7 @@ function policyBody(kind: PolicyKind, n: number): Record<string, unknown> {
 }
 
 async function idsWhere(table: string, where: ReturnType<typeof policiesOf>): Promise<string[]> {
-  const rows = await ctx.db.selectFrom(`${table} as t`).select('t.id').where(where).orderBy('t.id').execute();
+  const rows = await dynamic(ctx.db).selectFrom(`${table} as t`).select('t.id').where(where).orderBy('t.id').execute();
   return rows.map((r: { id: string }) => r.id);
 }
 
