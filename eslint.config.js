@@ -16,9 +16,16 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     plugins: { 'import-x': importX },
-    settings: { 'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] }, 'import-x/extensions': ['.ts', '.js'], 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    settings: {
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       // Dependencies point one way: cli → daemon | model, daemon → model → store; pki is a leaf.
@@ -27,17 +34,36 @@ export default tseslint.config(
         {
           zones: [
             { target: layer('pki'), from: './src', except: ['./pki'], message: 'src/pki imports nothing of ours.' },
-            { target: layer('store'), from: [layer('model'), layer('daemon'), layer('cli')], message: 'src/store is the bottom layer.' },
-            { target: layer('model'), from: [layer('daemon'), layer('cli')], message: 'src/model knows no HTTP server or CLI.' },
-            { target: layer('daemon'), from: [layer('cli'), layer('store')], message: 'src/daemon reaches the store through src/model.' },
-            { target: layer('cli'), from: [layer('store')], message: 'src/cli reaches the store through src/model or src/daemon.' },
+            {
+              target: layer('store'),
+              from: [layer('model'), layer('daemon'), layer('cli')],
+              message: 'src/store is the bottom layer.',
+            },
+            {
+              target: layer('model'),
+              from: [layer('daemon'), layer('cli')],
+              message: 'src/model knows no HTTP server or CLI.',
+            },
+            {
+              target: layer('daemon'),
+              from: [layer('cli'), layer('store')],
+              message: 'src/daemon reaches the store through src/model.',
+            },
+            {
+              target: layer('cli'),
+              from: [layer('store')],
+              message: 'src/cli reaches the store through src/model or src/daemon.',
+            },
           ],
         },
       ],
       'no-restricted-imports': ['error', { paths: [FASTIFY, COMMANDER, KYSELY, SQLITE] }],
     },
   },
-  { files: ['src/daemon/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [COMMANDER, KYSELY, SQLITE] }] } },
+  {
+    files: ['src/daemon/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [COMMANDER, KYSELY, SQLITE] }] },
+  },
   { files: ['src/cli/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [KYSELY, SQLITE] }] } },
   { files: ['src/store/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [FASTIFY, COMMANDER] }] } },
   { files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },

@@ -52,7 +52,10 @@ writeFileSync(
   configFile,
   ['edge:', '  api:', '    rateLimit:', '      auth:', '        enabled: false', ''].join('\n'),
 );
-const cfg = loadConfig({ flags: { dataDir: join(dir, 'data'), listen: '127.0.0.1:0', config: configFile, logLevel: 'silent' }, env: {} });
+const cfg = loadConfig({
+  flags: { dataDir: join(dir, 'data'), listen: '127.0.0.1:0', config: configFile, logLevel: 'silent' },
+  env: {},
+});
 const daemon = await startDaemon(cfg, { adminCredentials: async () => ADMIN });
 const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: daemon.pki.caBundlePem });
 
@@ -62,7 +65,15 @@ function post(path: string, body: unknown, token?: string): Promise<{ status: nu
   return new Promise((resolve, reject) => {
     const req = https.request(
       `${daemon.url}/edge/management/v1${path}`,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)), ...(token ? { 'zt-session': token } : {}) } },
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(payload)),
+          ...(token ? { 'zt-session': token } : {}),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -82,7 +93,11 @@ try {
   const token = login.body.data.token as string;
   const identity = await post('/identities', { name: 'timing-user', type: 'User', isAdmin: false }, token);
   const known = 'timing-user';
-  const created = await post('/authenticators', { identityId: identity.body.data.id, method: 'updb', username: known, password: 'timing-Passw0rd!' }, token);
+  const created = await post(
+    '/authenticators',
+    { identityId: identity.body.data.id, method: 'updb', username: known, password: 'timing-Passw0rd!' },
+    token,
+  );
   if (created.status !== 201) throw new Error(`authenticator create failed: ${created.status}`);
 
   const unknownMs: number[] = [];
@@ -91,7 +106,10 @@ try {
     // Interleaved, and the order alternates, so drift on the machine hits both kinds alike.
     const kinds = i % 2 === 0 ? (['unknown', 'wrong'] as const) : (['wrong', 'unknown'] as const);
     for (const kind of kinds) {
-      const res = await post('/authenticate?method=password', { username: kind === 'unknown' ? `nobody-${i}` : known, password: `wrong-${i}-password` });
+      const res = await post('/authenticate?method=password', {
+        username: kind === 'unknown' ? `nobody-${i}` : known,
+        password: `wrong-${i}-password`,
+      });
       if (res.status !== 401) throw new Error(`expected 401 for ${kind}, got ${res.status}`);
       if (i >= warmup) (kind === 'unknown' ? unknownMs : wrongMs).push(res.ms);
     }
@@ -99,7 +117,9 @@ try {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const z = mannWhitneyZ(unknownMs, wrongMs);
   console.log(`Argon2id: ${args['real-argon2'] ? 'real' : 'fixed 2 ms stand-in'}`);
-  console.log(`samples ${samples} each; median unknown username ${median(unknownMs).toFixed(2)} ms, wrong password ${median(wrongMs).toFixed(2)} ms`);
+  console.log(
+    `samples ${samples} each; median unknown username ${median(unknownMs).toFixed(2)} ms, wrong password ${median(wrongMs).toFixed(2)} ms`,
+  );
   console.log(`Mann-Whitney z = ${z.toFixed(2)} (limit |z| <= ${maxZ})`);
   if (Math.abs(z) > maxZ) {
     console.error('FAIL: the answer time tells unknown usernames from wrong passwords');

@@ -28,7 +28,13 @@ export function send(target: Target, agent: https.Agent, call: Call): Promise<{ 
         method: call.method,
         agent,
         ca: target.ca,
-        headers: { accept: 'application/json', ...(payload ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } : {}), ...call.headers },
+        headers: {
+          accept: 'application/json',
+          ...(payload
+            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
+            : {}),
+          ...call.headers,
+        },
       },
       (res) => {
         let body = '';
@@ -78,7 +84,9 @@ export async function runLoad(
   const latencies: number[] = [];
   let errors = 0;
   const start = performance.now();
-  await loop(opts.seconds, opts.maxRequests ?? Number.MAX_SAFE_INTEGER, (ms, ok) => (ok ? latencies.push(ms) : errors++));
+  await loop(opts.seconds, opts.maxRequests ?? Number.MAX_SAFE_INTEGER, (ms, ok) =>
+    ok ? latencies.push(ms) : errors++,
+  );
   const seconds = (performance.now() - start) / 1000;
   agent.destroy();
   return summarise(latencies, errors, seconds);

@@ -32,9 +32,30 @@ export interface Size {
 }
 
 export const SIZES: Record<string, Size> = {
-  small: { services: 20, identities: 100, edgeRouters: 10, servicePolicies: 10, edgeRouterPolicies: 10, serviceEdgeRouterPolicies: 10 },
-  medium: { services: 100, identities: 5000, edgeRouters: 100, servicePolicies: 50, edgeRouterPolicies: 50, serviceEdgeRouterPolicies: 25 },
-  large: { services: 2000, identities: 100000, edgeRouters: 500, servicePolicies: 250, edgeRouterPolicies: 250, serviceEdgeRouterPolicies: 100 },
+  small: {
+    services: 20,
+    identities: 100,
+    edgeRouters: 10,
+    servicePolicies: 10,
+    edgeRouterPolicies: 10,
+    serviceEdgeRouterPolicies: 10,
+  },
+  medium: {
+    services: 100,
+    identities: 5000,
+    edgeRouters: 100,
+    servicePolicies: 50,
+    edgeRouterPolicies: 50,
+    serviceEdgeRouterPolicies: 25,
+  },
+  large: {
+    services: 2000,
+    identities: 100000,
+    edgeRouters: 500,
+    servicePolicies: 250,
+    edgeRouterPolicies: 250,
+    serviceEdgeRouterPolicies: 100,
+  },
 };
 
 /** Eight attributes held by 1/2, 1/2, 1/3, 1/4, 1/5, 1/8, 1/10 and 1/10 of the entities. */
@@ -43,7 +64,7 @@ export const ATTRS = SPREAD.map((_, k) => `attr${k}`);
 
 export function attributesOf(i: number): string[] {
   // Different offsets per attribute so the two "half" attributes select different halves.
-  return SPREAD.flatMap((d, k) => (((i + k * 7) * 2654435761) % 4294967296) % d === 0 ? [ATTRS[k]!] : []);
+  return SPREAD.flatMap((d, k) => ((((i + k * 7) * 2654435761) % 4294967296) % d === 0 ? [ATTRS[k]!] : []));
 }
 
 /** Role lists for policy j: one or two attributes, AllOf for a third of the policies, AnyOf for the rest. */
@@ -71,7 +92,11 @@ export async function buildModel(dataDir: string, size: Size, loginUsers: number
   const ctx: Ctx = {
     db: store.db,
     now: () => new Date(),
-    settings: { sessionTimeoutMs: 30 * 60_000, identityEnrollmentDurationMs: 3 * 3600_000, routerEnrollmentDurationMs: 3 * 3600_000 },
+    settings: {
+      sessionTimeoutMs: 30 * 60_000,
+      identityEnrollmentDurationMs: 3 * 3600_000,
+      routerEnrollmentDurationMs: 3 * 3600_000,
+    },
     log: silentLogger,
     pki: pkiCapability(pki, () => 'https://127.0.0.1:1280'),
     // The daemon started on this data dir later reads the same key, so the tokens made here stay valid.
@@ -89,18 +114,34 @@ export async function buildModel(dataDir: string, size: Size, loginUsers: number
 
   const serviceIds: string[] = [];
   await inBatches(size.services, 500, async (t, i) => {
-    serviceIds.push(await createEntity(t, services, { name: `svc-${i}`, encryptionRequired: true, roleAttributes: attributesOf(i) }));
+    serviceIds.push(
+      await createEntity(t, services, { name: `svc-${i}`, encryptionRequired: true, roleAttributes: attributesOf(i) }),
+    );
   });
-  await inBatches(size.edgeRouters, 500, (t, i) => createEntity(t, edgeRouters, { name: `er-${i}`, roleAttributes: attributesOf(i), isTunnelerEnabled: false }));
+  await inBatches(size.edgeRouters, 500, (t, i) =>
+    createEntity(t, edgeRouters, { name: `er-${i}`, roleAttributes: attributesOf(i), isTunnelerEnabled: false }),
+  );
   const users: BuiltModel['users'] = [];
   await inBatches(size.identities, 2000, async (t, i) => {
-    const id = await createEntity(t, identities, { name: `id-${i}`, type: 'User', isAdmin: false, roleAttributes: attributesOf(i) });
+    const id = await createEntity(t, identities, {
+      name: `id-${i}`,
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: attributesOf(i),
+    });
     if (i < loginUsers) {
       users.push({ id, username: `user-${i}`, password: USER_PASSWORD });
     }
   });
   // Password hashing is deliberately slow; only the load clients get authenticators.
-  await inBatches(users.length, 50, (t, i) => createEntity(t, authenticators, { identityId: users[i]!.id, method: 'updb', username: users[i]!.username, password: USER_PASSWORD }));
+  await inBatches(users.length, 50, (t, i) =>
+    createEntity(t, authenticators, {
+      identityId: users[i]!.id,
+      method: 'updb',
+      username: users[i]!.username,
+      password: USER_PASSWORD,
+    }),
+  );
 
   await inBatches(size.servicePolicies, 50, (t, j) => {
     const ids = rolesFor(j, 0);
@@ -115,20 +156,52 @@ export async function buildModel(dataDir: string, size: Size, loginUsers: number
   });
   await inBatches(size.edgeRouterPolicies, 50, (t, j) => {
     const ids = rolesFor(j, 1);
-    return createEntity(t, edgeRouterPolicies, { name: `erp-${j}`, semantic: ids.semantic, identityRoles: ids.roles, edgeRouterRoles: rolesFor(j, 5).roles });
+    return createEntity(t, edgeRouterPolicies, {
+      name: `erp-${j}`,
+      semantic: ids.semantic,
+      identityRoles: ids.roles,
+      edgeRouterRoles: rolesFor(j, 5).roles,
+    });
   });
   await inBatches(size.serviceEdgeRouterPolicies, 50, (t, j) => {
     const svc = rolesFor(j, 2);
-    return createEntity(t, serviceEdgeRouterPolicies, { name: `serp-${j}`, semantic: svc.semantic, serviceRoles: svc.roles, edgeRouterRoles: rolesFor(j, 6).roles });
+    return createEntity(t, serviceEdgeRouterPolicies, {
+      name: `serp-${j}`,
+      semantic: svc.semantic,
+      serviceRoles: svc.roles,
+      edgeRouterRoles: rolesFor(j, 6).roles,
+    });
   });
   // Every load client can Dial and Bind something and reach a router (the scenarios' "#all" policies).
   await withTx(ctx.db, async (trx) => {
     const t = withDb(ctx, trx);
-    await createEntity(t, edgeRouterPolicies, { name: 'erp-all', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] });
-    await createEntity(t, serviceEdgeRouterPolicies, { name: 'serp-all', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
+    await createEntity(t, edgeRouterPolicies, {
+      name: 'erp-all',
+      semantic: 'AnyOf',
+      identityRoles: ['#all'],
+      edgeRouterRoles: ['#all'],
+    });
+    await createEntity(t, serviceEdgeRouterPolicies, {
+      name: 'serp-all',
+      semantic: 'AnyOf',
+      serviceRoles: ['#all'],
+      edgeRouterRoles: ['#all'],
+    });
     const clients = users.map((u) => `@${u.id}`);
-    await createEntity(t, servicePolicies, { name: 'sp-bench-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: clients, serviceRoles: [`@${serviceIds[0]}`] });
-    await createEntity(t, servicePolicies, { name: 'sp-bench-bind', type: 'Bind', semantic: 'AnyOf', identityRoles: clients, serviceRoles: [`@${serviceIds[1] ?? serviceIds[0]}`] });
+    await createEntity(t, servicePolicies, {
+      name: 'sp-bench-dial',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: clients,
+      serviceRoles: [`@${serviceIds[0]}`],
+    });
+    await createEntity(t, servicePolicies, {
+      name: 'sp-bench-bind',
+      type: 'Bind',
+      semantic: 'AnyOf',
+      identityRoles: clients,
+      serviceRoles: [`@${serviceIds[1] ?? serviceIds[0]}`],
+    });
   });
   await store.close();
   return { users, serviceIds, seconds: (performance.now() - started) / 1000 };

@@ -9,7 +9,8 @@ export interface Stats {
   max: number;
 }
 
-const pct = (sorted: number[], p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
+const pct = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 export function summarise(latenciesMs: number[], errors: number, seconds: number): Stats {
   const sorted = [...latenciesMs].sort((a, b) => a - b);

@@ -25,7 +25,8 @@ const pascal = (table: string) =>
     .map((p) => p[0]!.toUpperCase() + p.slice(1))
     .join('') + 'Table';
 
-const tsType = (sqlType: string) => (/int/i.test(sqlType) ? 'number' : /real|floa|doub/i.test(sqlType) ? 'number' : 'string');
+const tsType = (sqlType: string) =>
+  /int/i.test(sqlType) ? 'number' : /real|floa|doub/i.test(sqlType) ? 'number' : 'string';
 
 /** The text of `src/store/schema.ts` for the current migrations. */
 export async function renderStoreSchema(): Promise<string> {
@@ -36,7 +37,7 @@ export async function renderStoreSchema(): Promise<string> {
       .all() as { name: string }[];
     const out: string[] = [
       '/**',
-      ' * The store\'s tables as kysely sees them. GENERATED from the migrations by `scripts/gen-store-schema.ts`:',
+      " * The store's tables as kysely sees them. GENERATED from the migrations by `scripts/gen-store-schema.ts`:",
       ' * do not edit; rerun the script after adding a migration (a unit test checks it is current).',
       ' *',
       ' * Column types are the stored ones: booleans are 0/1 integers and JSON values are text; the conversions live',

@@ -25,6 +25,10 @@ const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' } },
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' },
+  },
 );
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

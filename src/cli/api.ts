@@ -4,7 +4,13 @@
  */
 import { CliError, type CliIo } from './io.js';
 import { clientCertificateOf, SessionStore, type SavedLogin } from './session-store.js';
-import { CLIENT_PREFIX, HttpTransport, type HttpMethod, type RequestOptions, type Transport } from './transport/http.js';
+import {
+  CLIENT_PREFIX,
+  HttpTransport,
+  type HttpMethod,
+  type RequestOptions,
+  type Transport,
+} from './transport/http.js';
 
 /** The `{error}` member of the wire error envelope (parity: docs/reference-notes.md §3). */
 interface WireError {
@@ -62,7 +68,11 @@ export function apiFor(login: SavedLogin, transport: Transport, which: 'manageme
     async call<T>(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<T> {
       const res = await transport.request(method, path, body, options);
       if (res.status >= 200 && res.status < 300) return res.body as T;
-      throw new ApiError(res.status, res.body, res.status === 401 ? await unauthorizedHint(login, transport, which, path) : undefined);
+      throw new ApiError(
+        res.status,
+        res.body,
+        res.status === 401 ? await unauthorizedHint(login, transport, which, path) : undefined,
+      );
     },
   };
 }
@@ -72,7 +82,12 @@ export function apiFor(login: SavedLogin, transport: Transport, which: 'manageme
  * identity is no admin, which the Management API answers with the same 401 (docs/reference-notes.md §3.4);
  * telling a device to log in again would send it in circles, so it is pointed at `edgectl client` instead.
  */
-async function unauthorizedHint(login: SavedLogin, transport: Transport, which: 'management' | 'client', path: string): Promise<string> {
+async function unauthorizedHint(
+  login: SavedLogin,
+  transport: Transport,
+  which: 'management' | 'client',
+  path: string,
+): Promise<string> {
   const expired = `hint: the saved session for ${login.url} may have expired or been deleted; run \`edgectl login ${loginHint(login)}\` again`;
   if (path === '/current-identity') return expired;
   let me: { status: number; body: unknown };
@@ -94,20 +109,37 @@ function savedLogin(io: CliIo): SavedLogin {
   const store = new SessionStore(io.env);
   const login = store.current();
   if (login) return login;
-  if (store.explicit) throw new CliError(`error: not logged in in context ${JSON.stringify(store.contextName())}: run \`edgectl login URL --context ${store.contextName()}\` first`, 1);
+  if (store.explicit)
+    throw new CliError(
+      `error: not logged in in context ${JSON.stringify(store.contextName())}: run \`edgectl login URL --context ${store.contextName()}\` first`,
+      1,
+    );
   throw new CliError('error: not logged in: run `edgectl login URL -u USER` first', 1);
 }
 
 /** The saved login as an {@link Api}; "not logged in" is a plain failure (exit 1), not a usage error. */
 export function requireApi(io: CliIo): Api {
   const login = savedLogin(io);
-  return apiFor(login, new HttpTransport({ url: login.url, ca: login.caCert, token: login.token, clientCert: clientCertificateOf(login) }));
+  return apiFor(
+    login,
+    new HttpTransport({ url: login.url, ca: login.caCert, token: login.token, clientCert: clientCertificateOf(login) }),
+  );
 }
 
 /** The saved login as a Client API client: what the logged-in identity itself may see and do. */
 export function requireClientApi(io: CliIo): Api {
   const login = savedLogin(io);
-  return apiFor(login, new HttpTransport({ url: login.url, ca: login.caCert, token: login.token, clientCert: clientCertificateOf(login), prefix: CLIENT_PREFIX }), 'client');
+  return apiFor(
+    login,
+    new HttpTransport({
+      url: login.url,
+      ca: login.caCert,
+      token: login.token,
+      clientCert: clientCertificateOf(login),
+      prefix: CLIENT_PREFIX,
+    }),
+    'client',
+  );
 }
 
 /** The arguments of the `edgectl login` that made `login`, for hints. */

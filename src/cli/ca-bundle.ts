@@ -17,7 +17,11 @@ export interface CaBundle {
 
 export async function fetchPublishedCaBundle(url: string, hint: string): Promise<CaBundle> {
   const wellKnown = url + CLIENT_PREFIX + '/.well-known/est/cacerts';
-  const res = await rawRequest('GET', wellKnown, { insecure: true, headers: { accept: 'application/pkcs7-mime' }, timeoutMs: 10_000 });
+  const res = await rawRequest('GET', wellKnown, {
+    insecure: true,
+    headers: { accept: 'application/pkcs7-mime' },
+    timeoutMs: 10_000,
+  });
   if (res.status !== 200) throw new CliError(`error: ${wellKnown} answered HTTP ${res.status}; ${hint}`, 1);
   // Loaded on demand: only this path needs the PKCS#7 parser.
   const { parsePkcs7Certificates } = await import('../pki/pkcs7.js');

@@ -125,7 +125,8 @@ function kindOf(schema: SchemaInfo, storage?: CliProp['storage']): { kind: FlagK
   const anyOf = schema.anyOf;
   if (anyOf) {
     const branches = anyOf.filter((s) => s.type !== 'null');
-    if (branches.length > 0 && branches.every((s) => typeof s.const === 'string')) return { kind: 'string', choices: branches.map((s) => s.const as string) };
+    if (branches.length > 0 && branches.every((s) => typeof s.const === 'string'))
+      return { kind: 'string', choices: branches.map((s) => s.const as string) };
     if (branches.length === 1) return kindOf(branches[0]!, storage);
     return { kind: 'json' };
   }
@@ -155,7 +156,15 @@ const objectProps = (schema: SchemaInfo): Record<string, SchemaInfo> | undefined
   return props && Object.keys(props).length > 0 ? props : undefined;
 };
 
-const KIND_HINT: Record<FlagKind, string> = { string: '', int: '', number: '', bool: '', list: 'comma-separated; repeatable', json: 'JSON', file: '' };
+const KIND_HINT: Record<FlagKind, string> = {
+  string: '',
+  int: '',
+  number: '',
+  bool: '',
+  list: 'comma-separated; repeatable',
+  json: 'JSON',
+  file: '',
+};
 
 /** Flags every write verb has; derived flags must not take these names. */
 const RESERVED = new Set(['data', 'file', 'tags', 'json', 'help']);
@@ -167,7 +176,10 @@ const RESERVED = new Set(['data', 'file', 'tags', 'json', 'help']);
  */
 export function deriveFlags(spec: EntitySpec): FlagDef[] {
   const out: FlagDef[] = [];
-  const taken = (name: string) => RESERVED.has(name) || out.some((f) => f.name === name) || Object.keys(spec.def.props).some((p) => kebab(p) === name);
+  const taken = (name: string) =>
+    RESERVED.has(name) ||
+    out.some((f) => f.name === name) ||
+    Object.keys(spec.def.props).some((p) => kebab(p) === name);
   const defaultName = (path: string) => {
     const below = path.split('.').slice(1).join('.');
     return below && !taken(kebab(below)) ? kebab(below) : kebab(path);
@@ -280,7 +292,8 @@ async function parseDocument(text: string, what: string): Promise<Rec> {
       throw new CliError(`error: ${what} is not valid YAML: ${(e as Error).message.split('\n')[0]}`, 2);
     }
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new CliError(`error: ${what} must hold one JSON or YAML object`, 2);
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new CliError(`error: ${what} must hold one JSON or YAML object`, 2);
   return v as Rec;
 }
 
@@ -291,7 +304,8 @@ function parseJsonObject(text: string, what: string): Rec {
   } catch (e) {
     throw new CliError(`error: ${what} is not JSON: ${(e as Error).message}`, 2);
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new CliError(`error: ${what} must be a JSON object`, 2);
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new CliError(`error: ${what} must be a JSON object`, 2);
   return v as Rec;
 }
 
@@ -315,7 +329,15 @@ function setPath(body: Rec, path: string, value: unknown): void {
   cur[segs[segs.length - 1]!] = value;
 }
 
-const PLACEHOLDER: Record<FlagKind, string> = { string: 'value', int: 'n', number: 'n', bool: '', list: 'a,b', json: 'json', file: 'file' };
+const PLACEHOLDER: Record<FlagKind, string> = {
+  string: 'value',
+  int: 'n',
+  number: 'n',
+  bool: '',
+  list: 'a,b',
+  json: 'json',
+  file: 'file',
+};
 
 /** Adds the option(s) of one flag; returns the attribute names of the flag and of its file variant. */
 function addFlag(cmd: Command, f: FlagDef): { attr: string; fileAttr?: string } {
@@ -323,13 +345,18 @@ function addFlag(cmd: Command, f: FlagDef): { attr: string; fileAttr?: string } 
   const flags = (f.short ? `-${f.short}, ` : '') + long + (f.kind === 'bool' ? '' : ` <${PLACEHOLDER[f.kind]}>`);
   const opt = new Option(flags, f.description);
   if (f.choices) opt.choices(f.choices as string[]);
-  else if (f.kind !== 'bool' && f.kind !== 'string') opt.argParser((raw: string, prev: unknown) => parseValue(f.kind, raw, prev));
+  else if (f.kind !== 'bool' && f.kind !== 'string')
+    opt.argParser((raw: string, prev: unknown) => parseValue(f.kind, raw, prev));
   cmd.addOption(opt);
-  if (f.kind === 'bool') cmd.addOption(new Option(`--no-${f.name}`, `set ${human(f.path)} to ${f.invert ? 'true' : 'false'}`));
+  if (f.kind === 'bool')
+    cmd.addOption(new Option(`--no-${f.name}`, `set ${human(f.path)} to ${f.invert ? 'true' : 'false'}`));
   let fileAttr: string | undefined;
   if (f.fromFile) {
     const what = f.kind === 'json' ? 'a JSON file' : 'a file';
-    const fileOpt = new Option(`${f.fromFile.short ? `-${f.fromFile.short}, ` : ''}--${f.fromFile.name} <file>`, `${human(f.path)} from ${what} (instead of --${f.name})`);
+    const fileOpt = new Option(
+      `${f.fromFile.short ? `-${f.fromFile.short}, ` : ''}--${f.fromFile.name} <file>`,
+      `${human(f.path)} from ${what} (instead of --${f.name})`,
+    );
     fileOpt.argParser((raw: string) => {
       const text = parseValue('file', raw, undefined) as string;
       if (f.kind !== 'json') return text;
@@ -357,7 +384,12 @@ function choose(f: FlagDef, raw: string): string {
  * A role list with every `@name` replaced by `@id` of the record of `def` it names (an `@id` stays as it is:
  * ids are tried first). A collection the controller cannot list (yet) is left to the server to check.
  */
-export async function resolveRoles(api: Api, def: CliResource, roles: readonly string[], flag: string): Promise<string[]> {
+export async function resolveRoles(
+  api: Api,
+  def: CliResource,
+  roles: readonly string[],
+  flag: string,
+): Promise<string[]> {
   if (!def.ops.list) return [...roles];
   return Promise.all(
     roles.map(async (role) => {
@@ -365,13 +397,13 @@ export async function resolveRoles(api: Api, def: CliResource, roles: readonly s
       try {
         return `@${await resolveId(api, def, role.slice(1))}`;
       } catch (e) {
-        if (e instanceof CliError && !(e instanceof ApiError)) throw new CliError(`${e.message} (in ${flag} ${role})`, e.exitCode);
+        if (e instanceof CliError && !(e instanceof ApiError))
+          throw new CliError(`${e.message} (in ${flag} ${role})`, e.exitCode);
         throw e;
       }
     }),
   );
 }
-
 
 interface WriteOptions extends Rec {
   data?: string;
@@ -381,15 +413,28 @@ interface WriteOptions extends Rec {
 }
 
 /** Adds the body options of one write mode and returns a builder of the request body from parsed options. */
-function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: readonly FlagDef[], optionalPositional: readonly FlagDef[] = []) {
+function writeOptions(
+  cmd: Command,
+  spec: EntitySpec,
+  mode: Mode,
+  positional: readonly FlagDef[],
+  optionalPositional: readonly FlagDef[] = [],
+) {
   const modeFlags = deriveFlags(spec).filter((f) => f.modes.has(mode));
-  const flags = modeFlags.filter((f) => !positional.some((p) => p.path === f.path) || optionalPositional.some((p) => p.path === f.path));
+  const flags = modeFlags.filter(
+    (f) => !positional.some((p) => p.path === f.path) || optionalPositional.some((p) => p.path === f.path),
+  );
   const attrs = flags.map((f) => ({ f, ...addFlag(cmd, f) }));
   const dataFlag = spec.bodyFlags?.data ?? 'data';
   const bodyData = new Option(`--${dataFlag} <json>`, 'request body fields as a JSON object; flags override it');
-  const bodyFile = new Option(spec.bodyFlags ? `--${spec.bodyFlags.file} <file>` : '-f, --file <file>', `read request body fields from a JSON or YAML file (- for standard input); --${dataFlag} and flags override it`);
+  const bodyFile = new Option(
+    spec.bodyFlags ? `--${spec.bodyFlags.file} <file>` : '-f, --file <file>',
+    `read request body fields from a JSON or YAML file (- for standard input); --${dataFlag} and flags override it`,
+  );
   cmd
-    .option('--tags <key=value>', 'tags (comma-separated; repeatable)', (raw: string, prev: Rec | undefined) => parseTags(raw, prev))
+    .option('--tags <key=value>', 'tags (comma-separated; repeatable)', (raw: string, prev: Rec | undefined) =>
+      parseTags(raw, prev),
+    )
     .addOption(bodyData)
     .addOption(bodyFile)
     .addOption(jsonOption());
@@ -433,17 +478,23 @@ function writeOptions(cmd: Command, spec: EntitySpec, mode: Mode, positional: re
     for (const { f, attr, fileAttr } of attrs) {
       let v = opts[attr];
       const fromFile = fileAttr !== undefined ? opts[fileAttr] : undefined;
-      if (v !== undefined && fromFile !== undefined) throw new CliError(`error: give --${f.name} or --${f.fromFile!.name}, not both`, 2);
+      if (v !== undefined && fromFile !== undefined)
+        throw new CliError(`error: give --${f.name} or --${f.fromFile!.name}, not both`, 2);
       v ??= fromFile;
       if (v === undefined) continue;
-      if (fromArgs.has(f.path)) throw new CliError(`error: give ${f.name.toUpperCase()} as an argument or with --${f.name}${f.fromFile ? `/--${f.fromFile.name}` : ''}, not both`, 2);
+      if (fromArgs.has(f.path))
+        throw new CliError(
+          `error: give ${f.name.toUpperCase()} as an argument or with --${f.name}${f.fromFile ? `/--${f.fromFile.name}` : ''}, not both`,
+          2,
+        );
       if (f.invert && typeof v === 'boolean') v = !v;
       setPath(body, f.path, await resolve(f, v));
     }
     // `@name` → `@id` in role lists, wherever they came from (flags, --data or a file).
     for (const f of modeFlags) {
       const roles = f.roles ? at(body, f.path) : undefined;
-      if (Array.isArray(roles)) setPath(body, f.path, await resolveRoles(api, f.roles!, roles as string[], `--${f.name}`));
+      if (Array.isArray(roles))
+        setPath(body, f.path, await resolveRoles(api, f.roles!, roles as string[], `--${f.name}`));
     }
     if (opts.tags) body.tags = { ...(isPlainObject(body.tags) ? body.tags : {}), ...opts.tags };
     return body;
@@ -469,8 +520,16 @@ export function listOptions(cmd: Command): Command {
 }
 
 /** GETs one page of the listing at `path` and prints it as a table ending with the results line, or as JSON. */
-export async function printPage(io: CliIo, api: Api, path: string, columns: readonly Column[], filterArg: string | undefined, opts: ListOptions): Promise<void> {
-  if (filterArg !== undefined && opts.filter !== undefined) throw new CliError('error: give the filter either as an argument or with --filter, not both', 2);
+export async function printPage(
+  io: CliIo,
+  api: Api,
+  path: string,
+  columns: readonly Column[],
+  filterArg: string | undefined,
+  opts: ListOptions,
+): Promise<void> {
+  if (filterArg !== undefined && opts.filter !== undefined)
+    throw new CliError('error: give the filter either as an argument or with --filter, not both', 2);
   const format = formatOf(opts);
   const qs = new URLSearchParams();
   const filter = filterArg ?? opts.filter;
@@ -478,15 +537,19 @@ export async function printPage(io: CliIo, api: Api, path: string, columns: read
   if (opts.limit !== undefined) qs.set('limit', String(opts.limit));
   if (opts.offset !== undefined) qs.set('offset', String(opts.offset));
   const q = qs.toString();
-  const body = await withFilterHint(api, path, () => api.call<ListEnvelope>('GET', `${path}${q ? `${path.includes('?') ? '&' : '?'}${q}` : ''}`));
+  const body = await withFilterHint(api, path, () =>
+    api.call<ListEnvelope>('GET', `${path}${q ? `${path.includes('?') ? '&' : '?'}${q}` : ''}`),
+  );
   await printListAs(io, format, columns, body as { data?: Rec[] });
 }
 
 /** Ids of every record at `path` matching `filter`, page by page. */
 async function matching(api: Api, path: string, filter: string): Promise<string[]> {
   const ids: string[] = [];
-  for (let offset = 0; ; ) {
-    const body = await withFilterHint(api, path, () => api.call<ListEnvelope>('GET', `${path}?filter=${encodeURIComponent(filter)}&limit=500&offset=${offset}`));
+  for (let offset = 0; ;) {
+    const body = await withFilterHint(api, path, () =>
+      api.call<ListEnvelope>('GET', `${path}?filter=${encodeURIComponent(filter)}&limit=500&offset=${offset}`),
+    );
     const rows = body.data ?? [];
     for (const r of rows) if (typeof r.id === 'string') ids.push(r.id);
     offset += rows.length;
@@ -498,10 +561,12 @@ async function matching(api: Api, path: string, filter: string): Promise<string[
 /** Several deletes go ahead only after a yes: asked on a terminal, `--yes` otherwise. */
 async function confirmDelete(io: CliIo, label: string, ids: readonly string[], yes: boolean): Promise<void> {
   if (yes) return;
-  if (!io.isTTY) throw new CliError(`error: this deletes ${ids.length} ${label}(s); pass --yes to confirm without a terminal`, 2);
+  if (!io.isTTY)
+    throw new CliError(`error: this deletes ${ids.length} ${label}(s); pass --yes to confirm without a terminal`, 2);
   const { confirm } = await import('@inquirer/prompts');
   const shown = ids.length > 10 ? `${ids.slice(0, 10).join(', ')}, … (${ids.length - 10} more)` : ids.join(', ');
-  if (!(await confirm({ message: `Delete ${ids.length} ${label}(s): ${shown}?`, default: false }))) throw new CliError('error: nothing deleted', 1);
+  if (!(await confirm({ message: `Delete ${ids.length} ${label}(s): ${shown}?`, default: false })))
+    throw new CliError('error: nothing deleted', 1);
 }
 
 /**
@@ -515,7 +580,8 @@ export async function withFilterHint<T>(api: Api, path: string, call: () => Prom
     if (!(e instanceof ApiError) || !/unknown symbol/.test(e.message)) throw e;
     let fields: unknown;
     try {
-      fields = (await api.call<ListEnvelope>('GET', `${path}${path.includes('?') ? '&' : '?'}limit=1`)).meta?.filterableFields;
+      fields = (await api.call<ListEnvelope>('GET', `${path}${path.includes('?') ? '&' : '?'}limit=1`)).meta
+        ?.filterableFields;
     } catch {
       throw e;
     }
@@ -525,7 +591,8 @@ export async function withFilterHint<T>(api: Api, path: string, call: () => Prom
 }
 
 /** The field a record of this entity can be named by, if any. */
-const nameFieldOf = (spec: EntitySpec): string | undefined => spec.nameField ?? ('name' in spec.def.props ? 'name' : undefined);
+const nameFieldOf = (spec: EntitySpec): string | undefined =>
+  spec.nameField ?? ('name' in spec.def.props ? 'name' : undefined);
 
 /** `ID|NAME` → id for this entity. */
 const idOf = (api: Api, spec: EntitySpec, idOrName: string) => resolveId(api, spec.def, idOrName, nameFieldOf(spec));
@@ -547,7 +614,10 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       .alias('ls')
       .description(`list ${def.name}, optionally filtered (ZitiQL, e.g. 'name contains "a" sort by name limit 5')`)
       .argument('[filter]', 'filter expression')
-      .addHelpText('after', `\nExamples:\n  edgectl ${spec.noun} list\n  edgectl ${spec.noun} list 'name contains "a" sort by name limit 5' -o wide\n  edgectl ${spec.noun} list -o id | xargs edgectl ${spec.noun} delete --yes`);
+      .addHelpText(
+        'after',
+        `\nExamples:\n  edgectl ${spec.noun} list\n  edgectl ${spec.noun} list 'name contains "a" sort by name limit 5' -o wide\n  edgectl ${spec.noun} list -o id | xargs edgectl ${spec.noun} delete --yes`,
+      );
     listOptions(cmd).action(async (filterArg: string | undefined, opts: ListOptions) => {
       await printPage(io, requireApi(io), `/${def.name}`, spec.columns, filterArg, opts);
     });
@@ -558,7 +628,10 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       .command('show')
       .description(`show one ${def.label}`)
       .argument(ref.toLowerCase(), refHelp)
-      .addHelpText('after', `\nExamples:\n  edgectl ${spec.noun} show ${nameField ? nameField.toUpperCase() : 'ID'}\n  edgectl ${spec.noun} show ID -o yaml`)
+      .addHelpText(
+        'after',
+        `\nExamples:\n  edgectl ${spec.noun} show ${nameField ? nameField.toUpperCase() : 'ID'}\n  edgectl ${spec.noun} show ID -o yaml`,
+      )
       .addOption(outputOption())
       .addOption(jsonOption())
       .action(async (idOrName: string, opts: { json?: boolean; output?: string }) => {
@@ -586,7 +659,10 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     const build = writeOptions(cmd, spec, 'create', positional, optional);
     spec.createExtras?.options(cmd);
     if (spec.createHelp) cmd.addHelpText('after', spec.createHelp);
-    cmd.addHelpText('after', `\nExamples:\n  edgectl ${spec.noun} create ${positional.map((f) => f.name.toUpperCase()).join(' ')}${positional.length ? ' ' : ''}--tags team=ops\n  edgectl ${spec.noun} create ${required.map((f) => f.name.toUpperCase()).join(' ')}${required.length ? ' ' : ''}-f ${spec.noun}.yaml    # fields from a YAML or JSON file (- for stdin); flags override them`);
+    cmd.addHelpText(
+      'after',
+      `\nExamples:\n  edgectl ${spec.noun} create ${positional.map((f) => f.name.toUpperCase()).join(' ')}${positional.length ? ' ' : ''}--tags team=ops\n  edgectl ${spec.noun} create ${required.map((f) => f.name.toUpperCase()).join(' ')}${required.length ? ' ' : ''}-f ${spec.noun}.yaml    # fields from a YAML or JSON file (- for stdin); flags override them`,
+    );
     cmd.action(async (...params: unknown[]) => {
       const args = params.slice(0, positional.length) as string[];
       const opts = params[positional.length] as WriteOptions;
@@ -605,12 +681,19 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       .command('update')
       .description(`change the given fields of ${withArticle(def.label)} (PATCH: fields not given keep their values)`)
       .argument(ref.toLowerCase(), refHelp)
-      .addHelpText('after', `\nExamples:\n  edgectl ${spec.noun} update ID --tags team=ops\n  echo '{"tags": {"team": "ops"}}' | edgectl ${spec.noun} update ID -f -`);
+      .addHelpText(
+        'after',
+        `\nExamples:\n  edgectl ${spec.noun} update ID --tags team=ops\n  echo '{"tags": {"team": "ops"}}' | edgectl ${spec.noun} update ID -f -`,
+      );
     const build = writeOptions(cmd, spec, 'patch', []);
     cmd.action(async (idOrName: string, opts: WriteOptions) => {
       const api = requireApi(io);
       const body = await build(api, opts, []);
-      if (Object.keys(body).length === 0) throw new CliError(`error: nothing to update: give at least one field (see edgectl ${spec.noun} update --help)`, 2);
+      if (Object.keys(body).length === 0)
+        throw new CliError(
+          `error: nothing to update: give at least one field (see edgectl ${spec.noun} update --help)`,
+          2,
+        );
       const id = await idOf(api, spec, idOrName);
       const res = await api.call('PATCH', `/${def.name}/${encodeURIComponent(id)}`, body);
       if (opts.json) printJson(io, res);
@@ -622,7 +705,9 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     noun
       .command('delete')
       .alias('rm')
-      .description(`delete ${def.name}: one or more by ${nameField ? `id or ${nameField}` : 'id'}, or every match of --filter`)
+      .description(
+        `delete ${def.name}: one or more by ${nameField ? `id or ${nameField}` : 'id'}, or every match of --filter`,
+      )
       .argument(`[${ref.toLowerCase()}...]`, `${refHelp} (several allowed)`)
       .option('--filter <filter>', `delete every ${def.label} this filter matches (instead of ids)`)
       .option('-y, --yes', 'delete several records without asking (required without a terminal)')
@@ -632,10 +717,18 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
         `\nExamples:\n  edgectl ${spec.noun} delete ${nameField ? 'NAME' : 'ID'}\n  edgectl ${spec.noun} delete ID1 ID2 --yes\n  edgectl ${spec.noun} delete --filter 'name contains "test-"' --yes`,
       )
       .action(async (refs: string[], opts: { filter?: string; yes?: boolean; json?: boolean }) => {
-        if (refs.length > 0 && opts.filter !== undefined) throw new CliError('error: give ids or --filter, not both', 2);
-        if (refs.length === 0 && opts.filter === undefined) throw new CliError(`error: give the ${def.label}s to delete, or --filter (see edgectl ${spec.noun} delete --help)`, 2);
+        if (refs.length > 0 && opts.filter !== undefined)
+          throw new CliError('error: give ids or --filter, not both', 2);
+        if (refs.length === 0 && opts.filter === undefined)
+          throw new CliError(
+            `error: give the ${def.label}s to delete, or --filter (see edgectl ${spec.noun} delete --help)`,
+            2,
+          );
         const api = requireApi(io);
-        const targets = opts.filter !== undefined ? await matching(api, `/${def.name}`, opts.filter) : await Promise.all(refs.map((r) => idOf(api, spec, r)));
+        const targets =
+          opts.filter !== undefined
+            ? await matching(api, `/${def.name}`, opts.filter)
+            : await Promise.all(refs.map((r) => idOf(api, spec, r)));
         const ids = [...new Set(targets)];
         if (ids.length === 0) {
           io.out(`no ${def.label} matches the filter: nothing deleted`);

@@ -33,7 +33,8 @@ interface IdentityFileJson {
 const PEM_PREFIX = 'pem:';
 
 function material(file: string, field: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw new CliError(`error: identity file ${file} has no id.${field}`, 2);
+  if (typeof value !== 'string' || value === '')
+    throw new CliError(`error: identity file ${file} has no id.${field}`, 2);
   if (value.startsWith(PEM_PREFIX)) return value.slice(PEM_PREFIX.length);
   if (value.includes('-----BEGIN ')) return value;
   const path = value.startsWith('file://') ? fileURLToPath(value) : resolve(dirname(file), value);
@@ -52,8 +53,17 @@ export function readIdentityFile(file: string): IdentityConfig {
   } catch (e) {
     throw new CliError(`error: cannot read identity file ${file}: ${(e as Error).message}`, 2);
   }
-  if (parsed === null || typeof parsed !== 'object' || typeof parsed.ztAPI !== 'string' || !parsed.id || typeof parsed.id !== 'object') {
-    throw new CliError(`error: ${file} is not an identity file (expected {"ztAPI": URL, "id": {"key", "cert", "ca"}})`, 2);
+  if (
+    parsed === null ||
+    typeof parsed !== 'object' ||
+    typeof parsed.ztAPI !== 'string' ||
+    !parsed.id ||
+    typeof parsed.id !== 'object'
+  ) {
+    throw new CliError(
+      `error: ${file} is not an identity file (expected {"ztAPI": URL, "id": {"key", "cert", "ca"}})`,
+      2,
+    );
   }
   const id = parsed.id;
   return {

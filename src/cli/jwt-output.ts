@@ -32,7 +32,8 @@ export function emitJwts(io: CliIo, jwts: readonly EnrollmentJwt[], out: string 
       } catch (e) {
         throw new CliError(`error: cannot write the enrollment JWT to ${file}: ${(e as Error).message}`, 1);
       }
-      if (!quiet) io.out(`wrote the ${j.method} enrollment JWT to ${file}${j.expiresAt ? ` (expires ${j.expiresAt})` : ''}`);
+      if (!quiet)
+        io.out(`wrote the ${j.method} enrollment JWT to ${file}${j.expiresAt ? ` (expires ${j.expiresAt})` : ''}`);
     } else if (!quiet) {
       io.out(`${j.method} enrollment JWT${j.expiresAt ? ` (expires ${j.expiresAt})` : ''}:`);
       io.out(j.jwt);
@@ -46,7 +47,8 @@ export function identityJwts(record: Record<string, unknown>, methods: readonly 
   const out: EnrollmentJwt[] = [];
   for (const method of methods) {
     const e = enrollment[method];
-    if (e && typeof e.jwt === 'string') out.push({ method, jwt: e.jwt, ...(typeof e.expiresAt === 'string' ? { expiresAt: e.expiresAt } : {}) });
+    if (e && typeof e.jwt === 'string')
+      out.push({ method, jwt: e.jwt, ...(typeof e.expiresAt === 'string' ? { expiresAt: e.expiresAt } : {}) });
   }
   return out;
 }

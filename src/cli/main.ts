@@ -31,7 +31,10 @@ export function buildProgram(io: CliIo): Command {
   const program = new Command('edgectl')
     .description('edge controller for a zero-trust overlay network, and its admin CLI')
     .version(VERSION, '-V, --version', 'print the CLI version')
-    .option('--context <name>', 'use this saved login for this command (default: $EDGECTL_CONTEXT, else the current context)')
+    .option(
+      '--context <name>',
+      'use this saved login for this command (default: $EDGECTL_CONTEXT, else the current context)',
+    )
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     // A usage error prints its one line and where to look, not the whole help (subcommands inherit this).

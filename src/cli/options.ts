@@ -21,11 +21,17 @@ export const positiveMinutes = (raw: string): number => {
 export const DEFAULT_ENROLLMENT_MINUTES = 30;
 
 export const durationOption = (what: string) =>
-  new Option('--duration-minutes <n>', `${what} expires after this many minutes (default ${DEFAULT_ENROLLMENT_MINUTES})`).argParser(positiveMinutes);
+  new Option(
+    '--duration-minutes <n>',
+    `${what} expires after this many minutes (default ${DEFAULT_ENROLLMENT_MINUTES})`,
+  ).argParser(positiveMinutes);
 
 /** `now + minutes` as an ISO date-time (the `expiresAt` the API wants). */
-export const expiresIn = (mins: number | undefined): string => new Date(Date.now() + (mins ?? DEFAULT_ENROLLMENT_MINUTES) * 60_000).toISOString();
+export const expiresIn = (mins: number | undefined): string =>
+  new Date(Date.now() + (mins ?? DEFAULT_ENROLLMENT_MINUTES) * 60_000).toISOString();
 
-export const jsonOption = () => new Option('-j, --json', 'print the JSON response body as the API sent it (for scripts)');
+export const jsonOption = () =>
+  new Option('-j, --json', 'print the JSON response body as the API sent it (for scripts)');
 
-export const jwtOutOption = () => new Option('--jwt-out <file>', 'write the enrollment JWT to this file (mode 0600) instead of printing it');
+export const jwtOutOption = () =>
+  new Option('--jwt-out <file>', 'write the enrollment JWT to this file (mode 0600) instead of printing it');

@@ -13,13 +13,15 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** `-o FORMAT` of every read; `-j, --json` stays as the alias of `-o json`. */
 export const outputOption = () =>
-  new Option('-o, --output <format>', 'table (fitted to the terminal width), wide (not fitted), json or yaml (the API answer as sent), id (one id a line)').choices(
-    OUTPUT_FORMATS as unknown as string[],
-  );
+  new Option(
+    '-o, --output <format>',
+    'table (fitted to the terminal width), wide (not fitted), json or yaml (the API answer as sent), id (one id a line)',
+  ).choices(OUTPUT_FORMATS as unknown as string[]);
 
 /** The format asked for by `-o` and/or `--json`; both, disagreeing, is a usage error. */
 export function formatOf(opts: { output?: string; json?: boolean }): OutputFormat {
-  if (opts.json && opts.output !== undefined && opts.output !== 'json') throw new CliError(`error: --json and -o ${opts.output} disagree: give one`, 2);
+  if (opts.json && opts.output !== undefined && opts.output !== 'json')
+    throw new CliError(`error: --json and -o ${opts.output} disagree: give one`, 2);
   return opts.json ? 'json' : ((opts.output as OutputFormat | undefined) ?? 'table');
 }
 
@@ -38,7 +40,10 @@ export function widthOf(io: CliIo): number | undefined {
 export function fitWidths(rows: readonly (readonly string[])[], width: number): number[] | undefined {
   const n = rows[0]?.length ?? 0;
   if (n === 0) return undefined;
-  const natural = Array.from({ length: n }, (_, i) => 2 + Math.max(...rows.map((r) => Math.max(...(r[i] ?? '').split('\n').map((l) => l.length)))));
+  const natural = Array.from(
+    { length: n },
+    (_, i) => 2 + Math.max(...rows.map((r) => Math.max(...(r[i] ?? '').split('\n').map((l) => l.length)))),
+  );
   const room = width - (n + 1);
   if (natural.reduce((a, b) => a + b, 0) <= room) return undefined;
   const out = new Array<number>(n).fill(0);
@@ -75,7 +80,11 @@ export interface Pagination {
 function withoutLinks(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutLinks);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v as Rec).filter(([k]) => k !== '_links').map(([k, x]) => [k, withoutLinks(x)]));
+  return Object.fromEntries(
+    Object.entries(v as Rec)
+      .filter(([k]) => k !== '_links')
+      .map(([k, x]) => [k, withoutLinks(x)]),
+  );
 }
 
 /**
@@ -112,7 +121,11 @@ const PLAIN = { head: [] as string[], border: [] as string[] };
 export function renderTable(columns: readonly Column[], rows: readonly Rec[], width?: number): string {
   const cells = rows.map((r) => columns.map((c) => cell(c.value(r))));
   const colWidths = width === undefined ? undefined : fitWidths([columns.map((c) => c.header), ...cells], width);
-  const table = new Table({ head: columns.map((c) => c.header), style: PLAIN, ...(colWidths ? { colWidths, wordWrap: true, wrapOnWordBoundary: false } : {}) });
+  const table = new Table({
+    head: columns.map((c) => c.header),
+    style: PLAIN,
+    ...(colWidths ? { colWidths, wordWrap: true, wrapOnWordBoundary: false } : {}),
+  });
   for (const r of cells) table.push(r);
   return table.toString();
 }
@@ -123,19 +136,37 @@ export function resultsLine(count: number, p: Pagination | undefined): string {
   return `results: ${offset + 1}-${offset + count} of ${p?.totalCount ?? count}`;
 }
 
-export function printList(io: CliIo, columns: readonly Column[], rows: readonly Rec[], p: Pagination | undefined, width: number | null = widthOf(io) ?? null): void {
+export function printList(
+  io: CliIo,
+  columns: readonly Column[],
+  rows: readonly Rec[],
+  p: Pagination | undefined,
+  width: number | null = widthOf(io) ?? null,
+): void {
   // null: not fitted (`-o wide`, pipes).
   if (rows.length > 0) io.out(renderTable(columns, rows, width ?? undefined));
   io.out(resultsLine(rows.length, p));
 }
 
 /** A list answer (`{data: [...], meta}`) in the format asked for. */
-export async function printListAs(io: CliIo, format: OutputFormat, columns: readonly Column[], body: { data?: Rec[]; meta?: { pagination?: unknown } }): Promise<void> {
+export async function printListAs(
+  io: CliIo,
+  format: OutputFormat,
+  columns: readonly Column[],
+  body: { data?: Rec[]; meta?: { pagination?: unknown } },
+): Promise<void> {
   const rows = body.data ?? [];
   if (format === 'json') printJson(io, body);
   else if (format === 'yaml') await printYaml(io, body);
   else if (format === 'id') for (const r of rows) io.out(String(r.id ?? ''));
-  else printList(io, columns, rows, body.meta?.pagination as Pagination | undefined, format === 'wide' ? null : (widthOf(io) ?? null));
+  else
+    printList(
+      io,
+      columns,
+      rows,
+      body.meta?.pagination as Pagination | undefined,
+      format === 'wide' ? null : (widthOf(io) ?? null),
+    );
 }
 
 /** A detail answer (`{data: {...}}`) in the format asked for; tables show it as a vertical key/value list. */
@@ -154,7 +185,8 @@ function flatten(rec: Rec, prefix: string, out: [string, string][]): [string, st
   for (const [k, v] of Object.entries(rec)) {
     if (k === '_links') continue;
     const key = prefix + k;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !isRef(v as Rec) && Object.keys(v).length > 0) flatten(v as Rec, `${key}.`, out);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !isRef(v as Rec) && Object.keys(v).length > 0)
+      flatten(v as Rec, `${key}.`, out);
     else out.push([key, cell(v)]);
   }
   return out;

@@ -11,7 +11,12 @@ import { listOptions, printPage, resolveEntityId, type EntitySpec, type ListOpti
 import { configSpec } from './entities/config.js';
 import { configTypeSpec } from './entities/config-type.js';
 import { identitySpec } from './entities/identity.js';
-import { edgeRouterPolicySpec, postureCheckSpec, serviceEdgeRouterPolicySpec, servicePolicySpec } from './entities/policy.js';
+import {
+  edgeRouterPolicySpec,
+  postureCheckSpec,
+  serviceEdgeRouterPolicySpec,
+  servicePolicySpec,
+} from './entities/policy.js';
 import { edgeRouterSpec } from './entities/router.js';
 import { serviceSpec } from './entities/service.js';
 import type { CliIo } from './io.js';
@@ -65,7 +70,14 @@ export function registerRelations(program: Command, io: CliIo, relations: readon
     listOptions(cmd).action(async (idOrName: string, filterArg: string | undefined, opts: ListOptions) => {
       const api = requireApi(io);
       const id = await resolveEntityId(api, r.parent, idOrName);
-      await printPage(io, api, `/${r.parent.def.name}/${encodeURIComponent(id)}/${segment}`, r.child.columns, filterArg, opts);
+      await printPage(
+        io,
+        api,
+        `/${r.parent.def.name}/${encodeURIComponent(id)}/${segment}`,
+        r.child.columns,
+        filterArg,
+        opts,
+      );
     });
   }
 }

@@ -20,7 +20,12 @@ export interface ListEnvelope {
  * `nameField` is undefined for entities without a human name (the id alone is tried).
  * @throws CliError exit 1 when nothing matches or the name is ambiguous.
  */
-export async function resolveId(api: Api, def: CliResource, idOrName: string, nameField: string | undefined = 'name' in def.props ? 'name' : undefined): Promise<string> {
+export async function resolveId(
+  api: Api,
+  def: CliResource,
+  idOrName: string,
+  nameField: string | undefined = 'name' in def.props ? 'name' : undefined,
+): Promise<string> {
   const query = async (field: string) => {
     const filter = `${field} = ${zitiString(idOrName)}`;
     const res = await api.call<ListEnvelope>('GET', `/${def.name}?filter=${encodeURIComponent(filter)}&limit=2`);
@@ -31,7 +36,11 @@ export async function resolveId(api: Api, def: CliResource, idOrName: string, na
   if (nameField) {
     const byName = await query(nameField);
     if (byName.length === 1) return byName[0]!.id as string;
-    if (byName.length > 1) throw new CliError(`error: more than one ${def.label} has ${nameField} ${JSON.stringify(idOrName)}: use its id`, 1);
+    if (byName.length > 1)
+      throw new CliError(
+        `error: more than one ${def.label} has ${nameField} ${JSON.stringify(idOrName)}: use its id`,
+        1,
+      );
   }
   const what = nameField ? `id or ${nameField}` : 'id';
   throw new CliError(`error: NOT_FOUND: no ${def.label} with ${what} ${JSON.stringify(idOrName)}`, 1);

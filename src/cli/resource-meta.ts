@@ -48,7 +48,9 @@ export function reduceSchema(schema: unknown): SchemaInfo {
   if (Array.isArray(s.anyOf)) out.anyOf = s.anyOf.map(reduceSchema);
   if (s.items && typeof s.items === 'object' && !Array.isArray(s.items)) out.items = reduceSchema(s.items);
   if (s.properties && typeof s.properties === 'object') {
-    out.properties = Object.fromEntries(Object.entries(s.properties as Record<string, unknown>).map(([k, v]) => [k, reduceSchema(v)]));
+    out.properties = Object.fromEntries(
+      Object.entries(s.properties as Record<string, unknown>).map(([k, v]) => [k, reduceSchema(v)]),
+    );
   }
   return out;
 }

@@ -54,7 +54,9 @@ export function renderSnapshot(resources: Record<string, CliResource>): string {
 import type { CliResource } from './resource-meta.js';
 
 export const RESOURCE_META: Readonly<Record<string, CliResource>> = {
-${Object.entries(resources).map(([key, r]) => renderResource(key, r)).join('\n')}
+${Object.entries(resources)
+  .map(([key, r]) => renderResource(key, r))
+  .join('\n')}
 };
 `;
 }

@@ -51,7 +51,11 @@ export const DEFAULT_CONTEXT = 'default';
 const CONTEXT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function checkContextName(name: string): string {
-  if (!CONTEXT_NAME.test(name)) throw new CliError(`error: invalid context name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64)`, 2);
+  if (!CONTEXT_NAME.test(name))
+    throw new CliError(
+      `error: invalid context name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 64)`,
+      2,
+    );
   return name;
 }
 
@@ -84,7 +88,10 @@ export class SessionStore {
     if (parsed.logins === undefined && typeof parsed.url === 'string' && typeof parsed.token === 'string') {
       return { default: DEFAULT_CONTEXT, logins: { [DEFAULT_CONTEXT]: parsed as SavedLogin } };
     }
-    return { default: typeof parsed.default === 'string' ? parsed.default : DEFAULT_CONTEXT, logins: parsed.logins ?? {} };
+    return {
+      default: typeof parsed.default === 'string' ? parsed.default : DEFAULT_CONTEXT,
+      logins: parsed.logins ?? {},
+    };
   }
 
   private write(cfg: ConfigFile): void {
@@ -134,7 +141,8 @@ export class SessionStore {
   /** Makes `name` the current context; it must hold a login. */
   use(name: string): void {
     const cfg = this.read();
-    if (cfg.logins[name] === undefined) throw new CliError(`error: no context named ${JSON.stringify(name)}${this.known(cfg)}`, 1);
+    if (cfg.logins[name] === undefined)
+      throw new CliError(`error: no context named ${JSON.stringify(name)}${this.known(cfg)}`, 1);
     cfg.default = name;
     this.write(cfg);
   }
@@ -142,14 +150,16 @@ export class SessionStore {
   /** Forgets the login of context `name` (default: the one commands use); removes the file when none is left. */
   remove(name = this.contextName()): void {
     const cfg = this.read();
-    if (cfg.logins[name] === undefined) throw new CliError(`error: no context named ${JSON.stringify(name)}${this.known(cfg)}`, 1);
+    if (cfg.logins[name] === undefined)
+      throw new CliError(`error: no context named ${JSON.stringify(name)}${this.known(cfg)}`, 1);
     delete cfg.logins[name];
     if (Object.keys(cfg.logins).length === 0) {
       rmSync(this.file, { force: true });
       return;
     }
     // The current context went away: fall back to `default` if it still holds a login, else the first one left.
-    if (cfg.default === name) cfg.default = cfg.logins[DEFAULT_CONTEXT] ? DEFAULT_CONTEXT : Object.keys(cfg.logins).sort()[0]!;
+    if (cfg.default === name)
+      cfg.default = cfg.logins[DEFAULT_CONTEXT] ? DEFAULT_CONTEXT : Object.keys(cfg.logins).sort()[0]!;
     this.write(cfg);
   }
 
@@ -167,7 +177,10 @@ export function clientCertificateOf(login: SavedLogin): ClientCertificate | unde
       const id = readIdentityFile(login.identityFile);
       return { cert: id.cert, key: id.key };
     } catch (e) {
-      throw new CliError(`${(e as Error).message}\nhint: this login uses the identity file ${login.identityFile}; restore it or ${relogin}`, 1);
+      throw new CliError(
+        `${(e as Error).message}\nhint: this login uses the identity file ${login.identityFile}; restore it or ${relogin}`,
+        1,
+      );
     }
   }
   if (login.certFile || login.keyFile) {
@@ -175,7 +188,10 @@ export function clientCertificateOf(login: SavedLogin): ClientCertificate | unde
       try {
         return readFileSync(file ?? '', 'utf8');
       } catch (e) {
-        throw new CliError(`error: cannot read the client ${what} this login uses (${file}): ${(e as Error).message}; restore it or ${relogin}`, 1);
+        throw new CliError(
+          `error: cannot read the client ${what} this login uses (${file}): ${(e as Error).message}; restore it or ${relogin}`,
+          1,
+        );
       }
     };
     return { cert: read(login.certFile, 'certificate'), key: read(login.keyFile, 'key') };

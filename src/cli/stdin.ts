@@ -3,7 +3,8 @@ import { CliError } from './io.js';
 
 /** All of stdin as text; refused when stdin is a terminal (a script meant to pipe something in). */
 export async function readStdin(what: string): Promise<string> {
-  if (process.stdin.isTTY) throw new CliError(`error: ${what} reads standard input, which is a terminal: pipe it in`, 2);
+  if (process.stdin.isTTY)
+    throw new CliError(`error: ${what} reads standard input, which is a terminal: pipe it in`, 2);
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');

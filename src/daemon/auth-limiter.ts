@@ -53,7 +53,8 @@ export function parseAuthRateLimit(raw: unknown, path = 'edge.api.rateLimit.auth
   if (raw === undefined || raw === null) return d;
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${path} must be a mapping`);
   const r = raw as Record<string, unknown>;
-  if (r.enabled !== undefined && typeof r.enabled !== 'boolean') throw new Error(`${path}.enabled must be true or false`);
+  if (r.enabled !== undefined && typeof r.enabled !== 'boolean')
+    throw new Error(`${path}.enabled must be true or false`);
   const out: AuthRateLimitConfig = {
     ...d,
     enabled: (r.enabled as boolean | undefined) ?? d.enabled,
@@ -63,7 +64,8 @@ export function parseAuthRateLimit(raw: unknown, path = 'edge.api.rateLimit.auth
   for (const name of BUCKETS) {
     const b = r[name];
     if (b === undefined || b === null) continue;
-    if (typeof b !== 'object' || Array.isArray(b)) throw new Error(`${path}.${name} must be a mapping with burst and perMinute`);
+    if (typeof b !== 'object' || Array.isArray(b))
+      throw new Error(`${path}.${name} must be a mapping with burst and perMinute`);
     const m = b as Record<string, unknown>;
     out[name] = {
       burst: positiveInt(`${path}.${name}.burst`, m.burst, d[name].burst, 1),
@@ -74,10 +76,14 @@ export function parseAuthRateLimit(raw: unknown, path = 'edge.api.rateLimit.auth
 }
 
 export const rateLimited = (retryAfterSeconds: number) =>
-  new DomainError('RATE_LIMITED', { causeMessage: 'you have hit a rate limit in the requested operation', retryAfterSeconds });
+  new DomainError('RATE_LIMITED', {
+    causeMessage: 'you have hit a rate limit in the requested operation',
+    retryAfterSeconds,
+  });
 
 /** The credential failures that spend the failure budgets; anything else (bad request, success) gives it back. */
-const isCredentialFailure = (e: unknown) => e instanceof DomainError && (e.code === 'INVALID_AUTH' || e.code === 'UNAUTHORIZED');
+const isCredentialFailure = (e: unknown) =>
+  e instanceof DomainError && (e.code === 'INVALID_AUTH' || e.code === 'UNAUTHORIZED');
 
 export class AuthLimiter {
   private readonly perSource: TokenBuckets;

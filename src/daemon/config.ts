@@ -113,7 +113,8 @@ export function checkKeys(doc: unknown, file: string): void {
   const walk = (node: unknown, prefix: string): void => {
     if (node === undefined || node === null) return;
     const where = prefix ? prefix.slice(0, -1) : 'the top level';
-    if (typeof node !== 'object' || Array.isArray(node)) throw new Error(`config file ${file}: ${where} must be a mapping of keys`);
+    if (typeof node !== 'object' || Array.isArray(node))
+      throw new Error(`config file ${file}: ${where} must be a mapping of keys`);
     // The known names one level below `prefix`: leaves, and the parents of deeper keys.
     const known = new Set<string>();
     for (const k of CONFIG_KEYS) if (k.startsWith(prefix)) known.add(k.slice(prefix.length).split('.')[0]);
@@ -130,7 +131,9 @@ export function checkKeys(doc: unknown, file: string): void {
 }
 
 function get(obj: unknown, path: ConfigKey): unknown {
-  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+  return path
+    .split('.')
+    .reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
 }
 
 export function parseListen(listen: string): { host: string; port: number } {
@@ -141,8 +144,17 @@ export function parseListen(listen: string): { host: string; port: number } {
   return { host: m[1] || '0.0.0.0', port };
 }
 
-function durationSetting(name: string, value: unknown, fallback: string, minMs: number, maxMs = MAX_DURATION_MS): number {
-  const tooLarge = () => new Error(`${name} must be at most ${maxMs === MAX_DURATION_MS ? `${MAX_DURATION} (366 days)` : `${maxMs / 1000}s`}`);
+function durationSetting(
+  name: string,
+  value: unknown,
+  fallback: string,
+  minMs: number,
+  maxMs = MAX_DURATION_MS,
+): number {
+  const tooLarge = () =>
+    new Error(
+      `${name} must be at most ${maxMs === MAX_DURATION_MS ? `${MAX_DURATION} (366 days)` : `${maxMs / 1000}s`}`,
+    );
   let ms: number;
   try {
     ms = parseDuration(value === undefined || value === null ? fallback : String(value));
@@ -158,19 +170,45 @@ function durationSetting(name: string, value: unknown, fallback: string, minMs: 
 function countSetting(name: string, value: unknown, fallback: number, min: number, max: number): number {
   if (value === undefined || value === null) return fallback;
   const n = typeof value === 'number' ? value : Number(String(value).trim());
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max}`);
   return n;
 }
 
 // --- connection limits (docs/decisions.md, "Connections") ---
 function connectionLimits(doc: unknown): ConnectionLimits {
   const limits: ConnectionLimits = {
-    maxConnections: countSetting('limits.maxConnections', get(doc, 'limits.maxConnections'), DEFAULTS.maxConnections, 1, 1_000_000),
-    maxConnectionsPerAddress: countSetting('limits.maxConnectionsPerAddress', get(doc, 'limits.maxConnectionsPerAddress'), DEFAULTS.maxConnectionsPerAddress, 1, 1_000_000),
-    headersTimeoutMs: durationSetting('limits.headersTimeout', get(doc, 'limits.headersTimeout'), DEFAULTS.headersTimeout, 1000, 600_000),
-    requestTimeoutMs: durationSetting('limits.requestTimeout', get(doc, 'limits.requestTimeout'), DEFAULTS.requestTimeout, 1000, 3_600_000),
+    maxConnections: countSetting(
+      'limits.maxConnections',
+      get(doc, 'limits.maxConnections'),
+      DEFAULTS.maxConnections,
+      1,
+      1_000_000,
+    ),
+    maxConnectionsPerAddress: countSetting(
+      'limits.maxConnectionsPerAddress',
+      get(doc, 'limits.maxConnectionsPerAddress'),
+      DEFAULTS.maxConnectionsPerAddress,
+      1,
+      1_000_000,
+    ),
+    headersTimeoutMs: durationSetting(
+      'limits.headersTimeout',
+      get(doc, 'limits.headersTimeout'),
+      DEFAULTS.headersTimeout,
+      1000,
+      600_000,
+    ),
+    requestTimeoutMs: durationSetting(
+      'limits.requestTimeout',
+      get(doc, 'limits.requestTimeout'),
+      DEFAULTS.requestTimeout,
+      1000,
+      3_600_000,
+    ),
   };
-  if (limits.requestTimeoutMs < limits.headersTimeoutMs) throw new Error('limits.requestTimeout must be at least limits.headersTimeout');
+  if (limits.requestTimeoutMs < limits.headersTimeoutMs)
+    throw new Error('limits.requestTimeout must be at least limits.headersTimeout');
   return limits;
 }
 
@@ -199,14 +237,18 @@ export function isUnspecifiedHost(host: string): boolean {
   return host === '0.0.0.0' || (isIP(host) === 6 && /^[0:]+$/.test(host));
 }
 
-const HOST_NAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
 /**
  * The address clients are given (enrollment JWTs, the version record) and the server certificate names. A
  * wildcard listen address names no host a remote device could use, so one must then be given
  * (docs/decisions.md, "Serve fails loudly").
  */
-function advertisedAddress(listenHost: string, value: string | undefined): { advertisedHost: string; advertisedPort?: number } {
+function advertisedAddress(
+  listenHost: string,
+  value: string | undefined,
+): { advertisedHost: string; advertisedPort?: number } {
   if (value === undefined || String(value).trim() === '') {
     if (isUnspecifiedHost(listenHost)) {
       throw new Error(
@@ -218,22 +260,28 @@ function advertisedAddress(listenHost: string, value: string | undefined): { adv
   }
   const text = String(value).trim();
   // HOST, HOST:PORT, an IPv6 literal (bare or bracketed), or [IPv6]:PORT.
-  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(text) ?? (isIP(text) === 6 ? [text, text] : /^([^:]+)(?::(\d+))?$/.exec(text));
+  const m =
+    /^\[([^\]]+)\](?::(\d+))?$/.exec(text) ?? (isIP(text) === 6 ? [text, text] : /^([^:]+)(?::(\d+))?$/.exec(text));
   const host = m?.[1];
   const port = m?.[2] === undefined ? undefined : Number(m[2]);
   if (!host || !(isIP(host) || HOST_NAME.test(host)) || (port !== undefined && (port < 1 || port > 65535))) {
-    throw new Error(`advertised address "${text}" must be HOST or HOST:PORT (a DNS name or an IP address, port 1-65535)`);
+    throw new Error(
+      `advertised address "${text}" must be HOST or HOST:PORT (a DNS name or an IP address, port 1-65535)`,
+    );
   }
-  if (isUnspecifiedHost(host)) throw new Error(`advertised address "${text}" must be a host clients can reach, not ${host}`);
+  if (isUnspecifiedHost(host))
+    throw new Error(`advertised address "${text}" must be a host clients can reach, not ${host}`);
   return port === undefined ? { advertisedHost: host } : { advertisedHost: host, advertisedPort: port };
 }
 
 // --- metrics (docs/decisions.md, "Metrics and health") ---
 function metricsConfig(doc: unknown): MetricsConfig {
   const enabled = get(doc, 'metrics.enabled');
-  if (enabled !== undefined && enabled !== null && typeof enabled !== 'boolean') throw new Error('metrics.enabled must be true or false');
+  if (enabled !== undefined && enabled !== null && typeof enabled !== 'boolean')
+    throw new Error('metrics.enabled must be true or false');
   const listen = get(doc, 'metrics.listen');
-  if (listen !== undefined && listen !== null && typeof listen !== 'string') throw new Error('metrics.listen must be HOST:PORT');
+  if (listen !== undefined && listen !== null && typeof listen !== 'string')
+    throw new Error('metrics.listen must be HOST:PORT');
   let parsed: MetricsConfig['listen'];
   try {
     parsed = listen ? parseListen(listen) : undefined;
@@ -254,21 +302,45 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     }
     checkKeys(doc, file);
   }
-  const listen = src.flags.listen ?? src.env.EDGECTL_LISTEN ?? (get(doc, 'listen') as string | undefined) ?? DEFAULTS.listen;
+  const listen =
+    src.flags.listen ?? src.env.EDGECTL_LISTEN ?? (get(doc, 'listen') as string | undefined) ?? DEFAULTS.listen;
   const { host, port } = parseListen(listen);
-  const logLevel = String(src.flags.logLevel ?? src.env.EDGECTL_LOG_LEVEL ?? get(doc, 'log.level') ?? DEFAULTS.logLevel);
-  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`log level "${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
-  const dataDir = resolve(src.flags.dataDir ?? src.env.EDGECTL_DATA_DIR ?? (get(doc, 'dataDir') as string | undefined) ?? DEFAULTS.dataDir);
-  const advertised = advertisedAddress(host, src.flags.advertise ?? src.env.EDGECTL_ADVERTISE ?? (get(doc, 'edge.api.address') as string | undefined));
+  const logLevel = String(
+    src.flags.logLevel ?? src.env.EDGECTL_LOG_LEVEL ?? get(doc, 'log.level') ?? DEFAULTS.logLevel,
+  );
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new Error(`log level "${logLevel}" must be one of ${LOG_LEVELS.join(', ')}`);
+  const dataDir = resolve(
+    src.flags.dataDir ?? src.env.EDGECTL_DATA_DIR ?? (get(doc, 'dataDir') as string | undefined) ?? DEFAULTS.dataDir,
+  );
+  const advertised = advertisedAddress(
+    host,
+    src.flags.advertise ?? src.env.EDGECTL_ADVERTISE ?? (get(doc, 'edge.api.address') as string | undefined),
+  );
   return {
     dataDir,
     host,
     port,
     logLevel,
     ...advertised,
-    sessionTimeoutMs: durationSetting('edge.api.sessionTimeout', get(doc, 'edge.api.sessionTimeout'), DEFAULTS.sessionTimeout, 1000),
-    identityEnrollmentDurationMs: durationSetting('edge.enrollment.edgeIdentity.duration', get(doc, 'edge.enrollment.edgeIdentity.duration'), DEFAULTS.enrollmentDuration, 1000),
-    routerEnrollmentDurationMs: durationSetting('edge.enrollment.edgeRouter.duration', get(doc, 'edge.enrollment.edgeRouter.duration'), DEFAULTS.enrollmentDuration, 1000),
+    sessionTimeoutMs: durationSetting(
+      'edge.api.sessionTimeout',
+      get(doc, 'edge.api.sessionTimeout'),
+      DEFAULTS.sessionTimeout,
+      1000,
+    ),
+    identityEnrollmentDurationMs: durationSetting(
+      'edge.enrollment.edgeIdentity.duration',
+      get(doc, 'edge.enrollment.edgeIdentity.duration'),
+      DEFAULTS.enrollmentDuration,
+      1000,
+    ),
+    routerEnrollmentDurationMs: durationSetting(
+      'edge.enrollment.edgeRouter.duration',
+      get(doc, 'edge.enrollment.edgeRouter.duration'),
+      DEFAULTS.enrollmentDuration,
+      1000,
+    ),
     authRateLimit: parseAuthRateLimit(get(doc, 'edge.api.rateLimit.auth')),
     limits: connectionLimits(doc),
     corsAllowedOrigins: corsOrigins(get(doc, 'web.cors.allowedOrigins')),

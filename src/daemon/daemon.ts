@@ -68,7 +68,13 @@ function strongPassword(): string {
   // 24 characters from a mixed alphabet: satisfies any rule set of the default auth policy.
   const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
   const bytes = randomBytes(22);
-  return 'Aa1!' + [...bytes].map((b) => alphabet[b % alphabet.length]).join('').slice(0, 20);
+  return (
+    'Aa1!' +
+    [...bytes]
+      .map((b) => alphabet[b % alphabet.length])
+      .join('')
+      .slice(0, 20)
+  );
 }
 
 export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): Promise<RunningDaemon> {
@@ -96,7 +102,11 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
         routerEnrollmentDurationMs: cfg.routerEnrollmentDurationMs,
       },
       log,
-      pki: pkiCapability(pki, () => advertisedUrl, () => onTrustChanged()),
+      pki: pkiCapability(
+        pki,
+        () => advertisedUrl,
+        () => onTrustChanged(),
+      ),
       tokens: tokenMinter(tokenKey.key),
     };
     if (!(await hasDefaultAdmin(ctx))) {
@@ -122,7 +132,10 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     };
     const tls = { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: await listenerCaPem(ctx, pki.caBundlePem) };
     // Metrics exist only when served somewhere (docs/decisions.md, "Metrics and health").
-    const metrics = cfg.metrics.enabled || cfg.metrics.listen ? createMetrics({ ctx, storeFile: join(cfg.dataDir, DB_FILE) }) : undefined;
+    const metrics =
+      cfg.metrics.enabled || cfg.metrics.listen
+        ? createMetrics({ ctx, storeFile: join(cfg.dataDir, DB_FILE) })
+        : undefined;
     // openStore({ verify: true }) ran quick_check just now: the first integrity result.
     metrics?.recordIntegrityCheck('ok');
     const { app } = buildServer({
@@ -151,14 +164,21 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       throw e;
     });
     if (reconciled.enrollmentsRekeyed + reconciled.apiSessionsEnded + reconciled.sessionsEnded > 0) {
-      log.warn(reconciled, 'stored tokens did not match the token key: enrollments re-keyed (new tokens and JWTs), API sessions ended');
+      log.warn(
+        reconciled,
+        'stored tokens did not match the token key: enrollments re-keyed (new tokens and JWTs), API sessions ended',
+      );
     }
     let metricsListener: Awaited<ReturnType<typeof startMetricsListener>> | undefined;
     if (metrics && cfg.metrics.listen) {
-      metricsListener = await startMetricsListener(metrics, ctx, log, cfg.metrics.listen, cfg.limits).catch(async (e: unknown) => {
-        await app.close();
-        throw new Error(`metrics.listen: cannot listen on ${cfg.metrics.listen!.host}:${cfg.metrics.listen!.port}: ${(e as Error).message}`);
-      });
+      metricsListener = await startMetricsListener(metrics, ctx, log, cfg.metrics.listen, cfg.limits).catch(
+        async (e: unknown) => {
+          await app.close();
+          throw new Error(
+            `metrics.listen: cannot listen on ${cfg.metrics.listen!.host}:${cfg.metrics.listen!.port}: ${(e as Error).message}`,
+          );
+        },
+      );
     }
     const metricsUrl = metricsListener && `http://${urlHost(cfg.metrics.listen!.host)}:${metricsListener.port}`;
     if (metricsUrl) log.info({ url: metricsUrl }, 'metrics listening');

@@ -22,7 +22,9 @@ export class DataDirError extends Error {}
 
 function fail(dir: string, e: unknown): never {
   const code = (e as NodeJS.ErrnoException).code ?? '';
-  throw new DataDirError(`the data dir ${dir} is not usable: ${REASONS[code] ?? (e as Error).message}${code ? ` (${code})` : ''}`);
+  throw new DataDirError(
+    `the data dir ${dir} is not usable: ${REASONS[code] ?? (e as Error).message}${code ? ` (${code})` : ''}`,
+  );
 }
 
 function isDirectory(path: string): boolean | undefined {

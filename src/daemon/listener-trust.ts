@@ -26,7 +26,13 @@ export async function listenerCaPem(ctx: Ctx, controllerBundlePem: string): Prom
  * schedule one more run, so the last change always wins. The store is read asynchronously, which also means a
  * call made inside a write transaction reads the committed state (the store serialises access).
  */
-export function listenerTrustRefresher(server: TlsServer, material: TlsMaterial, controllerBundlePem: string, ctx: Ctx, log: Logger): () => void {
+export function listenerTrustRefresher(
+  server: TlsServer,
+  material: TlsMaterial,
+  controllerBundlePem: string,
+  ctx: Ctx,
+  log: Logger,
+): () => void {
   let running = false;
   let again = false;
   const run = async (): Promise<void> => {
@@ -41,7 +47,10 @@ export function listenerTrustRefresher(server: TlsServer, material: TlsMaterial,
     } catch (err) {
       // A refresh racing the shutdown finds the store closed: nothing to update any more.
       if (!server.listening) return;
-      log.error({ err }, 'updating the TLS listener CA list failed; verified CAs still authenticate, restart to refresh the list');
+      log.error(
+        { err },
+        'updating the TLS listener CA list failed; verified CAs still authenticate, restart to refresh the list',
+      );
     } finally {
       running = false;
     }

@@ -18,7 +18,11 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream): Log
       base: { svc: 'edgectl' },
       redact: { paths: ['req.headers', 'password', '*.password', 'token', '*.token'], censor: '***' },
       serializers: {
-        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: safeUrl(req.url), remoteAddress: req.ip }),
+        req: (req: { method: string; url: string; ip?: string }) => ({
+          method: req.method,
+          url: safeUrl(req.url),
+          remoteAddress: req.ip,
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
         // Error messages can quote a request's URL (a malformed one, say): mask tokens there as well.
         err: (err: Error) => {

@@ -192,7 +192,8 @@ function fileSize(file: string): number {
 
 /** The `/health` answer: 200 `{status:"ok"}` while the store answers, 503 with the error envelope otherwise. */
 export async function healthAnswer(ctx: Ctx, requestId: string): Promise<{ status: number; body: unknown }> {
-  if (await storeAnswers(ctx, HEALTH_TIMEOUT_MS)) return { status: 200, body: { data: { status: 'ok' }, meta: baseMeta() } };
+  if (await storeAnswers(ctx, HEALTH_TIMEOUT_MS))
+    return { status: 200, body: { data: { status: 'ok' }, meta: baseMeta() } };
   const error = new DomainError('TIMEOUT', { message: 'The store is not answering' });
   return { status: error.status, body: errorBody(error, requestId) };
 }
@@ -244,15 +245,18 @@ export async function startMetricsListener(
     }
     send(res, 404, json, JSON.stringify(errorBody(new DomainError('NOT_FOUND'), requestId)));
   };
-  const server = createServer({ headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs }, (req, res) => {
-    // Requests here have no body worth reading; drain whatever arrives so the connection can answer.
-    req.resume();
-    handle(req, res).catch((err: unknown) => {
-      log.error({ err }, 'metrics listener request failed');
-      if (!res.headersSent) send(res, 500, json, JSON.stringify(errorBody(new DomainError('UNHANDLED'), newId(12))));
-      else res.destroy();
-    });
-  });
+  const server = createServer(
+    { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs },
+    (req, res) => {
+      // Requests here have no body worth reading; drain whatever arrives so the connection can answer.
+      req.resume();
+      handle(req, res).catch((err: unknown) => {
+        log.error({ err }, 'metrics listener request failed');
+        if (!res.headersSent) send(res, 500, json, JSON.stringify(errorBody(new DomainError('UNHANDLED'), newId(12))));
+        else res.destroy();
+      });
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(at.port, at.host, () => {

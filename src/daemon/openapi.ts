@@ -16,7 +16,12 @@ function plain(schema: unknown): unknown {
 export function buildOpenApi(api: ApiName, routes: readonly RouteDef[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes.filter((x) => x.apis.includes(api))) {
-    const params: unknown[] = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, type: 'string' }));
+    const params: unknown[] = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: 'path',
+      required: true,
+      type: 'string',
+    }));
     if (r.body) params.push({ name: 'body', in: 'body', required: true, schema: plain(r.body) });
     const op: Record<string, unknown> = {
       operationId: r.operationId,
@@ -42,7 +47,12 @@ export function buildOpenApi(api: ApiName, routes: readonly RouteDef[], version:
     consumes: ['application/json'],
     produces: ['application/json'],
     securityDefinitions: {
-      ztSession: { type: 'apiKey', in: 'header', name: 'zt-session', description: 'API session token (svc-session is accepted too)' },
+      ztSession: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'zt-session',
+        description: 'API session token (svc-session is accepted too)',
+      },
     },
     paths,
   };

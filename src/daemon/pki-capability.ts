@@ -6,7 +6,11 @@
 import type { ControllerPki } from '../pki/index.js';
 import type { PkiCapability } from '../model/pki.js';
 
-export function pkiCapability(pki: ControllerPki, issuer: () => string, onTrustChanged: () => void = () => {}): PkiCapability {
+export function pkiCapability(
+  pki: ControllerPki,
+  issuer: () => string,
+  onTrustChanged: () => void = () => {},
+): PkiCapability {
   return {
     get issuer() {
       return issuer();

@@ -81,7 +81,10 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     frameworkErrors: (err, req, reply) => {
       // The error message quotes the raw URL, tokens included: log the masked URL and the code only.
       req.log.debug({ code: err.code, url: safeUrl(req.url) }, 'request refused by the router');
-      sendError(reply, new DomainError(err.code === 'FST_ERR_BAD_URL' ? 'NOT_FOUND' : 'COULD_NOT_VALIDATE', { message: undefined }));
+      sendError(
+        reply,
+        new DomainError(err.code === 'FST_ERR_BAD_URL' ? 'NOT_FOUND' : 'COULD_NOT_VALIDATE', { message: undefined }),
+      );
     },
     // Requests too broken to reach the router (bad framing, headers too large) get the envelope too.
     clientErrorHandler: (err, socket) => {
@@ -90,7 +93,9 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
       if (!socket.writable || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')) return socket.destroy();
       const answer = clientErrorAnswer(code);
       const body = JSON.stringify(errorBody(answer.error, newId(12)));
-      socket.end(`HTTP/1.1 ${answer.error.status} ${answer.reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${answer.error.status} ${answer.reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
     },
   });
 
@@ -107,7 +112,14 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   });
   // PEM, CSR and certificate uploads arrive as text in several content types.
   app.addContentTypeParser(
-    ['text/plain', 'application/x-pem-file', 'application/pkcs10', 'application/x-x509-user-cert', 'application/pkcs7', 'application/jwt'],
+    [
+      'text/plain',
+      'application/x-pem-file',
+      'application/pkcs10',
+      'application/x-x509-user-cert',
+      'application/pkcs7',
+      'application/jwt',
+    ],
     { parseAs: 'string' },
     (_req, body, done) => done(null, String(body)),
   );
@@ -123,7 +135,8 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   // CORS only for the configured origins (docs/decisions.md, "CORS"): with credentials allowed, echoing any
   // origin would let any web page drive a browser's client certificate or session.
   const allowedOrigins = new Set(opts.corsAllowedOrigins ?? []);
-  const corsAllowed = (origin: string | undefined): origin is string => origin !== undefined && allowedOrigins.has(origin);
+  const corsAllowed = (origin: string | undefined): origin is string =>
+    origin !== undefined && allowedOrigins.has(origin);
   app.addHook('onRequest', async (req, reply) => {
     if (allowedOrigins.size === 0 || req.headers.origin === undefined) return;
     reply.header('vary', 'origin');
@@ -137,7 +150,10 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     if (corsAllowed(req.headers.origin)) {
       reply
         .header('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS')
-        .header('access-control-allow-headers', 'content-type, accept, authorization, zt-session, svc-session, mfa-validation-code')
+        .header(
+          'access-control-allow-headers',
+          'content-type, accept, authorization, zt-session, svc-session, mfa-validation-code',
+        )
         .header('access-control-max-age', '600');
     }
     return reply.code(200).send();
@@ -165,7 +181,14 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   const patterns = routes.flatMap((r) =>
     r.apis.map((api) => ({
       method: r.method,
-      re: new RegExp('^' + (API_PREFIX[api] + r.path).replace(/\/+$/, '').replace(/[.]/g, '\\.').replace(/\{\w+\}/g, '[^/]+') + '/?$'),
+      re: new RegExp(
+        '^' +
+          (API_PREFIX[api] + r.path)
+            .replace(/\/+$/, '')
+            .replace(/[.]/g, '\\.')
+            .replace(/\{\w+\}/g, '[^/]+') +
+          '/?$',
+      ),
     })),
   );
   app.setNotFoundHandler((req, reply) => {
@@ -181,10 +204,19 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
 function clientErrorAnswer(code: string | undefined): { error: DomainError; reason: string } {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { error: new DomainError('COULD_NOT_VALIDATE', { status: 431, message: 'The request headers are too large' }), reason: 'Request Header Fields Too Large' };
+      return {
+        error: new DomainError('COULD_NOT_VALIDATE', { status: 431, message: 'The request headers are too large' }),
+        reason: 'Request Header Fields Too Large',
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { error: new DomainError('TIMEOUT', { status: 408, message: 'The request was not received in time' }), reason: 'Request Timeout' };
+      return {
+        error: new DomainError('TIMEOUT', { status: 408, message: 'The request was not received in time' }),
+        reason: 'Request Timeout',
+      };
     default:
-      return { error: new DomainError('COULD_NOT_VALIDATE', { status: 400, message: 'The request could not be parsed' }), reason: 'Bad Request' };
+      return {
+        error: new DomainError('COULD_NOT_VALIDATE', { status: 400, message: 'The request could not be parsed' }),
+        reason: 'Bad Request',
+      };
   }
 }

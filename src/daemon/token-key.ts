@@ -28,6 +28,9 @@ export function loadOrCreateTokenKey(dataDir: string): { key: Buffer; created: b
     return { key, created: true };
   }
   // Never echo the content: it is the secret.
-  if (!KEY_TEXT.test(text)) throw new Error(`${file} is not a token key (${TOKEN_KEY_BYTES * 2} hex digits); restore it or remove it to start with a new key`);
+  if (!KEY_TEXT.test(text))
+    throw new Error(
+      `${file} is not a token key (${TOKEN_KEY_BYTES * 2} hex digits); restore it or remove it to start with a new key`,
+    );
   return { key: Buffer.from(text.trim(), 'hex'), created: false };
 }

@@ -17,7 +17,9 @@ export function constraintError(err: unknown): DomainError | null {
       return fieldError(field, `${field} must be unique`, v.value);
     }
     case 'foreignKey':
-      return new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', { cause: { message: 'the entity is referenced by another entity' } });
+      return new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
+        cause: { message: 'the entity is referenced by another entity' },
+      });
     case 'other':
       return new DomainError('COULD_NOT_VALIDATE', { cause: { message: 'a stored constraint was violated' } });
   }

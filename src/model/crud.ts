@@ -66,7 +66,13 @@ function pickWritable(def: ResourceDef, input: Input, mode: WriteMode): Input {
  * `pre` is what the definition's `beforeTx` hook computed; given by a caller that runs the create inside its own
  * transaction (and so did that work before opening it), otherwise the hook runs here, before the transaction.
  */
-export async function createEntity(ctx: Ctx, def: ResourceDef, body: Input, extra: Row = {}, pre?: Row): Promise<string> {
+export async function createEntity(
+  ctx: Ctx,
+  def: ResourceDef,
+  body: Input,
+  extra: Row = {},
+  pre?: Row,
+): Promise<string> {
   pre ??= await def.hooks?.beforeTx?.(ctx, body, 'create');
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
@@ -76,7 +82,9 @@ export async function createEntity(ctx: Ctx, def: ResourceDef, body: Input, extr
     const now = iso(ctx.now());
     // A prepare hook may choose the id (e.g. when a stored value derives from it); bodies cannot set `id`.
     const id = (extra.id as string | undefined) ?? (input.id as string | undefined) ?? newId();
-    await mappingConstraints(() => insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} }));
+    await mappingConstraints(() =>
+      insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} }),
+    );
     await def.hooks?.afterWrite?.(tctx, id, 'create', input);
     return id;
   });
@@ -88,7 +96,14 @@ export async function getRow(ctx: Ctx, def: ResourceDef, id: string): Promise<Ro
   return row;
 }
 
-export async function updateEntity(ctx: Ctx, def: ResourceDef, id: string, body: Input, mode: 'update' | 'patch', extra: Row = {}): Promise<void> {
+export async function updateEntity(
+  ctx: Ctx,
+  def: ResourceDef,
+  id: string,
+  body: Input,
+  mode: 'update' | 'patch',
+  extra: Row = {},
+): Promise<void> {
   const pre = await def.hooks?.beforeTx?.(ctx, body, mode, id);
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
@@ -106,7 +121,12 @@ export async function updateEntity(ctx: Ctx, def: ResourceDef, id: string, body:
   });
 }
 
-export async function deleteEntity(ctx: Ctx, def: ResourceDef, id: string, opts: { allowSystem?: boolean } = {}): Promise<void> {
+export async function deleteEntity(
+  ctx: Ctx,
+  def: ResourceDef,
+  id: string,
+  opts: { allowSystem?: boolean } = {},
+): Promise<void> {
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const existing = await getRow(tctx, def, id);
@@ -118,7 +138,11 @@ export async function deleteEntity(ctx: Ctx, def: ResourceDef, id: string, opts:
       if (ids.length > 0) {
         throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
           urlVars: { id },
-          cause: { field: 'id', reason: `entity type ${def.name} referenced by ${ref.entity}: [${ids.join(', ')}]`, value: id },
+          cause: {
+            field: 'id',
+            reason: `entity type ${def.name} referenced by ${ref.entity}: [${ids.join(', ')}]`,
+            value: id,
+          },
           causeMessage: `referenced by /${ref.entity}/${ids[0]}`,
         });
       }
@@ -129,15 +153,16 @@ export async function deleteEntity(ctx: Ctx, def: ResourceDef, id: string, opts:
 }
 
 /** One page of a resource, filtered and sorted by the filter language and paged by the reference's rules. */
-export async function listEntities(
-  ctx: Ctx,
-  def: ResourceDef,
-  opts: ListOptions,
-  scope?: Scope,
-): Promise<Page> {
+export async function listEntities(ctx: Ctx, def: ResourceDef, opts: ListOptions, scope?: Scope): Promise<Page> {
   const fields = filterFields(def);
   const q = compileListQuery(opts, fields);
-  const { rows, total } = await pageRows(ctx.db, def, { where: q.where, ...(scope && { scope }), orderBy: q.orderBy, limit: q.limit, offset: q.offset });
+  const { rows, total } = await pageRows(ctx.db, def, {
+    where: q.where,
+    ...(scope && { scope }),
+    orderBy: q.orderBy,
+    limit: q.limit,
+    offset: q.offset,
+  });
   await def.hooks?.decorate?.(ctx, rows);
   return {
     rows,

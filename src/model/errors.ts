@@ -13,7 +13,10 @@ export const ERROR_CATALOGUE = {
   ENTITY_CAN_NOT_BE_DELETED: [400, 'The entity requested for delete can not be deleted'],
   ENTITY_CAN_NOT_BE_UPDATED: [400, 'The entity requested for update can not be updated'],
   COULD_NOT_VALIDATE: [400, 'The supplied request contains an invalid document'],
-  UNAUTHORIZED: [401, 'The request could not be completed. The session is not authorized or the credentials are invalid'],
+  UNAUTHORIZED: [
+    401,
+    'The request could not be completed. The session is not authorized or the credentials are invalid',
+  ],
   INVALID_FILTER: [400, 'The filter query supplied is invalid'],
   INVALID_PAGINATION: [400, 'The pagination properties provided are invalid'],
   INVALID_SORT_IDENTIFIER: [400, 'The sort order supplied is invalid'],
@@ -27,7 +30,10 @@ export const ERROR_CATALOGUE = {
   INVALID_AUTH: [401, 'The authentication request failed'],
   INVALID_AUTH_METHOD: [400, 'The supplied authentication method is not valid'],
   ENROLLMENT_EXPIRED: [400, 'The window for this enrollment has expired'],
-  ENROLLMENT_IDENTITY_ALREADY_ENROLLED: [409, 'The token supplied for this enrollment already has a matching identity, cannot enroll a new identity'],
+  ENROLLMENT_IDENTITY_ALREADY_ENROLLED: [
+    409,
+    'The token supplied for this enrollment already has a matching identity, cannot enroll a new identity',
+  ],
   COULD_NOT_PROCESS_CSR: [400, 'The supplied csr could not be processed'],
   ENROLLMENT_CA_NOT_VALID: [400, 'The CA tied to the supplied token is no longer valid'],
   ENROLLMENT_NO_VALID_CAS: [400, 'No CAs are valid for this request'],
@@ -45,13 +51,22 @@ export const ERROR_CATALOGUE = {
   COULD_NOT_PARSE_DER_BLOCK: [400, "The certificate's DER block could not be parsed"],
   COULD_NOT_PARSE_PEM_BLOCK: [400, "The certificate's PEM block could not be parsed"],
   INVALID_COMMON_NAME: [400, 'The common name of the supplied certificate is invalid'],
-  CERTIFICATE_FAILED_VALIDATION: [400, "The supplied certificate failed to validate against the CA's certificate chain"],
+  CERTIFICATE_FAILED_VALIDATION: [
+    400,
+    "The supplied certificate failed to validate against the CA's certificate chain",
+  ],
   CERTIFICATE_IS_NOT_CA: [400, 'Leading certificate is not a CA'],
   INVALID_AUTHENTICATOR_PROPERTIES: [400, 'The properties supplied did not match the authenticator method'],
   CAN_NOT_UPDATE_AUTHENTICATOR: [409, 'The authenticator cannot be updated in this fashion'],
   CAN_NOT_UPDATE_ROUTER: [409, 'The router was not added via the Edge API and cannot be updated'],
-  MAX_AUTHENTICATOR_METHODS_REACHED: [409, 'The identity already has the maximum authenticators of the specified method'],
-  RATE_LIMITED: [429, 'The requested operation is rate limited and the rate limit has been exceeded. Please try again later'],
+  MAX_AUTHENTICATOR_METHODS_REACHED: [
+    409,
+    'The identity already has the maximum authenticators of the specified method',
+  ],
+  RATE_LIMITED: [
+    429,
+    'The requested operation is rate limited and the rate limit has been exceeded. Please try again later',
+  ],
   TIMEOUT: [503, 'The requested operation took too much time to reply'],
   INVALID_POSTURE: [409, 'Posture response data is missing or wrong'],
   MFA_EXISTS: [409, 'An MFA record already exists, try removing it'],
@@ -61,12 +76,24 @@ export const ERROR_CATALOGUE = {
   MISSING_CERT_CLAIM: [400, 'The certificate is expected to contain and externalId, which was not found'],
   FAILED_ER_REENROLLMENT: [500, 'the edge router failed to be re-enrolled, see cause'],
   INVALID_CLIENT_CERT: [400, 'The provided client certificate is invalid'],
-  INVALID_CERT_PEM: [400, 'the supplied certificate PEM is either invalid or contains the incorrect number of certificates'],
-  CAN_NOT_DELETE_REFERENCED_ENTITY: [409, 'the entity cannot be deleted because it is referenced by another entity, see cause'],
+  INVALID_CERT_PEM: [
+    400,
+    'the supplied certificate PEM is either invalid or contains the incorrect number of certificates',
+  ],
+  CAN_NOT_DELETE_REFERENCED_ENTITY: [
+    409,
+    'the entity cannot be deleted because it is referenced by another entity, see cause',
+  ],
   REFERENCED_ENTITY_NOT_FOUND: [400, 'REFERENCED_ENTITY_NOT_FOUND'],
   ENROLLMENT_EXISTS: [409, 'ENROLLMENT_EXISTS'],
-  EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID: [400, "The edge router CSR enrollment must have a common name that matches the edge router's id"],
-  SERVER_TOO_MANY_REQUESTS: [429, 'Too many requests to alter state have been issued. Please slow your request rate or try again later.'],
+  EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID: [
+    400,
+    "The edge router CSR enrollment must have a common name that matches the edge router's id",
+  ],
+  SERVER_TOO_MANY_REQUESTS: [
+    429,
+    'Too many requests to alter state have been issued. Please slow your request rate or try again later.',
+  ],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -125,7 +152,10 @@ export class DomainError extends Error {
 
 /** 400 COULD_NOT_VALIDATE naming one field (parity: a field cause turns INVALID_FIELD into COULD_NOT_VALIDATE, §3.1). */
 export function fieldError(field: string, reason: string, value?: unknown): DomainError {
-  return new DomainError('COULD_NOT_VALIDATE', { cause: { field, reason, value }, causeMessage: `${field}: ${reason}` });
+  return new DomainError('COULD_NOT_VALIDATE', {
+    cause: { field, reason, value },
+    causeMessage: `${field}: ${reason}`,
+  });
 }
 
 export function notFound(id?: string, what?: string): DomainError {

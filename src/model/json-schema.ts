@@ -53,9 +53,14 @@ export function checkJsonSchema(schema: Record<string, unknown>): void {
 }
 
 function failingField(prefix: string, e: ErrorObject): string {
-  const path = e.instancePath.replace(/^\//, '').split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = e.instancePath
+    .replace(/^\//, '')
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') path.push(e.params.missingProperty);
-  if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string') path.push(e.params.additionalProperty);
+  if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string')
+    path.push(e.params.additionalProperty);
   return [prefix, ...path].join('.');
 }
 

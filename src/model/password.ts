@@ -64,7 +64,8 @@ export interface PasswordRules {
  */
 export function checkPasswordRules(field: string, password: string, rules: PasswordRules): void {
   const min = Math.max(5, rules.minPasswordLength ?? 5);
-  if (password.length < min) throw fieldError(field, `password must be at least ${min} characters (minPasswordLength)`, '******');
+  if (password.length < min)
+    throw fieldError(field, `password must be at least ${min} characters (minPasswordLength)`, '******');
   if (password.length > 100) throw fieldError(field, 'password must be at most 100 characters', '******');
   if (rules.requireMixedCase && !(/[a-z]/.test(password) && /[A-Z]/.test(password))) {
     throw fieldError(field, 'password must contain upper and lower case letters (requireMixedCase)', '******');

@@ -19,11 +19,17 @@ export interface PkiCapability {
   /** Signs an enrollment JWT with the controller's server key. */
   signEnrollmentJwt(input: EnrollmentJwtInput): Promise<string>;
   /** Signs a one-year client certificate naming identity (or router) `id`; throws PkiError for a bad CSR. */
-  signClientCsr(csr: string, options: { id: string; kind?: 'identity' | 'router'; now?: Date }): Promise<IssuedCertificate>;
+  signClientCsr(
+    csr: string,
+    options: { id: string; kind?: 'identity' | 'router'; now?: Date },
+  ): Promise<IssuedCertificate>;
   /** Signs a one-year router server certificate with the CSR's SANs; throws PkiError for a bad CSR. */
   signServerCsr(csr: string, options?: { now?: Date }): Promise<IssuedCertificate>;
   /** Signs a 12-hour API-session certificate naming the identity and the API session; throws PkiError for a bad CSR. */
-  signSessionCsr(csr: string, options: { identityId: string; apiSessionId: string; now?: Date }): Promise<IssuedCertificate>;
+  signSessionCsr(
+    csr: string,
+    options: { identityId: string; apiSessionId: string; now?: Date },
+  ): Promise<IssuedCertificate>;
   /** Verifies a client certificate (plus the intermediates the client sent) against the controller's CAs. */
   verifyClientCertificate(
     leaf: CertificateInput,
@@ -41,6 +47,7 @@ export interface PkiCapability {
 
 /** The context's PKI; a context without one cannot enroll or check certificates (a deployment error: 500). */
 export function requirePki(ctx: Ctx): PkiCapability {
-  if (!ctx.pki) throw new DomainError('UNHANDLED', { cause: { message: 'the controller PKI is not available in this context' } });
+  if (!ctx.pki)
+    throw new DomainError('UNHANDLED', { cause: { message: 'the controller PKI is not available in this context' } });
   return ctx.pki;
 }

@@ -27,4 +27,9 @@ export async function attachRefs(ctx: Ctx, rows: Row[], ...specs: RefSpec[]): Pr
   }
 }
 
-export const IDENTITY_REF: RefSpec = { idField: 'identityId', as: 'identity', table: 'identities', collection: 'identities' };
+export const IDENTITY_REF: RefSpec = {
+  idField: 'identityId',
+  as: 'identity',
+  table: 'identities',
+  collection: 'identities',
+};

@@ -116,7 +116,8 @@ export const BASE_FIELDS: FieldTable = {
 };
 
 /** The stored (non-virtual) props. */
-export const storedProps = (def: ResourceDef): [string, PropDef][] => Object.entries(def.props).filter(([, p]) => !p.virtual);
+export const storedProps = (def: ResourceDef): [string, PropDef][] =>
+  Object.entries(def.props).filter(([, p]) => !p.virtual);
 
 /** Name of the link table holding a set property. */
 export const setTable = (def: ResourceDef, prop: string): string => linkTable(def.table, prop);
@@ -142,7 +143,10 @@ export function filterFields(def: ResourceDef): FieldTable {
 }
 
 /** `tags`: a map of string keys to null, string or boolean values (parity: docs/reference-notes.md §12, the `tags` schema). */
-export const TagsSchema = Type.Record(Type.String(), Type.Union([Type.String(), Type.Boolean(), Type.Null(), Type.Number()]));
+export const TagsSchema = Type.Record(
+  Type.String(),
+  Type.Union([Type.String(), Type.Boolean(), Type.Null(), Type.Number()]),
+);
 
 const nullableOf = (s: TSchema): TSchema => Type.Union([s, Type.Null()]);
 

@@ -18,7 +18,11 @@ function urlSortDirection(text: string | undefined): 'asc' | 'desc' {
   return (field === 'id' || field === 'name') && direction?.toLowerCase() === 'desc' ? 'desc' : 'asc';
 }
 
-export async function listRoleAttributes(ctx: Ctx, def: ResourceDef, opts: ListOptions): Promise<{ values: string[] } & Omit<Page, 'rows'>> {
+export async function listRoleAttributes(
+  ctx: Ctx,
+  def: ResourceDef,
+  opts: ListOptions,
+): Promise<{ values: string[] } & Omit<Page, 'rows'>> {
   // A `sort by` in the filter still wins over the URL's, as on every listing.
   const q = compileListQuery({ ...opts, sort: `id ${urlSortDirection(opts.sort)}` }, FIELDS);
   const { values, total } = await pageDistinctValues(ctx.db, setTable(def, 'roleAttributes'), q);

@@ -24,7 +24,9 @@ export const PasswordSchema = Type.String({ minLength: 5, maxLength: 100 });
 export function checkRoleAttributes(field: string, attrs: unknown): void {
   if (!Array.isArray(attrs)) return;
   for (const a of attrs) {
-    if (typeof a !== 'string' || a.length === 0) throw fieldError(field, 'role attributes must be non-empty strings', a);
-    if (a.startsWith('#') || a.startsWith('@')) throw fieldError(field, 'role attributes may not be prefixed with # or @', a);
+    if (typeof a !== 'string' || a.length === 0)
+      throw fieldError(field, 'role attributes must be non-empty strings', a);
+    if (a.startsWith('#') || a.startsWith('@'))
+      throw fieldError(field, 'role attributes may not be prefixed with # or @', a);
   }
 }

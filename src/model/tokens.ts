@@ -51,7 +51,8 @@ const encodeSegment = (s: string): string => Buffer.from(s, 'utf8').toString('ba
 /** Replaces the one occurrence of `from` in `text` with `to`; anything else is a programming error. */
 function replaceOnce(text: string, from: string, to: string): string {
   const at = text.indexOf(from);
-  if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error('enrollment JWT payload does not have exactly one expected jti');
+  if (at < 0 || text.indexOf(from, at + 1) >= 0)
+    throw new Error('enrollment JWT payload does not have exactly one expected jti');
   return text.slice(0, at) + to + text.slice(at + from.length);
 }
 
@@ -62,7 +63,8 @@ function replaceOnce(text: string, from: string, to: string): string {
  */
 export function jwtTemplate(jwt: string, token: string): string {
   const [header, payload, signature, ...rest] = jwt.split('.');
-  if (header === undefined || payload === undefined || signature === undefined || rest.length > 0) throw new Error('not a compact JWT');
+  if (header === undefined || payload === undefined || signature === undefined || rest.length > 0)
+    throw new Error('not a compact JWT');
   return `${header}.${encodeSegment(replaceOnce(decodeSegment(payload), `"jti":${JSON.stringify(token)}`, BLANK_JTI))}.${signature}`;
 }
 

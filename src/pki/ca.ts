@@ -94,7 +94,8 @@ export interface ControllerPkiChanges {
   readonly intermediate: 'created' | 'loaded' | 'renewed';
   readonly server: 'created' | 'loaded' | 'reissued';
   /** Why the server certificate was re-issued, when it was. */
-  readonly serverReason?: 'hosts-not-covered' | 'expiring' | 'not-issued-by-intermediate' | 'key-mismatch' | 'unreadable';
+  readonly serverReason?:
+    'hosts-not-covered' | 'expiring' | 'not-issued-by-intermediate' | 'key-mismatch' | 'unreadable';
 }
 
 function readIfExists(path: string): string | undefined {
@@ -122,9 +123,13 @@ function readCaFile<T>(name: string, read: () => T): T {
   try {
     return read();
   } catch (cause) {
-    throw new PkiError('corrupt-pki', `cannot read ${name}: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
+    throw new PkiError(
+      'corrupt-pki',
+      `cannot read ${name}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        cause,
+      },
+    );
   }
 }
 
@@ -180,7 +185,10 @@ export async function loadOrCreateControllerPki(dir: string, options: Controller
   const pkiId = randomBytes(4).toString('hex');
   if (rootCertPem === undefined) {
     if (intermediateCertPemOnDisk !== undefined) {
-      throw new PkiError('corrupt-pki', `${PKI_FILES.intermediateCert} exists in ${dir} but ${PKI_FILES.rootCert} does not`);
+      throw new PkiError(
+        'corrupt-pki',
+        `${PKI_FILES.intermediateCert} exists in ${dir} but ${PKI_FILES.rootCert} does not`,
+      );
     }
     const pair = await generateKeyPair(options.keyType ?? 'ec-p256');
     const rootCa = await createSelfSignedCa({
@@ -204,7 +212,10 @@ export async function loadOrCreateControllerPki(dir: string, options: Controller
   }
   const rootCa = (): Promise<CertificateAuthority> => {
     if (rootKey === undefined) {
-      throw new PkiError('corrupt-pki', `${PKI_FILES.rootKey} is missing; it is needed to (re-)issue the intermediate CA`);
+      throw new PkiError(
+        'corrupt-pki',
+        `${PKI_FILES.rootKey} is missing; it is needed to (re-)issue the intermediate CA`,
+      );
     }
     return CertificateAuthority.load(root, rootKey);
   };
@@ -214,7 +225,9 @@ export async function loadOrCreateControllerPki(dir: string, options: Controller
   let intermediateChange: ControllerPkiChanges['intermediate'] = 'loaded';
   const intermediateKeyOnDisk = readCaFile(PKI_FILES.intermediateKey, () => readKey(path(PKI_FILES.intermediateKey)));
   const issueIntermediate = async (subject: Uint8Array | Array<Record<string, string[]>>, key: KeyObject) => {
-    const cert = await (await rootCa()).issue({
+    const cert = await (
+      await rootCa()
+    ).issue({
       subject,
       publicKey: key,
       notBefore: new Date(now.getTime() - 60_000),
@@ -240,9 +253,13 @@ export async function loadOrCreateControllerPki(dir: string, options: Controller
     try {
       intermediate = await CertificateAuthority.load(cert, intermediateKeyOnDisk);
     } catch (cause) {
-      throw new PkiError('corrupt-pki', `${PKI_FILES.intermediateKey} / ${PKI_FILES.intermediateCert}: ${String(cause)}`, {
-        cause,
-      });
+      throw new PkiError(
+        'corrupt-pki',
+        `${PKI_FILES.intermediateKey} / ${PKI_FILES.intermediateCert}: ${String(cause)}`,
+        {
+          cause,
+        },
+      );
     }
     if (cert.notAfter.getTime() - now.getTime() < INTERMEDIATE_RENEW_BEFORE_MS && rootKey !== undefined) {
       intermediate = await issueIntermediate(cert.subjectDer, intermediateKeyOnDisk);
@@ -373,7 +390,10 @@ export class ControllerPki {
   }
 
   /** Signs an identity (or router) client certificate; see {@link signClientCsr}. */
-  signClientCsr(csr: string | Uint8Array | ParsedCsr, options: Omit<ClientCertificateOptions, 'trustDomain'>): Promise<IssuedCertificate> {
+  signClientCsr(
+    csr: string | Uint8Array | ParsedCsr,
+    options: Omit<ClientCertificateOptions, 'trustDomain'>,
+  ): Promise<IssuedCertificate> {
     return signClientCsr(this.intermediate, csr, { ...options, trustDomain: this.trustDomain });
   }
 
@@ -383,7 +403,10 @@ export class ControllerPki {
   }
 
   /** Signs a 12-hour API-session certificate; see {@link signSessionCsr}. */
-  signSessionCsr(csr: string | Uint8Array | ParsedCsr, options: Omit<SessionCertificateOptions, 'trustDomain'>): Promise<IssuedCertificate> {
+  signSessionCsr(
+    csr: string | Uint8Array | ParsedCsr,
+    options: Omit<SessionCertificateOptions, 'trustDomain'>,
+  ): Promise<IssuedCertificate> {
     return signSessionCsr(this.intermediate, csr, { ...options, trustDomain: this.trustDomain });
   }
 

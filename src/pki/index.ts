@@ -41,12 +41,24 @@ export type { GeneratedKeyPair, JwsAlgorithm, KeyDescription, KeyType } from './
 export { isIssuedBy, verifyChain } from './verify.js';
 export type { ChainVerification, VerifyChainOptions } from './verify.js';
 
-export { PKCS7_MIME_TYPE, base64Lines, caBundlePkcs7Base64, certsOnlyPkcs7Der, parsePkcs7Certificates } from './pkcs7.js';
+export {
+  PKCS7_MIME_TYPE,
+  base64Lines,
+  caBundlePkcs7Base64,
+  certsOnlyPkcs7Der,
+  parsePkcs7Certificates,
+} from './pkcs7.js';
 
 export { CSR_PEM_TYPES, generateKeyAndCsr, parseAndVerifyCsr, parseCsr, verifyCsrSignature } from './csr.js';
 export type { GenerateKeyAndCsrOptions, KeyAndCsr, ParsedCsr } from './csr.js';
 
-export { CertificateAuthority, ExtendedKeyUsage, KeyUsage, createSelfSignedCa, randomSerialNumber } from './authority.js';
+export {
+  CertificateAuthority,
+  ExtendedKeyUsage,
+  KeyUsage,
+  createSelfSignedCa,
+  randomSerialNumber,
+} from './authority.js';
 export type { DistinguishedName, IssueParams, SanRequest } from './authority.js';
 
 export {
@@ -69,7 +81,13 @@ export type {
 } from './sign.js';
 
 export { signEnrollmentJwt, verifyEnrollmentJwt } from './jwt.js';
-export type { EnrollmentClaims, EnrollmentJwtInput, EnrollmentMethod, JwtSigner, VerifyEnrollmentJwtOptions } from './jwt.js';
+export type {
+  EnrollmentClaims,
+  EnrollmentJwtInput,
+  EnrollmentMethod,
+  JwtSigner,
+  VerifyEnrollmentJwtOptions,
+} from './jwt.js';
 
 export {
   ControllerPki,

@@ -102,11 +102,13 @@ export async function verifyEnrollmentJwt(
       ...(options.issuer !== undefined ? { issuer: options.issuer } : {}),
     }));
   } catch (cause) {
-    if (cause instanceof errors.JWTExpired) throw new PkiError('expired-jwt', 'the enrollment token has expired', { cause });
+    if (cause instanceof errors.JWTExpired)
+      throw new PkiError('expired-jwt', 'the enrollment token has expired', { cause });
     throw new PkiError('invalid-jwt', 'the enrollment token is not valid', { cause });
   }
   const { em, iss, sub, jti, exp, aud, ctrls } = payload;
-  if (typeof em !== 'string' || !METHODS.includes(em)) throw new PkiError('invalid-jwt', 'the token has no valid `em` claim');
+  if (typeof em !== 'string' || !METHODS.includes(em))
+    throw new PkiError('invalid-jwt', 'the token has no valid `em` claim');
   if (typeof iss !== 'string' || typeof sub !== 'string' || typeof jti !== 'string') {
     throw new PkiError('invalid-jwt', 'the token lacks `iss`, `sub` or `jti`');
   }

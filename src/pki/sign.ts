@@ -143,7 +143,11 @@ export async function signServerCsr(
 ): Promise<IssuedCertificate> {
   const req = await parseAndVerifyCsr(csr);
   const now = options.now ?? new Date();
-  const sans = { hosts: [...req.sans.dns, ...req.sans.ip, ...(options.extraHosts ?? [])], emails: req.sans.email, uris: req.sans.uri };
+  const sans = {
+    hosts: [...req.sans.dns, ...req.sans.ip, ...(options.extraHosts ?? [])],
+    emails: req.sans.email,
+    uris: req.sans.uri,
+  };
   return issueLeaf(ca, req, now, options.validityMs ?? CLIENT_CERT_VALIDITY_MS, ExtendedKeyUsage.serverAuth, sans);
 }
 
@@ -171,7 +175,9 @@ export async function signSessionCsr(
   const now = options.now ?? new Date();
   const extra = options.apiSessionId !== undefined ? ['api-session', options.apiSessionId] : [];
   const uri = spiffeId(options.trustDomain ?? DEFAULT_TRUST_DOMAIN, 'identity', options.identityId, ...extra);
-  return issueLeaf(ca, req, now, options.validityMs ?? SESSION_CERT_VALIDITY_MS, ExtendedKeyUsage.clientAuth, { uris: [uri] });
+  return issueLeaf(ca, req, now, options.validityMs ?? SESSION_CERT_VALIDITY_MS, ExtendedKeyUsage.clientAuth, {
+    uris: [uri],
+  });
 }
 
 /**

@@ -18,7 +18,11 @@ export interface Marker {
 export type Markers = Readonly<Record<MarkerName, Marker>>;
 
 export async function readMarkers(db: Executor): Promise<Markers> {
-  const { rows } = await sql<{ name: MarkerName; gen: number; changedAt: string }>`select name, gen, "changedAt" from access_markers`.execute(db);
+  const { rows } = await sql<{
+    name: MarkerName;
+    gen: number;
+    changedAt: string;
+  }>`select name, gen, "changedAt" from access_markers`.execute(db);
   const out = {} as Record<MarkerName, Marker>;
   for (const r of rows) out[r.name] = { gen: r.gen, changedAt: r.changedAt };
   return out;

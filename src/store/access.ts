@@ -15,7 +15,9 @@ import { boolFromDb, jsonFromDb } from './values.js';
 
 /** Ids of the policies of a side whose roles select entity `entityId`, sorted (a stable cache key). */
 export async function policiesSelectingEntity(db: TypedExecutor, side: MatchSide, entityId: string): Promise<string[]> {
-  const { rows } = await sql<{ policyId: string }>`select x."policyId" from (${matchingPoliciesSql(side, entityId)}) x order by 1`.execute(db);
+  const { rows } = await sql<{
+    policyId: string;
+  }>`select x."policyId" from (${matchingPoliciesSql(side, entityId)}) x order by 1`.execute(db);
   return rows.map((r) => r.policyId);
 }
 
@@ -26,12 +28,19 @@ export interface ServiceGrant {
 }
 
 /** Every service any of the service policies selects, with Dial/Bind folded per service, in id order. */
-export async function servicesGrantedBy(db: TypedExecutor, servicePolicyIds: readonly string[]): Promise<ServiceGrant[]> {
+export async function servicesGrantedBy(
+  db: TypedExecutor,
+  servicePolicyIds: readonly string[],
+): Promise<ServiceGrant[]> {
   if (servicePolicyIds.length === 0) return [];
   const rows = await db
     .selectFrom('service_policy_services as m')
     .innerJoin('service_policies as p', 'p.id', 'm.policyId')
-    .select(['m.entityId as serviceId', sql<number>`max(p.type = 'Dial')`.as('dial'), sql<number>`max(p.type = 'Bind')`.as('bind')])
+    .select([
+      'm.entityId as serviceId',
+      sql<number>`max(p.type = 'Dial')`.as('dial'),
+      sql<number>`max(p.type = 'Bind')`.as('bind'),
+    ])
     .where('m.policyId', 'in', servicePolicyIds)
     .groupBy('m.entityId')
     .orderBy('m.entityId')
@@ -40,28 +49,56 @@ export async function servicesGrantedBy(db: TypedExecutor, servicePolicyIds: rea
 }
 
 /** Edge routers selected by any of the edge router policies. */
-export async function routersOfEdgeRouterPolicies(db: TypedExecutor, policyIds: readonly string[]): Promise<Set<string>> {
+export async function routersOfEdgeRouterPolicies(
+  db: TypedExecutor,
+  policyIds: readonly string[],
+): Promise<Set<string>> {
   if (policyIds.length === 0) return new Set();
-  const rows = await db.selectFrom('edge_router_policy_edge_routers').select('entityId').distinct().where('policyId', 'in', policyIds).execute();
+  const rows = await db
+    .selectFrom('edge_router_policy_edge_routers')
+    .select('entityId')
+    .distinct()
+    .where('policyId', 'in', policyIds)
+    .execute();
   return new Set(rows.map((r) => r.entityId));
 }
 
 /** Ids of the service edge router policies selecting a service, sorted (a stable cache key). */
 export async function serviceEdgeRouterPoliciesOfService(db: TypedExecutor, serviceId: string): Promise<string[]> {
-  const rows = await db.selectFrom('service_edge_router_policy_services').select('policyId').where('entityId', '=', serviceId).orderBy('policyId').execute();
+  const rows = await db
+    .selectFrom('service_edge_router_policy_services')
+    .select('policyId')
+    .where('entityId', '=', serviceId)
+    .orderBy('policyId')
+    .execute();
   return rows.map((r) => r.policyId);
 }
 
 /** Edge routers selected by any of the service edge router policies (those serving their services). */
-export async function routersOfServiceEdgeRouterPolicies(db: TypedExecutor, policyIds: readonly string[]): Promise<Set<string>> {
+export async function routersOfServiceEdgeRouterPolicies(
+  db: TypedExecutor,
+  policyIds: readonly string[],
+): Promise<Set<string>> {
   if (policyIds.length === 0) return new Set();
-  const rows = await db.selectFrom('service_edge_router_policy_edge_routers').select('entityId').distinct().where('policyId', 'in', policyIds).execute();
+  const rows = await db
+    .selectFrom('service_edge_router_policy_edge_routers')
+    .select('entityId')
+    .distinct()
+    .where('policyId', 'in', policyIds)
+    .execute();
   return new Set(rows.map((r) => r.entityId));
 }
 
 /** An identity's own configs per service: serviceId → configTypeId → configId. */
-export async function serviceConfigOverrides(db: TypedExecutor, identityId: string): Promise<Map<string, Map<string, string>>> {
-  const rows = await db.selectFrom('identity_service_configs').select(['serviceId', 'configTypeId', 'configId']).where('identityId', '=', identityId).execute();
+export async function serviceConfigOverrides(
+  db: TypedExecutor,
+  identityId: string,
+): Promise<Map<string, Map<string, string>>> {
+  const rows = await db
+    .selectFrom('identity_service_configs')
+    .select(['serviceId', 'configTypeId', 'configId'])
+    .where('identityId', '=', identityId)
+    .execute();
   const out = new Map<string, Map<string, string>>();
   for (const r of rows) {
     let m = out.get(r.serviceId);
@@ -87,7 +124,9 @@ export async function policiesGranting(
   if (identityPolicyIds.length === 0) return [];
   return db
     .selectFrom('service_policies as p')
-    .innerJoin('service_policy_services as m', (j) => j.onRef('m.policyId', '=', 'p.id').on('m.entityId', '=', serviceId))
+    .innerJoin('service_policy_services as m', (j) =>
+      j.onRef('m.policyId', '=', 'p.id').on('m.entityId', '=', serviceId),
+    )
     .select(['p.id', 'p.name', 'p.type'])
     .where('p.id', 'in', identityPolicyIds)
     .$if(type !== undefined, (q) => q.where('p.type', '=', type!))
@@ -121,7 +160,11 @@ export interface ApiSessionAccess {
 
 /** What access answers need of an API session; undefined when it no longer exists. */
 export async function apiSessionAccess(db: TypedExecutor, apiSessionId: string): Promise<ApiSessionAccess | undefined> {
-  const row = await db.selectFrom('api_sessions').select(['configTypes', 'createdAt']).where('id', '=', apiSessionId).executeTakeFirst();
+  const row = await db
+    .selectFrom('api_sessions')
+    .select(['configTypes', 'createdAt'])
+    .where('id', '=', apiSessionId)
+    .executeTakeFirst();
   return row ? { configTypes: jsonFromDb<string[]>(row.configTypes), createdAt: row.createdAt } : undefined;
 }
 
@@ -133,7 +176,10 @@ export async function identityIdByIdOrName(db: TypedExecutor, idOrName: string):
 }
 
 /** Config types named by id or by name among `wanted` (any number of entries: the list travels as one JSON value). */
-export function configTypesByIdOrName(db: TypedExecutor, wanted: readonly string[]): Promise<{ id: string; name: string }[]> {
+export function configTypesByIdOrName(
+  db: TypedExecutor,
+  wanted: readonly string[],
+): Promise<{ id: string; name: string }[]> {
   if (wanted.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('config_types')

@@ -69,8 +69,12 @@ interface PrincipalRow {
 }
 
 /** The API session with this token hash and its identity; undefined when there is none. */
-export async function apiSessionByTokenHash(db: TypedExecutor, tokenHash: string): Promise<ApiSessionPrincipal | undefined> {
-  const { rows } = await sql<PrincipalRow>`select s.id as "sessionId", s."lastActivityAt", s."authQueries", i.id as "identityId", i.name,
+export async function apiSessionByTokenHash(
+  db: TypedExecutor,
+  tokenHash: string,
+): Promise<ApiSessionPrincipal | undefined> {
+  const { rows } =
+    await sql<PrincipalRow>`select s.id as "sessionId", s."lastActivityAt", s."authQueries", i.id as "identityId", i.name,
       i."isAdmin", i."isDefaultAdmin", i."authPolicyId", i."disabledAt", i."disabledUntil"
     from api_sessions s join identities i on i.id = s."identityId" where s."tokenHash" = ${tokenHash}`.execute(db);
   const row = rows[0];
@@ -103,13 +107,26 @@ export async function deleteApiSessionsOfIdentity(db: TypedExecutor, identityId:
 
 /** Up to `limit` ids of API sessions whose last activity is at or before `cutoff`. */
 export async function idleApiSessionIds(db: TypedExecutor, cutoff: string, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('api_sessions').select('id').where('lastActivityAt', '<=', cutoff).limit(limit).execute();
+  const rows = await db
+    .selectFrom('api_sessions')
+    .select('id')
+    .where('lastActivityAt', '<=', cutoff)
+    .limit(limit)
+    .execute();
   return rows.map((r) => r.id);
 }
 
 /** Which of the identities have at least one API session. */
-export async function identitiesWithApiSession(db: TypedExecutor, identityIds: readonly string[]): Promise<Set<string>> {
+export async function identitiesWithApiSession(
+  db: TypedExecutor,
+  identityIds: readonly string[],
+): Promise<Set<string>> {
   if (identityIds.length === 0) return new Set();
-  const rows = await db.selectFrom('api_sessions').select('identityId').distinct().where('identityId', 'in', identityIds).execute();
+  const rows = await db
+    .selectFrom('api_sessions')
+    .select('identityId')
+    .distinct()
+    .where('identityId', 'in', identityIds)
+    .execute();
   return new Set(rows.map((r) => r.identityId));
 }

@@ -21,6 +21,10 @@ export function authPolicyNames(db: TypedExecutor): Promise<{ id: string; name: 
 
 /** One policy; undefined when it does not exist. */
 export async function authPolicyById(db: TypedExecutor, id: string): Promise<StoredAuthPolicy | undefined> {
-  const row = await db.selectFrom('auth_policies').select(['id', 'name', 'primary', 'secondary']).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('auth_policies')
+    .select(['id', 'name', 'primary', 'secondary'])
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row && { id: row.id, name: row.name, primary: jsonFromDb(row.primary), secondary: jsonFromDb(row.secondary) };
 }

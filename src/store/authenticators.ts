@@ -2,13 +2,25 @@
 import type { TypedExecutor } from './executor.js';
 
 /** The id of an identity's authenticator of one method; undefined when it has none. */
-export async function authenticatorIdOf(db: TypedExecutor, identityId: string, method: string): Promise<string | undefined> {
-  const row = await db.selectFrom('authenticators').select('id').where('identityId', '=', identityId).where('method', '=', method).executeTakeFirst();
+export async function authenticatorIdOf(
+  db: TypedExecutor,
+  identityId: string,
+  method: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('authenticators')
+    .select('id')
+    .where('identityId', '=', identityId)
+    .where('method', '=', method)
+    .executeTakeFirst();
   return row?.id;
 }
 
 /** An authenticator's owner and method; undefined when it does not exist. */
-export function authenticatorOwner(db: TypedExecutor, id: string): Promise<{ identityId: string; method: string } | undefined> {
+export function authenticatorOwner(
+  db: TypedExecutor,
+  id: string,
+): Promise<{ identityId: string; method: string } | undefined> {
   return db.selectFrom('authenticators').select(['identityId', 'method']).where('id', '=', id).executeTakeFirst();
 }
 
@@ -21,9 +33,16 @@ export interface AuthenticatorSummary {
 }
 
 /** The authenticators of some identities (a page of identity records). */
-export function authenticatorsOfIdentities(db: TypedExecutor, identityIds: readonly string[]): Promise<AuthenticatorSummary[]> {
+export function authenticatorsOfIdentities(
+  db: TypedExecutor,
+  identityIds: readonly string[],
+): Promise<AuthenticatorSummary[]> {
   if (identityIds.length === 0) return Promise.resolve([]);
-  return db.selectFrom('authenticators').select(['id', 'identityId', 'method', 'username', 'fingerprint']).where('identityId', 'in', identityIds).execute();
+  return db
+    .selectFrom('authenticators')
+    .select(['id', 'identityId', 'method', 'username', 'fingerprint'])
+    .where('identityId', 'in', identityIds)
+    .execute();
 }
 
 /** Clears the failed-password counters of an identity's authenticators. */
@@ -36,17 +55,33 @@ export function passwordAuthenticatorByUsername(
   db: TypedExecutor,
   username: string,
 ): Promise<{ id: string; identityId: string; passwordHash: string | null } | undefined> {
-  return db.selectFrom('authenticators').select(['id', 'identityId', 'passwordHash']).where('method', '=', 'updb').where('username', '=', username).executeTakeFirst();
+  return db
+    .selectFrom('authenticators')
+    .select(['id', 'identityId', 'passwordHash'])
+    .where('method', '=', 'updb')
+    .where('username', '=', username)
+    .executeTakeFirst();
 }
 
 /** The certificate authenticator with this fingerprint; undefined when there is none. */
-export function certAuthenticatorByFingerprint(db: TypedExecutor, fingerprint: string): Promise<{ id: string; identityId: string } | undefined> {
-  return db.selectFrom('authenticators').select(['id', 'identityId']).where('method', '=', 'cert').where('fingerprint', '=', fingerprint).executeTakeFirst();
+export function certAuthenticatorByFingerprint(
+  db: TypedExecutor,
+  fingerprint: string,
+): Promise<{ id: string; identityId: string } | undefined> {
+  return db
+    .selectFrom('authenticators')
+    .select(['id', 'identityId'])
+    .where('method', '=', 'cert')
+    .where('fingerprint', '=', fingerprint)
+    .executeTakeFirst();
 }
 
 /** Whether any authenticator has this username. */
 export async function authenticatorHasUsername(db: TypedExecutor, username: string): Promise<boolean> {
-  return (await db.selectFrom('authenticators').select('id').where('username', '=', username).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('authenticators').select('id').where('username', '=', username).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /** Deletes an authenticator row (what refers to it is the caller's concern). */
@@ -75,19 +110,43 @@ export interface CertAuthenticatorState {
 
 /** What certificate extension needs of an authenticator; undefined when it does not exist. */
 export function certAuthenticatorState(db: TypedExecutor, id: string): Promise<CertAuthenticatorState | undefined> {
-  return db.selectFrom('authenticators').select(['id', 'identityId', 'method', 'fingerprint', 'caId', 'unverifiedFingerprint']).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('authenticators')
+    .select(['id', 'identityId', 'method', 'fingerprint', 'caId', 'unverifiedFingerprint'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Stores the certificate `extend` issued, waiting for `extend-verify`. */
-export async function setUnverifiedCert(db: TypedExecutor, id: string, cert: { pem: string; fingerprint: string }, updatedAt: string): Promise<void> {
-  await db.updateTable('authenticators').set({ unverifiedCertPem: cert.pem, unverifiedFingerprint: cert.fingerprint, updatedAt }).where('id', '=', id).execute();
+export async function setUnverifiedCert(
+  db: TypedExecutor,
+  id: string,
+  cert: { pem: string; fingerprint: string },
+  updatedAt: string,
+): Promise<void> {
+  await db
+    .updateTable('authenticators')
+    .set({ unverifiedCertPem: cert.pem, unverifiedFingerprint: cert.fingerprint, updatedAt })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Makes a verified certificate the authenticator's own and clears the waiting one. */
-export async function promoteCert(db: TypedExecutor, id: string, cert: { pem: string; fingerprint: string }, updatedAt: string): Promise<void> {
+export async function promoteCert(
+  db: TypedExecutor,
+  id: string,
+  cert: { pem: string; fingerprint: string },
+  updatedAt: string,
+): Promise<void> {
   await db
     .updateTable('authenticators')
-    .set({ certPem: cert.pem, fingerprint: cert.fingerprint, unverifiedCertPem: null, unverifiedFingerprint: null, updatedAt })
+    .set({
+      certPem: cert.pem,
+      fingerprint: cert.fingerprint,
+      unverifiedCertPem: null,
+      unverifiedFingerprint: null,
+      updatedAt,
+    })
     .where('id', '=', id)
     .execute();
 }

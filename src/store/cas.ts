@@ -11,7 +11,9 @@ export async function caExists(db: TypedExecutor, id: string): Promise<boolean> 
 
 /** Whether a CA with this certificate fingerprint is registered. */
 export async function caFingerprintUsed(db: TypedExecutor, fingerprint: string): Promise<boolean> {
-  return (await db.selectFrom('cas').select('id').where('fingerprint', '=', fingerprint).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('cas').select('id').where('fingerprint', '=', fingerprint).executeTakeFirst()) !== undefined
+  );
 }
 
 export interface StoredVerifiedCa {
@@ -28,10 +30,23 @@ export interface StoredVerifiedCa {
 }
 
 /** Verified CAs (with `use` switched on; only `id`, if given), oldest first (then by id). */
-export async function verifiedCaRecords(db: TypedExecutor, use?: CaUseSwitch, id?: string): Promise<StoredVerifiedCa[]> {
+export async function verifiedCaRecords(
+  db: TypedExecutor,
+  use?: CaUseSwitch,
+  id?: string,
+): Promise<StoredVerifiedCa[]> {
   const rows = await db
     .selectFrom('cas')
-    .select(['id', 'name', 'certPem', 'isAuthEnabled', 'isAutoCaEnrollmentEnabled', 'isOttCaEnrollmentEnabled', 'identityNameFormat', 'externalIdClaim'])
+    .select([
+      'id',
+      'name',
+      'certPem',
+      'isAuthEnabled',
+      'isAutoCaEnrollmentEnabled',
+      'isOttCaEnrollmentEnabled',
+      'identityNameFormat',
+      'externalIdClaim',
+    ])
     .where('isVerified', '=', boolToDb(true))
     .$if(use !== undefined, (q) => q.where(use!, '=', boolToDb(true)))
     .$if(id !== undefined, (q) => q.where('id', '=', id!))
@@ -42,7 +57,11 @@ export async function verifiedCaRecords(db: TypedExecutor, use?: CaUseSwitch, id
   const roles = await db
     .selectFrom('cas_identityRoles')
     .select(['ownerId', 'value'])
-    .where('ownerId', 'in', rows.map((r) => r.id))
+    .where(
+      'ownerId',
+      'in',
+      rows.map((r) => r.id),
+    )
     .orderBy('ownerId')
     .orderBy('position')
     .execute();
@@ -63,12 +82,21 @@ export async function verifiedCaRecords(db: TypedExecutor, use?: CaUseSwitch, id
 
 /** The certificate PEMs of every verified CA, oldest first. */
 export async function verifiedCaPems(db: TypedExecutor): Promise<string[]> {
-  const rows = await db.selectFrom('cas').select('certPem').where('isVerified', '=', boolToDb(true)).orderBy('createdAt').execute();
+  const rows = await db
+    .selectFrom('cas')
+    .select('certPem')
+    .where('isVerified', '=', boolToDb(true))
+    .orderBy('createdAt')
+    .execute();
   return rows.map((r) => r.certPem);
 }
 
 export async function markCaVerified(db: TypedExecutor, id: string, updatedAt: string): Promise<void> {
-  await db.updateTable('cas').set({ isVerified: boolToDb(true), updatedAt }).where('id', '=', id).execute();
+  await db
+    .updateTable('cas')
+    .set({ isVerified: boolToDb(true), updatedAt })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Deletes the authenticators and enrollments that name the CA (their trust anchor goes). */

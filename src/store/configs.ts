@@ -3,7 +3,10 @@ import type { TypedExecutor } from './executor.js';
 import { jsonFromDb } from './values.js';
 
 /** A config type by id, else by name, with its parsed JSON schema; undefined when neither matches. */
-export async function configTypeByIdOrName(db: TypedExecutor, idOrName: string): Promise<{ id: string; schema: Record<string, unknown> } | undefined> {
+export async function configTypeByIdOrName(
+  db: TypedExecutor,
+  idOrName: string,
+): Promise<{ id: string; schema: Record<string, unknown> } | undefined> {
   const row =
     (await db.selectFrom('config_types').select(['id', 'schema']).where('id', '=', idOrName).executeTakeFirst()) ??
     (await db.selectFrom('config_types').select(['id', 'schema']).where('name', '=', idOrName).executeTakeFirst());
@@ -11,7 +14,10 @@ export async function configTypeByIdOrName(db: TypedExecutor, idOrName: string):
 }
 
 /** Those of the configs that exist, with their config type's id and name. */
-export function configsWithTypes(db: TypedExecutor, ids: readonly string[]): Promise<{ id: string; typeId: string; typeName: string }[]> {
+export function configsWithTypes(
+  db: TypedExecutor,
+  ids: readonly string[],
+): Promise<{ id: string; typeId: string; typeName: string }[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('configs as c')

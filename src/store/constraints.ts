@@ -20,7 +20,11 @@ export function violatedConstraint(err: unknown): ViolatedConstraint | null {
   const msg = typeof e.message === 'string' ? e.message : '';
   if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     // "UNIQUE constraint failed: identities.name" (or several comma-separated columns)
-    const qualified = msg.replace(/^.*failed:\s*/, '').split(',').map((c) => c.trim()).filter(Boolean);
+    const qualified = msg
+      .replace(/^.*failed:\s*/, '')
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean);
     const table = qualified[0]?.includes('.') ? qualified[0].split('.')[0]! : null;
     return { kind: 'unique', table, columns: qualified.map((c) => c.split('.').pop() ?? c) };
   }

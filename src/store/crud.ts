@@ -91,7 +91,13 @@ function columnsOf(t: StoredTable, values: Row): { cols: Row; sets: Record<strin
   return { cols, sets };
 }
 
-async function writeSets(db: Executor, t: StoredTable, id: string, sets: Record<string, string[] | null>, replace: boolean) {
+async function writeSets(
+  db: Executor,
+  t: StoredTable,
+  id: string,
+  sets: Record<string, string[] | null>,
+  replace: boolean,
+) {
   for (const [prop, values] of Object.entries(sets)) {
     const table = linkTable(t.table, prop);
     if (replace) await dynamic(db).deleteFrom(table).where('ownerId', '=', id).execute();
@@ -239,7 +245,11 @@ export async function referringIds(db: Executor, ref: Referrer, id: string, limi
 export async function namesById(db: Executor, table: string, ids: readonly string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = await dynamic(db).selectFrom(table).select(['id', 'name']).where('id', 'in', ids.slice(i, i + 500)).execute();
+    const rows = await dynamic(db)
+      .selectFrom(table)
+      .select(['id', 'name'])
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
     for (const r of rows as { id: string; name: string }[]) out.set(r.id, r.name);
   }
   return out;

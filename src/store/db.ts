@@ -8,7 +8,14 @@ import Database from 'better-sqlite3';
 import type { Database as StoreSchema } from './schema.js';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
-import { checkSchema, INTEGRITY_HINT, prepareStoreFile, quickCheck, restrictStoreFiles, StoreRefused } from './open-checks.js';
+import {
+  checkSchema,
+  INTEGRITY_HINT,
+  prepareStoreFile,
+  quickCheck,
+  restrictStoreFiles,
+  StoreRefused,
+} from './open-checks.js';
 
 /** The store's tables as generated from the migrations (schema.ts). */
 export type DB = StoreSchema;
@@ -36,7 +43,10 @@ export interface OpenedStore {
  * file SQLite cannot read, a failed `quick_check` or a schema that does not match the migrations is refused
  * with a `StoreRefused` error naming the file (open-checks.ts).
  */
-export async function openStore(file: string, opts: { readonly?: boolean; migrate?: boolean; verify?: boolean } = {}): Promise<OpenedStore> {
+export async function openStore(
+  file: string,
+  opts: { readonly?: boolean; migrate?: boolean; verify?: boolean } = {},
+): Promise<OpenedStore> {
   const onDisk = file !== '' && file !== ':memory:' && !opts.readonly;
   if (onDisk) prepareStoreFile(file);
   let raw: Database.Database | undefined;

@@ -8,7 +8,8 @@ export async function identityExists(db: TypedExecutor, id: string): Promise<boo
 
 /** An identity's auth policy id; undefined when the identity does not exist. */
 export async function identityAuthPolicyId(db: TypedExecutor, id: string): Promise<string | undefined> {
-  return (await db.selectFrom('identities').select('authPolicyId').where('id', '=', id).executeTakeFirst())?.authPolicyId;
+  return (await db.selectFrom('identities').select('authPolicyId').where('id', '=', id).executeTakeFirst())
+    ?.authPolicyId;
 }
 
 /** Whether the identity exists and is the default admin. */
@@ -19,7 +20,10 @@ export async function isDefaultAdminIdentity(db: TypedExecutor, id: string): Pro
 
 /** Whether any identity is the default admin. */
 export async function defaultAdminExists(db: TypedExecutor): Promise<boolean> {
-  return (await db.selectFrom('identities').select('id').where('isDefaultAdmin', '=', boolToDb(true)).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('identities').select('id').where('isDefaultAdmin', '=', boolToDb(true)).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /** Sets (or, with nulls, clears) an identity's disable window. */
@@ -29,7 +33,11 @@ export async function setIdentityDisabled(
   window: { disabledAt: string | null; disabledUntil: string | null },
   updatedAt: string,
 ): Promise<void> {
-  await db.updateTable('identities').set({ ...window, updatedAt }).where('id', '=', id).execute();
+  await db
+    .updateTable('identities')
+    .set({ ...window, updatedAt })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** What authentication checks of an identity: its policy and disable window; undefined when it does not exist. */
@@ -37,7 +45,11 @@ export function identityStanding(
   db: TypedExecutor,
   id: string,
 ): Promise<{ id: string; authPolicyId: string; disabledAt: string | null; disabledUntil: string | null } | undefined> {
-  return db.selectFrom('identities').select(['id', 'authPolicyId', 'disabledAt', 'disabledUntil']).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('identities')
+    .select(['id', 'authPolicyId', 'disabledAt', 'disabledUntil'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The id of the identity with this external id, if any. */

@@ -23,7 +23,10 @@ export const storeFiles = (file: string): string[] => [file, `${file}-wal`, `${f
  */
 export function prepareStoreFile(file: string): void {
   if (existsSync(file)) {
-    if (statSync(file).size === 0) throw new StoreRefused(`the store ${file} is empty (0 bytes): refusing to start over with a new store; ${INTEGRITY_HINT}, or remove the file to start afresh`);
+    if (statSync(file).size === 0)
+      throw new StoreRefused(
+        `the store ${file} is empty (0 bytes): refusing to start over with a new store; ${INTEGRITY_HINT}, or remove the file to start afresh`,
+      );
   } else {
     closeSync(openSync(file, 'wx', 0o600));
   }
@@ -45,7 +48,8 @@ export function restrictStoreFiles(file: string): void {
 export function quickCheck(raw: Database.Database, file: string): void {
   const rows = raw.pragma('quick_check(5)') as { quick_check: string }[];
   const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
-  if (problems.length > 0) throw new StoreRefused(`the store ${file} is damaged (${problems.join('; ')}); ${INTEGRITY_HINT}`);
+  if (problems.length > 0)
+    throw new StoreRefused(`the store ${file} is damaged (${problems.join('; ')}); ${INTEGRITY_HINT}`);
 }
 
 type Shape = Map<string, string[]>;
@@ -53,10 +57,15 @@ type Shape = Map<string, string[]>;
 /** Tables and their columns, without SQLite's internal tables. */
 function shapeOf(raw: Database.Database): Shape {
   const shape: Shape = new Map();
-  const tables = raw.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[];
+  const tables = raw
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .all() as { name: string }[];
   for (const { name } of tables) {
     const cols = raw.prepare(`SELECT name FROM pragma_table_info(?) ORDER BY name`).all(name) as { name: string }[];
-    shape.set(name, cols.map((c) => c.name));
+    shape.set(
+      name,
+      cols.map((c) => c.name),
+    );
   }
   return shape;
 }
@@ -66,11 +75,17 @@ function shapeOf(raw: Database.Database): Shape {
  * edgectl wrote it), and hold every table and column they create. The expected shape is what the same
  * migrations produce in an empty in-memory database, so it never drifts from the migrations themselves.
  */
-export async function checkSchema(raw: Database.Database, file: string, migrations: Record<string, Migration>): Promise<void> {
+export async function checkSchema(
+  raw: Database.Database,
+  file: string,
+  migrations: Record<string, Migration>,
+): Promise<void> {
   const applied = (raw.prepare('SELECT name FROM schema_migrations').all() as { name: string }[]).map((r) => r.name);
   const unknown = applied.filter((n) => !(n in migrations));
   if (unknown.length > 0) {
-    throw new StoreRefused(`the store ${file} was written by a newer edgectl (unknown migrations: ${unknown.join(', ')}); run that version or restore a backup`);
+    throw new StoreRefused(
+      `the store ${file} was written by a newer edgectl (unknown migrations: ${unknown.join(', ')}); run that version or restore a backup`,
+    );
   }
   const reference = new Database(':memory:');
   const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: reference }) });
@@ -89,7 +104,9 @@ export async function checkSchema(raw: Database.Database, file: string, migratio
     else for (const c of cols) if (!have.includes(c)) missing.push(`column ${table}.${c}`);
   }
   if (missing.length > 0) {
-    throw new StoreRefused(`the store ${file} does not match its recorded schema (missing ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}); ${INTEGRITY_HINT}`);
+    throw new StoreRefused(
+      `the store ${file} does not match its recorded schema (missing ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}); ${INTEGRITY_HINT}`,
+    );
   }
 }
 

@@ -17,7 +17,11 @@ export function attemptIdentity(db: TypedExecutor, identityId: string): Promise<
 }
 
 /** Adds `delta` (0 or 1) to the counter and answers the new value, or undefined when the row is gone. */
-export async function addFailedAttempts(db: TypedExecutor, authenticatorId: string, delta: 0 | 1): Promise<number | undefined> {
+export async function addFailedAttempts(
+  db: TypedExecutor,
+  authenticatorId: string,
+  delta: 0 | 1,
+): Promise<number | undefined> {
   const row = await db
     .updateTable('authenticators')
     .set((eb) => ({ failedAttempts: eb(eb.fn.coalesce('failedAttempts', eb.lit(0)), '+', delta) }))
@@ -32,7 +36,9 @@ export async function resetFailedAttempts(db: TypedExecutor, authenticatorId: st
 }
 
 /** The oldest password authenticator, if any. */
-export async function oldestPasswordAuthenticator(db: TypedExecutor): Promise<{ authenticatorId: string; identityId: string } | undefined> {
+export async function oldestPasswordAuthenticator(
+  db: TypedExecutor,
+): Promise<{ authenticatorId: string; identityId: string } | undefined> {
   const row = await db
     .selectFrom('authenticators')
     .select(['id', 'identityId'])
@@ -44,6 +50,15 @@ export async function oldestPasswordAuthenticator(db: TypedExecutor): Promise<{ 
 }
 
 /** Disables an identity from `at` until `until` (null: until an admin enables it). */
-export async function disableIdentity(db: TypedExecutor, identityId: string, at: string, until: string | null): Promise<void> {
-  await db.updateTable('identities').set({ disabledAt: at, disabledUntil: until, updatedAt: at }).where('id', '=', identityId).execute();
+export async function disableIdentity(
+  db: TypedExecutor,
+  identityId: string,
+  at: string,
+  until: string | null,
+): Promise<void> {
+  await db
+    .updateTable('identities')
+    .set({ disabledAt: at, disabledUntil: until, updatedAt: at })
+    .where('id', '=', identityId)
+    .execute();
 }

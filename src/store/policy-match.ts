@@ -71,14 +71,27 @@ export function matchingPoliciesSql(side: MatchSide, entityId: string): RawBuild
 }
 
 /** Recomputes one policy's materialised matches of one side. */
-export async function rematchPolicy(db: Executor, side: MatchSide, matchTable: string, targetTable: string, policyId: string): Promise<void> {
+export async function rematchPolicy(
+  db: Executor,
+  side: MatchSide,
+  matchTable: string,
+  targetTable: string,
+  policyId: string,
+): Promise<void> {
   await dynamic(db).deleteFrom(matchTable).where('policyId', '=', policyId).execute();
   await sql`insert into ${sql.table(matchTable)} ("policyId", "entityId")
-    select ${policyId}, t.id from ${sql.table(targetTable)} t where ${matchedBySql(side, sql`${policyId}`)}`.execute(db);
+    select ${policyId}, t.id from ${sql.table(targetTable)} t where ${matchedBySql(side, sql`${policyId}`)}`.execute(
+    db,
+  );
 }
 
 /** Recomputes one entity's materialised matches against every policy of one side. */
-export async function rematchEntity(db: Executor, side: MatchSide, matchTable: string, entityId: string): Promise<void> {
+export async function rematchEntity(
+  db: Executor,
+  side: MatchSide,
+  matchTable: string,
+  entityId: string,
+): Promise<void> {
   await dynamic(db).deleteFrom(matchTable).where('entityId', '=', entityId).execute();
   await sql`insert into ${sql.table(matchTable)} ("policyId", "entityId")
     select m."policyId", ${entityId} from (${matchingPoliciesSql(side, entityId)}) m`.execute(db);

@@ -5,11 +5,25 @@ import { dynamic, type Executor } from './db.js';
 export async function pageDistinctValues(
   db: Executor,
   table: string,
-  q: { where: RawBuilder<SqlBool> | null; orderBy: { expr: RawBuilder<unknown>; direction: 'asc' | 'desc' }[]; limit: number; offset: number },
+  q: {
+    where: RawBuilder<SqlBool> | null;
+    orderBy: { expr: RawBuilder<unknown>; direction: 'asc' | 'desc' }[];
+    limit: number;
+    offset: number;
+  },
 ): Promise<{ values: string[]; total: number }> {
-  const source = () => dynamic(db).selectFrom(table).select(sql<string>`value`.as('id')).distinct().as('t');
+  const source = () =>
+    dynamic(db)
+      .selectFrom(table)
+      .select(sql<string>`value`.as('id'))
+      .distinct()
+      .as('t');
   const where = q.where ?? sql<SqlBool>`1 = 1`;
-  const count = await db.selectFrom(source()).select(sql<number>`count(*)`.as('n')).where(where).executeTakeFirst();
+  const count = await db
+    .selectFrom(source())
+    .select(sql<number>`count(*)`.as('n'))
+    .where(where)
+    .executeTakeFirst();
   let query = db.selectFrom(source()).select('t.id').where(where);
   for (const o of q.orderBy) query = query.orderBy(o.expr, o.direction);
   if (q.orderBy.length === 0) query = query.orderBy('t.id', 'asc');

@@ -7,13 +7,23 @@ import { boolToDb } from './values.js';
 
 /** Whether the router's system edge router policy (same id, `isSystem`) exists. */
 export async function systemEdgeRouterPolicyExists(db: TypedExecutor, routerId: string): Promise<boolean> {
-  const row = await db.selectFrom('edge_router_policies').select('id').where('id', '=', routerId).where('isSystem', '=', boolToDb(true)).executeTakeFirst();
+  const row = await db
+    .selectFrom('edge_router_policies')
+    .select('id')
+    .where('id', '=', routerId)
+    .where('isSystem', '=', boolToDb(true))
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 /** Whether the router's identity (same id, type Router) exists. */
 export async function routerIdentityExists(db: TypedExecutor, routerId: string): Promise<boolean> {
-  const row = await db.selectFrom('identities').select('id').where('id', '=', routerId).where('typeId', '=', 'Router').executeTakeFirst();
+  const row = await db
+    .selectFrom('identities')
+    .select('id')
+    .where('id', '=', routerId)
+    .where('typeId', '=', 'Router')
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -23,6 +33,11 @@ export async function deleteRouterIdentity(db: TypedExecutor, routerId: string):
 }
 
 /** Gives the router's identity the router's new name. */
-export async function renameRouterIdentity(db: TypedExecutor, routerId: string, name: string, updatedAt: string): Promise<void> {
+export async function renameRouterIdentity(
+  db: TypedExecutor,
+  routerId: string,
+  name: string,
+  updatedAt: string,
+): Promise<void> {
   await db.updateTable('identities').set({ name, updatedAt }).where('id', '=', routerId).execute();
 }

@@ -15,11 +15,18 @@ export async function routerNameTaken(db: TypedExecutor, table: RouterTable, nam
 
 /** Whether an edge or a transit router has this id. */
 export async function routerExists(db: TypedExecutor, id: string): Promise<boolean> {
-  return (await edgeRouterExists(db, id)) || (await db.selectFrom('transit_routers').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+  return (
+    (await edgeRouterExists(db, id)) ||
+    (await db.selectFrom('transit_routers').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+  );
 }
 
 /** The id of the router of this kind whose client certificate has this fingerprint, if any. */
-export async function routerIdByFingerprint(db: TypedExecutor, table: RouterTable, fingerprint: string): Promise<string | undefined> {
+export async function routerIdByFingerprint(
+  db: TypedExecutor,
+  table: RouterTable,
+  fingerprint: string,
+): Promise<string | undefined> {
   return (await db.selectFrom(table).select('id').where('fingerprint', '=', fingerprint).executeTakeFirst())?.id;
 }
 
@@ -57,7 +64,11 @@ export interface RouterEnrollmentRow {
 }
 
 /** The outstanding enrollments of some routers of one kind. */
-export async function enrollmentsOfRouters(db: TypedExecutor, column: RouterEnrollmentColumn, routerIds: readonly string[]): Promise<RouterEnrollmentRow[]> {
+export async function enrollmentsOfRouters(
+  db: TypedExecutor,
+  column: RouterEnrollmentColumn,
+  routerIds: readonly string[],
+): Promise<RouterEnrollmentRow[]> {
   if (routerIds.length === 0) return [];
   const rows = await db
     .selectFrom('enrollments')

@@ -36,7 +36,10 @@ export function allOf(...scopes: (Scope | undefined)[]): Scope | undefined;
 export function allOf(...scopes: (Scope | undefined)[]): Scope | undefined {
   const given = scopes.filter((s): s is Scope => s !== undefined);
   if (given.length <= 1) return given[0];
-  return sql<SqlBool>`(${sql.join(given.map((s) => sql`(${s})`), sql` and `)})`;
+  return sql<SqlBool>`(${sql.join(
+    given.map((s) => sql`(${s})`),
+    sql` and `,
+  )})`;
 }
 
 /** Rows whose id is one of `ids` (any number of them: one parameter, see id-list.ts). */
@@ -55,7 +58,8 @@ export function selectedByPolicies(side: PolicySideTables, policyIds: PolicyIdSo
 
 /** The policies of a side that select entity `entityId`, as a policy id source. */
 export function policiesSelecting(side: PolicySideTables, entityId: string): PolicyIdSource {
-  if (side.matchTable) return sql`select m."policyId" from ${sql.table(side.matchTable)} m where m."entityId" = ${entityId}`;
+  if (side.matchTable)
+    return sql`select m."policyId" from ${sql.table(side.matchTable)} m where m."entityId" = ${entityId}`;
   return sql`select x."policyId" from (${matchingPoliciesSql(side, entityId)}) x`;
 }
 
@@ -67,19 +71,24 @@ export const configsOfService = (serviceId: string): Scope =>
   sql<SqlBool>`${T_ID} in (select sc."value" from services_configs sc where sc."ownerId" = ${serviceId})`;
 
 /** Configs of one config type (`/config-types/{id}/configs`). */
-export const configsOfType = (configTypeId: string): Scope => sql<SqlBool>`${sql.ref('t.configTypeId')} = ${configTypeId}`;
+export const configsOfType = (configTypeId: string): Scope =>
+  sql<SqlBool>`${sql.ref('t.configTypeId')} = ${configTypeId}`;
 
 /** Terminators of one service. */
-export const terminatorsOfService = (serviceId: string): Scope => sql<SqlBool>`${sql.ref('t.serviceId')} = ${serviceId}`;
+export const terminatorsOfService = (serviceId: string): Scope =>
+  sql<SqlBool>`${sql.ref('t.serviceId')} = ${serviceId}`;
 
 /** Authenticators of one identity. */
-export const authenticatorsOfIdentity = (identityId: string): Scope => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
+export const authenticatorsOfIdentity = (identityId: string): Scope =>
+  sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
 
 /** Enrollments of one identity. */
-export const enrollmentsOfIdentity = (identityId: string): Scope => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
+export const enrollmentsOfIdentity = (identityId: string): Scope =>
+  sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
 
 /** Sessions of one identity (a client's own). */
-export const sessionsOfIdentity = (identityId: string): Scope => sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
+export const sessionsOfIdentity = (identityId: string): Scope =>
+  sql<SqlBool>`${sql.ref('t.identityId')} = ${identityId}`;
 
 /** Certificates of one API session still valid at `now` (ISO); with `id`, only that one. */
 export function validCertsOfApiSession(apiSessionId: string, now: string, id?: string): Scope {

@@ -30,7 +30,8 @@ export async function serviceExists(db: TypedExecutor, serviceId: string): Promi
 
 /** The config type of a config; undefined when there is no such config. */
 export async function configTypeOfConfig(db: TypedExecutor, configId: string): Promise<string | undefined> {
-  return (await db.selectFrom('configs').select('configTypeId').where('id', '=', configId).executeTakeFirst())?.configTypeId;
+  return (await db.selectFrom('configs').select('configTypeId').where('id', '=', configId).executeTakeFirst())
+    ?.configTypeId;
 }
 
 /** Assigns the config, replacing the identity's config of the same type for that service. */
@@ -46,7 +47,11 @@ export async function putIdentityServiceConfig(
 }
 
 /** Removes an identity's assignments: all, all of one service, or one (service, config) pair. */
-export async function deleteIdentityServiceConfigs(db: TypedExecutor, identityId: string, only?: { serviceId: string; configId?: string }): Promise<void> {
+export async function deleteIdentityServiceConfigs(
+  db: TypedExecutor,
+  identityId: string,
+  only?: { serviceId: string; configId?: string },
+): Promise<void> {
   let q = db.deleteFrom('identity_service_configs').where('identityId', '=', identityId);
   if (only) q = q.where('serviceId', '=', only.serviceId);
   if (only?.configId) q = q.where('configId', '=', only.configId);

@@ -33,8 +33,14 @@ interface SessionRow {
 }
 
 /** The session of an API session for a service and type (their unique index), if any. */
-export async function sessionOf(db: TypedExecutor, apiSessionId: string, serviceId: string, type: string): Promise<StoredSession | undefined> {
-  const { rows } = await sql<SessionRow>`select id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId"
+export async function sessionOf(
+  db: TypedExecutor,
+  apiSessionId: string,
+  serviceId: string,
+  type: string,
+): Promise<StoredSession | undefined> {
+  const { rows } =
+    await sql<SessionRow>`select id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId"
     from sessions where "apiSessionId" = ${apiSessionId} and "serviceId" = ${serviceId} and type = ${type}`.execute(db);
   const row = rows[0];
   return row && { ...row, tags: jsonFromDb<Record<string, unknown>>(row.tags), isSystem: boolFromDb(row.isSystem) };
@@ -45,7 +51,8 @@ export async function sessionOf(db: TypedExecutor, apiSessionId: string, service
  * unique index); answers whether this one was stored.
  */
 export async function insertSessionIfAbsent(db: TypedExecutor, s: StoredSession): Promise<boolean> {
-  const res = await sql`insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId")
+  const res =
+    await sql`insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId")
       values (${s.id}, ${s.createdAt}, ${s.updatedAt}, ${jsonToDb(s.tags)}, ${sql.lit(boolToDb(s.isSystem))}, ${s.tokenHash}, ${s.type}, ${s.apiSessionId}, ${s.serviceId}, ${s.identityId})
       on conflict ("apiSessionId", "serviceId", type) do nothing`.execute(db);
   return Number(res.numAffectedRows ?? 0) === 1;

@@ -11,7 +11,10 @@ export function tokenHashesOf(db: TypedExecutor, table: TokenTable): Promise<{ i
 /** Deletes records by id, in chunks that stay under any bound-parameter limit. */
 export async function deleteByIds(db: TypedExecutor, table: TokenTable, ids: readonly string[]): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) {
-    await db.deleteFrom(table).where('id', 'in', ids.slice(i, i + 500)).execute();
+    await db
+      .deleteFrom(table)
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
   }
 }
 
@@ -40,5 +43,9 @@ export async function setEnrollmentSecrets(
   secrets: { tokenHash: string; jwtTemplate: string },
   updatedAt: string,
 ): Promise<void> {
-  await db.updateTable('enrollments').set({ ...secrets, updatedAt }).where('id', '=', id).execute();
+  await db
+    .updateTable('enrollments')
+    .set({ ...secrets, updatedAt })
+    .where('id', '=', id)
+    .execute();
 }

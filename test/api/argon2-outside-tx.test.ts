@@ -42,7 +42,12 @@ test('the default admin, created at start, logs in', async () => {
 test('an admin creates, updates and patches a password authenticator; each new password logs in', async () => {
   const username = unique('user');
   const identityId = await createIdentity(admin, { name: username });
-  const created = await admin.post('/authenticators', { identityId, method: 'updb', username, password: 'first-Passw0rd!' });
+  const created = await admin.post('/authenticators', {
+    identityId,
+    method: 'updb',
+    username,
+    password: 'first-Passw0rd!',
+  });
   assert.equal(created.status, 201, created.text);
   const id = created.body.data.id as string;
   assert.equal((await server.client().login(username, 'first-Passw0rd!')).status, 200);
@@ -60,7 +65,10 @@ test('an admin creates, updates and patches a password authenticator; each new p
 test('the password rules still apply to a password hashed before the transaction, and refuse without a partial write', async () => {
   const username = unique('user');
   const identityId = await createIdentity(admin, { name: username });
-  assertFieldError(await admin.post('/authenticators', { identityId, method: 'updb', username, password: 'abc' }), 'password');
+  assertFieldError(
+    await admin.post('/authenticators', { identityId, method: 'updb', username, password: 'abc' }),
+    'password',
+  );
   const listed = await admin.get(`/identities/${identityId}/authenticators`);
   assert.equal(listed.body.data.length, 0);
 });
@@ -70,7 +78,9 @@ test('updb enrollment hashes before consuming the token', async () => {
   const identityId = await createIdentity(admin, { enrollment: { updb: username } });
   const detail = await admin.get(`/identities/${identityId}`);
   const token = detail.body.data.enrollment.updb.token as string;
-  const res = await request(server.ca, 'POST', `${server.url}/edge/client/v1/enroll/updb?token=${token}`, { body: { password: 'enrolled-Passw0rd!' } });
+  const res = await request(server.ca, 'POST', `${server.url}/edge/client/v1/enroll/updb?token=${token}`, {
+    body: { password: 'enrolled-Passw0rd!' },
+  });
   assert.equal(res.status, 200, res.text);
   assert.equal((await server.client().login(username, 'enrolled-Passw0rd!')).status, 200);
 });

@@ -4,7 +4,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN, createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import {
+  ADMIN,
+  createIdentity,
+  createUser,
+  startTestServer,
+  type ApiClient,
+  type TestServer,
+} from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
 
 let server: TestServer;
@@ -31,7 +38,16 @@ const policyBody = (name: string, updb: Record<string, unknown> = {}, primary: R
   primary: {
     cert: { allowed: true, allowExpiredCerts: true },
     extJwt: { allowed: true, allowedSigners: [] },
-    updb: { allowed: true, minPasswordLength: 5, requireMixedCase: false, requireNumberChar: false, requireSpecialChar: false, maxAttempts: 0, lockoutDurationMinutes: 0, ...updb },
+    updb: {
+      allowed: true,
+      minPasswordLength: 5,
+      requireMixedCase: false,
+      requireNumberChar: false,
+      requireSpecialChar: false,
+      maxAttempts: 0,
+      lockoutDurationMinutes: 0,
+      ...updb,
+    },
     ...primary,
   },
   secondary: { requireTotp: false, requireExtJwtSigner: null },
@@ -78,7 +94,10 @@ describe('authenticate with a password', () => {
 
   test('envInfo and sdkInfo from the body are stored on the identity', async () => {
     const u = await createUser(server, admin);
-    await u.client.login(u.username, u.password, { envInfo: { os: 'linux', arch: 'amd64' }, sdkInfo: { type: 'test-sdk', version: '1.2.3' } });
+    await u.client.login(u.username, u.password, {
+      envInfo: { os: 'linux', arch: 'amd64' },
+      sdkInfo: { type: 'test-sdk', version: '1.2.3' },
+    });
     const d = (await admin.get(`/identities/${u.id}`)).body.data;
     assert.equal(d.envInfo.os, 'linux');
     assert.equal(d.sdkInfo.version, '1.2.3');
@@ -145,7 +164,11 @@ describe('API session expiry (each test moves its own controller clock)', () => 
       assert.equal((await c.get('/current-identity')).status, 200, `request ${i}`);
     }
     const session = (await c.get('/current-api-session')).body.data;
-    assert.equal(new Date(session.lastActivityAt).getTime() - new Date(session.createdAt).getTime(), 7500, 'lastActivityAt is the last request');
+    assert.equal(
+      new Date(session.lastActivityAt).getTime() - new Date(session.createdAt).getTime(),
+      7500,
+      'lastActivityAt is the last request',
+    );
   });
 
   test('an idle session stops working at once', async (t) => {
@@ -175,15 +198,29 @@ describe('API session expiry (each test moves its own controller clock)', () => 
   test('a lockout ends after lockoutDurationMinutes', async (t) => {
     const s = await ownServer(t);
     const a = await s.admin();
-    const pol = await a.post('/auth-policies', policyBody('lockout-ends', { maxAttempts: 1, lockoutDurationMinutes: 5 }));
+    const pol = await a.post(
+      '/auth-policies',
+      policyBody('lockout-ends', { maxAttempts: 1, lockoutDurationMinutes: 5 }),
+    );
     assert.equal(pol.status, 201, pol.text);
     const u = await createUser(s, a, { identity: { authPolicyId: pol.body.data.id } });
     const c = s.client();
-    assert.equal((await c.post('/authenticate?method=password', { username: u.username, password: 'wrong-pass' })).status, 401);
+    assert.equal(
+      (await c.post('/authenticate?method=password', { username: u.username, password: 'wrong-pass' })).status,
+      401,
+    );
     s.clock.advance(5 * 60_000 - 1000);
-    assert.equal((await c.post('/authenticate?method=password', { username: u.username, password: u.password })).status, 401, 'locked for the duration');
+    assert.equal(
+      (await c.post('/authenticate?method=password', { username: u.username, password: u.password })).status,
+      401,
+      'locked for the duration',
+    );
     s.clock.advance(1000);
-    assert.equal((await c.post('/authenticate?method=password', { username: u.username, password: u.password })).status, 200, 'unlocked after it');
+    assert.equal(
+      (await c.post('/authenticate?method=password', { username: u.username, password: u.password })).status,
+      200,
+      'unlocked after it',
+    );
   });
 });
 
@@ -191,7 +228,11 @@ describe('admin operations', () => {
   test('a non-admin identity gets 401 on admin operations but may read itself', async () => {
     const u = await createUser(server, admin);
     const m = u.client.other('management');
-    for (const res of [await m.get('/identities'), await m.post('/identities', { name: 'x', type: 'User', isAdmin: false }), await m.get('/auth-policies')]) {
+    for (const res of [
+      await m.get('/identities'),
+      await m.post('/identities', { name: 'x', type: 'User', isAdmin: false }),
+      await m.get('/auth-policies'),
+    ]) {
       assert.equal(res.status, 401);
       assert.equal(res.body.error.code, 'UNAUTHORIZED');
     }
@@ -225,7 +266,11 @@ describe('authentication policies', () => {
     assert.equal(d.primary.updb.maxAttempts, 7);
     assert.equal(d.primary.updb.allowed, true, 'other nested fields kept');
     assert.equal(d.primary.cert.allowed, true);
-    assert.equal((await admin.put(`/auth-policies/${id}`, policyBody('crud-policy-2', { minPasswordLength: 2, maxAttempts: -4 }))).status, 200);
+    assert.equal(
+      (await admin.put(`/auth-policies/${id}`, policyBody('crud-policy-2', { minPasswordLength: 2, maxAttempts: -4 })))
+        .status,
+      200,
+    );
     d = (await admin.get(`/auth-policies/${id}`)).body.data;
     assert.equal(d.name, 'crud-policy-2');
     assert.equal(d.primary.updb.minPasswordLength, 5, 'clamped to at least 5');
@@ -244,18 +289,27 @@ describe('authentication policies', () => {
     const pol = await admin.post('/auth-policies', policyBody('no-updb', { allowed: false }));
     const u = await createUser(server, admin);
     assert.equal((await admin.patch(`/identities/${u.id}`, { authPolicyId: pol.body.data.id })).status, 200);
-    const res = await server.client().post('/authenticate?method=password', { username: u.username, password: u.password });
+    const res = await server
+      .client()
+      .post('/authenticate?method=password', { username: u.username, password: u.password });
     assert.equal(res.status, 401);
     assert.equal(res.body.error.code, 'INVALID_AUTH');
   });
 
   test('maxAttempts locks the identity for lockoutDurationMinutes; a success resets the count', async () => {
-    const pol = await admin.post('/auth-policies', policyBody('lockout', { maxAttempts: 3, lockoutDurationMinutes: 5 }));
+    const pol = await admin.post(
+      '/auth-policies',
+      policyBody('lockout', { maxAttempts: 3, lockoutDurationMinutes: 5 }),
+    );
     const u = await createUser(server, admin, { identity: { authPolicyId: pol.body.data.id } });
     const c = server.client();
     // Two failures, a success (resets), two more failures: still not locked.
-    for (const pw of ['bad-1-pass', 'bad-2-pass', u.password, 'bad-3-pass', 'bad-4-pass']) await c.post('/authenticate?method=password', { username: u.username, password: pw });
-    assert.equal((await c.post('/authenticate?method=password', { username: u.username, password: u.password })).status, 200);
+    for (const pw of ['bad-1-pass', 'bad-2-pass', u.password, 'bad-3-pass', 'bad-4-pass'])
+      await c.post('/authenticate?method=password', { username: u.username, password: pw });
+    assert.equal(
+      (await c.post('/authenticate?method=password', { username: u.username, password: u.password })).status,
+      200,
+    );
     for (let i = 0; i < 3; i++) {
       const res = await c.post('/authenticate?method=password', { username: u.username, password: `bad-${i}-again` });
       assert.equal(res.status, 401);
@@ -268,11 +322,17 @@ describe('authentication policies', () => {
     const locked = await c.post('/authenticate?method=password', { username: u.username, password: u.password });
     assert.equal(locked.status, 401, 'the right password no longer works while locked');
     assert.equal((await admin.post(`/identities/${u.id}/enable`, {})).status, 200);
-    assert.equal((await c.post('/authenticate?method=password', { username: u.username, password: u.password })).status, 200);
+    assert.equal(
+      (await c.post('/authenticate?method=password', { username: u.username, password: u.password })).status,
+      200,
+    );
   });
 
   test('lockoutDurationMinutes 0 locks indefinitely', async () => {
-    const pol = await admin.post('/auth-policies', policyBody('lockout-forever', { maxAttempts: 1, lockoutDurationMinutes: 0 }));
+    const pol = await admin.post(
+      '/auth-policies',
+      policyBody('lockout-forever', { maxAttempts: 1, lockoutDurationMinutes: 0 }),
+    );
     const u = await createUser(server, admin, { identity: { authPolicyId: pol.body.data.id } });
     await server.client().post('/authenticate?method=password', { username: u.username, password: 'nope-nope' });
     const d = (await admin.get(`/identities/${u.id}`)).body.data;
@@ -281,7 +341,15 @@ describe('authentication policies', () => {
   });
 
   test('password rules are enforced wherever a password is set, naming the rule', async () => {
-    const pol = await admin.post('/auth-policies', policyBody('strict', { minPasswordLength: 10, requireMixedCase: true, requireNumberChar: true, requireSpecialChar: true }));
+    const pol = await admin.post(
+      '/auth-policies',
+      policyBody('strict', {
+        minPasswordLength: 10,
+        requireMixedCase: true,
+        requireNumberChar: true,
+        requireSpecialChar: true,
+      }),
+    );
     const id = await createIdentity(admin, { authPolicyId: pol.body.data.id });
     const cases: [string, RegExp][] = [
       ['Short1!', /minPasswordLength/],
@@ -290,14 +358,24 @@ describe('authentication policies', () => {
       ['NoSpecials123', /requireSpecialChar/],
     ];
     for (const [password, rule] of cases) {
-      const res = await admin.post('/authenticators', { identityId: id, method: 'updb', username: `strict-${id}`, password });
+      const res = await admin.post('/authenticators', {
+        identityId: id,
+        method: 'updb',
+        username: `strict-${id}`,
+        password,
+      });
       assert.equal(res.status, 400, password);
       assert.equal(res.body.error.code, 'COULD_NOT_VALIDATE');
       assert.equal(res.body.error.cause.field, 'password');
       assert.match(res.body.error.cause.reason, rule);
       assert.notEqual(res.body.error.cause.value, password, 'the password is not echoed back');
     }
-    const ok = await admin.post('/authenticators', { identityId: id, method: 'updb', username: `strict-${id}`, password: 'Good-Passw0rd' });
+    const ok = await admin.post('/authenticators', {
+      identityId: id,
+      method: 'updb',
+      username: `strict-${id}`,
+      password: 'Good-Passw0rd',
+    });
     assert.equal(ok.status, 201);
     const weak = await admin.patch(`/authenticators/${ok.body.data.id}`, { password: 'weakweakweak' });
     assert.equal(weak.status, 400);

@@ -12,7 +12,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { request, type HttpResponse } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
-import { issueClientCert, newIntermediateCa, newRootCa, type TestCa, type TestClientCert } from '../harness/third-party-pki.js';
+import {
+  issueClientCert,
+  newIntermediateCa,
+  newRootCa,
+  type TestCa,
+  type TestClientCert,
+} from '../harness/third-party-pki.js';
 import { assertError, unique } from '../harness/assert.js';
 import { ExtendedKeyUsage, verifyEnrollmentJwt } from '../../src/pki/index.js';
 
@@ -27,7 +33,6 @@ after(() => server.close());
 
 const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
-
 
 interface CaFlags {
   isAuthEnabled?: boolean;
@@ -56,7 +61,10 @@ async function verifyWith(id: string, signer: TestCa, cn?: string): Promise<Http
 }
 
 /** A new root CA registered (and verified unless told otherwise) on the controller. */
-async function registeredCa(flags: CaFlags = {}, opts: { verify?: boolean } = {}): Promise<{ id: string; name: string; ca: TestCa }> {
+async function registeredCa(
+  flags: CaFlags = {},
+  opts: { verify?: boolean } = {},
+): Promise<{ id: string; name: string; ca: TestCa }> {
   const ca = await newRootCa(unique('test root'));
   const name = unique('ca');
   const res = await admin.post('/cas', caBody(name, ca.certPem, flags));
@@ -73,7 +81,8 @@ async function registeredCa(flags: CaFlags = {}, opts: { verify?: boolean } = {}
 const mtls = (path: string, cert: string, key: string, body?: unknown) =>
   request(server.ca, 'POST', clientUrl(path), { cert, key, ...(body !== undefined ? { body } : {}) });
 
-const certLogin = (cert: TestClientCert, chain?: string) => mtls('/authenticate?method=cert', chain ?? cert.certPem, cert.keyPem);
+const certLogin = (cert: TestClientCert, chain?: string) =>
+  mtls('/authenticate?method=cert', chain ?? cert.certPem, cert.keyPem);
 
 async function identityByName(name: string): Promise<Record<string, any> | undefined> {
   const res = await admin.get(`/identities?filter=${encodeURIComponent(`name = "${name}"`)}`);
@@ -117,11 +126,24 @@ describe('CA records', () => {
     const list = await admin.get(`/cas?filter=${encodeURIComponent(`name = "${name}" and isVerified = false`)}`);
     assert.equal(list.status, 200);
     assert.deepEqual(checkResponse('management', '/cas', 'GET', 200, list.body), []);
-    assert.deepEqual(list.body.data.map((c: { id: string }) => c.id), [id]);
-    for (const f of ['name', 'fingerprint', 'isVerified', 'verificationToken', 'isAuthEnabled', 'isAutoCaEnrollmentEnabled', 'isOttCaEnrollmentEnabled']) {
+    assert.deepEqual(
+      list.body.data.map((c: { id: string }) => c.id),
+      [id],
+    );
+    for (const f of [
+      'name',
+      'fingerprint',
+      'isVerified',
+      'verificationToken',
+      'isAuthEnabled',
+      'isAutoCaEnrollmentEnabled',
+      'isOttCaEnrollmentEnabled',
+    ]) {
       assert.ok(list.body.meta.filterableFields.includes(f), f);
     }
-    const byToken = await admin.get(`/cas?filter=${encodeURIComponent(`verificationToken = "${d.verificationToken}"`)}`);
+    const byToken = await admin.get(
+      `/cas?filter=${encodeURIComponent(`verificationToken = "${d.verificationToken}"`)}`,
+    );
     assert.equal(byToken.body.meta.pagination.totalCount, 1);
   });
 
@@ -142,25 +164,43 @@ describe('CA records', () => {
     // Required create fields and plain role attributes.
     const { isAuthEnabled: _omit, ...noAuthFlag } = caBody(unique('missing'), other.certPem);
     assertError(await admin.post('/cas', noAuthFlag), 400, 'COULD_NOT_VALIDATE', 'isAuthEnabled');
-    assertError(await admin.post('/cas', caBody(unique('roles'), other.certPem, { identityRoles: ['#all'] })), 400, 'COULD_NOT_VALIDATE', 'identityRoles');
+    assertError(
+      await admin.post('/cas', caBody(unique('roles'), other.certPem, { identityRoles: ['#all'] })),
+      400,
+      'COULD_NOT_VALIDATE',
+      'identityRoles',
+    );
   });
 
   test('externalIdClaim: location, matcher, parser and index rules; normalised on read; PATCH merges', async () => {
     const root = await newRootCa('claim rules root');
-    const claim = (c: Record<string, unknown>) => admin.post('/cas', caBody(unique('claim'), root.certPem, { externalIdClaim: c }));
+    const claim = (c: Record<string, unknown>) =>
+      admin.post('/cas', caBody(unique('claim'), root.certPem, { externalIdClaim: c }));
     const cases: [Record<string, unknown>, string][] = [
       [{ location: 'SUBJECT', matcher: 'ALL', parser: 'NONE' }, 'externalIdClaim.location'],
-      [{ location: 'COMMON_NAME', matcher: 'SCHEME', matcherCriteria: 'spiffe', parser: 'NONE' }, 'externalIdClaim.matcher'],
+      [
+        { location: 'COMMON_NAME', matcher: 'SCHEME', matcherCriteria: 'spiffe', parser: 'NONE' },
+        'externalIdClaim.matcher',
+      ],
       [{ location: 'SAN_URI', matcher: 'PREFIX', matcherCriteria: 'x', parser: 'NONE' }, 'externalIdClaim.matcher'],
       [{ location: 'SAN_EMAIL', matcher: 'SUFFIX', parser: 'NONE' }, 'externalIdClaim.matcherCriteria'],
-      [{ location: 'SAN_URI', matcher: 'SCHEME', matcherCriteria: '', parser: 'NONE' }, 'externalIdClaim.matcherCriteria'],
+      [
+        { location: 'SAN_URI', matcher: 'SCHEME', matcherCriteria: '', parser: 'NONE' },
+        'externalIdClaim.matcherCriteria',
+      ],
       [{ location: 'COMMON_NAME', matcher: 'ALL', parser: 'SPLIT' }, 'externalIdClaim.parserCriteria'],
       [{ location: 'COMMON_NAME', matcher: 'ALL', parser: 'CUT' }, 'externalIdClaim.parser'],
       [{ location: 'COMMON_NAME', matcher: 'ALL', parser: 'NONE', index: -1 }, 'externalIdClaim.index'],
     ];
     for (const [c, field] of cases) assertError(await claim(c), 400, 'COULD_NOT_VALIDATE', field);
 
-    const ok = await claim({ location: 'SAN_EMAIL', matcher: 'SUFFIX', matcherCriteria: '@example.com', parser: 'SPLIT', parserCriteria: '@' });
+    const ok = await claim({
+      location: 'SAN_EMAIL',
+      matcher: 'SUFFIX',
+      matcherCriteria: '@example.com',
+      parser: 'SPLIT',
+      parserCriteria: '@',
+    });
     assert.equal(ok.status, 201, ok.text);
     const id = ok.body.data.id;
     const detail = await admin.get(`/cas/${id}`);
@@ -176,11 +216,25 @@ describe('CA records', () => {
     // PATCH replaces the members it names and re-validates the whole claim.
     assert.equal((await admin.patch(`/cas/${id}`, { externalIdClaim: { index: 1 } })).status, 200);
     assert.equal((await admin.get(`/cas/${id}`)).body.data.externalIdClaim.index, 1);
-    assertError(await admin.patch(`/cas/${id}`, { externalIdClaim: { matcher: 'SCHEME' } }), 400, 'COULD_NOT_VALIDATE', 'externalIdClaim.matcher');
+    assertError(
+      await admin.patch(`/cas/${id}`, { externalIdClaim: { matcher: 'SCHEME' } }),
+      400,
+      'COULD_NOT_VALIDATE',
+      'externalIdClaim.matcher',
+    );
     assert.equal((await admin.patch(`/cas/${id}`, { externalIdClaim: null })).status, 200);
     assert.equal('externalIdClaim' in (await admin.get(`/cas/${id}`)).body.data, false);
     // A claim without a location is no claim.
-    const none = await admin.patch(`/cas/${id}`, { externalIdClaim: { location: null, matcher: null, matcherCriteria: null, parser: null, parserCriteria: null, index: null } });
+    const none = await admin.patch(`/cas/${id}`, {
+      externalIdClaim: {
+        location: null,
+        matcher: null,
+        matcherCriteria: null,
+        parser: null,
+        parserCriteria: null,
+        index: null,
+      },
+    });
     assert.equal(none.status, 200, none.text);
     assert.equal('externalIdClaim' in (await admin.get(`/cas/${id}`)).body.data, false);
   });
@@ -201,9 +255,21 @@ describe('CA records', () => {
     assert.deepEqual(d.identityRoles, ['b', 'c']);
     assert.equal(d.identityNameFormat, '[caId]-[commonName]');
     // PATCH: null flags are left unchanged, a null name format falls back to the default.
-    assert.equal((await admin.patch(`/cas/${id}`, { isAuthEnabled: true, isOttCaEnrollmentEnabled: null, identityNameFormat: null })).status, 200);
+    assert.equal(
+      (
+        await admin.patch(`/cas/${id}`, {
+          isAuthEnabled: true,
+          isOttCaEnrollmentEnabled: null,
+          identityNameFormat: null,
+        })
+      ).status,
+      200,
+    );
     d = (await admin.get(`/cas/${id}`)).body.data;
-    assert.deepEqual([d.isAuthEnabled, d.isOttCaEnrollmentEnabled, d.identityNameFormat], [true, true, '[caName]-[commonName]']);
+    assert.deepEqual(
+      [d.isAuthEnabled, d.isOttCaEnrollmentEnabled, d.identityNameFormat],
+      [true, true, '[caName]-[commonName]'],
+    );
     const fingerprint = d.fingerprint;
     const other = await newRootCa('replacement');
     assert.equal((await admin.patch(`/cas/${id}`, { certPem: other.certPem })).status, 200);
@@ -220,7 +286,11 @@ describe('CA records', () => {
     const raw = (body: string) => admin.post(`/cas/${id}/verify`, undefined, { raw: body, contentType: 'text/plain' });
     assertError(await raw('just some text'), 400, 'COULD_NOT_PARSE_BODY');
     assertError(await raw(ca.keyPem), 400, 'EXPECTED_PEM_CERTIFICATE');
-    assertError(await raw('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n'), 400, 'COULD_NOT_PARSE_DER_BLOCK');
+    assertError(
+      await raw('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n'),
+      400,
+      'COULD_NOT_PARSE_DER_BLOCK',
+    );
     assert.equal((await admin.get(`/cas/${id}`)).body.data.isVerified, false);
 
     const ok = await verifyWith(id, ca, token);
@@ -228,7 +298,11 @@ describe('CA records', () => {
     assert.deepEqual(ok.body.data, {});
     assert.equal((await admin.get(`/cas/${id}`)).body.data.isVerified, true);
     assertError(await verifyWith(id, ca, token), 409, 'CA_ALREADY_VERIFIED');
-    assertError(await admin.post('/cas/no-such-ca/verify', undefined, { raw: ca.certPem, contentType: 'text/plain' }), 404, 'NOT_FOUND');
+    assertError(
+      await admin.post('/cas/no-such-ca/verify', undefined, { raw: ca.certPem, contentType: 'text/plain' }),
+      404,
+      'NOT_FOUND',
+    );
   });
 
   test('the CA JWT is application/jwt: em ca, sub = jti = the CA id, audience, issuer with a trailing slash, no expiry', async () => {
@@ -269,7 +343,11 @@ describe('certificate authentication through third-party CAs', () => {
     const identityId = await createIdentity(admin);
     const cert = await issueClientCert(ca, 'registered-user');
     // Unverified: its certificates cannot even be registered.
-    assertError(await admin.post('/authenticators', { identityId, method: 'cert', certPem: cert.certPem }), 400, 'CERT_FAILED_VALIDATION');
+    assertError(
+      await admin.post('/authenticators', { identityId, method: 'cert', certPem: cert.certPem }),
+      400,
+      'CERT_FAILED_VALIDATION',
+    );
     assert.equal((await verifyWith(caId, ca)).status, 200);
     const created = await admin.post('/authenticators', { identityId, method: 'cert', certPem: cert.certPem });
     assert.equal(created.status, 201, created.text);
@@ -299,11 +377,20 @@ describe('certificate authentication through third-party CAs', () => {
   test('externalIdClaim: the identity is found by externalId, whatever certificate the PKI issued', async () => {
     const { ca } = await registeredCa({
       isAutoCaEnrollmentEnabled: false,
-      externalIdClaim: { location: 'SAN_URI', matcher: 'SCHEME', matcherCriteria: 'spiffe', parser: 'SPLIT', parserCriteria: '/', index: 4 },
+      externalIdClaim: {
+        location: 'SAN_URI',
+        matcher: 'SCHEME',
+        matcherCriteria: 'spiffe',
+        parser: 'SPLIT',
+        parserCriteria: '/',
+        index: 4,
+      },
     });
     const user = unique('alice');
     const identityId = await createIdentity(admin, { externalId: user });
-    const first = await issueClientCert(ca, 'any-cn', { uris: ['https://example.org/ignored', `spiffe://example.org/user/${user}`] });
+    const first = await issueClientCert(ca, 'any-cn', {
+      uris: ['https://example.org/ignored', `spiffe://example.org/user/${user}`],
+    });
     const login = await certLogin(first);
     assert.equal(login.status, 200, login.text);
     assert.equal(login.body.data.identityId, identityId);
@@ -311,10 +398,16 @@ describe('certificate authentication through third-party CAs', () => {
     const rotated = await issueClientCert(ca, 'other-cn', { uris: [`spiffe://example.org/user/${user}`] });
     assert.equal((await certLogin(rotated)).body.data?.identityId, identityId);
     // A claim naming nobody, or no claim at all, authenticates nobody.
-    assertError(await certLogin(await issueClientCert(ca, 'x', { uris: ['spiffe://example.org/user/nobody-here'] })), 401, 'INVALID_AUTH');
+    assertError(
+      await certLogin(await issueClientCert(ca, 'x', { uris: ['spiffe://example.org/user/nobody-here'] })),
+      401,
+      'INVALID_AUTH',
+    );
     assertError(await certLogin(await issueClientCert(ca, 'y')), 401, 'INVALID_AUTH');
 
-    const email = await registeredCa({ externalIdClaim: { location: 'SAN_EMAIL', matcher: 'SUFFIX', matcherCriteria: '@corp.example', parser: 'NONE' } });
+    const email = await registeredCa({
+      externalIdClaim: { location: 'SAN_EMAIL', matcher: 'SUFFIX', matcherCriteria: '@corp.example', parser: 'NONE' },
+    });
     const mailUser = `${unique('bob')}@corp.example`;
     const bob = await createIdentity(admin, { externalId: mailUser });
     const mailCert = await issueClientCert(email.ca, 'bob', { emails: ['bob@elsewhere.example', mailUser] });
@@ -356,17 +449,31 @@ describe('CA auto-enrollment (POST /enroll/ca)', () => {
     assert.ok(await identityByName(`${caName}-device-1000002`), 'second collision suffix');
 
     // All placeholders, and the legacy dispatcher.
-    assert.equal((await admin.patch(`/cas/${caId}`, { identityNameFormat: '[caName]/[caId]/[requestedName]/[commonName]/[identityId]' })).status, 200);
+    assert.equal(
+      (
+        await admin.patch(`/cas/${caId}`, {
+          identityNameFormat: '[caName]/[caId]/[requestedName]/[commonName]/[identityId]',
+        })
+      ).status,
+      200,
+    );
     const named = await issueClientCert(ca, 'laptop');
     const legacy = await mtls('/enroll?method=ca', named.certPem, named.keyPem, { name: 'my-laptop' });
     assert.equal(legacy.status, 200, legacy.text);
-    const list = await admin.get(`/identities?filter=${encodeURIComponent(`name contains "${caName}/${caId}/my-laptop/laptop/"`)}`);
+    const list = await admin.get(
+      `/identities?filter=${encodeURIComponent(`name contains "${caName}/${caId}/my-laptop/laptop/"`)}`,
+    );
     assert.equal(list.body.data.length, 1);
     assert.equal(list.body.data[0].name, `${caName}/${caId}/my-laptop/laptop/${list.body.data[0].id}`);
     const noName = await issueClientCert(ca, 'tablet');
     assert.equal((await mtls('/enroll/ca', noName.certPem, noName.keyPem)).status, 200);
-    const tablet = (await admin.get(`/identities?filter=${encodeURIComponent(`name contains "/tablet/"`)}`)).body.data[0];
-    assert.equal(tablet.name, `${caName}/${caId}/${tablet.id}/tablet/${tablet.id}`, '[requestedName] defaults to the identity id');
+    const tablet = (await admin.get(`/identities?filter=${encodeURIComponent(`name contains "/tablet/"`)}`)).body
+      .data[0];
+    assert.equal(
+      tablet.name,
+      `${caName}/${caId}/${tablet.id}/tablet/${tablet.id}`,
+      '[requestedName] defaults to the identity id',
+    );
   });
 
   test('refusals: no certificate, an unknown CA, a CA without auto-enrollment, a certificate not for client auth', async () => {
@@ -386,7 +493,16 @@ describe('CA auto-enrollment (POST /enroll/ca)', () => {
   });
 
   test('with an externalIdClaim: externalId from the certificate; missing claim and taken externalId are refused', async () => {
-    const { ca, name } = await registeredCa({ externalIdClaim: { location: 'COMMON_NAME', matcher: 'PREFIX', matcherCriteria: 'emp-', parser: 'SPLIT', parserCriteria: '-', index: 1 } });
+    const { ca, name } = await registeredCa({
+      externalIdClaim: {
+        location: 'COMMON_NAME',
+        matcher: 'PREFIX',
+        matcherCriteria: 'emp-',
+        parser: 'SPLIT',
+        parserCriteria: '-',
+        index: 1,
+      },
+    });
     const employee = Math.random().toString(36).slice(2, 10);
     const cert = await issueClientCert(ca, `emp-${employee}`);
     assert.equal((await mtls('/enroll/ca', cert.certPem, cert.keyPem)).status, 200);
@@ -394,7 +510,11 @@ describe('CA auto-enrollment (POST /enroll/ca)', () => {
     assert.ok(identity);
     assert.equal(identity.externalId, employee);
     const login = await certLogin(await issueClientCert(ca, `emp-${employee}`));
-    assert.equal(login.body.data?.identityId, identity.id, 'a new certificate with the same claim logs in as the enrolled identity');
+    assert.equal(
+      login.body.data?.identityId,
+      identity.id,
+      'a new certificate with the same claim logs in as the enrolled identity',
+    );
 
     const noClaim = await issueClientCert(ca, 'contractor-1');
     assertError(await mtls('/enroll/ca', noClaim.certPem, noClaim.keyPem), 400, 'MISSING_CERT_CLAIM');
@@ -420,10 +540,22 @@ describe('ottca enrollment', () => {
     // Refusals leave the token usable.
     const stranger = await newRootCa('ottca stranger');
     const wrong = await issueClientCert(stranger, 'wrong');
-    assertError(await mtls(`/enroll/ottca?token=${ottca.token}`, wrong.certPem, wrong.keyPem), 400, 'CERTIFICATE_FAILED_VALIDATION');
-    assertError(await request(server.ca, 'POST', clientUrl(`/enroll/ottca?token=${ottca.token}`)), 400, 'CERTIFICATE_FAILED_VALIDATION');
+    assertError(
+      await mtls(`/enroll/ottca?token=${ottca.token}`, wrong.certPem, wrong.keyPem),
+      400,
+      'CERTIFICATE_FAILED_VALIDATION',
+    );
+    assertError(
+      await request(server.ca, 'POST', clientUrl(`/enroll/ottca?token=${ottca.token}`)),
+      400,
+      'CERTIFICATE_FAILED_VALIDATION',
+    );
     const cert = await issueClientCert(ca, 'ottca-user');
-    assertError(await mtls('/enroll/ottca?token=9b2f3c1e-0000-4000-8000-000000000000', cert.certPem, cert.keyPem), 400, 'INVALID_ENROLLMENT_TOKEN');
+    assertError(
+      await mtls('/enroll/ottca?token=9b2f3c1e-0000-4000-8000-000000000000', cert.certPem, cert.keyPem),
+      400,
+      'INVALID_ENROLLMENT_TOKEN',
+    );
 
     const res = await mtls('/enroll/ottca', cert.certPem, cert.keyPem, { token: ottca.token });
     assert.equal(res.status, 200, res.text);
@@ -432,14 +564,23 @@ describe('ottca enrollment', () => {
     const enrolled = (await admin.get(`/identities/${identityId}`)).body.data;
     assert.deepEqual(enrolled.enrollment, {});
     assert.equal(enrolled.authenticators.cert.fingerprint, cert.fingerprint);
-    assert.equal((await admin.get(`/authenticators/${enrolled.authenticators.cert.id}`)).body.data.isIssuedByNetwork, false);
+    assert.equal(
+      (await admin.get(`/authenticators/${enrolled.authenticators.cert.id}`)).body.data.isIssuedByNetwork,
+      false,
+    );
     const login = await certLogin(cert);
     assert.equal(login.status, 200, login.text);
     assert.equal(login.body.data.identityId, identityId);
-    assertError(await mtls(`/enroll/ottca?token=${ottca.token}`, cert.certPem, cert.keyPem), 400, 'INVALID_ENROLLMENT_TOKEN');
+    assertError(
+      await mtls(`/enroll/ottca?token=${ottca.token}`, cert.certPem, cert.keyPem),
+      400,
+      'INVALID_ENROLLMENT_TOKEN',
+    );
 
     // Re-enrolling the CA-issued authenticator gives a new ottca enrollment for the same CA.
-    const re = await admin.post(`/authenticators/${enrolled.authenticators.cert.id}/re-enroll`, { expiresAt: inFuture(3_600_000) });
+    const re = await admin.post(`/authenticators/${enrolled.authenticators.cert.id}/re-enroll`, {
+      expiresAt: inFuture(3_600_000),
+    });
     assert.equal(re.status, 201, re.text);
     assert.deepEqual(checkResponse('management', '/authenticators/{id}/re-enroll', 'POST', 201, re.body), []);
     const next = (await admin.get(`/enrollments/${re.body.data.id}`)).body.data;
@@ -453,9 +594,24 @@ describe('ottca enrollment', () => {
 
   test('the CA must exist at create, and be verified with ottca enabled at enroll time', async () => {
     const id = await createIdentity(admin);
-    assertError(await admin.post('/enrollments', { identityId: id, method: 'ottca', caId: 'no-such-ca', expiresAt: inFuture(60_000) }), 400, 'COULD_NOT_VALIDATE', 'caId');
+    assertError(
+      await admin.post('/enrollments', {
+        identityId: id,
+        method: 'ottca',
+        caId: 'no-such-ca',
+        expiresAt: inFuture(60_000),
+      }),
+      400,
+      'COULD_NOT_VALIDATE',
+      'caId',
+    );
     const { id: caId, ca } = await registeredCa({ isOttCaEnrollmentEnabled: false });
-    const created = await admin.post('/enrollments', { identityId: id, method: 'ottca', caId, expiresAt: inFuture(60_000) });
+    const created = await admin.post('/enrollments', {
+      identityId: id,
+      method: 'ottca',
+      caId,
+      expiresAt: inFuture(60_000),
+    });
     assert.equal(created.status, 201, created.text);
     const { token, jwt } = (await admin.get(`/enrollments/${created.body.data.id}`)).body.data;
     assert.equal(JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).em, 'ottca');
@@ -468,7 +624,11 @@ describe('ottca enrollment', () => {
     const other = await createIdentity(admin, { enrollment: { ottca: unverified.id } });
     const otherToken = (await admin.get(`/identities/${other}`)).body.data.enrollment.ottca.token;
     const fromUnverified = await issueClientCert(unverified.ca, 'unverified-ottca');
-    assertError(await mtls(`/enroll/ottca?token=${otherToken}`, fromUnverified.certPem, fromUnverified.keyPem), 400, 'ENROLLMENT_CA_NOT_VALID');
+    assertError(
+      await mtls(`/enroll/ottca?token=${otherToken}`, fromUnverified.certPem, fromUnverified.keyPem),
+      400,
+      'ENROLLMENT_CA_NOT_VALID',
+    );
   });
 });
 
@@ -503,7 +663,9 @@ const hasOpenssl = spawnSync('openssl', ['version'], { encoding: 'utf8' }).statu
 function acceptableCaNames(): Promise<string> {
   const { hostname, port } = new URL(server.url);
   return new Promise((resolve) => {
-    const child = spawn('openssl', ['s_client', '-connect', `${hostname}:${port}`], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn('openssl', ['s_client', '-connect', `${hostname}:${port}`], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.on('close', () => {
@@ -516,25 +678,29 @@ function acceptableCaNames(): Promise<string> {
 }
 
 describe('the TLS listener', () => {
-  test('names verified CAs in its certificate request, following verify and delete live', { skip: !hasOpenssl && 'openssl not available' }, async () => {
-    const cn = unique('listener root');
-    const ca = await newRootCa(cn);
-    const created = await admin.post('/cas', caBody(unique('listener'), ca.certPem));
-    assert.equal(created.status, 201);
-    const id = created.body.data.id;
-    const before = await acceptableCaNames();
-    assert.ok(before.includes('edgectl'), `the controller CAs are advertised: ${before}`);
-    assert.ok(!before.includes(cn), 'an unverified CA is not advertised');
-    assert.equal((await verifyWith(id, ca)).status, 200);
-    const waitFor = async (present: boolean) => {
-      for (let i = 0; i < 50; i++) {
-        if ((await acceptableCaNames()).includes(cn) === present) return true;
-        await sleep(100);
-      }
-      return false;
-    };
-    assert.ok(await waitFor(true), 'the verified CA is advertised');
-    assert.equal((await admin.delete(`/cas/${id}`)).status, 200);
-    assert.ok(await waitFor(false), 'a deleted CA is no longer advertised');
-  });
+  test(
+    'names verified CAs in its certificate request, following verify and delete live',
+    { skip: !hasOpenssl && 'openssl not available' },
+    async () => {
+      const cn = unique('listener root');
+      const ca = await newRootCa(cn);
+      const created = await admin.post('/cas', caBody(unique('listener'), ca.certPem));
+      assert.equal(created.status, 201);
+      const id = created.body.data.id;
+      const before = await acceptableCaNames();
+      assert.ok(before.includes('edgectl'), `the controller CAs are advertised: ${before}`);
+      assert.ok(!before.includes(cn), 'an unverified CA is not advertised');
+      assert.equal((await verifyWith(id, ca)).status, 200);
+      const waitFor = async (present: boolean) => {
+        for (let i = 0; i < 50; i++) {
+          if ((await acceptableCaNames()).includes(cn) === present) return true;
+          await sleep(100);
+        }
+        return false;
+      };
+      assert.ok(await waitFor(true), 'the verified CA is advertised');
+      assert.equal((await admin.delete(`/cas/${id}`)).status, 200);
+      assert.ok(await waitFor(false), 'a deleted CA is no longer advertised');
+    },
+  );
 });

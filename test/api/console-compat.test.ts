@@ -64,14 +64,34 @@ describe('summary', () => {
     assert.deepEqual(checkResponse('management', '/summary', 'GET', 200, res.body), []);
     const d = res.body.data;
     for (const key of [
-      'apiSessionCertificates', 'apiSessions', 'authPolicies', 'authenticators', 'cas', 'configTypes', 'configs',
-      'edgeRouterPolicies', 'enrollments', 'externalJwtSigners', 'identities', 'identityTypes', 'mfas',
-      'postureCheckTypes', 'postureChecks', 'routers', 'routers.edge', 'serviceEdgeRouterPolicies',
-      'servicePolicies', 'services', 'services.edge', 'sessions', 'terminators',
+      'apiSessionCertificates',
+      'apiSessions',
+      'authPolicies',
+      'authenticators',
+      'cas',
+      'configTypes',
+      'configs',
+      'edgeRouterPolicies',
+      'enrollments',
+      'externalJwtSigners',
+      'identities',
+      'identityTypes',
+      'mfas',
+      'postureCheckTypes',
+      'postureChecks',
+      'routers',
+      'routers.edge',
+      'serviceEdgeRouterPolicies',
+      'servicePolicies',
+      'services',
+      'services.edge',
+      'sessions',
+      'terminators',
     ]) {
       assert.equal(typeof d[key], 'number', key);
     }
-    for (const gone of ['edgeRouters', 'transitRouters', 'identity-types', 'identityTypesCount']) assert.equal(d[gone], undefined, gone);
+    for (const gone of ['edgeRouters', 'transitRouters', 'identity-types', 'identityTypesCount'])
+      assert.equal(d[gone], undefined, gone);
     const edge = (await admin.get('/edge-routers')).body.meta.pagination.totalCount;
     const transit = (await admin.get('/transit-routers')).body.meta.pagination.totalCount;
     assert.equal(d['routers.edge'], edge);
@@ -86,10 +106,22 @@ describe('summary', () => {
 describe('CA externalIdClaim', () => {
   test('criteria read back as written, empty strings included', async () => {
     const ca = await newRootCa(unique('claim root'));
-    const claim = { location: 'COMMON_NAME', matcher: 'ALL', matcherCriteria: '', parser: 'NONE', parserCriteria: '', index: 0 };
+    const claim = {
+      location: 'COMMON_NAME',
+      matcher: 'ALL',
+      matcherCriteria: '',
+      parser: 'NONE',
+      parserCriteria: '',
+      index: 0,
+    };
     const created = await admin.post('/cas', {
-      name: unique('claim-ca'), certPem: ca.certPem, isAuthEnabled: true, isAutoCaEnrollmentEnabled: false,
-      isOttCaEnrollmentEnabled: false, identityRoles: [], externalIdClaim: claim,
+      name: unique('claim-ca'),
+      certPem: ca.certPem,
+      isAuthEnabled: true,
+      isAutoCaEnrollmentEnabled: false,
+      isOttCaEnrollmentEnabled: false,
+      identityRoles: [],
+      externalIdClaim: claim,
     });
     assert.equal(created.status, 201, created.text);
     const id = created.body.data.id;
@@ -98,7 +130,12 @@ describe('CA externalIdClaim', () => {
     assert.equal((await admin.patch(`/cas/${id}`, { externalIdClaim: { parserCriteria: '-' } })).status, 200);
     assert.deepEqual((await admin.get(`/cas/${id}`)).body.data.externalIdClaim, { ...claim, parserCriteria: '-' });
     // An empty criterion is still no criterion where one is required.
-    assertError(await admin.patch(`/cas/${id}`, { externalIdClaim: { matcher: 'PREFIX' } }), 400, 'COULD_NOT_VALIDATE', 'externalIdClaim.matcherCriteria');
+    assertError(
+      await admin.patch(`/cas/${id}`, { externalIdClaim: { matcher: 'PREFIX' } }),
+      400,
+      'COULD_NOT_VALIDATE',
+      'externalIdClaim.matcherCriteria',
+    );
   });
 });
 
@@ -106,33 +143,66 @@ describe('content types', () => {
   test('a JSON-only route answers INVALID_CONTENT_TYPE to every other type, text/plain included', async () => {
     const before = (await admin.get('/identities')).body.meta.pagination.totalCount;
     const body = JSON.stringify({ name: unique('ct'), type: 'User', isAdmin: false });
-    for (const contentType of ['text/plain', 'text/plain; charset=utf-8', 'application/x-pem-file', 'application/pkcs10', 'application/jwt', 'application/xml']) {
+    for (const contentType of [
+      'text/plain',
+      'text/plain; charset=utf-8',
+      'application/x-pem-file',
+      'application/pkcs10',
+      'application/jwt',
+      'application/xml',
+    ]) {
       assertError(await admin.req('POST', '/identities', { raw: body, contentType }), 400, 'INVALID_CONTENT_TYPE');
     }
     assert.equal((await admin.get('/identities')).body.meta.pagination.totalCount, before, 'nothing was created');
     const id = await createRecord(admin, '/identities', { name: unique('ct'), type: 'User', isAdmin: false });
     // Routes without a body schema follow the same rule.
-    assertError(await admin.req('POST', `/identities/${id}/disable`, { raw: '{}', contentType: 'text/plain' }), 400, 'INVALID_CONTENT_TYPE');
-    assertError(await admin.req('PATCH', `/identities/${id}`, { raw: '{}', contentType: 'text/plain' }), 400, 'INVALID_CONTENT_TYPE');
+    assertError(
+      await admin.req('POST', `/identities/${id}/disable`, { raw: '{}', contentType: 'text/plain' }),
+      400,
+      'INVALID_CONTENT_TYPE',
+    );
+    assertError(
+      await admin.req('PATCH', `/identities/${id}`, { raw: '{}', contentType: 'text/plain' }),
+      400,
+      'INVALID_CONTENT_TYPE',
+    );
   });
 
   test('JSON types stay accepted, and an anonymous caller is refused before the type is looked at', async () => {
-    const ok = await admin.req('POST', '/identities', { raw: JSON.stringify({ name: unique('ct'), type: 'User', isAdmin: false }), contentType: 'application/vnd.api+json' });
+    const ok = await admin.req('POST', '/identities', {
+      raw: JSON.stringify({ name: unique('ct'), type: 'User', isAdmin: false }),
+      contentType: 'application/vnd.api+json',
+    });
     assert.equal(ok.status, 201, ok.text);
-    assertError(await server.client().req('POST', '/identities', { raw: '{}', contentType: 'text/plain' }), 401, 'UNAUTHORIZED');
+    assertError(
+      await server.client().req('POST', '/identities', { raw: '{}', contentType: 'text/plain' }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 
   test('the routes that take PEM still take text/plain', async () => {
     // CA verify reads its proof as text: a non-certificate body is its own error, not a content-type one.
     const ca = await newRootCa(unique('ct root'));
     const id = await createRecord(admin, '/cas', {
-      name: unique('ct-ca'), certPem: ca.certPem, isAuthEnabled: false, isAutoCaEnrollmentEnabled: false,
-      isOttCaEnrollmentEnabled: false, identityRoles: [],
+      name: unique('ct-ca'),
+      certPem: ca.certPem,
+      isAuthEnabled: false,
+      isAutoCaEnrollmentEnabled: false,
+      isOttCaEnrollmentEnabled: false,
+      identityRoles: [],
     });
-    assertError(await admin.req('POST', `/cas/${id}/verify`, { raw: 'not a pem', contentType: 'text/plain' }), 400, 'COULD_NOT_PARSE_BODY');
+    assertError(
+      await admin.req('POST', `/cas/${id}/verify`, { raw: 'not a pem', contentType: 'text/plain' }),
+      400,
+      'COULD_NOT_PARSE_BODY',
+    );
     const enroll = `${server.url}/edge/client/v1`;
     for (const path of ['/enroll/ott', '/enroll']) {
-      const res = await request(server.ca, 'POST', `${enroll}${path}?token=9b2f3c1e-0000-4000-8000-000000000000`, { raw: 'x', contentType: 'text/plain' });
+      const res = await request(server.ca, 'POST', `${enroll}${path}?token=9b2f3c1e-0000-4000-8000-000000000000`, {
+        raw: 'x',
+        contentType: 'text/plain',
+      });
       assert.notEqual(res.body?.error?.code, 'INVALID_CONTENT_TYPE', `${path}: ${res.text}`);
       assert.equal(res.status, 400, `${path}: ${res.text}`);
     }

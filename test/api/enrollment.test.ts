@@ -36,7 +36,6 @@ const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
 const mgmtUrl = (path: string) => `${server.url}/edge/management/v1${path}`;
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 
-
 /** POST /enroll/ott the 0.25.6 way: token in the query, the CSR as a raw PEM body, PEM answer. */
 const enrollOttPem = (token: string, csrPem: string, contentType = 'application/pkcs10', on: TestServer = server) =>
   request(on.ca, 'POST', `${on.url}/edge/client/v1/enroll/ott?token=${encodeURIComponent(token)}`, {
@@ -46,7 +45,12 @@ const enrollOttPem = (token: string, csrPem: string, contentType = 'application/
   });
 
 /** POST /authenticate?method=cert over mutual TLS with `cert` (PEM chain) and `key`. */
-const certLogin = (cert: string, key: string, api: 'client' | 'management' = 'client', opts: { json?: boolean; on?: TestServer } = {}) =>
+const certLogin = (
+  cert: string,
+  key: string,
+  api: 'client' | 'management' = 'client',
+  opts: { json?: boolean; on?: TestServer } = {},
+) =>
   request((opts.on ?? server).ca, 'POST', `${(opts.on ?? server).url}/edge/${api}/v1/authenticate?method=cert`, {
     cert,
     key,
@@ -57,7 +61,11 @@ const certLogin = (cert: string, key: string, api: 'client' | 'management' = 'cl
 async function identityWithOtt(extra: Record<string, unknown> = {}) {
   const id = await createIdentity(admin, { enrollment: { ott: true }, ...extra });
   const detail = await admin.get(`/identities/${id}`);
-  return { id, detail, ott: detail.body.data.enrollment.ott as { id: string; token: string; jwt: string; expiresAt: string } };
+  return {
+    id,
+    detail,
+    ott: detail.body.data.enrollment.ott as { id: string; token: string; jwt: string; expiresAt: string },
+  };
 }
 
 /** The controller's TLS server certificate, fetched over a connection that must verify against the CA bundle. */
@@ -102,7 +110,10 @@ describe('ott enrollment and certificate authentication', () => {
     const chain = parseCertificates(res.text);
     assert.equal(chain.length, 2, 'leaf + intermediate');
     const leaf = chain[0]!;
-    assert.ok(verifyChain(leaf, { trusted: parseCertificates(server.ca) }).ok, 'the certificate chains to the CA bundle');
+    assert.ok(
+      verifyChain(leaf, { trusted: parseCertificates(server.ca) }).ok,
+      'the certificate chains to the CA bundle',
+    );
     assert.ok(leaf.sans.uri.includes(spiffeId('edgectl', 'identity', id)), JSON.stringify(leaf.sans));
     assert.equal(leaf.commonName, commonName);
 
@@ -141,7 +152,9 @@ describe('ott enrollment and certificate authentication', () => {
   test('the JSON shape: token and clientCsr in the body, {data:{cert, ca}} when JSON is accepted', async () => {
     const { id, ott } = await identityWithOtt();
     const { privateKeyPem, csrPem } = await newCsr();
-    const res = await request(server.ca, 'POST', clientUrl('/enroll/ott'), { body: { token: ott.token, clientCsr: csrPem } });
+    const res = await request(server.ca, 'POST', clientUrl('/enroll/ott'), {
+      body: { token: ott.token, clientCsr: csrPem },
+    });
     assert.equal(res.status, 200, res.text);
     assert.match(String(res.headers['content-type']), /^application\/json/);
     assert.equal(res.body.data.ca, server.ca);
@@ -154,7 +167,10 @@ describe('ott enrollment and certificate authentication', () => {
   test('the legacy /enroll dispatches by the token and answers PEM', async () => {
     const { ott } = await identityWithOtt();
     const { privateKeyPem, csrPem } = await newCsr();
-    const wrong = await request(server.ca, 'POST', clientUrl(`/enroll?method=updb&token=${ott.token}`), { raw: csrPem, contentType: 'application/x-pem-file' });
+    const wrong = await request(server.ca, 'POST', clientUrl(`/enroll?method=updb&token=${ott.token}`), {
+      raw: csrPem,
+      contentType: 'application/x-pem-file',
+    });
     assertError(wrong, 400, 'INVALID_ENROLL_METHOD');
     const res = await request(server.ca, 'POST', clientUrl(`/enroll?method=ott&token=${ott.token}`), {
       raw: csrPem,
@@ -180,7 +196,11 @@ describe('ott enrollment and certificate authentication', () => {
     // A certificate where a CSR belongs.
     assertError(await enrollOttPem(ott.token, server.ca), 400, 'COULD_NOT_PROCESS_CSR');
     // No CSR at all.
-    assertError(await request(server.ca, 'POST', clientUrl('/enroll/ott'), { body: { token: ott.token } }), 400, 'MISSING_OR_INVALID_CSR');
+    assertError(
+      await request(server.ca, 'POST', clientUrl('/enroll/ott'), { body: { token: ott.token } }),
+      400,
+      'MISSING_OR_INVALID_CSR',
+    );
 
     const d = (await admin.get(`/identities/${id}`)).body.data;
     assert.deepEqual(d.authenticators, {});
@@ -193,7 +213,12 @@ describe('ott enrollment and certificate authentication', () => {
     const { csrPem } = await newCsr();
     assertError(await enrollOttPem('9b2f3c1e-0000-4000-8000-000000000000', csrPem), 400, 'INVALID_ENROLLMENT_TOKEN');
     assertError(await enrollOttPem('not-a-token', csrPem), 400, 'INVALID_ENROLLMENT_TOKEN');
-    assertError(await request(server.ca, 'POST', clientUrl('/enroll/ott'), { raw: csrPem, contentType: 'application/pkcs10' }), 400, 'COULD_NOT_VALIDATE', 'token');
+    assertError(
+      await request(server.ca, 'POST', clientUrl('/enroll/ott'), { raw: csrPem, contentType: 'application/pkcs10' }),
+      400,
+      'COULD_NOT_VALIDATE',
+      'token',
+    );
     const id = await createIdentity(admin, { enrollment: { updb: unique('wrongm') } });
     const updb = (await admin.get(`/identities/${id}`)).body.data.enrollment.updb;
     assertError(await enrollOttPem(updb.token, csrPem), 400, 'INVALID_ENROLL_METHOD');
@@ -205,13 +230,20 @@ describe('ott enrollment and certificate authentication', () => {
     t.after(() => own.close());
     const ownAdmin = await own.admin();
     const id = await createIdentity(ownAdmin);
-    const created = await ownAdmin.post('/enrollments', { identityId: id, method: 'ott', expiresAt: own.clock.in(1000) });
+    const created = await ownAdmin.post('/enrollments', {
+      identityId: id,
+      method: 'ott',
+      expiresAt: own.clock.in(1000),
+    });
     assert.equal(created.status, 201, created.text);
     const enrollment = (await ownAdmin.get(`/enrollments/${created.body.data.id}`)).body.data;
     const { privateKeyPem, csrPem } = await newCsr();
     own.clock.advance(1001);
     assertError(await enrollOttPem(enrollment.token, csrPem, undefined, own), 400, 'ENROLLMENT_EXPIRED');
-    assert.equal((await ownAdmin.post(`/enrollments/${enrollment.id}/refresh`, { expiresAt: own.clock.in(60_000) })).status, 200);
+    assert.equal(
+      (await ownAdmin.post(`/enrollments/${enrollment.id}/refresh`, { expiresAt: own.clock.in(60_000) })).status,
+      200,
+    );
     const res = await enrollOttPem(enrollment.token, csrPem, undefined, own);
     assert.equal(res.status, 200, res.text);
     assert.equal((await certLogin(res.text, privateKeyPem, 'client', { on: own })).status, 200);
@@ -241,7 +273,9 @@ describe('updb enrollment', () => {
     assert.equal(enrolled.authenticators.updb.username, username);
     assert.deepEqual(enrolled.enrollment, {});
     assertError(
-      await request(server.ca, 'POST', clientUrl(`/enroll/updb?token=${updb.token}`), { body: { password: 'another-Passw0rd' } }),
+      await request(server.ca, 'POST', clientUrl(`/enroll/updb?token=${updb.token}`), {
+        body: { password: 'another-Passw0rd' },
+      }),
       400,
       'INVALID_ENROLLMENT_TOKEN',
     );
@@ -253,7 +287,15 @@ describe('updb enrollment', () => {
       primary: {
         cert: { allowed: true, allowExpiredCerts: true },
         extJwt: { allowed: true, allowedSigners: [] },
-        updb: { allowed: true, minPasswordLength: 12, requireMixedCase: true, requireNumberChar: true, requireSpecialChar: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
+        updb: {
+          allowed: true,
+          minPasswordLength: 12,
+          requireMixedCase: true,
+          requireNumberChar: true,
+          requireSpecialChar: false,
+          maxAttempts: 0,
+          lockoutDurationMinutes: 0,
+        },
       },
       secondary: { requireTotp: false, requireExtJwtSigner: null },
     });
@@ -262,11 +304,23 @@ describe('updb enrollment', () => {
     const id = await createIdentity(admin, { authPolicyId: policy.body.data.id, enrollment: { updb: username } });
     const token = (await admin.get(`/identities/${id}`)).body.data.enrollment.updb.token;
     const url = clientUrl(`/enroll/updb?token=${token}`);
-    assertError(await request(server.ca, 'POST', url, { body: { password: 'short1A' } }), 400, 'COULD_NOT_VALIDATE', 'password');
-    assertError(await request(server.ca, 'POST', url, { body: { password: 'longbutnodigitsorcase' } }), 400, 'COULD_NOT_VALIDATE', 'password');
+    assertError(
+      await request(server.ca, 'POST', url, { body: { password: 'short1A' } }),
+      400,
+      'COULD_NOT_VALIDATE',
+      'password',
+    );
+    assertError(
+      await request(server.ca, 'POST', url, { body: { password: 'longbutnodigitsorcase' } }),
+      400,
+      'COULD_NOT_VALIDATE',
+      'password',
+    );
     assert.deepEqual((await admin.get(`/identities/${id}`)).body.data.authenticators, {});
     // Through the legacy endpoint this time.
-    const ok = await request(server.ca, 'POST', clientUrl(`/enroll?token=${token}`), { body: { password: 'Long-enough-Passw0rd' } });
+    const ok = await request(server.ca, 'POST', clientUrl(`/enroll?token=${token}`), {
+      body: { password: 'Long-enough-Passw0rd' },
+    });
     assert.equal(ok.status, 200, ok.text);
     assert.equal((await server.client('client').login(username, 'Long-enough-Passw0rd')).status, 200);
   });
@@ -299,15 +353,22 @@ describe('enrollment records', () => {
     const list = await admin.get(`/enrollments?filter=${encodeURIComponent(`identity = "${id}"`)}`);
     assert.equal(list.status, 200);
     assert.deepEqual(checkResponse('management', '/enrollments', 'GET', 200, list.body), []);
-    assert.deepEqual(list.body.data.map((x: { id: string }) => x.id), [eid]);
-    for (const field of ['token', 'identity', 'method', 'expiresAt']) assert.ok(list.body.meta.filterableFields.includes(field), field);
+    assert.deepEqual(
+      list.body.data.map((x: { id: string }) => x.id),
+      [eid],
+    );
+    for (const field of ['token', 'identity', 'method', 'expiresAt'])
+      assert.ok(list.body.meta.filterableFields.includes(field), field);
     const byToken = await admin.get(`/enrollments?filter=${encodeURIComponent(`token = "${e.token}"`)}`);
     assert.equal(byToken.body.meta.pagination.totalCount, 1);
 
     const ofIdentity = await admin.get(`/identities/${id}/enrollments`);
     assert.equal(ofIdentity.status, 200);
     assert.deepEqual(checkResponse('management', '/identities/{id}/enrollments', 'GET', 200, ofIdentity.body), []);
-    assert.deepEqual(ofIdentity.body.data.map((x: { id: string }) => x.id), [eid]);
+    assert.deepEqual(
+      ofIdentity.body.data.map((x: { id: string }) => x.id),
+      [eid],
+    );
     assertError(await admin.get('/identities/no-such-identity/enrollments'), 404, 'NOT_FOUND');
 
     const updbName = unique('rec-user');
@@ -351,10 +412,20 @@ describe('enrollment records', () => {
       [{ method: 'ottca', caId: 'no-such-ca' }, 'caId'],
     ];
     for (const [extra, field] of cases) {
-      const res = await admin.post('/enrollments', { identityId: id, method: 'ott', expiresAt: inFuture(60_000), ...extra });
+      const res = await admin.post('/enrollments', {
+        identityId: id,
+        method: 'ott',
+        expiresAt: inFuture(60_000),
+        ...extra,
+      });
       assertError(res, 400, 'COULD_NOT_VALIDATE', field);
     }
-    assertError(await admin.post('/enrollments', { identityId: id, method: 'ott' }), 400, 'COULD_NOT_VALIDATE', 'expiresAt');
+    assertError(
+      await admin.post('/enrollments', { identityId: id, method: 'ott' }),
+      400,
+      'COULD_NOT_VALIDATE',
+      'expiresAt',
+    );
     assert.equal((await admin.get(`/identities/${id}/enrollments`)).body.data.length, 0);
   });
 
@@ -362,14 +433,26 @@ describe('enrollment records', () => {
     const name = unique('refused-enroll');
     const res = await admin.post('/identities', { name, type: 'User', isAdmin: false, enrollment: { updb: 'ab' } });
     assertError(res, 400, 'COULD_NOT_VALIDATE', 'enrollment.updb');
-    assert.equal((await admin.get(`/identities?filter=${encodeURIComponent(`name = "${name}"`)}`)).body.meta.pagination.totalCount, 0);
+    assert.equal(
+      (await admin.get(`/identities?filter=${encodeURIComponent(`name = "${name}"`)}`)).body.meta.pagination.totalCount,
+      0,
+    );
   });
 
   test('an enrollment for a method whose authenticator exists is refused', async () => {
     const username = unique('has-updb');
     const id = await createIdentity(admin);
-    assert.equal((await admin.post('/authenticators', { identityId: id, method: 'updb', username, password: 'some-Passw0rd' })).status, 201);
-    const res = await admin.post('/enrollments', { identityId: id, method: 'updb', username: unique('other'), expiresAt: inFuture(60_000) });
+    assert.equal(
+      (await admin.post('/authenticators', { identityId: id, method: 'updb', username, password: 'some-Passw0rd' }))
+        .status,
+      201,
+    );
+    const res = await admin.post('/enrollments', {
+      identityId: id,
+      method: 'updb',
+      username: unique('other'),
+      expiresAt: inFuture(60_000),
+    });
     assertError(res, 409, 'MAX_AUTHENTICATOR_METHODS_REACHED');
   });
 
@@ -388,7 +471,12 @@ describe('enrollment records', () => {
     const claims = await verifyEnrollmentJwt(e.jwt, await fetchServerCertificate());
     assert.equal(claims.exp, Math.floor(Date.parse(expiresAt) / 1000));
 
-    assertError(await admin.post(`/enrollments/${ott.id}/refresh`, { expiresAt: new Date(Date.now() - 1000).toISOString() }), 400, 'COULD_NOT_VALIDATE', 'expiresAt');
+    assertError(
+      await admin.post(`/enrollments/${ott.id}/refresh`, { expiresAt: new Date(Date.now() - 1000).toISOString() }),
+      400,
+      'COULD_NOT_VALIDATE',
+      'expiresAt',
+    );
     assertError(await admin.post(`/enrollments/${ott.id}/refresh`, {}), 400, 'COULD_NOT_VALIDATE', 'expiresAt');
     assertError(await admin.post('/enrollments/no-such-enrollment/refresh', { expiresAt }), 404, 'NOT_FOUND');
   });
@@ -419,7 +507,11 @@ describe('cert authenticators from the admin API and certificate authentication'
 
     // The same certificate for another identity is in use.
     const other = await createIdentity(admin);
-    assertError(await admin.post('/authenticators', { identityId: other, method: 'cert', certPem: issued.certPem }), 409, 'CERT_IN_USE');
+    assertError(
+      await admin.post('/authenticators', { identityId: other, method: 'cert', certPem: issued.certPem }),
+      409,
+      'CERT_IN_USE',
+    );
   });
 
   test('PEMs that are not exactly one certificate, or not from a trusted CA, are refused', async () => {
@@ -469,22 +561,47 @@ describe('cert authenticators from the admin API and certificate authentication'
       primary: {
         cert,
         extJwt: { allowed: true, allowedSigners: [] },
-        updb: { allowed: true, minPasswordLength: 5, requireMixedCase: false, requireNumberChar: false, requireSpecialChar: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
+        updb: {
+          allowed: true,
+          minPasswordLength: 5,
+          requireMixedCase: false,
+          requireNumberChar: false,
+          requireSpecialChar: false,
+          maxAttempts: 0,
+          lockoutDurationMinutes: 0,
+        },
       },
       secondary: { requireTotp: false, requireExtJwtSigner: null },
     });
-    const noCert = await admin.post('/auth-policies', policyBody(unique('no-cert'), { allowed: false, allowExpiredCerts: true }));
+    const noCert = await admin.post(
+      '/auth-policies',
+      policyBody(unique('no-cert'), { allowed: false, allowExpiredCerts: true }),
+    );
     assert.equal((await admin.patch(`/identities/${id}`, { authPolicyId: noCert.body.data.id })).status, 200);
     assertError(await certLogin(enrolled.text, privateKeyPem), 401, 'INVALID_AUTH');
 
     // An expired certificate: accepted while the policy allows expired certificates, refused once it does not.
     const expiredId = await createIdentity(admin);
     const expiredKey = await newCsr();
-    const expired = await server.daemon.pki.signClientCsr(expiredKey.csrPem, { id: expiredId, now: new Date(Date.now() - 3_600_000), validityMs: 60_000 });
+    const expired = await server.daemon.pki.signClientCsr(expiredKey.csrPem, {
+      id: expiredId,
+      now: new Date(Date.now() - 3_600_000),
+      validityMs: 60_000,
+    });
     assert.ok(expired.notAfter.getTime() < Date.now());
-    assert.equal((await admin.post('/authenticators', { identityId: expiredId, method: 'cert', certPem: expired.certPem })).status, 201);
-    assert.equal((await certLogin(expired.chainPem, expiredKey.privateKeyPem)).status, 200, 'default policy allows expired certificates');
-    const strict = await admin.post('/auth-policies', policyBody(unique('strict-cert'), { allowed: true, allowExpiredCerts: false }));
+    assert.equal(
+      (await admin.post('/authenticators', { identityId: expiredId, method: 'cert', certPem: expired.certPem })).status,
+      201,
+    );
+    assert.equal(
+      (await certLogin(expired.chainPem, expiredKey.privateKeyPem)).status,
+      200,
+      'default policy allows expired certificates',
+    );
+    const strict = await admin.post(
+      '/auth-policies',
+      policyBody(unique('strict-cert'), { allowed: true, allowExpiredCerts: false }),
+    );
     assert.equal((await admin.patch(`/identities/${expiredId}`, { authPolicyId: strict.body.data.id })).status, 200);
     assertError(await certLogin(expired.chainPem, expiredKey.privateKeyPem), 401, 'INVALID_AUTH');
   });

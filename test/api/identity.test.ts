@@ -4,7 +4,14 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN, createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import {
+  ADMIN,
+  createIdentity,
+  createUser,
+  startTestServer,
+  type ApiClient,
+  type TestServer,
+} from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
 
 let server: TestServer;
@@ -83,7 +90,10 @@ describe('identity CRUD', () => {
 
   test('update replaces every mutable field', async () => {
     const id = await createIdentity(admin, { roleAttributes: ['old'], defaultHostingCost: 5, appData: { a: 1 } });
-    assert.equal((await admin.put(`/identities/${id}`, { name: `replaced-${id}`, type: 'Service', isAdmin: false })).status, 200);
+    assert.equal(
+      (await admin.put(`/identities/${id}`, { name: `replaced-${id}`, type: 'Service', isAdmin: false })).status,
+      200,
+    );
     const d = (await admin.get(`/identities/${id}`)).body.data;
     assert.equal(d.name, `replaced-${id}`);
     assert.equal(d.typeId, 'Service');
@@ -126,10 +136,15 @@ describe('identity CRUD', () => {
   test('filters on tags, type and dates work', async () => {
     await createIdentity(admin, { name: 'tagged-one', type: 'Service', tags: { team: 'red' } });
     let res = await admin.get(`/identities?filter=${encodeURIComponent('tags.team = "red"')}`);
-    assert.deepEqual(res.body.data.map((d: any) => d.name), ['tagged-one']);
+    assert.deepEqual(
+      res.body.data.map((d: any) => d.name),
+      ['tagged-one'],
+    );
     res = await admin.get(`/identities?filter=${encodeURIComponent('type = "Service" and name = "tagged-one"')}`);
     assert.equal(res.body.data.length, 1);
-    res = await admin.get(`/identities?filter=${encodeURIComponent('createdAt > datetime(2000-01-01T00:00:00Z) and name = "tagged-one"')}`);
+    res = await admin.get(
+      `/identities?filter=${encodeURIComponent('createdAt > datetime(2000-01-01T00:00:00Z) and name = "tagged-one"')}`,
+    );
     assert.equal(res.body.data.length, 1);
   });
 });
@@ -143,7 +158,9 @@ describe('disable and enable', () => {
     const d = (await admin.get(`/identities/${u.id}`)).body.data;
     assert.equal(d.disabled, true);
     assert.ok(d.disabledUntil > d.disabledAt);
-    const login = await server.client().post('/authenticate?method=password', { username: u.username, password: u.password });
+    const login = await server
+      .client()
+      .post('/authenticate?method=password', { username: u.username, password: u.password });
     assert.equal(login.status, 401);
     assert.equal(login.body.error.code, 'INVALID_AUTH');
     assert.equal((await admin.post(`/identities/${u.id}/enable`)).status, 200);
@@ -170,7 +187,9 @@ describe('role attributes and identity types', () => {
   test('identity role attributes lists the distinct attributes in use', async () => {
     await createIdentity(admin, { roleAttributes: ['ra-one', 'ra-two'] });
     await createIdentity(admin, { roleAttributes: ['ra-two', 'ra-three'] });
-    const res = await admin.get(`/identity-role-attributes?filter=${encodeURIComponent('id contains "ra-"')}&limit=100`);
+    const res = await admin.get(
+      `/identity-role-attributes?filter=${encodeURIComponent('id contains "ra-"')}&limit=100`,
+    );
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data, ['ra-one', 'ra-three', 'ra-two']);
     assert.equal(res.body.meta.pagination.totalCount, 3);
@@ -188,7 +207,12 @@ describe('role attributes and identity types', () => {
 describe('authenticators', () => {
   test('admin creates an updb authenticator; the password is never returned', async () => {
     const id = await createIdentity(admin);
-    const res = await admin.post('/authenticators', { identityId: id, method: 'updb', username: `auth-${id}`, password: 'secret-pass-1' });
+    const res = await admin.post('/authenticators', {
+      identityId: id,
+      method: 'updb',
+      username: `auth-${id}`,
+      password: 'secret-pass-1',
+    });
     assert.equal(res.status, 201);
     const d = await admin.get(`/authenticators/${res.body.data.id}`);
     assert.equal(d.body.data.method, 'updb');
@@ -205,18 +229,48 @@ describe('authenticators', () => {
 
   test('a second authenticator of the same method is 409; lengths are validated', async () => {
     const id = await createIdentity(admin);
-    assert.equal((await admin.post('/authenticators', { identityId: id, method: 'updb', username: `one-${id}`, password: 'password1' })).status, 201);
-    const again = await admin.post('/authenticators', { identityId: id, method: 'updb', username: `two-${id}`, password: 'password1' });
+    assert.equal(
+      (
+        await admin.post('/authenticators', {
+          identityId: id,
+          method: 'updb',
+          username: `one-${id}`,
+          password: 'password1',
+        })
+      ).status,
+      201,
+    );
+    const again = await admin.post('/authenticators', {
+      identityId: id,
+      method: 'updb',
+      username: `two-${id}`,
+      password: 'password1',
+    });
     assert.equal(again.status, 409);
     assert.equal(again.body.error.code, 'MAX_AUTHENTICATOR_METHODS_REACHED');
     const id2 = await createIdentity(admin);
-    const short = await admin.post('/authenticators', { identityId: id2, method: 'updb', username: 'abc', password: 'password1' });
+    const short = await admin.post('/authenticators', {
+      identityId: id2,
+      method: 'updb',
+      username: 'abc',
+      password: 'password1',
+    });
     assert.equal(short.status, 400);
     assert.equal(short.body.error.cause.field, 'username');
-    const shortPw = await admin.post('/authenticators', { identityId: id2, method: 'updb', username: 'abcd-ok', password: 'abcd' });
+    const shortPw = await admin.post('/authenticators', {
+      identityId: id2,
+      method: 'updb',
+      username: 'abcd-ok',
+      password: 'abcd',
+    });
     assert.equal(shortPw.status, 400);
     assert.equal(shortPw.body.error.cause.field, 'password');
-    const noIdentity = await admin.post('/authenticators', { identityId: 'missing', method: 'updb', username: 'abcd-ok', password: 'abcde1' });
+    const noIdentity = await admin.post('/authenticators', {
+      identityId: 'missing',
+      method: 'updb',
+      username: 'abcd-ok',
+      password: 'abcde1',
+    });
     assert.equal(noIdentity.status, 400);
     assert.equal(noIdentity.body.error.cause.field, 'identityId');
     const badMethod = await admin.post('/authenticators', { identityId: id2, method: 'carrier-pigeon' });
@@ -226,7 +280,10 @@ describe('authenticators', () => {
   test('admin update changes the password; patch changes only what is sent', async () => {
     const u = await createUser(server, admin);
     const authId = (await admin.get(`/identities/${u.id}`)).body.data.authenticators.updb.id;
-    assert.equal((await admin.put(`/authenticators/${authId}`, { username: u.username, password: 'changed-pw-1' })).status, 200);
+    assert.equal(
+      (await admin.put(`/authenticators/${authId}`, { username: u.username, password: 'changed-pw-1' })).status,
+      200,
+    );
     assert.equal((await server.client().login(u.username, u.password)).status, 401);
     assert.equal((await server.client().login(u.username, 'changed-pw-1')).status, 200);
     assert.equal((await admin.patch(`/authenticators/${authId}`, { username: `${u.username}-renamed` })).status, 200);
@@ -242,17 +299,27 @@ describe('authenticators', () => {
     assert.equal(list.body.data.length, 1);
     const authId = list.body.data[0].id;
     assert.equal((await u.client.get(`/current-identity/authenticators/${authId}`)).status, 200);
-    const wrong = await u.client.patch(`/current-identity/authenticators/${authId}`, { password: 'new-password-1', currentPassword: 'not-the-one' });
+    const wrong = await u.client.patch(`/current-identity/authenticators/${authId}`, {
+      password: 'new-password-1',
+      currentPassword: 'not-the-one',
+    });
     assert.equal(wrong.status, 401);
     assert.equal(wrong.body.error.code, 'UNAUTHORIZED');
     assert.equal(wrong.body.error.cause.field, 'currentPassword');
     const missing = await u.client.patch(`/current-identity/authenticators/${authId}`, { password: 'new-password-1' });
     assert.equal(missing.status, 400);
     assert.equal(missing.body.error.cause.field, 'currentPassword');
-    const ok = await u.client.patch(`/current-identity/authenticators/${authId}`, { password: 'new-password-1', currentPassword: u.password });
+    const ok = await u.client.patch(`/current-identity/authenticators/${authId}`, {
+      password: 'new-password-1',
+      currentPassword: u.password,
+    });
     assert.equal(ok.status, 200);
     assert.equal((await server.client().login(u.username, 'new-password-1')).status, 200);
-    const put = await u.client.put(`/current-identity/authenticators/${authId}`, { username: u.username, password: 'newer-password-2', currentPassword: 'new-password-1' });
+    const put = await u.client.put(`/current-identity/authenticators/${authId}`, {
+      username: u.username,
+      password: 'newer-password-2',
+      currentPassword: 'new-password-1',
+    });
     assert.equal(put.status, 200);
     assert.equal((await server.client().login(u.username, 'newer-password-2')).status, 200);
   });
@@ -262,7 +329,10 @@ describe('authenticators', () => {
     const b = await createUser(server, admin);
     const bAuth = (await admin.get(`/identities/${b.id}`)).body.data.authenticators.updb.id;
     assert.equal((await a.client.get(`/current-identity/authenticators/${bAuth}`)).status, 404);
-    const res = await a.client.patch(`/current-identity/authenticators/${bAuth}`, { password: 'hijack-pw-1', currentPassword: a.password });
+    const res = await a.client.patch(`/current-identity/authenticators/${bAuth}`, {
+      password: 'hijack-pw-1',
+      currentPassword: a.password,
+    });
     assert.equal(res.status, 404);
   });
 });

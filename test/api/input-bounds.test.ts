@@ -21,13 +21,23 @@ const list = (n: number, prefix = 'a') => Array.from({ length: n }, (_, i) => `$
 /** A JSON array nested `depth` deep, as text (JSON.stringify itself would overflow on the deep ones). */
 const nested = (depth: number) => '['.repeat(depth) + '1' + ']'.repeat(depth);
 const postRaw = (path: string, json: string): Promise<HttpResponse> =>
-  request(server.ca, 'POST', `${admin.base}${path}`, { raw: json, contentType: 'application/json', headers: { 'zt-session': admin.token! } });
-const count = async (path: string): Promise<number> => (await admin.get(`${path}?limit=1`)).body.meta.pagination.totalCount;
+  request(server.ca, 'POST', `${admin.base}${path}`, {
+    raw: json,
+    contentType: 'application/json',
+    headers: { 'zt-session': admin.token! },
+  });
+const count = async (path: string): Promise<number> =>
+  (await admin.get(`${path}?limit=1`)).body.meta.pagination.totalCount;
 
 describe('lists sent by clients', () => {
   test('role attributes beyond 1000 entries are refused on the field and nothing is stored', async () => {
     const before = await count('/identities');
-    const res = await admin.post('/identities', { name: unique('big'), type: 'User', isAdmin: false, roleAttributes: list(11_000) });
+    const res = await admin.post('/identities', {
+      name: unique('big'),
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: list(11_000),
+    });
     assertFieldError(res, 'roleAttributes');
     assert.equal(res.body.error.cause.value, undefined, 'the rejected list is not echoed');
     assert.equal(await count('/identities'), before);
@@ -41,9 +51,18 @@ describe('lists sent by clients', () => {
   });
 
   test('policy role lists beyond 1000 entries are refused on the field', async () => {
-    const res = await admin.post('/service-policies', { name: unique('p'), type: 'Dial', semantic: 'AnyOf', identityRoles: list(1001, '#a') });
+    const res = await admin.post('/service-policies', {
+      name: unique('p'),
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: list(1001, '#a'),
+    });
     assertFieldError(res, 'identityRoles');
-    const patch = await admin.post('/edge-router-policies', { name: unique('p'), semantic: 'AnyOf', edgeRouterRoles: list(20_000, '#r') });
+    const patch = await admin.post('/edge-router-policies', {
+      name: unique('p'),
+      semantic: 'AnyOf',
+      edgeRouterRoles: list(20_000, '#r'),
+    });
     assertFieldError(patch, 'edgeRouterRoles');
   });
 
@@ -70,21 +89,33 @@ describe('lists sent by clients', () => {
 describe('deeply nested JSON', () => {
   test('appData nested 10,000 deep is a field error, not a 500, and stores nothing', async () => {
     const before = await count('/identities');
-    const res = await postRaw('/identities', `{"name":"${unique('deep')}","type":"User","isAdmin":false,"appData":{"a":${nested(10_000)}}}`);
+    const res = await postRaw(
+      '/identities',
+      `{"name":"${unique('deep')}","type":"User","isAdmin":false,"appData":{"a":${nested(10_000)}}}`,
+    );
     assertFieldError(res, 'appData');
     assert.equal(res.body.error.cause.value, undefined);
     assert.equal(await count('/identities'), before);
   });
 
   test('deep tags answer the error envelope', async () => {
-    const res = await postRaw('/identities', `{"name":"${unique('deep')}","type":"User","isAdmin":false,"tags":{"a":${nested(10_000)}}}`);
+    const res = await postRaw(
+      '/identities',
+      `{"name":"${unique('deep')}","type":"User","isAdmin":false,"tags":{"a":${nested(10_000)}}}`,
+    );
     assertFieldError(res, 'tags');
   });
 
   test('a deep config-type schema and deep config data are field errors', async () => {
-    assertFieldError(await postRaw('/config-types', `{"name":"${unique('ct')}","schema":{"a":${nested(10_000)}}}`), 'schema');
+    assertFieldError(
+      await postRaw('/config-types', `{"name":"${unique('ct')}","schema":{"a":${nested(10_000)}}}`),
+      'schema',
+    );
     const typeId = await createRecord(admin, '/config-types', { name: unique('ct') });
-    assertFieldError(await postRaw('/configs', `{"name":"${unique('c')}","configTypeId":"${typeId}","data":{"a":${nested(5_000)}}}`), 'data');
+    assertFieldError(
+      await postRaw('/configs', `{"name":"${unique('c')}","configTypeId":"${typeId}","data":{"a":${nested(5_000)}}}`),
+      'data',
+    );
   });
 
   test('a top-level array nested too deep is refused on the root', async () => {
@@ -92,19 +123,38 @@ describe('deeply nested JSON', () => {
   });
 
   test('nesting up to 64 levels (the body counting as one) is accepted', async () => {
-    const res = await postRaw('/identities', `{"name":"${unique('ok')}","type":"User","isAdmin":false,"appData":{"a":${nested(62)}}}`);
+    const res = await postRaw(
+      '/identities',
+      `{"name":"${unique('ok')}","type":"User","isAdmin":false,"appData":{"a":${nested(62)}}}`,
+    );
     assert.equal(res.status, 201, res.text);
-    assertFieldError(await postRaw('/identities', `{"name":"${unique('no')}","type":"User","isAdmin":false,"appData":{"a":${nested(63)}}}`), 'appData');
+    assertFieldError(
+      await postRaw(
+        '/identities',
+        `{"name":"${unique('no')}","type":"User","isAdmin":false,"appData":{"a":${nested(63)}}}`,
+      ),
+      'appData',
+    );
   });
 });
 
 describe('rejected values', () => {
   test('a large rejected value is not echoed; a small one still is', async () => {
-    const large = await admin.post('/identities', { name: unique('v'), type: 'User', isAdmin: false, roleAttributes: ['#' + 'x'.repeat(5000)] });
+    const large = await admin.post('/identities', {
+      name: unique('v'),
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: ['#' + 'x'.repeat(5000)],
+    });
     assertFieldError(large, 'roleAttributes');
     assert.equal(large.body.error.cause.value, undefined);
     assert.ok(large.text.length < 2000, 'the answer stays small');
-    const small = await admin.post('/identities', { name: unique('v'), type: 'User', isAdmin: false, roleAttributes: ['#x'] });
+    const small = await admin.post('/identities', {
+      name: unique('v'),
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: ['#x'],
+    });
     assertFieldError(small, 'roleAttributes');
     assert.equal(small.body.error.cause.value, '#x');
   });
@@ -125,16 +175,26 @@ describe('filter cost', () => {
     const res = await admin.get(`/identities?${filterParam('not '.repeat(40) + 'true')}`);
     assertError(res, 400, 'INVALID_FILTER');
     assert.match(res.body.error.cause.message, /nested too deeply/);
-    assertError(await admin.get(`/identities?${filterParam('(not '.repeat(40) + 'true' + ')'.repeat(40))}`), 400, 'INVALID_FILTER');
-    const alternating = await admin.get(`/identities?${filterParam('(name = "x" and (isAdmin = true or '.repeat(20) + 'true' + '))'.repeat(20))}`);
+    assertError(
+      await admin.get(`/identities?${filterParam('(not '.repeat(40) + 'true' + ')'.repeat(40))}`),
+      400,
+      'INVALID_FILTER',
+    );
+    const alternating = await admin.get(
+      `/identities?${filterParam('(name = "x" and (isAdmin = true or '.repeat(20) + 'true' + '))'.repeat(20))}`,
+    );
     assertError(alternating, 400, 'INVALID_FILTER');
     assert.match(alternating.body.error.cause.message, /nested too deeply/);
     // Parentheses alone add no level: they leave no node behind.
-    assert.equal((await admin.get(`/identities?${filterParam('('.repeat(2000) + 'true' + ')'.repeat(2000))}`)).status, 200);
+    assert.equal(
+      (await admin.get(`/identities?${filterParam('('.repeat(2000) + 'true' + ')'.repeat(2000))}`)).status,
+      200,
+    );
   });
 
   test('more than 1000 values in in-lists are refused as INVALID_FILTER', async () => {
-    const values = (n: number) => `id in [${Array.from({ length: n }, (_, i) => i).join(',')}]`.replace('id in', 'count(roleAttributes) in');
+    const values = (n: number) =>
+      `id in [${Array.from({ length: n }, (_, i) => i).join(',')}]`.replace('id in', 'count(roleAttributes) in');
     assert.equal((await admin.get(`/identities?${filterParam(values(1000))}`)).status, 200);
     const res = await admin.get(`/identities?${filterParam(values(1001))}`);
     assertError(res, 400, 'INVALID_FILTER');
@@ -142,6 +202,12 @@ describe('filter cost', () => {
   });
 
   test('role-attribute listings apply the same bounds', async () => {
-    assertError(await admin.get(`/identity-role-attributes?${filterParam(Array.from({ length: 101 }, (_, i) => `id = "${i}"`).join(' or '))}`), 400, 'INVALID_FILTER');
+    assertError(
+      await admin.get(
+        `/identity-role-attributes?${filterParam(Array.from({ length: 101 }, (_, i) => `id = "${i}"`).join(' or '))}`,
+      ),
+      400,
+      'INVALID_FILTER',
+    );
   });
 });

@@ -67,7 +67,10 @@ test('metrics.enabled serves Prometheus text on the main listener, by route patt
     assert.equal(sample(text, 'edgectl_http_requests_total', { method: 'GET', route, status: '200' }), 2);
     assert.equal(sample(text, 'edgectl_http_requests_total', { method: 'GET', route, status: '404' }), 1);
     assert.equal(sample(text, 'edgectl_http_request_duration_seconds_count', { method: 'GET', route }), 3);
-    assert.equal(sample(text, 'edgectl_http_requests_total', { method: 'GET', route: '(unmatched)', status: '404' }), 1);
+    assert.equal(
+      sample(text, 'edgectl_http_requests_total', { method: 'GET', route: '(unmatched)', status: '404' }),
+      1,
+    );
     assert.equal(sample(text, 'edgectl_authentications_total', { method: 'password', result: 'success' }), 1);
     assert.equal(sample(text, 'edgectl_authentications_total', { method: 'password', result: 'failure' }), 1);
     assert.equal(sample(text, 'edgectl_authentications_total', { method: 'other', result: 'failure' }), 1);
@@ -85,7 +88,8 @@ test('metrics.enabled serves Prometheus text on the main listener, by route patt
 });
 
 test('refused authentications are counted as rate_limited', async () => {
-  const yaml = 'metrics:\n  enabled: true\nedge:\n  api:\n    rateLimit:\n      auth:\n        failuresPerAccount:\n          burst: 1\n          perMinute: 1\n';
+  const yaml =
+    'metrics:\n  enabled: true\nedge:\n  api:\n    rateLimit:\n      auth:\n        failuresPerAccount:\n          burst: 1\n          perMinute: 1\n';
   const s = await startTestServer({ yaml });
   try {
     const c = s.client('management');
@@ -103,7 +107,8 @@ test('access-cache lookups are counted', async () => {
   const s = await startTestServer({ yaml: 'metrics:\n  enabled: true\n' });
   try {
     const client = (await s.admin()).other('client');
-    const hitsOf = async () => sample((await get(s, '/metrics')).text, 'edgectl_access_cache_hits_total', { cache: 'identities' }) ?? 0;
+    const hitsOf = async () =>
+      sample((await get(s, '/metrics')).text, 'edgectl_access_cache_hits_total', { cache: 'identities' }) ?? 0;
     // Listing services reads the caller's access through the engine's identity cache; repeats are hits.
     for (let i = 0; i < 3; i++) assert.equal((await client.get('/services')).status, 200);
     const hits = await hitsOf();
@@ -125,7 +130,14 @@ test('metrics.listen serves /metrics and /health on a separate plain-HTTP listen
     const metrics = await fetch(`${base}/metrics`);
     assert.equal(metrics.status, 200);
     const text = await metrics.text();
-    assert.equal(sample(text, 'edgectl_http_requests_total', { method: 'GET', route: '/edge/management/v1/identities', status: '200' }), 1);
+    assert.equal(
+      sample(text, 'edgectl_http_requests_total', {
+        method: 'GET',
+        route: '/edge/management/v1/identities',
+        status: '200',
+      }),
+      1,
+    );
     const health = await fetch(`${base}/health`);
     assert.equal(health.status, 200);
     assert.equal(((await health.json()) as { data: { status: string } }).data.status, 'ok');
@@ -146,7 +158,10 @@ test('a metrics.listen address that cannot be bound stops the start with the set
   const first = await startTestServer({ yaml: 'metrics:\n  listen: 127.0.0.1:0\n' });
   try {
     const taken = new URL(first.daemon.metricsUrl!).port;
-    await assert.rejects(startTestServer({ yaml: `metrics:\n  listen: 127.0.0.1:${taken}\n` }), /metrics\.listen: cannot listen on 127\.0\.0\.1:/);
+    await assert.rejects(
+      startTestServer({ yaml: `metrics:\n  listen: 127.0.0.1:${taken}\n` }),
+      /metrics\.listen: cannot listen on 127\.0\.0\.1:/,
+    );
   } finally {
     await first.close();
   }

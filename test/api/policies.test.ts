@@ -22,18 +22,30 @@ after(() => server.close());
 
 const q = filterParam;
 
-
 const create = (path: string, body: Record<string, unknown>): Promise<string> => createRecord(admin, path, body);
-const service = (body: Record<string, unknown> = {}) => create('/services', { name: unique('svc'), encryptionRequired: true, ...body });
+const service = (body: Record<string, unknown> = {}) =>
+  create('/services', { name: unique('svc'), encryptionRequired: true, ...body });
 const router = (body: Record<string, unknown> = {}) => create('/edge-routers', { name: unique('er'), ...body });
 
 type Collection = 'identities' | 'services' | 'edge-routers';
 
 /** The three policy kinds as the wire shows them: their path, role lists and what each selects. */
 const KINDS = {
-  sp: { path: 'service-policies', extra: { type: 'Dial', semantic: 'AllOf' }, sides: { identityRoles: 'identities', serviceRoles: 'services' } },
-  erp: { path: 'edge-router-policies', extra: { semantic: 'AllOf' }, sides: { identityRoles: 'identities', edgeRouterRoles: 'edge-routers' } },
-  serp: { path: 'service-edge-router-policies', extra: { semantic: 'AllOf' }, sides: { serviceRoles: 'services', edgeRouterRoles: 'edge-routers' } },
+  sp: {
+    path: 'service-policies',
+    extra: { type: 'Dial', semantic: 'AllOf' },
+    sides: { identityRoles: 'identities', serviceRoles: 'services' },
+  },
+  erp: {
+    path: 'edge-router-policies',
+    extra: { semantic: 'AllOf' },
+    sides: { identityRoles: 'identities', edgeRouterRoles: 'edge-routers' },
+  },
+  serp: {
+    path: 'service-edge-router-policies',
+    extra: { semantic: 'AllOf' },
+    sides: { serviceRoles: 'services', edgeRouterRoles: 'edge-routers' },
+  },
 } as const satisfies Record<string, { path: string; extra: object; sides: Record<string, Collection> }>;
 type KindName = keyof typeof KINDS;
 const KIND_NAMES = Object.keys(KINDS) as KindName[];
@@ -64,12 +76,22 @@ describe('policy CRUD', () => {
         for (const s of sides) {
           assertFieldError(await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, [s]: ['noprefix'] }), s);
           assertFieldError(await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, [s]: ['#'] }), s);
-          assertFieldError(await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, [s]: ['#all', '#x'] }), s);
-          const missing = await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, [s]: ['@no-such-entity'] });
+          assertFieldError(
+            await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, [s]: ['#all', '#x'] }),
+            s,
+          );
+          const missing = await admin.post(`/${kind.path}`, {
+            name: unique(k),
+            ...kind.extra,
+            [s]: ['@no-such-entity'],
+          });
           assertFieldError(missing, s);
           assert.match(missing.body.error.cause.reason, /no .* found with the given ids/);
         }
-        assertFieldError(await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, semantic: 'OneOf' }), 'semantic');
+        assertFieldError(
+          await admin.post(`/${kind.path}`, { name: unique(k), ...kind.extra, semantic: 'OneOf' }),
+          'semantic',
+        );
         assertFieldError(await admin.post(`/${kind.path}`, { ...kind.extra }), 'name');
         const id = await create(`/${kind.path}`, { name: unique(k), ...kind.extra, semantic: 'anyof' });
         assert.equal((await admin.get(`/${kind.path}/${id}`)).body.data.semantic, 'AnyOf');
@@ -80,45 +102,84 @@ describe('policy CRUD', () => {
       });
 
       test('update replaces the role lists, patch changes only what is sent, delete removes', async () => {
-        const id = await create(`/${kind.path}`, { name: unique(k), ...kind.extra, semantic: 'AnyOf', [sides[0]!]: ['#a'], [sides[1]!]: ['#b'] });
+        const id = await create(`/${kind.path}`, {
+          name: unique(k),
+          ...kind.extra,
+          semantic: 'AnyOf',
+          [sides[0]!]: ['#a'],
+          [sides[1]!]: ['#b'],
+        });
         assert.equal((await admin.patch(`/${kind.path}/${id}`, { [sides[0]!]: ['#c', '#d'] })).status, 200);
         let d = (await admin.get(`/${kind.path}/${id}`)).body.data;
         assert.deepEqual(d[sides[0]!], ['#c', '#d']);
         assert.deepEqual(d[sides[1]!], ['#b']);
         assert.equal(d.semantic, 'AnyOf');
-        assert.equal((await admin.put(`/${kind.path}/${id}`, { name: d.name, ...kind.extra, [sides[1]!]: ['#all'] })).status, 200);
+        assert.equal(
+          (await admin.put(`/${kind.path}/${id}`, { name: d.name, ...kind.extra, [sides[1]!]: ['#all'] })).status,
+          200,
+        );
         d = (await admin.get(`/${kind.path}/${id}`)).body.data;
         assert.deepEqual(d[sides[0]!], []);
         assert.deepEqual(d[sides[1]!], ['#all']);
         assert.equal(d.semantic, 'AllOf');
         assert.equal((await admin.delete(`/${kind.path}/${id}`)).status, 200);
         assert.equal((await admin.get(`/${kind.path}/${id}`)).status, 404);
-        for (const c of Object.values(kind.sides)) assert.equal((await admin.get(`/${kind.path}/${id}/${c}`)).status, 404);
+        for (const c of Object.values(kind.sides))
+          assert.equal((await admin.get(`/${kind.path}/${id}/${c}`)).status, 404);
       });
     });
   }
 
   test('a service policy needs a type of Dial or Bind; filters see type, roles and matched services', async () => {
     assertFieldError(await admin.post('/service-policies', { name: unique('sp'), semantic: 'AllOf' }), 'type');
-    assertFieldError(await admin.post('/service-policies', { name: unique('sp'), type: 'Invalid', semantic: 'AllOf' }), 'type');
+    assertFieldError(
+      await admin.post('/service-policies', { name: unique('sp'), type: 'Invalid', semantic: 'AllOf' }),
+      'type',
+    );
     const tag = unique('ft');
     const svc = await service({ roleAttributes: [tag] });
-    const id = await create('/service-policies', { name: unique('sp'), type: 'Bind', semantic: 'AllOf', serviceRoles: [`#${tag}`], postureCheckRoles: ['#mfa'] });
+    const id = await create('/service-policies', {
+      name: unique('sp'),
+      type: 'Bind',
+      semantic: 'AllOf',
+      serviceRoles: [`#${tag}`],
+      postureCheckRoles: ['#mfa'],
+    });
     const byType = await admin.get(`/service-policies?${q(`type = "Bind" and anyOf(serviceRoles) = "#${tag}"`)}`);
-    assert.deepEqual(byType.body.data.map((p: any) => p.id), [id]);
+    assert.deepEqual(
+      byType.body.data.map((p: any) => p.id),
+      [id],
+    );
     const byMatch = await admin.get(`/service-policies?${q(`anyOf(services) = "${svc}"`)}`);
-    assert.deepEqual(byMatch.body.data.map((p: any) => p.id), [id]);
+    assert.deepEqual(
+      byMatch.body.data.map((p: any) => p.id),
+      [id],
+    );
     const pcs = await admin.get(`/service-policies/${id}/posture-checks`);
     assert.equal(pcs.status, 200);
     assert.deepEqual(pcs.body.data, []);
     assert.deepEqual(checkResponse('management', '/service-policies/{id}/posture-checks', 'GET', 200, pcs.body), []);
-    assertFieldError(await admin.post('/service-policies', { name: unique('sp'), type: 'Dial', semantic: 'AllOf', postureCheckRoles: ['@nope'] }), 'postureCheckRoles');
+    assertFieldError(
+      await admin.post('/service-policies', {
+        name: unique('sp'),
+        type: 'Dial',
+        semantic: 'AllOf',
+        postureCheckRoles: ['@nope'],
+      }),
+      'postureCheckRoles',
+    );
   });
 
   test('RolesDisplay shows current names and follows renames; deleting an entity removes its @id', async () => {
     const ident = await createIdentity(admin, { name: unique('disp-id') });
     const svc = await service();
-    const id = await create('/service-policies', { name: unique('disp'), type: 'Dial', semantic: 'AllOf', identityRoles: ['#x', `@${ident}`], serviceRoles: [`@${svc}`] });
+    const id = await create('/service-policies', {
+      name: unique('disp'),
+      type: 'Dial',
+      semantic: 'AllOf',
+      identityRoles: ['#x', `@${ident}`],
+      serviceRoles: [`@${svc}`],
+    });
     const newName = unique('renamed');
     assert.equal((await admin.patch(`/identities/${ident}`, { name: newName })).status, 200);
     let d = (await admin.get(`/service-policies/${id}`)).body.data;
@@ -188,18 +249,25 @@ const listIds = async (path: string): Promise<string[]> => {
  */
 async function verifyListings(label: string): Promise<void> {
   const { entities, policies } = await loadState();
-  const selects = (k: KindName, p: Policy, c: Collection, e: Entity) => roleMatches(p.roles[sideOf(k, c)]!, p.semantic, e);
+  const selects = (k: KindName, p: Policy, c: Collection, e: Entity) =>
+    roleMatches(p.roles[sideOf(k, c)]!, p.semantic, e);
   const checks: [string, string[]][] = [];
   for (const k of KIND_NAMES) {
     for (const p of policies[k].filter((x) => model.policies[k].includes(x.id))) {
       for (const c of Object.values(KINDS[k].sides) as Collection[]) {
-        checks.push([`/${KINDS[k].path}/${p.id}/${c}`, entities[c].filter((e) => selects(k, p, c, e)).map((e) => e.id)]);
+        checks.push([
+          `/${KINDS[k].path}/${p.id}/${c}`,
+          entities[c].filter((e) => selects(k, p, c, e)).map((e) => e.id),
+        ]);
       }
     }
   }
   const reach = (k: KindName, from: Collection, e: Entity, to: Collection) =>
-    entities[to].filter((o) => policies[k].some((p) => selects(k, p, from, e) && selects(k, p, to, o))).map((o) => o.id);
-  const policiesOf = (k: KindName, c: Collection, e: Entity) => policies[k].filter((p) => selects(k, p, c, e)).map((p) => p.id);
+    entities[to]
+      .filter((o) => policies[k].some((p) => selects(k, p, from, e) && selects(k, p, to, o)))
+      .map((o) => o.id);
+  const policiesOf = (k: KindName, c: Collection, e: Entity) =>
+    policies[k].filter((p) => selects(k, p, c, e)).map((p) => p.id);
   for (const e of entities.identities.filter((x) => model.identities.includes(x.id))) {
     checks.push([`/identities/${e.id}/service-policies`, policiesOf('sp', 'identities', e)]);
     checks.push([`/identities/${e.id}/edge-router-policies`, policiesOf('erp', 'identities', e)]);
@@ -220,7 +288,9 @@ async function verifyListings(label: string): Promise<void> {
   }
   for (let i = 0; i < checks.length; i += 16) {
     await Promise.all(
-      checks.slice(i, i + 16).map(async ([path, expected]) => assert.deepEqual(await listIds(path), sorted(expected), `${label}: ${path}`)),
+      checks
+        .slice(i, i + 16)
+        .map(async ([path, expected]) => assert.deepEqual(await listIds(path), sorted(expected), `${label}: ${path}`)),
     );
   }
 }
@@ -242,7 +312,8 @@ const ROLE_TABLE: { roles: string[]; AllOf: number[] | 'all'; AnyOf: number[] | 
   { roles: [], AllOf: [], AnyOf: [], what: 'nothing' },
 ];
 
-const resolve = (roles: string[], c: Collection) => roles.map((r) => r.replace(/^@\{(\d)\}$/, (_m, n: string) => `@${model[c][Number(n)]}`));
+const resolve = (roles: string[], c: Collection) =>
+  roles.map((r) => r.replace(/^@\{(\d)\}$/, (_m, n: string) => `@${model[c][Number(n)]}`));
 
 describe('policy matching through the affected listings', () => {
   before(async () => {
@@ -263,7 +334,10 @@ describe('policy matching through the affected listings', () => {
           model.policies[k].push(id);
           for (const c of Object.values(KINDS[k].sides) as Collection[]) {
             const actual = await listIds(`/${KINDS[k].path}/${id}/${c}`);
-            const expected = row[semantic] === 'all' ? await listIds(`/${c}`) : sorted((row[semantic] as number[]).map((n) => model[c][n]!));
+            const expected =
+              row[semantic] === 'all'
+                ? await listIds(`/${c}`)
+                : sorted((row[semantic] as number[]).map((n) => model[c][n]!));
             assert.deepEqual(actual, expected, `${k} ${semantic} ${row.what} → ${c}`);
           }
         }
@@ -279,7 +353,10 @@ describe('policy matching through the affected listings', () => {
     assert.equal(page.body.meta.pagination.offset, 1);
     assert.ok(page.body.meta.pagination.totalCount >= 4);
     const named = await admin.get(`/service-policies/${spAll}/identities?${q(`name contains "m-id-1"`)}`);
-    assert.deepEqual(named.body.data.map((x: any) => x.id), [model.identities[1]]);
+    assert.deepEqual(
+      named.body.data.map((x: any) => x.id),
+      [model.identities[1]],
+    );
     const i1 = model.identities[1]!;
     const s1 = model.services[1]!;
     const r1 = model['edge-routers'][1]!;
@@ -288,8 +365,14 @@ describe('policy matching through the affected listings', () => {
       [`/service-policies/${spAll}/services`, '/service-policies/{id}/services'],
       [`/edge-router-policies/${model.policies.erp[0]}/edge-routers`, '/edge-router-policies/{id}/edge-routers'],
       [`/edge-router-policies/${model.policies.erp[0]}/identities`, '/edge-router-policies/{id}/identities'],
-      [`/service-edge-router-policies/${model.policies.serp[0]}/edge-routers`, '/service-edge-router-policies/{id}/edge-routers'],
-      [`/service-edge-router-policies/${model.policies.serp[0]}/services`, '/service-edge-router-policies/{id}/services'],
+      [
+        `/service-edge-router-policies/${model.policies.serp[0]}/edge-routers`,
+        '/service-edge-router-policies/{id}/edge-routers',
+      ],
+      [
+        `/service-edge-router-policies/${model.policies.serp[0]}/services`,
+        '/service-edge-router-policies/{id}/services',
+      ],
       [`/identities/${i1}/service-policies`, '/identities/{id}/service-policies'],
       [`/identities/${i1}/edge-router-policies`, '/identities/{id}/edge-router-policies'],
       [`/identities/${i1}/edge-routers`, '/identities/{id}/edge-routers'],
@@ -310,7 +393,12 @@ describe('policy matching through the affected listings', () => {
       assert.ok(res.body.data.length > 0, `${path} is not empty`);
       assert.deepEqual(checkResponse('management', spec, 'GET', 200, res.body), [], path);
     }
-    for (const path of ['/identities/missing/services', '/services/missing/identities', '/edge-routers/missing/services', '/service-policies/missing/identities']) {
+    for (const path of [
+      '/identities/missing/services',
+      '/services/missing/identities',
+      '/edge-routers/missing/services',
+      '/service-policies/missing/identities',
+    ]) {
       assert.equal((await admin.get(path)).status, 404, path);
     }
   });
@@ -319,9 +407,24 @@ describe('policy matching through the affected listings', () => {
     for (const k of KIND_NAMES) {
       const [a, b] = [model.policies[k][1]!, model.policies[k][8]!]; // AllOf two attributes, AnyOf one attribute
       const sides = Object.entries(KINDS[k].sides);
-      const bodyA = { name: unique('put'), ...KINDS[k].extra, semantic: 'AnyOf', [sides[0]![0]]: ['#green'], [sides[1]![0]]: resolve(['@{1}', '#red'], sides[1]![1]) };
+      const bodyA = {
+        name: unique('put'),
+        ...KINDS[k].extra,
+        semantic: 'AnyOf',
+        [sides[0]![0]]: ['#green'],
+        [sides[1]![0]]: resolve(['@{1}', '#red'], sides[1]![1]),
+      };
       assert.equal((await admin.put(`/${KINDS[k].path}/${a}`, bodyA)).status, 200);
-      assert.equal((await admin.put(`/${KINDS[k].path}/${b}`, { name: unique('put'), ...KINDS[k].extra, [sides[0]![0]]: ['#all'] })).status, 200);
+      assert.equal(
+        (
+          await admin.put(`/${KINDS[k].path}/${b}`, {
+            name: unique('put'),
+            ...KINDS[k].extra,
+            [sides[0]![0]]: ['#all'],
+          })
+        ).status,
+        200,
+      );
     }
     await verifyListings('after policy update');
   });
@@ -330,8 +433,18 @@ describe('policy matching through the affected listings', () => {
     for (const k of KIND_NAMES) {
       const sides = Object.entries(KINDS[k].sides);
       assert.equal((await admin.patch(`/${KINDS[k].path}/${model.policies[k][4]}`, { semantic: 'AnyOf' })).status, 200);
-      assert.equal((await admin.patch(`/${KINDS[k].path}/${model.policies[k][10]}`, { [sides[1]![0]]: resolve(['#blue', '@{3}'], sides[1]![1]) })).status, 200);
-      assert.equal((await admin.patch(`/${KINDS[k].path}/${model.policies[k][3]}`, { name: unique('renamed-only') })).status, 200);
+      assert.equal(
+        (
+          await admin.patch(`/${KINDS[k].path}/${model.policies[k][10]}`, {
+            [sides[1]![0]]: resolve(['#blue', '@{3}'], sides[1]![1]),
+          })
+        ).status,
+        200,
+      );
+      assert.equal(
+        (await admin.patch(`/${KINDS[k].path}/${model.policies[k][3]}`, { name: unique('renamed-only') })).status,
+        200,
+      );
     }
     await verifyListings('after policy patch');
   });
@@ -342,20 +455,37 @@ describe('policy matching through the affected listings', () => {
       assert.equal((await admin.patch(`/${c}/${model[c][0]}`, { roleAttributes: [] })).status, 200);
     }
     const spName = (await admin.get(`/services/${model.services[1]}`)).body.data.name;
-    assert.equal((await admin.put(`/services/${model.services[1]}`, { name: spName, encryptionRequired: true, roleAttributes: ['blue'] })).status, 200);
+    assert.equal(
+      (
+        await admin.put(`/services/${model.services[1]}`, {
+          name: spName,
+          encryptionRequired: true,
+          roleAttributes: ['blue'],
+        })
+      ).status,
+      200,
+    );
     await verifyListings('after attribute change');
   });
 
   test('after new entities are created, existing policies select them', async () => {
-    model.identities.push(await createIdentity(admin, { name: unique('m-id-new'), roleAttributes: ['red', 'blue', 'green'] }));
+    model.identities.push(
+      await createIdentity(admin, { name: unique('m-id-new'), roleAttributes: ['red', 'blue', 'green'] }),
+    );
     model.services.push(await service({ name: unique('m-svc-new'), roleAttributes: ['green'] }));
-    model['edge-routers'].push(await router({ name: unique('m-er-new'), roleAttributes: ['red'], isTunnelerEnabled: true }));
+    model['edge-routers'].push(
+      await router({ name: unique('m-er-new'), roleAttributes: ['red'], isTunnelerEnabled: true }),
+    );
     model.identities.push(model['edge-routers'][4]!); // the tunneler's Router identity
     await verifyListings('after entity create');
   });
 
   test('after entities are deleted: their @id leaves every policy and every listing', async () => {
-    const gone = { identities: model.identities[2]!, services: model.services[0]!, 'edge-routers': model['edge-routers'][3]! };
+    const gone = {
+      identities: model.identities[2]!,
+      services: model.services[0]!,
+      'edge-routers': model['edge-routers'][3]!,
+    };
     for (const [c, id] of Object.entries(gone)) {
       assert.equal((await admin.delete(`/${c}/${id}`)).status, 200, `${c} ${id}`);
       (model as any)[c] = (model as any)[c].filter((x: string) => x !== id);
@@ -364,7 +494,8 @@ describe('policy matching through the affected listings', () => {
     for (const k of KIND_NAMES) {
       for (const p of policies[k]) {
         for (const roles of Object.values(p.roles)) {
-          for (const id of Object.values(gone)) assert.ok(!roles.includes(`@${id}`), `${KINDS[k].path}/${p.id} still names @${id}`);
+          for (const id of Object.values(gone))
+            assert.ok(!roles.includes(`@${id}`), `${KINDS[k].path}/${p.id} still names @${id}`);
         }
       }
     }
@@ -373,7 +504,8 @@ describe('policy matching through the affected listings', () => {
 
   test('after policies are deleted', async () => {
     for (const k of KIND_NAMES) {
-      for (const id of [model.policies[k][0]!, model.policies[k][12]!]) assert.equal((await admin.delete(`/${KINDS[k].path}/${id}`)).status, 200);
+      for (const id of [model.policies[k][0]!, model.policies[k][12]!])
+        assert.equal((await admin.delete(`/${KINDS[k].path}/${id}`)).status, 200);
       model.policies[k] = model.policies[k].filter((_x, i) => i !== 0 && i !== 12);
     }
     await verifyListings('after policy delete');

@@ -25,8 +25,9 @@ const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 
-
-async function createRouter(collection: 'edge-routers' | 'transit-routers'): Promise<{ id: string; detail: Record<string, any> }> {
+async function createRouter(
+  collection: 'edge-routers' | 'transit-routers',
+): Promise<{ id: string; detail: Record<string, any> }> {
   const res = await admin.post(`/${collection}`, { name: unique('router') });
   assert.equal(res.status, 201, res.text);
   const id = res.body.data.id;
@@ -83,9 +84,14 @@ describe('edge router enrollment (erott)', () => {
     assert.equal(after.data.certPem, cert!.pem);
     assert.equal(after.data.enrollmentToken, null);
     assert.equal(after.data.enrollmentJwt, null);
-    assert.equal((await admin.get(`/enrollments?filter=${encodeURIComponent(`edgeRouter = "${id}"`)}`)).body.data.length, 0);
+    assert.equal(
+      (await admin.get(`/enrollments?filter=${encodeURIComponent(`edgeRouter = "${id}"`)}`)).body.data.length,
+      0,
+    );
     assertError(
-      await request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${r.enrollmentToken}`), { body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem } }),
+      await request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${r.enrollmentToken}`), {
+        body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem },
+      }),
       400,
       'INVALID_ENROLLMENT_TOKEN',
     );
@@ -95,16 +101,24 @@ describe('edge router enrollment (erott)', () => {
     const { id, detail } = await createRouter('edge-routers');
     const token = detail.data.enrollmentToken;
     const csrs = await routerCsrs(id);
-    const post = (body: Record<string, unknown>, path = `/enroll/erott?token=${token}`) => request(server.ca, 'POST', clientUrl(path), { body });
+    const post = (body: Record<string, unknown>, path = `/enroll/erott?token=${token}`) =>
+      request(server.ca, 'POST', clientUrl(path), { body });
     assertError(await post({ certCsr: csrs.client.csrPem }), 400, 'MISSING_OR_INVALID_CSR');
     assertError(await post({ serverCertCsr: csrs.server.csrPem }), 400, 'MISSING_OR_INVALID_CSR');
     const wrongCn = await routerCsrs('not-the-router-id');
-    assertError(await post({ certCsr: wrongCn.client.csrPem, serverCertCsr: csrs.server.csrPem }), 400, 'EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID');
+    assertError(
+      await post({ certCsr: wrongCn.client.csrPem, serverCertCsr: csrs.server.csrPem }),
+      400,
+      'EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID',
+    );
     assertError(await post({ certCsr: 'garbage', serverCertCsr: csrs.server.csrPem }), 400, 'COULD_NOT_PROCESS_CSR');
     assertError(await post({ certCsr: csrs.client.csrPem, serverCertCsr: 'garbage' }), 400, 'COULD_NOT_PROCESS_CSR');
     // An identity endpoint with a router token names the method mismatch.
     assertError(
-      await request(server.ca, 'POST', clientUrl(`/enroll/ott?token=${token}`), { raw: csrs.client.csrPem, contentType: 'application/pkcs10' }),
+      await request(server.ca, 'POST', clientUrl(`/enroll/ott?token=${token}`), {
+        raw: csrs.client.csrPem,
+        contentType: 'application/pkcs10',
+      }),
       400,
       'INVALID_ENROLL_METHOD',
     );
@@ -142,7 +156,9 @@ describe('edge router enrollment (erott)', () => {
       401,
       'UNAUTHORIZED',
     );
-    const again = await request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${r.enrollmentToken}`), { body: { certCsr: next.client.csrPem, serverCertCsr: next.server.csrPem } });
+    const again = await request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${r.enrollmentToken}`), {
+      body: { certCsr: next.client.csrPem, serverCertCsr: next.server.csrPem },
+    });
     assert.equal(again.status, 200, again.text);
     assertError(await admin.post('/edge-routers/no-such-router/re-enroll'), 404, 'NOT_FOUND');
   });
@@ -156,23 +172,51 @@ describe('edge router enrollment (erott)', () => {
     const next = await routerCsrs(id);
     const extend = (cert: string | undefined, key: string | undefined, body: Record<string, unknown>) =>
       request(server.ca, 'POST', clientUrl('/enroll/extend/router'), { ...(cert ? { cert, key } : {}), body });
-    assertError(await extend(undefined, undefined, { certCsr: next.client.csrPem, serverCertCsr: next.server.csrPem }), 401, 'UNAUTHORIZED');
-    assertError(await extend(enrolled.body.data.cert, csrs.client.privateKeyPem, { certCsr: next.client.csrPem }), 400, 'MISSING_OR_INVALID_CSR');
+    assertError(
+      await extend(undefined, undefined, { certCsr: next.client.csrPem, serverCertCsr: next.server.csrPem }),
+      401,
+      'UNAUTHORIZED',
+    );
+    assertError(
+      await extend(enrolled.body.data.cert, csrs.client.privateKeyPem, { certCsr: next.client.csrPem }),
+      400,
+      'MISSING_OR_INVALID_CSR',
+    );
 
-    const res = await extend(enrolled.body.data.cert, csrs.client.privateKeyPem, { certCsr: next.client.csrPem, serverCertCsr: next.server.csrPem });
+    const res = await extend(enrolled.body.data.cert, csrs.client.privateKeyPem, {
+      certCsr: next.client.csrPem,
+      serverCertCsr: next.server.csrPem,
+    });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(checkResponse('client', '/enroll/extend/router', 'POST', 200, res.body), []);
     const [cert] = parseCertificates(res.body.data.cert);
     assert.equal((await admin.get(`/edge-routers/${id}`)).body.data.fingerprint, cert!.fingerprint);
     assert.ok(parseCertificates(res.body.data.serverCert)[0]!.extendedKeyUsage.includes(SERVER_AUTH));
     const third = await routerCsrs(id);
-    assertError(await extend(enrolled.body.data.cert, csrs.client.privateKeyPem, { certCsr: third.client.csrPem, serverCertCsr: third.server.csrPem }), 401, 'UNAUTHORIZED');
-    assert.equal((await extend(res.body.data.cert, next.client.privateKeyPem, { certCsr: third.client.csrPem, serverCertCsr: third.server.csrPem })).status, 200);
+    assertError(
+      await extend(enrolled.body.data.cert, csrs.client.privateKeyPem, {
+        certCsr: third.client.csrPem,
+        serverCertCsr: third.server.csrPem,
+      }),
+      401,
+      'UNAUTHORIZED',
+    );
+    assert.equal(
+      (
+        await extend(res.body.data.cert, next.client.privateKeyPem, {
+          certCsr: third.client.csrPem,
+          serverCertCsr: third.server.csrPem,
+        })
+      ).status,
+      200,
+    );
   });
 
   test('deleting the router removes its enrollment', async () => {
     const { id, detail } = await createRouter('edge-routers');
-    const enrollment = (await admin.get(`/enrollments?filter=${encodeURIComponent(`token = "${detail.data.enrollmentToken}"`)}`)).body.data[0];
+    const enrollment = (
+      await admin.get(`/enrollments?filter=${encodeURIComponent(`token = "${detail.data.enrollmentToken}"`)}`)
+    ).body.data[0];
     assert.equal((await admin.delete(`/edge-routers/${id}`)).status, 200);
     assertError(await admin.get(`/enrollments/${enrollment.id}`), 404, 'NOT_FOUND');
   });
@@ -183,20 +227,30 @@ describe('transit router enrollment (trott)', () => {
     const { id, detail } = await createRouter('transit-routers');
     assert.deepEqual(checkResponse('management', '/transit-routers/{id}', 'GET', 200, detail), []);
     const token = detail.data.enrollmentToken;
-    const enrollment = (await admin.get(`/enrollments?filter=${encodeURIComponent(`transitRouter = "${id}"`)}`)).body.data[0];
-    assert.deepEqual([enrollment.method, enrollment.transitRouterId, enrollment.transitRouter.entity], ['trott', id, 'transit-routers']);
-    const refreshed = await admin.post(`/enrollments/${enrollment.id}/refresh`, { expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const enrollment = (await admin.get(`/enrollments?filter=${encodeURIComponent(`transitRouter = "${id}"`)}`)).body
+      .data[0];
+    assert.deepEqual(
+      [enrollment.method, enrollment.transitRouterId, enrollment.transitRouter.entity],
+      ['trott', id, 'transit-routers'],
+    );
+    const refreshed = await admin.post(`/enrollments/${enrollment.id}/refresh`, {
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     assert.equal(refreshed.status, 200, refreshed.text);
     const jwt = (await admin.get(`/transit-routers/${id}`)).body.data.enrollmentJwt;
     assert.equal(JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).sub, id);
 
     const csrs = await routerCsrs(id);
     assertError(
-      await request(server.ca, 'POST', clientUrl(`/enroll?method=erott&token=${token}`), { body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem } }),
+      await request(server.ca, 'POST', clientUrl(`/enroll?method=erott&token=${token}`), {
+        body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem },
+      }),
       400,
       'INVALID_ENROLL_METHOD',
     );
-    const res = await request(server.ca, 'POST', clientUrl(`/enroll?method=trott&token=${token}`), { body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem } });
+    const res = await request(server.ca, 'POST', clientUrl(`/enroll?method=trott&token=${token}`), {
+      body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem },
+    });
     assert.equal(res.status, 200, res.text);
     const [cert] = parseCertificates(res.body.data.cert);
     const r = (await admin.get(`/transit-routers/${id}`)).body;

@@ -20,7 +20,6 @@ after(() => server.close());
 
 const q = filterParam;
 
-
 const create = (path: string, body: Record<string, unknown>): Promise<string> => createRecord(admin, path, body);
 
 const PORT_SCHEMA = {
@@ -46,10 +45,19 @@ describe('config types', () => {
   });
 
   test('a schema that is not a valid JSON Schema is refused on create, update and patch', async () => {
-    assertFieldError(await admin.post('/config-types', { name: unique('bad'), schema: { type: 'no-such-type' } }), 'schema');
-    assertFieldError(await admin.post('/config-types', { name: unique('bad'), schema: { properties: { a: { minimum: 'one' } } } }), 'schema');
+    assertFieldError(
+      await admin.post('/config-types', { name: unique('bad'), schema: { type: 'no-such-type' } }),
+      'schema',
+    );
+    assertFieldError(
+      await admin.post('/config-types', { name: unique('bad'), schema: { properties: { a: { minimum: 'one' } } } }),
+      'schema',
+    );
     const id = await create('/config-types', { name: unique('ok') });
-    assertFieldError(await admin.put(`/config-types/${id}`, { name: unique('ok'), schema: { required: 'port' } }), 'schema');
+    assertFieldError(
+      await admin.put(`/config-types/${id}`, { name: unique('ok'), schema: { required: 'port' } }),
+      'schema',
+    );
     assertFieldError(await admin.patch(`/config-types/${id}`, { schema: { type: 7 } }), 'schema');
     assert.deepEqual((await admin.get(`/config-types/${id}`)).body.data.schema, {});
   });
@@ -63,7 +71,11 @@ describe('config types', () => {
 
   test('a config type with configs cannot be deleted until its configs are gone', async () => {
     const typeId = await create('/config-types', { name: unique('deletable'), schema: PORT_SCHEMA });
-    const configId = await create('/configs', { name: unique('cfg'), configTypeId: typeId, data: { hostname: 'a', port: 1 } });
+    const configId = await create('/configs', {
+      name: unique('cfg'),
+      configTypeId: typeId,
+      data: { hostname: 'a', port: 1 },
+    });
     const res = await admin.delete(`/config-types/${typeId}`);
     assert.equal(res.status, 409);
     assert.equal(res.body.error.code, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
@@ -81,7 +93,11 @@ describe('configs', () => {
   });
 
   test('create validates data against the type schema and the detail carries the type reference', async () => {
-    const id = await create('/configs', { name: unique('web'), configTypeId: typeId, data: { hostname: 'web.local', port: 443 } });
+    const id = await create('/configs', {
+      name: unique('web'),
+      configTypeId: typeId,
+      data: { hostname: 'web.local', port: 443 },
+    });
     const d = await admin.get(`/configs/${id}`);
     assert.equal(d.body.data.configTypeId, typeId);
     assert.equal(d.body.data.configType.id, typeId);
@@ -89,7 +105,10 @@ describe('configs', () => {
     assert.deepEqual(d.body.data.data, { hostname: 'web.local', port: 443 });
     assert.deepEqual(checkResponse('management', '/configs/{id}', 'GET', 200, d.body), []);
     const list = await admin.get(`/configs?${q(`type = "${typeId}" and data.port = 443`)}`);
-    assert.deepEqual(list.body.data.map((c: any) => c.id), [id]);
+    assert.deepEqual(
+      list.body.data.map((c: any) => c.id),
+      [id],
+    );
     assert.deepEqual(checkResponse('management', '/configs', 'GET', 200, list.body), []);
   });
 
@@ -104,15 +123,25 @@ describe('configs', () => {
       assertFieldError(await admin.post('/configs', { name: unique('bad'), configTypeId: typeId, data }), field);
     }
     assertFieldError(await admin.post('/configs', { name: unique('bad'), configTypeId: typeId }), 'data');
-    assertFieldError(await admin.post('/configs', { name: unique('bad'), configTypeId: 'no-such-type', data: {} }), 'configTypeId');
+    assertFieldError(
+      await admin.post('/configs', { name: unique('bad'), configTypeId: 'no-such-type', data: {} }),
+      'configTypeId',
+    );
   });
 
   test('update and patch validate too; the config type cannot change', async () => {
-    const id = await create('/configs', { name: unique('mut'), configTypeId: typeId, data: { hostname: 'a', port: 1 } });
+    const id = await create('/configs', {
+      name: unique('mut'),
+      configTypeId: typeId,
+      data: { hostname: 'a', port: 1 },
+    });
     assertFieldError(await admin.put(`/configs/${id}`, { name: unique('mut'), data: { hostname: 'a' } }), 'data.port');
     assertFieldError(await admin.patch(`/configs/${id}`, { data: { hostname: 'a', port: 0 } }), 'data.port');
     const otherType = await create('/config-types', { name: unique('other') });
-    assert.equal((await admin.patch(`/configs/${id}`, { data: { hostname: 'b', port: 2 }, configTypeId: otherType })).status, 200);
+    assert.equal(
+      (await admin.patch(`/configs/${id}`, { data: { hostname: 'b', port: 2 }, configTypeId: otherType })).status,
+      200,
+    );
     const d = (await admin.get(`/configs/${id}`)).body.data;
     assert.deepEqual(d.data, { hostname: 'b', port: 2 });
     assert.equal(d.configTypeId, typeId);
@@ -128,14 +157,18 @@ describe('configs', () => {
   test('the configs of a config type are listed, paged and filterable', async () => {
     const t = await create('/config-types', { name: unique('listed') });
     const ids = [];
-    for (let i = 0; i < 3; i++) ids.push(await create('/configs', { name: unique(`listed-${i}`), configTypeId: t, data: { i } }));
+    for (let i = 0; i < 3; i++)
+      ids.push(await create('/configs', { name: unique(`listed-${i}`), configTypeId: t, data: { i } }));
     const res = await admin.get(`/config-types/${t}/configs?limit=2`);
     assert.equal(res.status, 200);
     assert.equal(res.body.data.length, 2);
     assert.equal(res.body.meta.pagination.totalCount, 3);
     assert.deepEqual(checkResponse('management', '/config-types/{id}/configs', 'GET', 200, res.body), []);
     const filtered = await admin.get(`/config-types/${t}/configs?${q('data.i = 1')}`);
-    assert.deepEqual(filtered.body.data.map((c: any) => c.id), [ids[1]]);
+    assert.deepEqual(
+      filtered.body.data.map((c: any) => c.id),
+      [ids[1]],
+    );
     assert.equal((await admin.get('/config-types/missing/configs')).status, 404);
   });
 });
@@ -180,7 +213,11 @@ describe('services', () => {
 
   test('encryptionRequired is required on create and fixed afterwards', async () => {
     assertFieldError(await admin.post('/services', { name: unique('no-enc') }), 'encryptionRequired');
-    const id = await create('/services', { name: unique('enc'), encryptionRequired: true, terminatorStrategy: 'weighted' });
+    const id = await create('/services', {
+      name: unique('enc'),
+      encryptionRequired: true,
+      terminatorStrategy: 'weighted',
+    });
     assert.equal((await admin.patch(`/services/${id}`, { encryptionRequired: false })).status, 200);
     assert.equal((await admin.put(`/services/${id}`, { name: unique('enc2'), encryptionRequired: false })).status, 200);
     const s = (await admin.get(`/services/${id}`)).body.data;
@@ -189,8 +226,14 @@ describe('services', () => {
   });
 
   test('at most one config per config type; unknown configs are refused', async () => {
-    assertFieldError(await admin.post('/services', { name: unique('two'), encryptionRequired: true, configs: [host1, host2] }), 'configs');
-    assertFieldError(await admin.post('/services', { name: unique('unknown'), encryptionRequired: true, configs: ['nope'] }), 'configs');
+    assertFieldError(
+      await admin.post('/services', { name: unique('two'), encryptionRequired: true, configs: [host1, host2] }),
+      'configs',
+    );
+    assertFieldError(
+      await admin.post('/services', { name: unique('unknown'), encryptionRequired: true, configs: ['nope'] }),
+      'configs',
+    );
     const id = await create('/services', { name: unique('one'), encryptionRequired: true, configs: [host1] });
     assertFieldError(await admin.patch(`/services/${id}`, { configs: [host1, host2] }), 'configs');
     assert.equal((await admin.patch(`/services/${id}`, { configs: [host2, intercept1] })).status, 200);
@@ -199,7 +242,11 @@ describe('services', () => {
 
   test('the configs of a service are listed; a config in use cannot be deleted', async () => {
     const cfg = await create('/configs', { name: unique('used'), configTypeId: hostType, data: {} });
-    const id = await create('/services', { name: unique('user'), encryptionRequired: true, configs: [cfg, intercept1] });
+    const id = await create('/services', {
+      name: unique('user'),
+      encryptionRequired: true,
+      configs: [cfg, intercept1],
+    });
     const res = await admin.get(`/services/${id}/configs`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data.map((c: any) => c.id).sort(), [cfg, intercept1].sort());
@@ -214,18 +261,37 @@ describe('services', () => {
   });
 
   test('role attributes are plain strings; null means none', async () => {
-    assertFieldError(await admin.post('/services', { name: unique('hash'), encryptionRequired: true, roleAttributes: ['#web'] }), 'roleAttributes');
-    assertFieldError(await admin.post('/services', { name: unique('at'), encryptionRequired: true, roleAttributes: ['@x'] }), 'roleAttributes');
-    const id = await create('/services', { name: unique('null-attrs'), encryptionRequired: true, roleAttributes: null });
+    assertFieldError(
+      await admin.post('/services', { name: unique('hash'), encryptionRequired: true, roleAttributes: ['#web'] }),
+      'roleAttributes',
+    );
+    assertFieldError(
+      await admin.post('/services', { name: unique('at'), encryptionRequired: true, roleAttributes: ['@x'] }),
+      'roleAttributes',
+    );
+    const id = await create('/services', {
+      name: unique('null-attrs'),
+      encryptionRequired: true,
+      roleAttributes: null,
+    });
     assert.deepEqual((await admin.get(`/services/${id}`)).body.data.roleAttributes, []);
   });
 
   test('roleFilter and roleSemantic select services by attribute or id', async () => {
     const tag = unique('rf');
-    const a = await create('/services', { name: unique('rf-a'), encryptionRequired: true, roleAttributes: [`${tag}-x`, `${tag}-y`] });
-    const b = await create('/services', { name: unique('rf-b'), encryptionRequired: true, roleAttributes: [`${tag}-x`] });
+    const a = await create('/services', {
+      name: unique('rf-a'),
+      encryptionRequired: true,
+      roleAttributes: [`${tag}-x`, `${tag}-y`],
+    });
+    const b = await create('/services', {
+      name: unique('rf-b'),
+      encryptionRequired: true,
+      roleAttributes: [`${tag}-x`],
+    });
     const c = await create('/services', { name: unique('rf-c'), encryptionRequired: true });
-    const ids = async (qs: string) => (await admin.get(`/services?${qs}&limit=100`)).body.data.map((s: any) => s.id).sort();
+    const ids = async (qs: string) =>
+      (await admin.get(`/services?${qs}&limit=100`)).body.data.map((s: any) => s.id).sort();
     assert.deepEqual(await ids(`roleFilter=%23${tag}-x&roleFilter=%23${tag}-y`), [a]);
     assert.deepEqual(await ids(`roleFilter=%23${tag}-x&roleFilter=%23${tag}-y&roleSemantic=AnyOf`), [a, b].sort());
     assert.deepEqual(await ids(`roleFilter=%40${c}&roleFilter=%23${tag}-y&roleSemantic=AnyOf`), [a, c].sort());
@@ -234,7 +300,11 @@ describe('services', () => {
 
   test('service role attributes lists the attributes in use', async () => {
     const tag = unique('sra');
-    await create('/services', { name: unique('sra'), encryptionRequired: true, roleAttributes: [`${tag}-1`, `${tag}-2`] });
+    await create('/services', {
+      name: unique('sra'),
+      encryptionRequired: true,
+      roleAttributes: [`${tag}-1`, `${tag}-2`],
+    });
     const res = await admin.get(`/service-role-attributes?${q(`id contains "${tag}"`)}`);
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data, [`${tag}-1`, `${tag}-2`]);
@@ -245,7 +315,14 @@ describe('services', () => {
 describe('edge routers', () => {
   test('create stores every seed field; the router is offline and unverified', async () => {
     const name = unique('er');
-    const id = await create('/edge-routers', { name, cost: 12, noTraversal: true, roleAttributes: ['east'], appData: { rack: 4 }, tags: { dc: 'fra' } });
+    const id = await create('/edge-routers', {
+      name,
+      cost: 12,
+      noTraversal: true,
+      roleAttributes: ['east'],
+      appData: { rack: 4 },
+      tags: { dc: 'fra' },
+    });
     const d = await admin.get(`/edge-routers/${id}`);
     assert.equal(d.status, 200);
     const r = d.body.data;
@@ -276,12 +353,20 @@ describe('edge routers', () => {
     assertFieldError(await admin.post('/edge-routers', { name: unique('cost'), cost: 65536 }), 'cost');
     assertFieldError(await admin.post('/edge-routers', { name: unique('cost'), cost: -1 }), 'cost');
     assertFieldError(await admin.patch(`/edge-routers/${id}`, { cost: 1.5 }), 'cost');
-    assertFieldError(await admin.post('/edge-routers', { name: unique('attr'), roleAttributes: ['#x'] }), 'roleAttributes');
+    assertFieldError(
+      await admin.post('/edge-routers', { name: unique('attr'), roleAttributes: ['#x'] }),
+      'roleAttributes',
+    );
     assertFieldError(await admin.post('/edge-routers', { cost: 1 }), 'name');
   });
 
   test('update replaces and patch merges', async () => {
-    const id = await create('/edge-routers', { name: unique('mut'), cost: 5, roleAttributes: ['a'], appData: { x: 1 } });
+    const id = await create('/edge-routers', {
+      name: unique('mut'),
+      cost: 5,
+      roleAttributes: ['a'],
+      appData: { x: 1 },
+    });
     assert.equal((await admin.patch(`/edge-routers/${id}`, { cost: 7 })).status, 200);
     let r = (await admin.get(`/edge-routers/${id}`)).body.data;
     assert.equal(r.cost, 7);
@@ -307,7 +392,10 @@ describe('edge routers', () => {
     const a = await create('/edge-routers', { name: unique('a'), roleAttributes: [`${tag}-x`] });
     await create('/edge-routers', { name: unique('b'), roleAttributes: [`${tag}-y`] });
     const res = await admin.get(`/edge-routers?roleFilter=%23${tag}-x`);
-    assert.deepEqual(res.body.data.map((r: any) => r.id), [a]);
+    assert.deepEqual(
+      res.body.data.map((r: any) => r.id),
+      [a],
+    );
     const attrs = await admin.get(`/edge-router-role-attributes?${q(`id contains "${tag}"`)}`);
     assert.deepEqual(attrs.body.data, [`${tag}-x`, `${tag}-y`]);
     assert.deepEqual(checkResponse('management', '/edge-router-role-attributes', 'GET', 200, attrs.body), []);
@@ -334,9 +422,15 @@ describe('tunneler-enabled edge routers (system identity and edge router policy)
     assert.deepEqual(checkResponse('management', '/edge-router-policies/{id}', 'GET', 200, erp.body), []);
     // The router's own identity may use it.
     const ers = await admin.get(`/identities/${id}/edge-routers`);
-    assert.deepEqual(ers.body.data.map((r: any) => r.id), [id]);
+    assert.deepEqual(
+      ers.body.data.map((r: any) => r.id),
+      [id],
+    );
     const ids = await admin.get(`/edge-routers/${id}/identities`);
-    assert.deepEqual(ids.body.data.map((r: any) => r.id), [id]);
+    assert.deepEqual(
+      ids.body.data.map((r: any) => r.id),
+      [id],
+    );
 
     const upd = await admin.patch(`/edge-router-policies/${id}`, { semantic: 'AllOf' });
     assert.equal(upd.status, 400);
@@ -353,7 +447,11 @@ describe('tunneler-enabled edge routers (system identity and edge router policy)
       assert.equal(res.status, 400, JSON.stringify(change));
       assert.equal(res.body.error.code, 'ENTITY_CAN_NOT_BE_UPDATED');
     }
-    assert.equal((await admin.patch(`/identities/${id}`, { roleAttributes: ['ok'] })).status, 200, 'other fields stay editable');
+    assert.equal(
+      (await admin.patch(`/identities/${id}`, { roleAttributes: ['ok'] })).status,
+      200,
+      'other fields stay editable',
+    );
     assert.equal((await admin.delete(`/identities/${id}`)).status, 409);
     assert.equal((await admin.get(`/identities/${id}`)).body.data.typeId, 'Router');
   });
@@ -376,7 +474,10 @@ describe('tunneler-enabled edge routers (system identity and edge router policy)
   test('enabling on update of a router created without it', async () => {
     const id = await create('/edge-routers', { name: unique('later') });
     assert.equal((await admin.get(`/identities/${id}`)).status, 404);
-    assert.equal((await admin.put(`/edge-routers/${id}`, { name: unique('later2'), isTunnelerEnabled: true })).status, 200);
+    assert.equal(
+      (await admin.put(`/edge-routers/${id}`, { name: unique('later2'), isTunnelerEnabled: true })).status,
+      200,
+    );
     assert.equal((await admin.get(`/identities/${id}`)).body.data.typeId, 'Router');
   });
 });

@@ -10,7 +10,14 @@ import { createIdentity, createUser, startTestServer, type ApiClient, type TestS
 import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
-import { generateKeyAndCsr, parseCertificate, parseCertificates, spiffeId, verifyChain, type KeyAndCsr } from '../../src/pki/index.js';
+import {
+  generateKeyAndCsr,
+  parseCertificate,
+  parseCertificates,
+  spiffeId,
+  verifyChain,
+  type KeyAndCsr,
+} from '../../src/pki/index.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -24,7 +31,6 @@ after(() => server.close());
 const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 const HOUR = 3_600_000;
-
 
 const newCsr = (commonName = unique('session-test')): Promise<KeyAndCsr> => generateKeyAndCsr({ commonName });
 
@@ -69,7 +75,10 @@ describe('API session certificates', () => {
     const lifetime = cert.notAfter.getTime() - Date.now();
     assert.ok(lifetime > 11.9 * HOUR && lifetime <= 12 * HOUR, `12 h validity, got ${lifetime} ms`);
     const session = (await user.client.get('/current-api-session')).body.data;
-    assert.ok(cert.sans.uri.includes(spiffeId('edgectl', 'identity', user.id, 'api-session', session.id)), JSON.stringify(cert.sans));
+    assert.ok(
+      cert.sans.uri.includes(spiffeId('edgectl', 'identity', user.id, 'api-session', session.id)),
+      JSON.stringify(cert.sans),
+    );
     assert.ok(cert.extendedKeyUsage.includes('1.3.6.1.5.5.7.3.2'), 'clientAuth');
 
     const detail = await user.client.get(`/current-api-session/certificates/${id}`);
@@ -88,8 +97,13 @@ describe('API session certificates', () => {
     assert.equal(list.status, 200);
     assert.deepEqual(checkResponse('client', '/current-api-session/certificates', 'GET', 200, list.body), []);
     assert.deepEqual(list.body.data.map((c: { id: string }) => c.id).sort(), [id, second.body.data.id].sort());
-    const filtered = await user.client.get(`/current-api-session/certificates?filter=${encodeURIComponent(`fingerprint = "${cert.fingerprint}"`)}`);
-    assert.deepEqual(filtered.body.data.map((c: { id: string }) => c.id), [id]);
+    const filtered = await user.client.get(
+      `/current-api-session/certificates?filter=${encodeURIComponent(`fingerprint = "${cert.fingerprint}"`)}`,
+    );
+    assert.deepEqual(
+      filtered.body.data.map((c: { id: string }) => c.id),
+      [id],
+    );
 
     assert.equal((await user.client.delete(`/current-api-session/certificates/${id}`)).status, 200);
     assertError(await user.client.get(`/current-api-session/certificates/${id}`), 404, 'NOT_FOUND');
@@ -111,20 +125,43 @@ describe('API session certificates', () => {
   test('bad requests: no CSR, an unusable CSR, no session, the Management API', async () => {
     const user = await createUser(server, admin);
     assertError(await user.client.post('/current-api-session/certificates', {}), 400, 'COULD_NOT_VALIDATE', 'csr');
-    assertError(await user.client.post('/current-api-session/certificates', { csr: 'not a csr' }), 400, 'COULD_NOT_PROCESS_CSR');
-    assertError(await user.client.post('/current-api-session/certificates', { csr: server.ca }), 400, 'COULD_NOT_PROCESS_CSR');
-    assertError(await request(server.ca, 'POST', clientUrl('/current-api-session/certificates'), { body: { csr: (await newCsr()).csrPem } }), 401, 'UNAUTHORIZED');
+    assertError(
+      await user.client.post('/current-api-session/certificates', { csr: 'not a csr' }),
+      400,
+      'COULD_NOT_PROCESS_CSR',
+    );
+    assertError(
+      await user.client.post('/current-api-session/certificates', { csr: server.ca }),
+      400,
+      'COULD_NOT_PROCESS_CSR',
+    );
+    assertError(
+      await request(server.ca, 'POST', clientUrl('/current-api-session/certificates'), {
+        body: { csr: (await newCsr()).csrPem },
+      }),
+      401,
+      'UNAUTHORIZED',
+    );
     assertError(await user.client.other('management').get('/current-api-session/certificates'), 404, 'NOT_FOUND');
   });
 
   test('they expire with their validity window and vanish with their API session', async () => {
     const user = await createUser(server, admin);
-    const a = (await user.client.post('/current-api-session/certificates', { csr: (await newCsr()).csrPem })).body.data.id;
-    const b = (await user.client.post('/current-api-session/certificates', { csr: (await newCsr()).csrPem })).body.data.id;
+    const a = (await user.client.post('/current-api-session/certificates', { csr: (await newCsr()).csrPem })).body.data
+      .id;
+    const b = (await user.client.post('/current-api-session/certificates', { csr: (await newCsr()).csrPem })).body.data
+      .id;
     // Move one certificate's validity window into the past: it is no longer listed nor readable.
     const db = server.daemon.store.db;
-    await db.updateTable('api_session_certs').set({ validTo: new Date(Date.now() - 1000).toISOString() }).where('id', '=', a).execute();
-    assert.deepEqual((await user.client.get('/current-api-session/certificates')).body.data.map((c: { id: string }) => c.id), [b]);
+    await db
+      .updateTable('api_session_certs')
+      .set({ validTo: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', a)
+      .execute();
+    assert.deepEqual(
+      (await user.client.get('/current-api-session/certificates')).body.data.map((c: { id: string }) => c.id),
+      [b],
+    );
     assertError(await user.client.get(`/current-api-session/certificates/${a}`), 404, 'NOT_FOUND');
 
     assert.equal((await user.client.delete('/current-api-session')).status, 200);
@@ -142,9 +179,14 @@ describe('identity certificate extension', () => {
     const { privateKeyPem: newKey, csrPem } = await newCsr();
     const path = `/current-identity/authenticators/${me.authenticatorId}`;
 
-    const res = await tlsClient('client', token, me.certPem, me.keyPem).post(`${path}/extend`, { clientCertCsr: csrPem });
+    const res = await tlsClient('client', token, me.certPem, me.keyPem).post(`${path}/extend`, {
+      clientCertCsr: csrPem,
+    });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(checkResponse('client', '/current-identity/authenticators/{id}/extend', 'POST', 200, res.body), []);
+    assert.deepEqual(
+      checkResponse('client', '/current-identity/authenticators/{id}/extend', 'POST', 200, res.body),
+      [],
+    );
     assert.equal(res.body.data.ca, server.ca);
     const [leaf] = parseCertificates(res.body.data.clientCert);
     assert.ok(leaf!.sans.uri.includes(spiffeId('edgectl', 'identity', me.id)));
@@ -153,14 +195,27 @@ describe('identity certificate extension', () => {
     // Until verified: the old certificate authenticates, the new one does not.
     assert.equal((await certLogin(me.certPem, me.keyPem)).status, 200);
     assertError(await certLogin(res.body.data.clientCert, newKey), 401, 'INVALID_AUTH');
-    assert.equal((await admin.get(`/authenticators/${me.authenticatorId}`)).body.data.fingerprint, parseCertificate(me.certPem).fingerprint);
+    assert.equal(
+      (await admin.get(`/authenticators/${me.authenticatorId}`)).body.data.fingerprint,
+      parseCertificate(me.certPem).fingerprint,
+    );
 
     // A certificate other than the issued one is refused.
     const stray = await server.daemon.pki.signClientCsr((await newCsr()).csrPem, { id: me.id });
-    assertError(await tlsClient('client', token).post(`${path}/extend-verify`, { clientCert: stray.certPem }), 400, 'INVALID_CLIENT_CERT');
-    assertError(await tlsClient('client', token).post(`${path}/extend-verify`, { clientCert: 'garbage' }), 400, 'INVALID_CLIENT_CERT');
+    assertError(
+      await tlsClient('client', token).post(`${path}/extend-verify`, { clientCert: stray.certPem }),
+      400,
+      'INVALID_CLIENT_CERT',
+    );
+    assertError(
+      await tlsClient('client', token).post(`${path}/extend-verify`, { clientCert: 'garbage' }),
+      400,
+      'INVALID_CLIENT_CERT',
+    );
 
-    const verified = await tlsClient('client', token).post(`${path}/extend-verify`, { clientCert: res.body.data.clientCert });
+    const verified = await tlsClient('client', token).post(`${path}/extend-verify`, {
+      clientCert: res.body.data.clientCert,
+    });
     assert.equal(verified.status, 200, verified.text);
     assert.deepEqual(verified.body.data, {});
     const relog = await certLogin(res.body.data.clientCert, newKey);
@@ -169,7 +224,11 @@ describe('identity certificate extension', () => {
     assertError(await certLogin(me.certPem, me.keyPem), 401, 'INVALID_AUTH');
     assert.equal((await admin.get(`/authenticators/${me.authenticatorId}`)).body.data.fingerprint, leaf!.fingerprint);
     // Nothing is pending any more.
-    assertError(await tlsClient('client', token).post(`${path}/extend-verify`, { clientCert: res.body.data.clientCert }), 400, 'INVALID_CLIENT_CERT');
+    assertError(
+      await tlsClient('client', token).post(`${path}/extend-verify`, { clientCert: res.body.data.clientCert }),
+      400,
+      'INVALID_CLIENT_CERT',
+    );
   });
 
   test('on the Management API too', async () => {
@@ -177,10 +236,19 @@ describe('identity certificate extension', () => {
     const token = (await certLogin(me.certPem, me.keyPem, 'management')).body.data.token;
     const { privateKeyPem, csrPem } = await newCsr();
     const path = `/current-identity/authenticators/${me.authenticatorId}`;
-    const res = await tlsClient('management', token, me.certPem, me.keyPem).post(`${path}/extend`, { clientCertCsr: csrPem });
+    const res = await tlsClient('management', token, me.certPem, me.keyPem).post(`${path}/extend`, {
+      clientCertCsr: csrPem,
+    });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(checkResponse('management', '/current-identity/authenticators/{id}/extend', 'POST', 200, res.body), []);
-    assert.equal((await tlsClient('management', token).post(`${path}/extend-verify`, { clientCert: res.body.data.clientCert })).status, 200);
+    assert.deepEqual(
+      checkResponse('management', '/current-identity/authenticators/{id}/extend', 'POST', 200, res.body),
+      [],
+    );
+    assert.equal(
+      (await tlsClient('management', token).post(`${path}/extend-verify`, { clientCert: res.body.data.clientCert }))
+        .status,
+      200,
+    );
     assert.equal((await certLogin(res.body.data.clientCert, privateKeyPem, 'management')).status, 200);
   });
 
@@ -191,15 +259,43 @@ describe('identity certificate extension', () => {
     const { csrPem } = await newCsr();
     assertError(await tlsClient('client', token).post(path, { clientCertCsr: csrPem }), 401, 'UNAUTHORIZED');
     const other = await enrolledIdentity();
-    assertError(await tlsClient('client', token, other.certPem, other.keyPem).post(path, { clientCertCsr: csrPem }), 401, 'UNAUTHORIZED');
-    assertError(await tlsClient('client', token, me.certPem, me.keyPem).post(`/current-identity/authenticators/${other.authenticatorId}/extend`, { clientCertCsr: csrPem }), 404, 'NOT_FOUND');
-    assertError(await tlsClient('client', token, me.certPem, me.keyPem).post(path, { clientCertCsr: 'no csr here' }), 400, 'COULD_NOT_PROCESS_CSR');
-    assertError(await tlsClient('client', token, me.certPem, me.keyPem).post(path, {}), 400, 'COULD_NOT_VALIDATE', 'clientCertCsr');
+    assertError(
+      await tlsClient('client', token, other.certPem, other.keyPem).post(path, { clientCertCsr: csrPem }),
+      401,
+      'UNAUTHORIZED',
+    );
+    assertError(
+      await tlsClient('client', token, me.certPem, me.keyPem).post(
+        `/current-identity/authenticators/${other.authenticatorId}/extend`,
+        { clientCertCsr: csrPem },
+      ),
+      404,
+      'NOT_FOUND',
+    );
+    assertError(
+      await tlsClient('client', token, me.certPem, me.keyPem).post(path, { clientCertCsr: 'no csr here' }),
+      400,
+      'COULD_NOT_PROCESS_CSR',
+    );
+    assertError(
+      await tlsClient('client', token, me.certPem, me.keyPem).post(path, {}),
+      400,
+      'COULD_NOT_VALIDATE',
+      'clientCertCsr',
+    );
 
     const user = await createUser(server, admin);
     const updbId = (await admin.get(`/identities/${user.id}`)).body.data.authenticators.updb.id;
-    assertError(await user.client.post(`/current-identity/authenticators/${updbId}/extend`, { clientCertCsr: csrPem }), 409, 'CAN_NOT_UPDATE_AUTHENTICATOR');
-    assertError(await request(server.ca, 'POST', clientUrl(path), { body: { clientCertCsr: csrPem } }), 401, 'UNAUTHORIZED');
+    assertError(
+      await user.client.post(`/current-identity/authenticators/${updbId}/extend`, { clientCertCsr: csrPem }),
+      409,
+      'CAN_NOT_UPDATE_AUTHENTICATOR',
+    );
+    assertError(
+      await request(server.ca, 'POST', clientUrl(path), { body: { clientCertCsr: csrPem } }),
+      401,
+      'UNAUTHORIZED',
+    );
   });
 });
 
@@ -216,7 +312,9 @@ describe('authenticator re-enroll', () => {
     assertError(await admin.get(`/authenticators/${authId}`), 404, 'NOT_FOUND');
     assertError(await server.client('client').login(user.username, user.password), 401, 'INVALID_AUTH');
 
-    const enrolled = await request(server.ca, 'POST', clientUrl(`/enroll/updb?token=${enrollment.token}`), { body: { password: 'renewed-Passw0rd' } });
+    const enrolled = await request(server.ca, 'POST', clientUrl(`/enroll/updb?token=${enrollment.token}`), {
+      body: { password: 'renewed-Passw0rd' },
+    });
     assert.equal(enrolled.status, 200, enrolled.text);
     assert.equal((await server.client('client').login(user.username, 'renewed-Passw0rd')).status, 200);
   });
@@ -234,10 +332,23 @@ describe('authenticator re-enroll', () => {
   test('refusals: unknown authenticator, expiry not in the future, non-admin', async () => {
     const user = await createUser(server, admin);
     const authId = (await admin.get(`/identities/${user.id}`)).body.data.authenticators.updb.id;
-    assertError(await admin.post('/authenticators/no-such-authenticator/re-enroll', { expiresAt: inFuture(HOUR) }), 404, 'NOT_FOUND');
-    assertError(await admin.post(`/authenticators/${authId}/re-enroll`, { expiresAt: new Date(Date.now() - 1000).toISOString() }), 400, 'COULD_NOT_VALIDATE', 'expiresAt');
+    assertError(
+      await admin.post('/authenticators/no-such-authenticator/re-enroll', { expiresAt: inFuture(HOUR) }),
+      404,
+      'NOT_FOUND',
+    );
+    assertError(
+      await admin.post(`/authenticators/${authId}/re-enroll`, { expiresAt: new Date(Date.now() - 1000).toISOString() }),
+      400,
+      'COULD_NOT_VALIDATE',
+      'expiresAt',
+    );
     assertError(await admin.post(`/authenticators/${authId}/re-enroll`, {}), 400, 'COULD_NOT_VALIDATE', 'expiresAt');
-    assertError(await user.client.other('management').post(`/authenticators/${authId}/re-enroll`, { expiresAt: inFuture(HOUR) }), 401, 'UNAUTHORIZED');
+    assertError(
+      await user.client.other('management').post(`/authenticators/${authId}/re-enroll`, { expiresAt: inFuture(HOUR) }),
+      401,
+      'UNAUTHORIZED',
+    );
     assert.equal((await admin.get(`/authenticators/${authId}`)).status, 200, 'nothing changed');
   });
 });

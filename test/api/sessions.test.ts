@@ -25,11 +25,27 @@ const create = (path: string, body: Record<string, unknown>): Promise<string> =>
 const service = () => create('/services', { name: unique('svc'), encryptionRequired: true });
 const router = (body: Record<string, unknown> = {}) => create('/edge-routers', { name: unique('er'), ...body });
 const policy = (type: 'Dial' | 'Bind', identityId: string, serviceId: string) =>
-  create('/service-policies', { name: unique('sp'), type, semantic: 'AnyOf', identityRoles: [`@${identityId}`], serviceRoles: [`@${serviceId}`] });
+  create('/service-policies', {
+    name: unique('sp'),
+    type,
+    semantic: 'AnyOf',
+    identityRoles: [`@${identityId}`],
+    serviceRoles: [`@${serviceId}`],
+  });
 const erp = (identityId: string, routers: string[]) =>
-  create('/edge-router-policies', { name: unique('erp'), semantic: 'AnyOf', identityRoles: [`@${identityId}`], edgeRouterRoles: routers.map((r) => `@${r}`) });
+  create('/edge-router-policies', {
+    name: unique('erp'),
+    semantic: 'AnyOf',
+    identityRoles: [`@${identityId}`],
+    edgeRouterRoles: routers.map((r) => `@${r}`),
+  });
 const serp = (serviceId: string, routers: string[]) =>
-  create('/service-edge-router-policies', { name: unique('serp'), semantic: 'AnyOf', serviceRoles: [`@${serviceId}`], edgeRouterRoles: routers.map((r) => `@${r}`) });
+  create('/service-edge-router-policies', {
+    name: unique('serp'),
+    semantic: 'AnyOf',
+    serviceRoles: [`@${serviceId}`],
+    edgeRouterRoles: routers.map((r) => `@${r}`),
+  });
 
 /** An identity that may Dial (and optionally Bind) a service reachable through one shared router. */
 async function setup(opts: { bind?: boolean } = {}) {
@@ -89,14 +105,26 @@ describe('session create', () => {
     assert.equal(d._links.self.href, `./sessions/${d.id}`);
     const routerName = (await admin.get(`/edge-routers/${r}`)).body.data.name;
     assert.deepEqual(d.edgeRouters, [
-      { name: routerName, hostname: '', isOnline: false, cost: 0, noTraversal: false, supportedProtocols: {}, syncStatus: d.edgeRouters[0].syncStatus, urls: {} },
+      {
+        name: routerName,
+        hostname: '',
+        isOnline: false,
+        cost: 0,
+        noTraversal: false,
+        supportedProtocols: {},
+        syncStatus: d.edgeRouters[0].syncStatus,
+        urls: {},
+      },
     ]);
     const detail = await user.client.get(`/sessions/${d.id}`);
     assert.equal(detail.status, 200);
     assert.deepEqual(detail.body.data, d);
     assert.deepEqual(checkResponse('client', '/sessions/{id}', 'GET', 200, detail.body), []);
     const list = await user.client.get('/sessions');
-    assert.deepEqual(list.body.data.map((x: any) => x.id), [d.id]);
+    assert.deepEqual(
+      list.body.data.map((x: any) => x.id),
+      [d.id],
+    );
     assert.deepEqual(checkResponse('client', '/sessions', 'GET', 200, list.body), []);
   });
 
@@ -134,15 +162,22 @@ describe('session create', () => {
     const res = await u.client.post('/sessions', { serviceId: s });
     assert.equal(res.status, 201, res.text);
     const names = new Map<string, string>();
-    for (const id of [...routers, onlyMine, onlyService]) names.set((await admin.get(`/edge-routers/${id}`)).body.data.name, id);
+    for (const id of [...routers, onlyMine, onlyService])
+      names.set((await admin.get(`/edge-routers/${id}`)).body.data.name, id);
     const got = res.body.data.edgeRouters.map((r: any) => names.get(r.name));
     assert.equal(got.length, 25);
-    assert.ok(got.every((id: string) => routers.includes(id)), 'only routers of both policies');
+    assert.ok(
+      got.every((id: string) => routers.includes(id)),
+      'only routers of both policies',
+    );
     assert.deepEqual(got, sorted(routers).slice(0, 25), 'offline routers in id order');
     // The newer spec's client listing of a service's routers: every common router, same order.
     const listed = await u.client.get(`/services/${s}/edge-routers`);
     assert.equal(listed.status, 200, listed.text);
-    assert.deepEqual(listed.body.data.edgeRouters.map((r: any) => names.get(r.name)), sorted(routers));
+    assert.deepEqual(
+      listed.body.data.edgeRouters.map((r: any) => names.get(r.name)),
+      sorted(routers),
+    );
     assert.equal((await u.client.get(`/services/${await service()}/edge-routers`)).status, 404);
     const advice = (await admin.get(`/identities/${u.id}/policy-advice/${s}`)).body.data;
     assert.equal(advice.commonRouters.length, 30);
@@ -157,14 +192,20 @@ describe('session scope and lifetime', () => {
     const b = await setup();
     const sa = (await a.user.client.post('/sessions', { serviceId: a.service })).body.data.id;
     const sb = (await b.user.client.post('/sessions', { serviceId: b.service })).body.data.id;
-    assert.deepEqual((await a.user.client.get('/sessions')).body.data.map((x: any) => x.id), [sa]);
+    assert.deepEqual(
+      (await a.user.client.get('/sessions')).body.data.map((x: any) => x.id),
+      [sa],
+    );
     assert.deepEqual((await a.user.client.get(`/sessions?${filterParam(`id = "${sb}"`)}`)).body.data, []);
     assertError(await a.user.client.get(`/sessions/${sb}`), 404, 'NOT_FOUND');
     assertError(await a.user.client.delete(`/sessions/${sb}`), 404, 'NOT_FOUND');
     assert.equal((await b.user.client.get(`/sessions/${sb}`)).status, 200);
     assert.equal((await a.user.client.delete(`/sessions/${sa}`)).status, 200);
     assertError(await a.user.client.get(`/sessions/${sa}`), 404, 'NOT_FOUND');
-    assert.equal((await a.user.client.get(`/sessions?${filterParam(`service = "${a.service}" and type = "Dial"`)}`)).status, 200);
+    assert.equal(
+      (await a.user.client.get(`/sessions?${filterParam(`service = "${a.service}" and type = "Dial"`)}`)).status,
+      200,
+    );
   });
 
   test('sessions end with their API session (logout)', async () => {
@@ -194,8 +235,13 @@ describe('session scope and lifetime', () => {
     assert.deepEqual(checkResponse('management', '/sessions', 'GET', 200, list.body), []);
     const d = await admin.get(`/sessions/${bindId}`);
     assert.deepEqual(checkResponse('management', '/sessions/{id}', 'GET', 200, d.body), []);
-    const bindPolicies = (await admin.get(`/identities/${user.id}/service-policies?${filterParam('type = "Bind"')}`)).body.data.map((p: any) => p.id);
-    assert.deepEqual(d.body.data.servicePolicies.map((p: any) => p.id), bindPolicies);
+    const bindPolicies = (
+      await admin.get(`/identities/${user.id}/service-policies?${filterParam('type = "Bind"')}`)
+    ).body.data.map((p: any) => p.id);
+    assert.deepEqual(
+      d.body.data.servicePolicies.map((p: any) => p.id),
+      bindPolicies,
+    );
     assert.equal(d.body.data.servicePolicies[0].entity, 'service-policies');
     const routePath = await admin.get(`/sessions/${bindId}/route-path`);
     assert.equal(routePath.status, 200);

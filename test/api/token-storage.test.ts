@@ -21,7 +21,15 @@ import * as m0003 from '../../src/store/migrations/0003-enrollments.js';
 import * as m0004 from '../../src/store/migrations/0004-cas-session-certs.js';
 import * as m0005 from '../../src/store/migrations/0005-access-sessions.js';
 import { verifyEnrollmentJwt } from '../../src/pki/index.js';
-import { ADMIN, ApiClient, createIdentity, createRecord, createUser, startTestServer, type TestServer } from '../harness/server.js';
+import {
+  ADMIN,
+  ApiClient,
+  createIdentity,
+  createRecord,
+  createUser,
+  startTestServer,
+  type TestServer,
+} from '../harness/server.js';
 import { assertError, filterParam, unique } from '../harness/assert.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -41,7 +49,8 @@ function assertNoneStored(dataDir: string, secrets: string[], when: string): voi
   const files = storeFiles(dataDir);
   assert.ok(files.has(DB_FILE));
   for (const [name, bytes] of files) {
-    for (const s of secrets) assert.equal(bytes.indexOf(Buffer.from(s, 'utf8')), -1, `${when}: ${name} must not contain ${s.slice(0, 12)}…`);
+    for (const s of secrets)
+      assert.equal(bytes.indexOf(Buffer.from(s, 'utf8')), -1, `${when}: ${name} must not contain ${s.slice(0, 12)}…`);
   }
 }
 
@@ -59,9 +68,25 @@ describe('tokens at rest', () => {
     const u = await createUser(server, admin);
     const s = await createRecord(admin, '/services', { name: unique('svc'), encryptionRequired: true });
     const r = await createRecord(admin, '/edge-routers', { name: unique('er') });
-    await createRecord(admin, '/service-policies', { name: unique('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${u.id}`], serviceRoles: [`@${s}`] });
-    await createRecord(admin, '/edge-router-policies', { name: unique('erp'), semantic: 'AnyOf', identityRoles: [`@${u.id}`], edgeRouterRoles: [`@${r}`] });
-    await createRecord(admin, '/service-edge-router-policies', { name: unique('serp'), semantic: 'AnyOf', serviceRoles: [`@${s}`], edgeRouterRoles: [`@${r}`] });
+    await createRecord(admin, '/service-policies', {
+      name: unique('sp'),
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [`@${u.id}`],
+      serviceRoles: [`@${s}`],
+    });
+    await createRecord(admin, '/edge-router-policies', {
+      name: unique('erp'),
+      semantic: 'AnyOf',
+      identityRoles: [`@${u.id}`],
+      edgeRouterRoles: [`@${r}`],
+    });
+    await createRecord(admin, '/service-edge-router-policies', {
+      name: unique('serp'),
+      semantic: 'AnyOf',
+      serviceRoles: [`@${s}`],
+      edgeRouterRoles: [`@${r}`],
+    });
     const created = await u.client.post('/sessions', { serviceId: s });
     assert.equal(created.status, 201, created.text);
     return { user: u, serviceId: s, routerId: r, session: created.body.data };
@@ -69,20 +94,44 @@ describe('tokens at rest', () => {
 
   test('the store and its WAL hold none of the tokens and JWTs the APIs show, only their hashes', async () => {
     const { user, session, routerId } = await sessionFixture();
-    const identity = await admin.post('/identities', { name: unique('enr'), type: 'User', isAdmin: false, enrollment: { ott: true, updb: unique('name') } });
+    const identity = await admin.post('/identities', {
+      name: unique('enr'),
+      type: 'User',
+      isAdmin: false,
+      enrollment: { ott: true, updb: unique('name') },
+    });
     assert.equal(identity.status, 201, identity.text);
     const shown = (await admin.get(`/identities/${identity.body.data.id}`)).body.data.enrollment;
     const router = (await admin.get(`/edge-routers/${routerId}`)).body.data;
-    const secrets = [admin.token!, user.client.token!, session.token, shown.ott.token, shown.ott.jwt, shown.updb.token, shown.updb.jwt, router.enrollmentToken, router.enrollmentJwt];
+    const secrets = [
+      admin.token!,
+      user.client.token!,
+      session.token,
+      shown.ott.token,
+      shown.ott.jwt,
+      shown.updb.token,
+      shown.updb.jwt,
+      router.enrollmentToken,
+      router.enrollmentJwt,
+    ];
     for (const s of secrets) assert.equal(typeof s, 'string');
-    for (const t of [admin.token!, user.client.token!, session.token, shown.ott.token, shown.updb.token, router.enrollmentToken]) assert.match(t, UUID_V4);
+    for (const t of [
+      admin.token!,
+      user.client.token!,
+      session.token,
+      shown.ott.token,
+      shown.updb.token,
+      router.enrollmentToken,
+    ])
+      assert.match(t, UUID_V4);
 
     assertNoneStored(server.dataDir, secrets, 'before a checkpoint');
     server.daemon.store.raw.pragma('wal_checkpoint(TRUNCATE)');
     assertNoneStored(server.dataDir, secrets, 'after a checkpoint');
     // What is kept instead: SHA-256 of each token.
     const db = readFileSync(join(server.dataDir, DB_FILE));
-    for (const t of [admin.token!, session.token, shown.ott.token, router.enrollmentToken]) assert.notEqual(db.indexOf(Buffer.from(sha256(t))), -1, 'the hash is stored');
+    for (const t of [admin.token!, session.token, shown.ott.token, router.enrollmentToken])
+      assert.notEqual(db.indexOf(Buffer.from(sha256(t))), -1, 'the hash is stored');
     const key = statSync(join(server.dataDir, 'token.key'));
     assert.equal(key.mode & 0o777, 0o600, 'the token key is readable by its owner only');
   });
@@ -96,17 +145,30 @@ describe('tokens at rest', () => {
     assert.equal((await admin.get(`/api-sessions/${id}`)).body.data.token, u.client.token);
     const byToken = await admin.get(`/api-sessions?${filterParam(`token = "${u.client.token}"`)}`);
     assert.equal(byToken.status, 200);
-    assert.deepEqual(byToken.body.data.map((s: { id: string }) => s.id), [id]);
+    assert.deepEqual(
+      byToken.body.data.map((s: { id: string }) => s.id),
+      [id],
+    );
     assert.ok(byToken.body.meta.filterableFields.includes('token'));
-    const inList = await admin.get(`/api-sessions?${filterParam(`token in ["${u.client.token}", "${admin.token}"] and id = "${id}"`)}`);
-    assert.deepEqual(inList.body.data.map((s: { id: string }) => s.id), [id]);
-    const notEqual = await admin.get(`/api-sessions?${filterParam(`token != "${u.client.token}" and identity = "${u.id}"`)}`);
+    const inList = await admin.get(
+      `/api-sessions?${filterParam(`token in ["${u.client.token}", "${admin.token}"] and id = "${id}"`)}`,
+    );
+    assert.deepEqual(
+      inList.body.data.map((s: { id: string }) => s.id),
+      [id],
+    );
+    const notEqual = await admin.get(
+      `/api-sessions?${filterParam(`token != "${u.client.token}" and identity = "${u.id}"`)}`,
+    );
     assert.deepEqual(notEqual.body.data, []);
     // Only equality tests can be answered from a hash.
     assertError(await admin.get(`/api-sessions?${filterParam(`token contains "a"`)}`), 400, 'INVALID_FILTER');
     assertError(await admin.get(`/api-sessions?${filterParam(`token < "a"`)}`), 400, 'INVALID_FILTER');
     // A token that was never issued, or one of another kind, is no API session.
-    assert.equal((await u.client.withToken('00000000-0000-4000-8000-000000000000').get('/current-api-session')).status, 401);
+    assert.equal(
+      (await u.client.withToken('00000000-0000-4000-8000-000000000000').get('/current-api-session')).status,
+      401,
+    );
   });
 
   test('a session shows the same token on a repeated create and on reads, and is found by it', async () => {
@@ -117,14 +179,21 @@ describe('tokens at rest', () => {
     assert.equal((await user.client.get(`/sessions/${session.id}`)).body.data.token, session.token);
     assert.equal((await admin.get(`/sessions/${session.id}`)).body.data.token, session.token);
     const found = await admin.get(`/sessions?${filterParam(`token = "${session.token}"`)}`);
-    assert.deepEqual(found.body.data.map((s: { id: string; token: string }) => [s.id, s.token]), [[session.id, session.token]]);
+    assert.deepEqual(
+      found.body.data.map((s: { id: string; token: string }) => [s.id, s.token]),
+      [[session.id, session.token]],
+    );
     // The session token is not an API-session token.
     assert.equal((await user.client.withToken(session.token).get('/current-api-session')).status, 401);
   });
 
   test('an enrollment shows one token and one JWT on every read; refresh keeps the token with a new JWT', async () => {
     const identityId = await createIdentity(admin);
-    const created = await admin.post('/enrollments', { method: 'ott', identityId, expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const created = await admin.post('/enrollments', {
+      method: 'ott',
+      identityId,
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     assert.equal(created.status, 201, created.text);
     const id = created.body.data.id;
     const first = (await admin.get(`/enrollments/${id}`)).body.data;
@@ -134,7 +203,10 @@ describe('tokens at rest', () => {
     const claims = await verifyEnrollmentJwt(first.jwt, serverCert);
     assert.deepEqual([claims.jti, claims.sub, claims.em], [first.token, identityId, 'ott']);
     const listed = await admin.get(`/enrollments?${filterParam(`token = "${first.token}"`)}`);
-    assert.deepEqual(listed.body.data.map((e: { id: string; jwt: string }) => [e.id, e.jwt]), [[id, first.jwt]]);
+    assert.deepEqual(
+      listed.body.data.map((e: { id: string; jwt: string }) => [e.id, e.jwt]),
+      [[id, first.jwt]],
+    );
     const summary = (await admin.get(`/identities/${identityId}`)).body.data.enrollment.ott;
     assert.deepEqual([summary.id, summary.token, summary.jwt], [id, first.token, first.jwt]);
 
@@ -173,7 +245,8 @@ class Controller {
   }
 }
 
-const updbEnroll = (c: Controller, token: string, password: string) => c.client('client').post(`/enroll/updb?token=${token}`, { password });
+const updbEnroll = (c: Controller, token: string, password: string) =>
+  c.client('client').post(`/enroll/updb?token=${token}`, { password });
 
 test('after a restart tokens keep working and show the same values; a replaced key ends API sessions and re-keys enrollments', async () => {
   const c = new Controller();
@@ -182,7 +255,12 @@ test('after a restart tokens keep working and show the same values; a replaced k
     const admin = c.client();
     assert.equal((await admin.login(ADMIN.username, ADMIN.password)).status, 200);
     const username = unique('name');
-    const created = await admin.post('/identities', { name: unique('enr'), type: 'User', isAdmin: false, enrollment: { updb: username } });
+    const created = await admin.post('/identities', {
+      name: unique('enr'),
+      type: 'User',
+      isAdmin: false,
+      enrollment: { updb: username },
+    });
     const identityId = created.body.data.id;
     const before = (await admin.get(`/identities/${identityId}`)).body.data.enrollment.updb;
 
@@ -199,7 +277,11 @@ test('after a restart tokens keep working and show the same values; a replaced k
     await c.stop();
     unlinkSync(join(c.dataDir, 'token.key'));
     await c.start();
-    assert.equal((await c.client().withToken(admin.token).get('/current-api-session')).status, 401, 'API sessions ended');
+    assert.equal(
+      (await c.client().withToken(admin.token).get('/current-api-session')).status,
+      401,
+      'API sessions ended',
+    );
     const fresh = c.client();
     await fresh.login(ADMIN.username, ADMIN.password);
     const rekeyed = (await fresh.get(`/identities/${identityId}`)).body.data.enrollment.updb;
@@ -221,7 +303,10 @@ test('a token key file that is not a key stops the start without echoing it', as
     await c.start();
     await c.stop();
     writeFileSync(join(c.dataDir, 'token.key'), 'not-a-key-secret-ish\n', { mode: 0o600 });
-    await assert.rejects(c.start(), (e: Error) => /token\.key is not a token key/.test(e.message) && !e.message.includes('not-a-key-secret-ish'));
+    await assert.rejects(
+      c.start(),
+      (e: Error) => /token\.key is not a token key/.test(e.message) && !e.message.includes('not-a-key-secret-ish'),
+    );
   } finally {
     await c.dispose();
   }
@@ -243,18 +328,37 @@ test('migration 0006 ends API sessions of a store with clear tokens and re-keys 
     await runMigrations(old.db, before0006);
     const now = new Date().toISOString();
     const base = { createdAt: now, updatedAt: now, tags: '{}', isSystem: 0 };
-    await old.db.insertInto('identities').values({ ...base, id: 'legacy-id', name: 'legacy', typeId: 'User', authPolicyId: 'default' }).execute();
+    await old.db
+      .insertInto('identities')
+      .values({ ...base, id: 'legacy-id', name: 'legacy', typeId: 'User', authPolicyId: 'default' })
+      .execute();
     const oldApiToken = '11111111-1111-4111-8111-111111111111';
     const oldEnrollToken = '22222222-2222-4222-8222-222222222222';
     // A store of the schema before migration 0006: its columns are not the generated interface's.
     await dynamic(old.db)
       .insertInto('api_sessions')
-      .values({ ...base, id: 'legacy-session', token: oldApiToken, identityId: 'legacy-id', authenticatorId: 'x', lastActivityAt: now })
+      .values({
+        ...base,
+        id: 'legacy-session',
+        token: oldApiToken,
+        identityId: 'legacy-id',
+        authenticatorId: 'x',
+        lastActivityAt: now,
+      })
       .execute();
     const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
     await dynamic(old.db)
       .insertInto('enrollments')
-      .values({ ...base, id: 'legacy-enr', method: 'updb', token: oldEnrollToken, identityId: 'legacy-id', expiresAt, username: 'legacy-user', jwt: `x.${oldEnrollToken}.y` })
+      .values({
+        ...base,
+        id: 'legacy-enr',
+        method: 'updb',
+        token: oldEnrollToken,
+        identityId: 'legacy-id',
+        expiresAt,
+        username: 'legacy-user',
+        jwt: `x.${oldEnrollToken}.y`,
+      })
       .execute();
     await old.close();
 

@@ -20,7 +20,6 @@ after(() => server.close());
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-
 describe('envelopes', () => {
   test('a create answers 201 with id and a self link, and the record carries base fields', async () => {
     const res = await admin.post('/identities', { name: 'env-1', type: 'User', isAdmin: false });
@@ -74,10 +73,17 @@ describe('error envelope for bad input', () => {
   });
 
   test('malformed URLs, oversized headers and over-deep filters still get the error envelope', async () => {
-    const badUrl = await request(server.ca, 'GET', `${server.url}/edge/management/v1/identities/%ZZ`, { headers: { 'zt-session': admin.token! } });
+    const badUrl = await request(server.ca, 'GET', `${server.url}/edge/management/v1/identities/%ZZ`, {
+      headers: { 'zt-session': admin.token! },
+    });
     assert.equal(badUrl.status, 404);
     assert.equal(badUrl.body.error.code, 'NOT_FOUND');
-    const huge = await request(server.ca, 'GET', `${server.url}/edge/management/v1/identities?filter=${'x'.repeat(20000)}`, { headers: { 'zt-session': admin.token! } });
+    const huge = await request(
+      server.ca,
+      'GET',
+      `${server.url}/edge/management/v1/identities?filter=${'x'.repeat(20000)}`,
+      { headers: { 'zt-session': admin.token! } },
+    );
     assert.equal(huge.status, 431);
     assert.equal(huge.body.error.code, 'COULD_NOT_VALIDATE');
     assert.equal(huge.body.meta.apiVersion, '0.0.1');
@@ -103,7 +109,12 @@ describe('error envelope for bad input', () => {
   });
 
   test('a body over 1 MiB is 413 REQUEST_ENTITY_TOO_LARGE', async () => {
-    const res = await admin.post('/identities', { name: 'big', type: 'User', isAdmin: false, appData: { blob: 'x'.repeat(1024 * 1024 + 10) } });
+    const res = await admin.post('/identities', {
+      name: 'big',
+      type: 'User',
+      isAdmin: false,
+      appData: { blob: 'x'.repeat(1024 * 1024 + 10) },
+    });
     assertError(res, 413, 'REQUEST_ENTITY_TOO_LARGE');
   });
 
@@ -114,7 +125,12 @@ describe('error envelope for bad input', () => {
     res = await admin.post('/identities', { name: 'x-bad-admin', type: 'User', isAdmin: 'yes' });
     assertError(res, 400, 'COULD_NOT_VALIDATE');
     assert.equal(res.body.error.cause.field, 'isAdmin');
-    res = await admin.post('/identities', { name: 'x-bad-cost', type: 'User', isAdmin: false, defaultHostingCost: 70000 });
+    res = await admin.post('/identities', {
+      name: 'x-bad-cost',
+      type: 'User',
+      isAdmin: false,
+      defaultHostingCost: 70000,
+    });
     assertError(res, 400, 'COULD_NOT_VALIDATE');
     assert.equal(res.body.error.cause.field, 'defaultHostingCost');
     assert.equal((await admin.get('/identities?filter=name contains "x-bad"')).body.meta.pagination.totalCount, 0);
@@ -129,7 +145,11 @@ describe('error envelope for bad input', () => {
   });
 
   test('an unknown id is 404 NOT_FOUND with the id in urlVars', async () => {
-    for (const res of [await admin.get('/identities/nope123'), await admin.patch('/identities/nope123', { name: 'z' }), await admin.delete('/identities/nope123')]) {
+    for (const res of [
+      await admin.get('/identities/nope123'),
+      await admin.patch('/identities/nope123', { name: 'z' }),
+      await admin.delete('/identities/nope123'),
+    ]) {
       assertError(res, 404, 'NOT_FOUND');
       assert.deepEqual(res.body.error.args.urlVars, { id: 'nope123' });
     }
@@ -141,7 +161,15 @@ describe('error envelope for bad input', () => {
       primary: {
         cert: { allowed: true, allowExpiredCerts: true },
         extJwt: { allowed: false, allowedSigners: [] },
-        updb: { allowed: true, minPasswordLength: 5, requireMixedCase: false, requireNumberChar: false, requireSpecialChar: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
+        updb: {
+          allowed: true,
+          minPasswordLength: 5,
+          requireMixedCase: false,
+          requireNumberChar: false,
+          requireSpecialChar: false,
+          maxAttempts: 0,
+          lockoutDurationMinutes: 0,
+        },
       },
       secondary: { requireTotp: false },
     });
@@ -155,7 +183,11 @@ describe('error envelope for bad input', () => {
 
 describe('paging and filtering', () => {
   before(async () => {
-    for (let i = 0; i < 12; i++) await createIdentity(admin, { name: `page-${String(i).padStart(2, '0')}`, roleAttributes: i % 2 ? ['odd'] : ['even'] });
+    for (let i = 0; i < 12; i++)
+      await createIdentity(admin, {
+        name: `page-${String(i).padStart(2, '0')}`,
+        roleAttributes: i % 2 ? ['odd'] : ['even'],
+      });
   });
 
   test('limit defaults to 10 and is clamped to 500; limit=-1 means all up to 500', async () => {
@@ -191,17 +223,27 @@ describe('paging and filtering', () => {
   });
 
   test('filter with sort, skip and limit in the filter text wins over the URL', async () => {
-    const res = await admin.get(`/identities?limit=2&filter=${encodeURIComponent('name contains "page-" sort by name desc skip 1 limit 3')}`);
+    const res = await admin.get(
+      `/identities?limit=2&filter=${encodeURIComponent('name contains "page-" sort by name desc skip 1 limit 3')}`,
+    );
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.data.map((d: any) => d.name), ['page-10', 'page-09', 'page-08']);
+    assert.deepEqual(
+      res.body.data.map((d: any) => d.name),
+      ['page-10', 'page-09', 'page-08'],
+    );
     assert.equal(res.body.meta.pagination.limit, 3);
     assert.equal(res.body.meta.pagination.offset, 1);
     assert.equal(res.body.meta.pagination.totalCount, 12);
   });
 
   test('the sort query parameter is honoured', async () => {
-    const res = await admin.get(`/identities?filter=${encodeURIComponent('name contains "page-"')}&sort=${encodeURIComponent('name desc')}&limit=2`);
-    assert.deepEqual(res.body.data.map((d: any) => d.name), ['page-11', 'page-10']);
+    const res = await admin.get(
+      `/identities?filter=${encodeURIComponent('name contains "page-"')}&sort=${encodeURIComponent('name desc')}&limit=2`,
+    );
+    assert.deepEqual(
+      res.body.data.map((d: any) => d.name),
+      ['page-11', 'page-10'],
+    );
   });
 
   test('set functions filter on role attributes', async () => {
@@ -212,7 +254,11 @@ describe('paging and filtering', () => {
 
   test('a syntax error or an unknown field is 400 INVALID_FILTER', async () => {
     assertError(await admin.get(`/identities?filter=${encodeURIComponent('name = ')}`), 400, 'INVALID_FILTER');
-    assertError(await admin.get(`/identities?filter=${encodeURIComponent('nosuchfield = "x"')}`), 400, 'INVALID_FILTER');
+    assertError(
+      await admin.get(`/identities?filter=${encodeURIComponent('nosuchfield = "x"')}`),
+      400,
+      'INVALID_FILTER',
+    );
   });
 
   test('roleFilter and roleSemantic select by attributes and ids', async () => {
@@ -233,7 +279,9 @@ describe('tolerance existing clients rely on', () => {
   });
 
   test('doubled slashes in paths are tolerated', async () => {
-    const res = await request(server.ca, 'GET', `${server.url}/edge/management/v1//identities`, { headers: { 'zt-session': admin.token! } });
+    const res = await request(server.ca, 'GET', `${server.url}/edge/management/v1//identities`, {
+      headers: { 'zt-session': admin.token! },
+    });
     assert.equal(res.status, 200);
   });
 
@@ -247,7 +295,11 @@ describe('tolerance existing clients rely on', () => {
 describe('browser and session headers', () => {
   test('CORS: without configured origins no origin gets cross-origin access', async () => {
     const pre = await request(server.ca, 'OPTIONS', `${server.url}/edge/management/v1/identities`, {
-      headers: { origin: 'https://console.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'zt-session' },
+      headers: {
+        origin: 'https://console.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'zt-session',
+      },
     });
     assert.equal(pre.status, 200);
     assert.equal(pre.headers['access-control-allow-origin'], undefined);
@@ -295,8 +347,11 @@ describe('informational endpoints', () => {
     assert.equal((await m.get(`/specs/${id}`)).body.data.name, id);
     const spec = await m.get(`/specs/${id}/spec`);
     assert.equal(spec.status, 200);
-    const ops = Object.values(spec.body.data.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) => Object.values(p).map((o) => o.operationId));
-    for (const op of ['listIdentities', 'createIdentity', 'authenticate', 'listAuthPolicies', 'listAPISessions']) assert.ok(ops.includes(op), op);
+    const ops = Object.values(spec.body.data.paths as Record<string, Record<string, { operationId: string }>>).flatMap(
+      (p) => Object.values(p).map((o) => o.operationId),
+    );
+    for (const op of ['listIdentities', 'createIdentity', 'authenticate', 'listAuthPolicies', 'listAPISessions'])
+      assert.ok(ops.includes(op), op);
     assert.equal((await m.get('/specs/nope')).status, 404);
   });
 
@@ -312,12 +367,25 @@ describe('informational endpoints', () => {
     assert.equal(res.status, 200);
     assert.ok(res.body.data.identities >= 1);
     assert.equal(typeof res.body.data.authPolicies, 'number');
-    for (const key of ['services', 'routers', 'routers.edge', 'services.edge', 'servicePolicies', 'sessions', 'terminators', 'cas', 'enrollments']) assert.equal(typeof res.body.data[key], 'number', key);
+    for (const key of [
+      'services',
+      'routers',
+      'routers.edge',
+      'services.edge',
+      'servicePolicies',
+      'sessions',
+      'terminators',
+      'cas',
+      'enrollments',
+    ])
+      assert.equal(typeof res.body.data[key], 'number', key);
     assertError(await server.client().get('/summary'), 401, 'UNAUTHORIZED');
   });
 
   test('the CA bundle is served as base64 PKCS#7', async () => {
-    const res = await request(server.ca, 'GET', `${server.url}/edge/client/v1/.well-known/est/cacerts`, { headers: { accept: '*/*' } });
+    const res = await request(server.ca, 'GET', `${server.url}/edge/client/v1/.well-known/est/cacerts`, {
+      headers: { accept: '*/*' },
+    });
     assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /application\/pkcs7-mime/);
     assert.equal(res.headers['content-transfer-encoding'], 'base64');

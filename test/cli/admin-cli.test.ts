@@ -11,9 +11,6 @@ import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from '../harness/server.js';
 import { edgectl, ROOT, type Run } from '../harness/cli.js';
 
-
-
-
 const lastLine = (s: string) => s.trimEnd().split('\n').at(-1);
 
 describe('edgectl admin CLI', () => {
@@ -24,7 +21,10 @@ describe('edgectl admin CLI', () => {
   let cli: (...args: string[]) => Promise<Run>;
 
   before(async () => {
-    assert.ok(existsSync(join(ROOT, 'dist', 'cli', 'main.js')), 'dist/cli/main.js is missing: run `npm run build` before the CLI tests');
+    assert.ok(
+      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
+      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
+    );
     server = await startTestServer();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-cli-'));
     cfg = join(tmp, 'config');
@@ -76,14 +76,33 @@ describe('edgectl admin CLI', () => {
   it('logs in with --ca FILE, accepting host:port without a scheme', async () => {
     const caFile = join(tmp, 'ca.pem');
     writeFileSync(caFile, server.ca);
-    const r = await edgectl(cfgCa, 'login', server.url.replace(/^https:\/\//, ''), '-u', ADMIN.username, '-p', ADMIN.password, '--ca', caFile);
+    const r = await edgectl(
+      cfgCa,
+      'login',
+      server.url.replace(/^https:\/\//, ''),
+      '-u',
+      ADMIN.username,
+      '-p',
+      ADMIN.password,
+      '--ca',
+      caFile,
+    );
     assert.equal(r.code, 0, r.stderr);
     const list = await edgectl(cfgCa, 'identity', 'list');
     assert.equal(list.code, 0, list.stderr);
   });
 
   it('fails login with a wrong password: INVALID_AUTH, exit 1', async () => {
-    const r = await edgectl(join(tmp, 'config-bad'), 'login', server.url, '-u', ADMIN.username, '-p', 'wrong-password', '-y');
+    const r = await edgectl(
+      join(tmp, 'config-bad'),
+      'login',
+      server.url,
+      '-u',
+      ADMIN.username,
+      '-p',
+      'wrong-password',
+      '-y',
+    );
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^error: INVALID_AUTH: /m);
   });
@@ -120,7 +139,10 @@ describe('edgectl admin CLI', () => {
     aliceId = c.stdout.match(/created identity (\S+)/)?.[1] ?? '';
     assert.ok(aliceId, c.stdout);
 
-    const [table, shown] = await Promise.all([cli('identity', 'show', 'cli-alice'), cli('identity', 'show', 'cli-alice', '-j')]);
+    const [table, shown] = await Promise.all([
+      cli('identity', 'show', 'cli-alice'),
+      cli('identity', 'show', 'cli-alice', '-j'),
+    ]);
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, new RegExp(`│ id +│ ${aliceId} +│`));
     assert.match(table.stdout, /│ roleAttributes +│ eng,ops +│/);
@@ -183,7 +205,16 @@ describe('edgectl admin CLI', () => {
     assert.match(l.stdout, /│ updb +│ cli-alice +│ cli-alice-login/);
     assert.equal(lastLine(l.stdout), 'results: 1-1 of 1');
     // The new credential works.
-    const login = await edgectl(join(tmp, 'config-alice'), 'login', server.url, '-u', 'cli-alice-login', '-p', 'Alice-Passw0rd!', '-y');
+    const login = await edgectl(
+      join(tmp, 'config-alice'),
+      'login',
+      server.url,
+      '-u',
+      'cli-alice-login',
+      '-p',
+      'Alice-Passw0rd!',
+      '-y',
+    );
     assert.equal(login.code, 0, login.stderr);
   });
 
@@ -192,9 +223,21 @@ describe('edgectl admin CLI', () => {
     const totp = await cli('auth-policy', 'create', 'cli-totp', '--require-totp');
     assert.equal(totp.code, 1);
     assert.match(totp.stderr, /^error: COULD_NOT_VALIDATE: .*secondary\.requireTotp/);
-    const c = await cli('auth-policy', 'create', 'cli-strict', '--updb-min-password-length', '12', '--updb-max-attempts', '3', '--no-cert-allowed');
+    const c = await cli(
+      'auth-policy',
+      'create',
+      'cli-strict',
+      '--updb-min-password-length',
+      '12',
+      '--updb-max-attempts',
+      '3',
+      '--no-cert-allowed',
+    );
     assert.equal(c.code, 0, c.stderr);
-    const [l, shown] = await Promise.all([cli('auth-policy', 'list'), cli('auth-policies', 'show', 'cli-strict', '-j')]);
+    const [l, shown] = await Promise.all([
+      cli('auth-policy', 'list'),
+      cli('auth-policies', 'show', 'cli-strict', '-j'),
+    ]);
     assert.match(l.stdout, /│ cli-strict +│ ext-jwt,updb +│[^│]*│ 12 +│ 3 +│/);
     assert.equal(lastLine(l.stdout), 'results: 1-2 of 2');
 
@@ -218,7 +261,10 @@ describe('edgectl admin CLI', () => {
 
   it('lists API sessions and deletes one, which ends that login', async () => {
     const token = JSON.parse(readFileSync(join(cfgCa, 'config.json'), 'utf8')).logins.default.token;
-    const [l, mine] = await Promise.all([cli('api-session', 'list'), cli('api-sessions', 'list', `token = "${token}"`, '-j')]);
+    const [l, mine] = await Promise.all([
+      cli('api-session', 'list'),
+      cli('api-sessions', 'list', `token = "${token}"`, '-j'),
+    ]);
     assert.equal(l.code, 0, l.stderr);
     assert.match(l.stdout, /│ ID +│ IDENTITY +│ IP ADDRESS/);
     assert.match(lastLine(l.stdout) ?? '', /^results: 1-\d+ of \d+$/);
@@ -234,7 +280,10 @@ describe('edgectl admin CLI', () => {
   });
 
   it('reports API errors as "error: CODE: message" with exit 1', async () => {
-    const [r, dup] = await Promise.all([cli('identity', 'delete', 'no-such-identity'), cli('identity', 'create', 'cli-alice')]);
+    const [r, dup] = await Promise.all([
+      cli('identity', 'delete', 'no-such-identity'),
+      cli('identity', 'create', 'cli-alice'),
+    ]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^error: NOT_FOUND: /);
 

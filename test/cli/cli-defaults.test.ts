@@ -20,11 +20,14 @@ describe('edgectl CLI defaults', () => {
   let tmp: string;
   let cli: (...args: string[]) => Promise<Run>;
   let ok: (...args: string[]) => Promise<Run>;
-   
+
   let json: (...args: string[]) => Promise<any>;
 
   before(async () => {
-    assert.ok(existsSync(join(ROOT, 'dist', 'cli', 'main.js')), 'dist/cli/main.js is missing: run `npm run build` before the CLI tests');
+    assert.ok(
+      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
+      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
+    );
     server = await startTestServer();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-defaults-'));
     const cfg = join(tmp, 'config');
@@ -44,12 +47,38 @@ describe('edgectl CLI defaults', () => {
   });
 
   it('creates policies as AllOf unless --semantic says otherwise: two attributes need both', async () => {
-    await Promise.all([ok('identity', 'create', 'def-both', '-a', 'sales,vip'), ok('identity', 'create', 'def-sales', '-a', 'sales'), ok('service', 'create', 'def-crm', '-a', 'crm')]);
-    const [allOf, anyOf] = await Promise.all([
-      json('service-policy', 'create', 'def-dial', 'Dial', '--identity-roles', '#sales,#vip', '--service-roles', '#crm'),
-      json('edge-router-policy', 'create', 'def-erp', '--identity-roles', '#sales,#vip', '--edge-router-roles', '#all', '--semantic', 'AnyOf'),
+    await Promise.all([
+      ok('identity', 'create', 'def-both', '-a', 'sales,vip'),
+      ok('identity', 'create', 'def-sales', '-a', 'sales'),
+      ok('service', 'create', 'def-crm', '-a', 'crm'),
     ]);
-    const [sp, erp] = await Promise.all([json('service-policy', 'show', allOf.data.id), json('edge-router-policy', 'show', anyOf.data.id)]);
+    const [allOf, anyOf] = await Promise.all([
+      json(
+        'service-policy',
+        'create',
+        'def-dial',
+        'Dial',
+        '--identity-roles',
+        '#sales,#vip',
+        '--service-roles',
+        '#crm',
+      ),
+      json(
+        'edge-router-policy',
+        'create',
+        'def-erp',
+        '--identity-roles',
+        '#sales,#vip',
+        '--edge-router-roles',
+        '#all',
+        '--semantic',
+        'AnyOf',
+      ),
+    ]);
+    const [sp, erp] = await Promise.all([
+      json('service-policy', 'show', allOf.data.id),
+      json('edge-router-policy', 'show', anyOf.data.id),
+    ]);
     assert.equal(sp.data.semantic, 'AllOf');
     assert.equal(erp.data.semantic, 'AnyOf', '--semantic is still honoured');
     const users = (await json('service', 'identities', 'def-crm')).data.map((r: { name: string }) => r.name).sort();
@@ -78,20 +107,29 @@ describe('edgectl CLI defaults', () => {
     const refreshed = await json('enrollment', 'refresh', enr.id);
     assert.match(refreshed.data.jwt, JWT_RE, '--json carries the new JWT');
     const after1 = (await json('enrollment', 'show', enr.id)).data;
-    assert.ok(minutesUntil(after1.expiresAt) > 178 && minutesUntil(after1.expiresAt) <= 181, `180 minutes again (${minutesUntil(after1.expiresAt)})`);
+    assert.ok(
+      minutesUntil(after1.expiresAt) > 178 && minutesUntil(after1.expiresAt) <= 181,
+      `180 minutes again (${minutesUntil(after1.expiresAt)})`,
+    );
     assert.equal(refreshed.data.jwt, after1.jwt);
 
     await ok('enrollment', 'refresh', enr.id, '--duration-minutes', '45');
     await ok('enrollment', 'refresh', enr.id);
     const after2 = (await json('enrollment', 'show', enr.id)).data;
-    assert.ok(minutesUntil(after2.expiresAt) > 43 && minutesUntil(after2.expiresAt) <= 46, `the span last given is kept (${minutesUntil(after2.expiresAt)})`);
+    assert.ok(
+      minutesUntil(after2.expiresAt) > 43 && minutesUntil(after2.expiresAt) <= 46,
+      `the span last given is kept (${minutesUntil(after2.expiresAt)})`,
+    );
   });
 
   it('enrollment create --json carries the JWT', async () => {
     await ok('identity', 'create', 'def-enr');
     const res = await json('enrollment', 'create', 'def-enr', '--method', 'ott');
     assert.match(res.data.jwt, JWT_RE);
-    assert.ok(minutesUntil(res.data.expiresAt) > 28 && minutesUntil(res.data.expiresAt) <= 30, 'the CLI default of 30 minutes for a new enrollment');
+    assert.ok(
+      minutesUntil(res.data.expiresAt) > 28 && minutesUntil(res.data.expiresAt) <= 30,
+      'the CLI default of 30 minutes for a new enrollment',
+    );
   });
 
   it('policy-advice exits 1 when access is refused, with the reason; 0 when the policies allow it', async () => {
@@ -120,13 +158,24 @@ describe('edgectl CLI defaults', () => {
   });
 
   it('config create NAME TYPE DATA takes the data positionally, checked against the built-in types', async () => {
-    const intercept = JSON.stringify({ protocols: ['tcp'], addresses: ['crm.ziti'], portRanges: [{ low: 443, high: 443 }] });
+    const intercept = JSON.stringify({
+      protocols: ['tcp'],
+      addresses: ['crm.ziti'],
+      portRanges: [{ low: 443, high: 443 }],
+    });
     const created = await ok('config', 'create', 'def-intercept', 'intercept.v1', intercept);
     assert.match(created.stdout, /^created config \S+/);
     const c = (await json('config', 'show', 'def-intercept')).data;
     assert.equal(c.configTypeId, 'g7cIWbcGg');
     assert.deepEqual(c.data.addresses, ['crm.ziti']);
-    await ok('config', 'create', 'def-host', 'host.v1', '--data', JSON.stringify({ protocol: 'tcp', address: 'localhost', port: 443 }));
+    await ok(
+      'config',
+      'create',
+      'def-host',
+      'host.v1',
+      '--data',
+      JSON.stringify({ protocol: 'tcp', address: 'localhost', port: 443 }),
+    );
 
     const [both, badJson, badData] = await Promise.all([
       cli('config', 'create', 'def-both', 'host.v1', '{}', '--data', '{}'),

@@ -18,9 +18,18 @@ const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.
 /** The CLI with `input` piped to its standard input. */
 function withStdin(configDir: string, input: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1' }, timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1' }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        });
+      },
+    );
     child.stdin!.end(input);
   });
 }
@@ -33,10 +42,15 @@ describe('edgectl input for scripts', () => {
   let caFile: string;
   const cli = (...args: string[]) => edgectl(cfg, ...args);
   const names = async (filter: string) =>
-    ((await admin.get('/services?filter=' + encodeURIComponent(filter))).body.data as { name: string }[]).map((s) => s.name).sort();
+    ((await admin.get('/services?filter=' + encodeURIComponent(filter))).body.data as { name: string }[])
+      .map((s) => s.name)
+      .sort();
 
   before(async () => {
-    assert.ok(existsSync(join(ROOT, 'dist', 'cli', 'main.js')), 'dist/cli/main.js is missing: run `npm run build` before the CLI tests');
+    assert.ok(
+      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
+      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
+    );
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-input-'));
@@ -51,23 +65,75 @@ describe('edgectl input for scripts', () => {
   });
 
   it('logs in with --password-stdin (first line), refusing it together with -p', async () => {
-    const wrong = await withStdin(cfg, 'not-the-password\n', 'login', server.url, '-u', ADMIN.username, '--password-stdin', '--ca', caFile);
+    const wrong = await withStdin(
+      cfg,
+      'not-the-password\n',
+      'login',
+      server.url,
+      '-u',
+      ADMIN.username,
+      '--password-stdin',
+      '--ca',
+      caFile,
+    );
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /INVALID_AUTH/);
-    const both = await withStdin(cfg, `${ADMIN.password}\n`, 'login', server.url, '-u', ADMIN.username, '-p', 'x', '--password-stdin', '--ca', caFile);
+    const both = await withStdin(
+      cfg,
+      `${ADMIN.password}\n`,
+      'login',
+      server.url,
+      '-u',
+      ADMIN.username,
+      '-p',
+      'x',
+      '--password-stdin',
+      '--ca',
+      caFile,
+    );
     assert.equal(both.code, 2);
-    ok(await withStdin(cfg, `${ADMIN.password}\nignored second line\n`, 'login', server.url, '-u', ADMIN.username, '--password-stdin', '--ca', caFile), 'login --password-stdin');
+    ok(
+      await withStdin(
+        cfg,
+        `${ADMIN.password}\nignored second line\n`,
+        'login',
+        server.url,
+        '-u',
+        ADMIN.username,
+        '--password-stdin',
+        '--ca',
+        caFile,
+      ),
+      'login --password-stdin',
+    );
     ok(await cli('whoami'), 'whoami');
   });
 
   it('creates from YAML or JSON on stdin (-f -) and from a YAML file, and updates from one', async () => {
-    ok(await withStdin(cfg, 'name: in-yaml\nencryptionRequired: true\nroleAttributes: [a, b]\n', 'service', 'create', 'in-yaml', '-f', '-'), 'create -f - (YAML)');
-    ok(await withStdin(cfg, '{"roleAttributes":["j"]}', 'service', 'create', 'in-json', '-f', '-'), 'create -f - (JSON)');
+    ok(
+      await withStdin(
+        cfg,
+        'name: in-yaml\nencryptionRequired: true\nroleAttributes: [a, b]\n',
+        'service',
+        'create',
+        'in-yaml',
+        '-f',
+        '-',
+      ),
+      'create -f - (YAML)',
+    );
+    ok(
+      await withStdin(cfg, '{"roleAttributes":["j"]}', 'service', 'create', 'in-json', '-f', '-'),
+      'create -f - (JSON)',
+    );
     const file = join(tmp, 'svc.yaml');
     writeFileSync(file, '# a comment\nroleAttributes:\n  - from-file\n');
     ok(await cli('service', 'create', 'in-file', '-f', file), 'create -f FILE.yaml');
     ok(await withStdin(cfg, 'roleAttributes: [changed]\n', 'service', 'update', 'in-file', '-f', '-'), 'update -f -');
-    const got = (await admin.get('/services?filter=' + encodeURIComponent('name contains "in-"'))).body.data as { name: string; roleAttributes: string[] }[];
+    const got = (await admin.get('/services?filter=' + encodeURIComponent('name contains "in-"'))).body.data as {
+      name: string;
+      roleAttributes: string[];
+    }[];
     const attrs = Object.fromEntries(got.map((s) => [s.name, s.roleAttributes]));
     assert.deepEqual(attrs, { 'in-yaml': ['a', 'b'], 'in-json': ['j'], 'in-file': ['changed'] });
 
@@ -127,7 +193,12 @@ describe('edgectl input for scripts', () => {
   });
 
   it('prints completion scripts for bash, zsh and fish that complete commands and options', async () => {
-    const [b, z, fsh, bad] = await Promise.all([cli('completion', 'bash'), cli('completion', 'zsh'), cli('completion', 'fish'), cli('completion', 'tcsh')]);
+    const [b, z, fsh, bad] = await Promise.all([
+      cli('completion', 'bash'),
+      cli('completion', 'zsh'),
+      cli('completion', 'fish'),
+      cli('completion', 'tcsh'),
+    ]);
     ok(b, 'completion bash');
     ok(z, 'completion zsh');
     ok(fsh, 'completion fish');
@@ -137,7 +208,14 @@ describe('edgectl input for scripts', () => {
     const script = join(tmp, 'c.bash');
     writeFileSync(script, b.stdout);
     const complete = (...words: string[]) =>
-      spawnSync('bash', ['-c', `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _edgectl; echo "\${COMPREPLY[*]}"`], { encoding: 'utf8' }).stdout.trim();
+      spawnSync(
+        'bash',
+        [
+          '-c',
+          `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _edgectl; echo "\${COMPREPLY[*]}"`,
+        ],
+        { encoding: 'utf8' },
+      ).stdout.trim();
     assert.equal(complete('edgectl', 'who'), 'whoami');
     assert.equal(complete('edgectl', '--context', 'x', 'client', 'session', 'c'), 'create');
     assert.match(complete('edgectl', 'service', 'list', '--o'), /--offset --output/);

@@ -20,9 +20,18 @@ const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.
 /** The CLI with extra environment variables. */
 function edgectlEnv(configDir: string, env: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1', ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1', ...env }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        });
+      },
+    );
   });
 }
 
@@ -37,7 +46,10 @@ describe('edgectl for people and scripts', () => {
   let serviceId = '';
 
   before(async () => {
-    assert.ok(existsSync(join(ROOT, 'dist', 'cli', 'main.js')), 'dist/cli/main.js is missing: run `npm run build` before the CLI tests');
+    assert.ok(
+      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
+      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
+    );
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-people-'));
@@ -85,11 +97,31 @@ describe('edgectl for people and scripts', () => {
     const laptopId = created.stdout.match(/created identity (\S+)/)![1]!;
     ok(await edgectl(f('cfg-none'), 'enroll', f('laptop.jwt'), '--out', f('laptop.json')), 'enroll');
     serviceId = await createRecord(admin, '/services', { name: 'crm', encryptionRequired: true });
-    await createRecord(admin, '/configs', { name: 'crm-intercept', configTypeId: 'intercept.v1', data: { protocols: ['tcp'], addresses: ['crm.ziti'], portRanges: [{ low: 443, high: 443 }] } }).catch(() => undefined);
+    await createRecord(admin, '/configs', {
+      name: 'crm-intercept',
+      configTypeId: 'intercept.v1',
+      data: { protocols: ['tcp'], addresses: ['crm.ziti'], portRanges: [{ low: 443, high: 443 }] },
+    }).catch(() => undefined);
     const routerId = await createRecord(admin, '/edge-routers', { name: 'er1' });
-    await createRecord(admin, '/service-policies', { name: 'crm-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${laptopId}`], serviceRoles: [`@${serviceId}`] });
-    await createRecord(admin, '/edge-router-policies', { name: 'laptop-er', semantic: 'AnyOf', identityRoles: [`@${laptopId}`], edgeRouterRoles: [`@${routerId}`] });
-    await createRecord(admin, '/service-edge-router-policies', { name: 'crm-er', semantic: 'AnyOf', serviceRoles: [`@${serviceId}`], edgeRouterRoles: [`@${routerId}`] });
+    await createRecord(admin, '/service-policies', {
+      name: 'crm-dial',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [`@${laptopId}`],
+      serviceRoles: [`@${serviceId}`],
+    });
+    await createRecord(admin, '/edge-router-policies', {
+      name: 'laptop-er',
+      semantic: 'AnyOf',
+      identityRoles: [`@${laptopId}`],
+      edgeRouterRoles: [`@${routerId}`],
+    });
+    await createRecord(admin, '/service-edge-router-policies', {
+      name: 'crm-er',
+      semantic: 'AnyOf',
+      serviceRoles: [`@${serviceId}`],
+      edgeRouterRoles: [`@${routerId}`],
+    });
 
     const login = await cli('login', '--identity', f('laptop.json'), '--context', 'laptop');
     ok(login, 'login --identity --context laptop');
@@ -124,7 +156,10 @@ describe('edgectl for people and scripts', () => {
     assert.ok(!json.stdout.includes(saved.logins.default.token), 'no token in the listing');
     assert.deepEqual(
       JSON.parse(json.stdout).data.map((c: { name: string; current: boolean }) => [c.name, c.current]),
-      [['default', true], ['laptop', false]],
+      [
+        ['default', true],
+        ['laptop', false],
+      ],
     );
     assert.equal((await cli('context', 'list', '-o', 'id')).stdout, 'default\nlaptop\n');
 
@@ -136,7 +171,7 @@ describe('edgectl for people and scripts', () => {
     ok(await cli('context', 'use', 'default'), 'context use default');
   });
 
-  it("shows a device its own services, sessions and edge routers over the Client API", async () => {
+  it('shows a device its own services, sessions and edge routers over the Client API', async () => {
     const dev = (...args: string[]) => cli('--context', 'laptop', ...args);
     const services = await dev('client', 'services');
     ok(services, 'client services');
@@ -196,7 +231,12 @@ describe('edgectl for people and scripts', () => {
     assert.match(badFormat.stderr, /Allowed choices are table, wide, json, yaml, id/);
 
     const long = 'x'.repeat(120);
-    await createRecord(admin, '/identities', { name: `wide-${long}`, type: 'User', isAdmin: false, roleAttributes: ['a-very-long-attribute-name', 'another-long-attribute-name'] });
+    await createRecord(admin, '/identities', {
+      name: `wide-${long}`,
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: ['a-very-long-attribute-name', 'another-long-attribute-name'],
+    });
     const width = (s: string) => Math.max(...s.split('\n').map((l) => l.length));
     const fitted = await edgectlEnv(cfg, { COLUMNS: '80' }, 'identity', 'list', 'name contains "wide-"');
     ok(fitted, 'identity list with COLUMNS=80');

@@ -32,7 +32,8 @@ function importGraph(entry: string): { files: Set<string>; packages: Set<string>
     files.add(file);
     for (const spec of staticImports(file)) {
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
-      else if (!spec.startsWith('node:')) packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      else if (!spec.startsWith('node:'))
+        packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
     }
   };
   visit(entry);
@@ -47,14 +48,28 @@ describe('CLI start-up', () => {
       `src/cli/resources.generated.ts is out of date with src/model/resources: run \`${REGENERATE}\``,
     );
     // The file on disk is exactly what the generator writes (no hand edits).
-    assert.equal(readFileSync(join(ROOT, 'src/cli/resources.generated.ts'), 'utf8'), renderSnapshot(snapshot()), `regenerate with \`${REGENERATE}\``);
+    assert.equal(
+      readFileSync(join(ROOT, 'src/cli/resources.generated.ts'), 'utf8'),
+      renderSnapshot(snapshot()),
+      `regenerate with \`${REGENERATE}\``,
+    );
   });
 
   it('loads no model, store, daemon or PKI module and no heavy package statically', () => {
     const { files, packages } = importGraph(join(ROOT, 'src/cli/main.ts'));
     const heavy = [...files].map((f) => f.slice(ROOT.length)).filter((f) => /^src\/(model|store|daemon|pki)\//.test(f));
     assert.deepEqual(heavy, [], 'modules that belong behind a dynamic import()');
-    for (const p of ['@sinclair/typebox', 'kysely', 'better-sqlite3', '@peculiar/x509', 'jose', 'fastify', 'yaml', 'node-forge', '@inquirer/prompts']) {
+    for (const p of [
+      '@sinclair/typebox',
+      'kysely',
+      'better-sqlite3',
+      '@peculiar/x509',
+      'jose',
+      'fastify',
+      'yaml',
+      'node-forge',
+      '@inquirer/prompts',
+    ]) {
       assert.equal(packages.has(p), false, `${p} is imported statically by the CLI`);
     }
   });

@@ -43,7 +43,14 @@ describe('CLI flags derived from resource definitions', () => {
 
   it('names the leaves of nested auth-policy objects below their prop', () => {
     const names = deriveFlags(authPolicySpec).map((f) => f.name);
-    for (const n of ['primary', 'secondary', 'updb-min-password-length', 'cert-allowed', 'ext-jwt-allowed-signers', 'require-totp']) {
+    for (const n of [
+      'primary',
+      'secondary',
+      'updb-min-password-length',
+      'cert-allowed',
+      'ext-jwt-allowed-signers',
+      'require-totp',
+    ]) {
       assert.ok(names.includes(n), `--${n} exists`);
     }
     assert.equal(names.includes('updb'), false, 'intermediate objects get no flag of their own');
@@ -64,9 +71,13 @@ describe('CLI output and errors', () => {
   });
 
   it('formats error envelopes as error: CODE: message (cause)', () => {
-    const field = { error: { code: 'COULD_NOT_VALIDATE', message: 'invalid', cause: { field: 'name', reason: 'name is required' } } };
+    const field = {
+      error: { code: 'COULD_NOT_VALIDATE', message: 'invalid', cause: { field: 'name', reason: 'name is required' } },
+    };
     assert.equal(formatApiError(400, field), 'error: COULD_NOT_VALIDATE: invalid (field name: name is required)');
-    const msg = { error: { code: 'NOT_FOUND', message: 'not found', cause: { message: 'identity with id x not found' } } };
+    const msg = {
+      error: { code: 'NOT_FOUND', message: 'not found', cause: { message: 'identity with id x not found' } },
+    };
     assert.equal(formatApiError(404, msg), 'error: NOT_FOUND: not found (identity with id x not found)');
     assert.equal(formatApiError(502, 'Bad Gateway'), 'error: HTTP 502: Bad Gateway');
   });
@@ -103,8 +114,14 @@ describe('CLI enrollment pieces', () => {
     const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const jwt = `${part({ alg: 'ES256' })}.${part({ em: 'ott', iss: 'https://ctrl:1280', sub: 'id1', jti: 'tok', exp: 42 })}.c2ln`;
     const claims = decodeEnrollmentJwt(jwt, 'x.jwt');
-    assert.deepEqual({ em: claims.em, iss: claims.iss, sub: claims.sub, jti: claims.jti, exp: claims.exp }, { em: 'ott', iss: 'https://ctrl:1280', sub: 'id1', jti: 'tok', exp: 42 });
-    assert.throws(() => decodeEnrollmentJwt('abc', 'x.jwt'), (e: CliError) => e.exitCode === 2 && /does not hold a JWT/.test(e.message));
+    assert.deepEqual(
+      { em: claims.em, iss: claims.iss, sub: claims.sub, jti: claims.jti, exp: claims.exp },
+      { em: 'ott', iss: 'https://ctrl:1280', sub: 'id1', jti: 'tok', exp: 42 },
+    );
+    assert.throws(
+      () => decodeEnrollmentJwt('abc', 'x.jwt'),
+      (e: CliError) => e.exitCode === 2 && /does not hold a JWT/.test(e.message),
+    );
     assert.throws(() => decodeEnrollmentJwt(`${part({})}.${part({ em: 'ott' })}.x`, 'x.jwt'), /not an enrollment JWT/);
   });
 
@@ -112,20 +129,38 @@ describe('CLI enrollment pieces', () => {
     const dir = mkdtempSync(join(tmpdir(), 'edgectl-idfile-'));
     try {
       const file = join(dir, 'id.json');
-      writePrivateFile(file, renderIdentityFile({ url: 'https://ctrl:1280', key: 'KEY-PEM', cert: 'CERT-PEM', ca: 'CA-PEM' }), true);
+      writePrivateFile(
+        file,
+        renderIdentityFile({ url: 'https://ctrl:1280', key: 'KEY-PEM', cert: 'CERT-PEM', ca: 'CA-PEM' }),
+        true,
+      );
       assert.equal(statSync(file).mode & 0o777, 0o600);
       const json = JSON.parse(readFileSync(file, 'utf8'));
-      assert.deepEqual(json, { ztAPI: 'https://ctrl:1280', id: { key: 'pem:KEY-PEM', cert: 'pem:CERT-PEM', ca: 'pem:CA-PEM' } });
-      assert.deepEqual(readIdentityFile(file), { url: 'https://ctrl:1280', key: 'KEY-PEM', cert: 'CERT-PEM', ca: 'CA-PEM' });
+      assert.deepEqual(json, {
+        ztAPI: 'https://ctrl:1280',
+        id: { key: 'pem:KEY-PEM', cert: 'pem:CERT-PEM', ca: 'pem:CA-PEM' },
+      });
+      assert.deepEqual(readIdentityFile(file), {
+        url: 'https://ctrl:1280',
+        key: 'KEY-PEM',
+        cert: 'CERT-PEM',
+        ca: 'CA-PEM',
+      });
       assert.throws(() => writePrivateFile(file, 'x', true), /EEXIST/, 'exclusive writes never replace a file');
 
       writeFileSync(join(dir, 'key.pem'), 'K');
       writeFileSync(join(dir, 'cert.pem'), 'C');
       const other = join(dir, 'paths.json');
-      writeFileSync(other, JSON.stringify({ ztAPI: 'https://c', id: { key: 'key.pem', cert: pathToFileURL(join(dir, 'cert.pem')).href } }));
+      writeFileSync(
+        other,
+        JSON.stringify({ ztAPI: 'https://c', id: { key: 'key.pem', cert: pathToFileURL(join(dir, 'cert.pem')).href } }),
+      );
       assert.deepEqual(readIdentityFile(other), { url: 'https://c', key: 'K', cert: 'C' });
       writeFileSync(other, '{"id": {}}');
-      assert.throws(() => readIdentityFile(other), (e: CliError) => e.exitCode === 2 && /not an identity file/.test(e.message));
+      assert.throws(
+        () => readIdentityFile(other),
+        (e: CliError) => e.exitCode === 2 && /not an identity file/.test(e.message),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -135,7 +170,14 @@ describe('CLI enrollment pieces', () => {
     const dir = mkdtempSync(join(tmpdir(), 'edgectl-jwts-'));
     try {
       const io = memoryIo();
-      emitJwts(io, [{ method: 'ott', jwt: 'J1' }, { method: 'updb', jwt: 'J2' }], join(dir, 'alice.jwt'));
+      emitJwts(
+        io,
+        [
+          { method: 'ott', jwt: 'J1' },
+          { method: 'updb', jwt: 'J2' },
+        ],
+        join(dir, 'alice.jwt'),
+      );
       assert.equal(readFileSync(join(dir, 'alice.ott.jwt'), 'utf8'), 'J1\n');
       assert.equal(readFileSync(join(dir, 'alice.updb.jwt'), 'utf8'), 'J2\n');
       assert.equal(statSync(join(dir, 'alice.ott.jwt')).mode & 0o777, 0o600);

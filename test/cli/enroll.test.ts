@@ -13,10 +13,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { edgectl, ROOT, type Run } from '../harness/cli.js';
-import { createSelfSignedCa, ExtendedKeyUsage, generateKeyPair, KeyUsage, privateKeyToPem } from '../../src/pki/index.js';
-
-
-
+import {
+  createSelfSignedCa,
+  ExtendedKeyUsage,
+  generateKeyPair,
+  KeyUsage,
+  privateKeyToPem,
+} from '../../src/pki/index.js';
 
 const mode = (file: string) => statSync(file).mode & 0o777;
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
@@ -39,7 +42,10 @@ describe('edgectl enroll and certificate login', () => {
   const asAdmin = (...args: string[]) => edgectl(cfgAdmin, ...args);
 
   before(async () => {
-    assert.ok(existsSync(join(ROOT, 'dist', 'cli', 'main.js')), 'dist/cli/main.js is missing: run `npm run build` before the CLI tests');
+    assert.ok(
+      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
+      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
+    );
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-enroll-'));
@@ -77,23 +83,38 @@ describe('edgectl enroll and certificate login', () => {
 
     assert.equal(noEnrollment.code, 2, '--jwt-out without an enrollment is a usage error');
     assert.match(noEnrollment.stderr, /--jwt-out needs an enrollment/);
-    assert.equal((await admin.get('/identities?filter=' + encodeURIComponent('name = "cli-nothing"'))).body.data.length, 0, 'nothing was created');
+    assert.equal(
+      (await admin.get('/identities?filter=' + encodeURIComponent('name = "cli-nothing"'))).body.data.length,
+      0,
+      'nothing was created',
+    );
   });
 
   it('refuses a tampered JWT with a clear message, exit 1, sending nothing (the token stays usable)', async () => {
     writeFileSync(f('tampered.jwt'), tamper(devJwt, { sub: 'someone-else' }));
     const r = await edgectl(f('cfg-none'), 'enroll', f('tampered.jwt'), '--out', f('tampered.json'));
     assert.equal(r.code, 1, r.stderr);
-    assert.match(r.stderr, /^error: the enrollment JWT in .*tampered\.jwt does not verify against the server certificate of https:\/\/127\.0\.0\.1:\d+/);
+    assert.match(
+      r.stderr,
+      /^error: the enrollment JWT in .*tampered\.jwt does not verify against the server certificate of https:\/\/127\.0\.0\.1:\d+/,
+    );
     assert.equal(existsSync(f('tampered.json')), false, 'no identity file is left behind');
 
     // A controller whose certificate the trusted CA bundle does not validate (as an impostor's would not).
     const pair = await generateKeyPair('ec-p256');
-    const other = await createSelfSignedCa({ subject: [{ CN: ['not the controller'] }], privateKey: pair.privateKey, notBefore: new Date(), notAfter: new Date(Date.now() + 3_600_000) });
+    const other = await createSelfSignedCa({
+      subject: [{ CN: ['not the controller'] }],
+      privateKey: pair.privateKey,
+      notBefore: new Date(),
+      notAfter: new Date(Date.now() + 3_600_000),
+    });
     writeFileSync(f('other-ca.pem'), other.certPem);
     const m = await edgectl(f('cfg-none'), 'enroll', f('dev.jwt'), '--out', f('mitm.json'), '--ca', f('other-ca.pem'));
     assert.equal(m.code, 1, m.stderr);
-    assert.match(m.stderr, /^error: the controller at https:\/\/127\.0\.0\.1:\d+ presents a certificate that the CA bundle from .*other-ca\.pem does not validate/);
+    assert.match(
+      m.stderr,
+      /^error: the controller at https:\/\/127\.0\.0\.1:\d+ presents a certificate that the CA bundle from .*other-ca\.pem does not validate/,
+    );
     assert.equal(existsSync(f('mitm.json')), false);
 
     writeFileSync(f('garbage.jwt'), 'not a jwt');
@@ -129,7 +150,20 @@ describe('edgectl enroll and certificate login', () => {
   });
 
   it('enrolls with an RSA key on request', async () => {
-    ok(await edgectl(f('cfg-none'), 'enroll', f('user.jwt'), '--out', f('user.json'), '--key-type', 'rsa-2048', '--ca', caFile), 'enroll --key-type rsa-2048 --ca');
+    ok(
+      await edgectl(
+        f('cfg-none'),
+        'enroll',
+        f('user.jwt'),
+        '--out',
+        f('user.json'),
+        '--key-type',
+        'rsa-2048',
+        '--ca',
+        caFile,
+      ),
+      'enroll --key-type rsa-2048 --ca',
+    );
     const id = JSON.parse(readFileSync(f('user.json'), 'utf8'));
     assert.equal(createPrivateKey(id.id.key.slice(4)).asymmetricKeyType, 'rsa');
   });
@@ -174,7 +208,7 @@ describe('edgectl enroll and certificate login', () => {
     assert.equal(res.status, 401, 'the session ended on the server');
   });
 
-  it('logs in with --cert and --key (and refuses a key that is not the certificate\'s)', async () => {
+  it("logs in with --cert and --key (and refuses a key that is not the certificate's)", async () => {
     const id = JSON.parse(readFileSync(f('dev.json'), 'utf8'));
     const other = JSON.parse(readFileSync(f('user.json'), 'utf8'));
     writeFileSync(f('dev.cert.pem'), id.id.cert.slice(4));
@@ -183,7 +217,17 @@ describe('edgectl enroll and certificate login', () => {
     const cfg = f('cfg-cert');
     const [login, mismatch] = await Promise.all([
       edgectl(cfg, 'login', server.url, '--cert', f('dev.cert.pem'), '--key', f('dev.key.pem'), '--ca', caFile),
-      edgectl(f('cfg-mismatch'), 'login', server.url, '--cert', f('dev.cert.pem'), '--key', f('user.key.pem'), '--ca', caFile),
+      edgectl(
+        f('cfg-mismatch'),
+        'login',
+        server.url,
+        '--cert',
+        f('dev.cert.pem'),
+        '--key',
+        f('user.key.pem'),
+        '--ca',
+        caFile,
+      ),
     ]);
     ok(login, 'login --cert --key');
     assert.match(login.stdout, /as cli-dev with a client certificate/);
@@ -197,7 +241,17 @@ describe('edgectl enroll and certificate login', () => {
   it('creates, lists, shows, refreshes and deletes enrollments', async () => {
     ok(await asAdmin('identity', 'create', 'cli-enr'), 'identity create');
     const [created, noUser] = await Promise.all([
-      asAdmin('enrollment', 'create', 'cli-enr', '--method', 'ott', '--duration-minutes', '10', '--jwt-out', f('enr.jwt')),
+      asAdmin(
+        'enrollment',
+        'create',
+        'cli-enr',
+        '--method',
+        'ott',
+        '--duration-minutes',
+        '10',
+        '--jwt-out',
+        f('enr.jwt'),
+      ),
       asAdmin('enrollment', 'create', 'cli-enr', '--method', 'updb'),
     ]);
     ok(created, 'enrollment create');
@@ -209,14 +263,25 @@ describe('edgectl enroll and certificate login', () => {
     assert.equal(noUser.code, 2);
     assert.match(noUser.stderr, /--method updb needs --username/);
 
-    const [list, shown] = await Promise.all([asAdmin('enrollment', 'list', 'method = "ott"'), asAdmin('enrollment', 'show', enrollmentId, '-j')]);
+    const [list, shown] = await Promise.all([
+      asAdmin('enrollment', 'list', 'method = "ott"'),
+      asAdmin('enrollment', 'show', enrollmentId, '-j'),
+    ]);
     ok(list, 'enrollment list');
     assert.match(list.stdout, new RegExp(`│ ${enrollmentId} +│ ott +│ cli-enr +│`));
     const before = JSON.parse(shown.stdout).data;
     const minutesLeft = (Date.parse(before.expiresAt) - Date.now()) / 60_000;
     assert.ok(minutesLeft > 8 && minutesLeft <= 10, `expires in about 10 minutes (${minutesLeft})`);
 
-    const refreshed = await asAdmin('enrollment', 'refresh', enrollmentId, '--duration-minutes', '120', '--jwt-out', f('enr.jwt'));
+    const refreshed = await asAdmin(
+      'enrollment',
+      'refresh',
+      enrollmentId,
+      '--duration-minutes',
+      '120',
+      '--jwt-out',
+      f('enr.jwt'),
+    );
     ok(refreshed, 'enrollment refresh');
     assert.match(refreshed.stdout, new RegExp(`refreshed enrollment ${enrollmentId}: expires `));
     const afterRefresh = JSON.parse((await asAdmin('enrollment', 'show', enrollmentId, '-j')).stdout).data;
@@ -244,7 +309,17 @@ describe('edgectl enroll and certificate login', () => {
     const e = await edgectl(f('cfg-none'), 'enroll', f('pw.jwt'), '--password', 'Pw-Passw0rd!');
     ok(e, 'enroll updb');
     assert.match(e.stdout, /password set for cli-pw-login/);
-    const login = await edgectl(f('cfg-pw'), 'login', server.url, '-u', 'cli-pw-login', '-p', 'Pw-Passw0rd!', '--ca', caFile);
+    const login = await edgectl(
+      f('cfg-pw'),
+      'login',
+      server.url,
+      '-u',
+      'cli-pw-login',
+      '-p',
+      'Pw-Passw0rd!',
+      '--ca',
+      caFile,
+    );
     ok(login, 'password login after updb enrollment');
   });
 
@@ -252,8 +327,17 @@ describe('edgectl enroll and certificate login', () => {
     const auths = await admin.get('/authenticators?filter=' + encodeURIComponent('method = "cert"') + '&limit=100');
     const userAuth = auths.body.data.find((a: { identity?: { name?: string } }) => a.identity?.name === 'cli-user');
     assert.ok(userAuth, 'cli-user has a cert authenticator');
-    if (!served(server, 'POST', '/edge/management/v1/authenticators/:id/re-enroll')) return t.skip('POST /authenticators/{id}/re-enroll is not served yet');
-    const r = await asAdmin('authenticator', 're-enroll', userAuth.id, '--duration-minutes', '15', '--jwt-out', f('re.jwt'));
+    if (!served(server, 'POST', '/edge/management/v1/authenticators/:id/re-enroll'))
+      return t.skip('POST /authenticators/{id}/re-enroll is not served yet');
+    const r = await asAdmin(
+      'authenticator',
+      're-enroll',
+      userAuth.id,
+      '--duration-minutes',
+      '15',
+      '--jwt-out',
+      f('re.jwt'),
+    );
     ok(r, 'authenticator re-enroll');
     assert.match(r.stdout, new RegExp(`re-enrolled authenticator ${userAuth.id}: it is replaced by enrollment \\S+`));
     assert.match(readFileSync(f('re.jwt'), 'utf8'), JWT_RE);
@@ -298,7 +382,10 @@ describe('edgectl enroll and certificate login', () => {
     assert.equal(JSON.parse((await asAdmin('ca', 'show', 'cli-ca', '-j')).stdout).data.isVerified, true);
 
     // ottca: an identity created with --ottca CA-NAME enrolls with a certificate the CA issued, then logs in with it.
-    ok(await asAdmin('identity', 'create', 'cli-ottca', '--admin', '--ottca', 'cli-ca', '--jwt-out', f('ottca.jwt')), 'identity create --ottca NAME');
+    ok(
+      await asAdmin('identity', 'create', 'cli-ottca', '--admin', '--ottca', 'cli-ca', '--jwt-out', f('ottca.jwt')),
+      'identity create --ottca NAME',
+    );
     const clientKey = await generateKeyPair('ec-p256');
     const clientCert = await ca.issue({
       subject: [{ CN: ['cli-ottca'] }],
@@ -311,12 +398,25 @@ describe('edgectl enroll and certificate login', () => {
     });
     writeFileSync(f('ottca.cert.pem'), clientCert.pem);
     writeFileSync(f('ottca.key.pem'), privateKeyToPem(clientKey.privateKey), { mode: 0o600 });
-    const e = await edgectl(f('cfg-none'), 'enroll', f('ottca.jwt'), '--out', f('ottca.json'), '--cert', f('ottca.cert.pem'), '--key', f('ottca.key.pem'));
+    const e = await edgectl(
+      f('cfg-none'),
+      'enroll',
+      f('ottca.jwt'),
+      '--out',
+      f('ottca.json'),
+      '--cert',
+      f('ottca.cert.pem'),
+      '--key',
+      f('ottca.key.pem'),
+    );
     ok(e, 'enroll ottca');
     ok(await edgectl(f('cfg-ottca'), 'login', '--identity', f('ottca.json')), 'login with the CA-issued certificate');
     ok(await edgectl(f('cfg-ottca'), 'identity', 'show', 'cli-ottca'), 'admin command as the ottca identity');
 
-    const [jwt, list] = await Promise.all([asAdmin('ca', 'jwt', 'cli-ca', '--out', f('ca.jwt')), asAdmin('ca', 'list')]);
+    const [jwt, list] = await Promise.all([
+      asAdmin('ca', 'jwt', 'cli-ca', '--out', f('ca.jwt')),
+      asAdmin('ca', 'list'),
+    ]);
     ok(jwt, 'ca jwt');
     assert.equal(mode(f('ca.jwt')), 0o600);
     assert.match(readFileSync(f('ca.jwt'), 'utf8').trim(), JWT_RE);

@@ -59,10 +59,18 @@ describe('network CLI pieces', () => {
       { id: 'S1', name: 'web' },
       { id: 'S2', name: 'db' },
     ]);
-    assert.deepEqual(await resolveRoles(api, services, ['#eng', '@web', '@S2', '#all'], '--service-roles'), ['#eng', '@S1', '@S2', '#all']);
+    assert.deepEqual(await resolveRoles(api, services, ['#eng', '@web', '@S2', '#all'], '--service-roles'), [
+      '#eng',
+      '@S1',
+      '@S2',
+      '#all',
+    ]);
     await assert.rejects(
       resolveRoles(api, services, ['@nope'], '--service-roles'),
-      (e: unknown) => e instanceof CliError && e.exitCode === 1 && /no service with id or name "nope" \(in --service-roles @nope\)/.test(e.message),
+      (e: unknown) =>
+        e instanceof CliError &&
+        e.exitCode === 1 &&
+        /no service with id or name "nope" \(in --service-roles @nope\)/.test(e.message),
     );
   });
 
@@ -71,7 +79,10 @@ describe('network CLI pieces', () => {
       { id: 'S1', name: 'twin' },
       { id: 'S2', name: 'twin' },
     ]);
-    await assert.rejects(resolveRoles(api, services, ['@twin'], '--service-roles'), (e: unknown) => e instanceof CliError && /more than one service/.test(e.message));
+    await assert.rejects(
+      resolveRoles(api, services, ['@twin'], '--service-roles'),
+      (e: unknown) => e instanceof CliError && /more than one service/.test(e.message),
+    );
   });
 
   it('leaves roles of a collection the controller cannot list to the server', async () => {
@@ -83,16 +94,35 @@ describe('network CLI pieces', () => {
 
   it('has a sub-collection command for every related listing of the controller, and no other', () => {
     const cli = RELATIONS.map((r) => `/${r.parent.def.name}/{id}/${r.segment ?? r.child.def.name}`).sort();
-    const server = relatedRoutes.map((r) => r.path).filter((p) => p.includes('{id}')).sort();
+    const server = relatedRoutes
+      .map((r) => r.path)
+      .filter((p) => p.includes('{id}'))
+      .sort();
     assert.deepEqual(cli, server);
   });
 
   it('explains what keeps an identity from a service', () => {
-    const base = { identityId: 'I', serviceId: 'S', isDialAllowed: true, isBindAllowed: false, identityRouterCount: 1, serviceRouterCount: 1, commonRouters: [{ id: 'R', isOnline: true }] };
+    const base = {
+      identityId: 'I',
+      serviceId: 'S',
+      isDialAllowed: true,
+      isBindAllowed: false,
+      identityRouterCount: 1,
+      serviceRouterCount: 1,
+      commonRouters: [{ id: 'R', isOnline: true }],
+    };
     assert.deepEqual(adviceProblems(base), []);
-    assert.deepEqual(adviceProblems({ ...base, isDialAllowed: false }), ['no service policy grants the identity Dial or Bind on the service']);
-    assert.deepEqual(adviceProblems({ ...base, commonRouters: [] }), ['the identity and the service have no edge router in common']);
-    assert.deepEqual(adviceProblems({ ...base, identityRouterCount: 0, commonRouters: [] }), ['no edge router policy gives the identity an edge router']);
-    assert.deepEqual(adviceProblems({ ...base, commonRouters: [{ id: 'R', isOnline: false }] }), ['no common edge router is online']);
+    assert.deepEqual(adviceProblems({ ...base, isDialAllowed: false }), [
+      'no service policy grants the identity Dial or Bind on the service',
+    ]);
+    assert.deepEqual(adviceProblems({ ...base, commonRouters: [] }), [
+      'the identity and the service have no edge router in common',
+    ]);
+    assert.deepEqual(adviceProblems({ ...base, identityRouterCount: 0, commonRouters: [] }), [
+      'no edge router policy gives the identity an edge router',
+    ]);
+    assert.deepEqual(adviceProblems({ ...base, commonRouters: [{ id: 'R', isOnline: false }] }), [
+      'no common edge router is online',
+    ]);
   });
 });

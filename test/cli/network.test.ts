@@ -12,13 +12,11 @@ import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from '../harness/server.js';
 import { edgectl, ROOT, type Run } from '../harness/cli.js';
 
-
-
-
 const lastLine = (s: string) => s.trimEnd().split('\n').at(-1);
 
 /** A JWT's payload, without verifying it. */
-const jwtClaims = (jwt: string): Record<string, unknown> => JSON.parse(Buffer.from(jwt.trim().split('.')[1]!, 'base64url').toString('utf8'));
+const jwtClaims = (jwt: string): Record<string, unknown> =>
+  JSON.parse(Buffer.from(jwt.trim().split('.')[1]!, 'base64url').toString('utf8'));
 
 describe('edgectl network model', () => {
   let server: TestServer;
@@ -33,7 +31,10 @@ describe('edgectl network model', () => {
   const ids: Record<string, string> = {};
 
   before(async () => {
-    assert.ok(existsSync(join(ROOT, 'dist', 'cli', 'main.js')), 'dist/cli/main.js is missing: run `npm run build` before the CLI tests');
+    assert.ok(
+      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
+      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
+    );
     server = await startTestServer();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-net-'));
     const cfg = join(tmp, 'config');
@@ -61,7 +62,14 @@ describe('edgectl network model', () => {
 
   it('creates a config type from a schema file and a config of it, whose data is checked', async () => {
     const schemaFile = join(tmp, 'host.schema.json');
-    writeFileSync(schemaFile, JSON.stringify({ type: 'object', properties: { address: { type: 'string' }, port: { type: 'integer' } }, required: ['address', 'port'] }));
+    writeFileSync(
+      schemaFile,
+      JSON.stringify({
+        type: 'object',
+        properties: { address: { type: 'string' }, port: { type: 'integer' } },
+        required: ['address', 'port'],
+      }),
+    );
     ids.ct = created(await ok('config-type', 'create', 'cli-host.v1', '-f', schemaFile), 'config type');
 
     const dataFile = join(tmp, 'web.json');
@@ -85,7 +93,17 @@ describe('edgectl network model', () => {
 
   it('creates services with configs by name, attributes, encryption and terminator strategy', async () => {
     const [web, db] = await Promise.all([
-      cli('service', 'create', 'cli-web', '--configs', 'cli-web-host', '-a', 'web,eng', '--terminator-strategy', 'weighted'),
+      cli(
+        'service',
+        'create',
+        'cli-web',
+        '--configs',
+        'cli-web-host',
+        '-a',
+        'web,eng',
+        '--terminator-strategy',
+        'weighted',
+      ),
       cli('service', 'create', 'cli-db', '-c', ids.dbHost!, '-a', 'db', '--no-encryption-required'),
     ]);
     ids.web = created(web, 'service');
@@ -102,7 +120,20 @@ describe('edgectl network model', () => {
   it('creates edge routers (one tunneler-enabled) writing the enrollment JWT 0600, and a transit router', async () => {
     const jwtFile = join(tmp, 'er1.jwt');
     const [er1, er2, tr] = await Promise.all([
-      cli('edge-router', 'create', 'cli-er1', '-a', 'edge,east', '--cost', '10', '--no-traversal', '--app-data', '{"zone":"a"}', '--jwt-out', jwtFile),
+      cli(
+        'edge-router',
+        'create',
+        'cli-er1',
+        '-a',
+        'edge,east',
+        '--cost',
+        '10',
+        '--no-traversal',
+        '--app-data',
+        '{"zone":"a"}',
+        '--jwt-out',
+        jwtFile,
+      ),
       cli('edge-router', 'create', 'cli-er2', '--tunneler-enabled', '-a', 'edge'),
       cli('router', 'create', 'cli-tr1', '--cost', '5'),
     ]);
@@ -114,7 +145,11 @@ describe('edgectl network model', () => {
     const jwt = readFileSync(jwtFile, 'utf8').trim();
     assert.equal(jwtClaims(jwt).em, 'erott');
 
-    const [r1, r2, t1] = await Promise.all([json('edge-router', 'show', 'cli-er1'), json('er', 'show', 'cli-er2'), json('router', 'show', 'cli-tr1')]);
+    const [r1, r2, t1] = await Promise.all([
+      json('edge-router', 'show', 'cli-er1'),
+      json('er', 'show', 'cli-er2'),
+      json('router', 'show', 'cli-tr1'),
+    ]);
     assert.equal(r1.data.cost, 10);
     assert.equal(r1.data.noTraversal, true);
     assert.deepEqual(r1.data.roleAttributes, ['edge', 'east']);
@@ -136,14 +171,45 @@ describe('edgectl network model', () => {
   });
 
   it('creates the three policy kinds with @name and #attr roles, sending ids', async () => {
-    const [alice, bob] = await Promise.all([ok('identity', 'create', 'cli-alice', '-a', 'eng'), ok('identity', 'create', 'cli-bob', '-a', 'ops')]);
+    const [alice, bob] = await Promise.all([
+      ok('identity', 'create', 'cli-alice', '-a', 'eng'),
+      ok('identity', 'create', 'cli-bob', '-a', 'ops'),
+    ]);
     ids.alice = created(alice, 'identity');
     ids.bob = created(bob, 'identity');
     const [sp1, sp2, erp, serp] = await Promise.all([
-      cli('service-policy', 'create', 'cli-web-dial', 'Dial', '--service-roles', '@cli-web', '--identity-roles', '#eng'),
-      cli('sp', 'create', 'cli-db-bind', 'bind', '--service-roles', '#db', '--identity-roles', '@cli-bob', '--semantic', 'AllOf'),
+      cli(
+        'service-policy',
+        'create',
+        'cli-web-dial',
+        'Dial',
+        '--service-roles',
+        '@cli-web',
+        '--identity-roles',
+        '#eng',
+      ),
+      cli(
+        'sp',
+        'create',
+        'cli-db-bind',
+        'bind',
+        '--service-roles',
+        '#db',
+        '--identity-roles',
+        '@cli-bob',
+        '--semantic',
+        'AllOf',
+      ),
       cli('edge-router-policy', 'create', 'cli-erp', '--edge-router-roles', '#edge', '--identity-roles', '#all'),
-      cli('service-edge-router-policy', 'create', 'cli-serp', '--service-roles', '#all', '--edge-router-roles', '@cli-er1'),
+      cli(
+        'service-edge-router-policy',
+        'create',
+        'cli-serp',
+        '--service-roles',
+        '#all',
+        '--edge-router-roles',
+        '@cli-er1',
+      ),
     ]);
     ids.sp1 = created(sp1, 'service policy');
     ids.sp2 = created(sp2, 'service policy');
@@ -191,7 +257,11 @@ describe('edgectl network model', () => {
     assert.equal(lastLine(er.stdout), 'results: 1-2 of 2');
     assert.match(tr.stdout, /│ cli-tr1 +│ false +│ false +│ 5 +│/);
     assert.equal(lastLine(tr.stdout), 'results: 1-1 of 1');
-    assert.match(sp.stdout, /│ cli-web-dial +│ Dial +│ AllOf +│ @cli-web +│ #eng +│/, 'roles are shown by current name');
+    assert.match(
+      sp.stdout,
+      /│ cli-web-dial +│ Dial +│ AllOf +│ @cli-web +│ #eng +│/,
+      'roles are shown by current name',
+    );
     assert.match(sp.stdout, /│ cli-db-bind +│ Bind +│ AllOf +│ #db +│ @cli-bob +│/);
     assert.equal(lastLine(sp.stdout), 'results: 1-2 of 2');
     assert.match(erp.stdout, /│ cli-erp +│ AllOf +│ #edge +│ #all +│/);
@@ -201,7 +271,10 @@ describe('edgectl network model', () => {
   });
 
   it('shows records as field tables', async () => {
-    const [sv, sp] = await Promise.all([ok('service', 'show', 'cli-web'), ok('service-policy', 'show', 'cli-web-dial')]);
+    const [sv, sp] = await Promise.all([
+      ok('service', 'show', 'cli-web'),
+      ok('service-policy', 'show', 'cli-web-dial'),
+    ]);
     assert.match(sv.stdout, new RegExp(`│ id +│ ${ids.web} +│`));
     assert.match(sv.stdout, /│ terminatorStrategy +│ weighted +│/);
     assert.match(sp.stdout, /│ type +│ Dial +│/);
@@ -211,7 +284,10 @@ describe('edgectl network model', () => {
     const checks: [string[], string[]][] = [
       [['identity', 'services', 'cli-alice'], ['cli-web']],
       [['identity', 'services', 'cli-bob'], ['cli-db']],
-      [['identity', 'edge-routers', 'cli-alice'], ['cli-er1', 'cli-er2']],
+      [
+        ['identity', 'edge-routers', 'cli-alice'],
+        ['cli-er1', 'cli-er2'],
+      ],
       [['identity', 'service-policies', 'cli-alice'], ['cli-web-dial']],
       [['identity', 'edge-router-policies', 'cli-alice'], ['cli-erp']],
       [['service', 'identities', 'cli-web'], ['cli-alice']],
@@ -219,17 +295,29 @@ describe('edgectl network model', () => {
       [['service', 'configs', 'cli-web'], ['cli-web-host']],
       [['service', 'service-policies', 'cli-web'], ['cli-web-dial']],
       [['service', 'service-edge-router-policies', 'cli-web'], ['cli-serp']],
-      [['edge-router', 'services', 'cli-er1'], ['cli-db', 'cli-web']],
+      [
+        ['edge-router', 'services', 'cli-er1'],
+        ['cli-db', 'cli-web'],
+      ],
       [['edge-router', 'services', 'cli-er2'], []],
       [['edge-router', 'edge-router-policies', 'cli-er1'], ['cli-erp']],
       [['edge-router', 'service-edge-router-policies', 'cli-er1'], ['cli-serp']],
       [['service-policy', 'identities', 'cli-db-bind'], ['cli-bob']],
       [['service-policy', 'services', 'cli-web-dial'], ['cli-web']],
       [['service-policy', 'posture-checks', 'cli-web-dial'], []],
-      [['edge-router-policy', 'edge-routers', 'cli-erp'], ['cli-er1', 'cli-er2']],
-      [['service-edge-router-policy', 'services', 'cli-serp'], ['cli-db', 'cli-web']],
+      [
+        ['edge-router-policy', 'edge-routers', 'cli-erp'],
+        ['cli-er1', 'cli-er2'],
+      ],
+      [
+        ['service-edge-router-policy', 'services', 'cli-serp'],
+        ['cli-db', 'cli-web'],
+      ],
       [['service-edge-router-policy', 'edge-routers', 'cli-serp'], ['cli-er1']],
-      [['config-type', 'configs', 'cli-host.v1'], ['cli-db-host', 'cli-web-host']],
+      [
+        ['config-type', 'configs', 'cli-host.v1'],
+        ['cli-db-host', 'cli-web-host'],
+      ],
     ];
     const got = await Promise.all(checks.map(([args]) => names(...args)));
     for (const [i, [args, want]] of checks.entries()) assert.deepEqual(got[i], want, `edgectl ${args.join(' ')}`);
@@ -252,10 +340,13 @@ describe('edgectl network model', () => {
     assert.doesNotMatch(filtered.stdout, /cli-web/);
     assert.equal(lastLine(filtered.stdout), 'results: 1-1 of 1');
     assert.equal(lastLine(page.stdout), 'results: 2-2 of 2');
-    assert.equal(lastLine((await ok('identity', 'edge-routers', 'cli-alice', '--filter', 'name = "nothing"')).stdout), 'results: none');
+    assert.equal(
+      lastLine((await ok('identity', 'edge-routers', 'cli-alice', '--filter', 'name = "nothing"')).stdout),
+      'results: none',
+    );
   });
 
-  it('updates a policy\'s roles and the sub-collections follow', async () => {
+  it("updates a policy's roles and the sub-collections follow", async () => {
     const u = await ok('service-policy', 'update', 'cli-web-dial', '--identity-roles', '@cli-bob,#nobody-has-this');
     assert.match(u.stdout, new RegExp(`updated service policy ${ids.sp1}`));
     const [p, webIds, aliceSvcs, bobSvcs] = await Promise.all([
@@ -286,7 +377,11 @@ describe('edgectl network model', () => {
     assert.match(bob.stdout, /│ service edge routers +│ 1 +│/);
     assert.match(bob.stdout, /│ common edge routers +│ 1 \(0 online\) +│/);
     assert.match(bob.stdout, new RegExp(`│ cli-er1 +│ ${ids.er1} +│ false +│`));
-    assert.match(bob.stdout, /^WARNING: no common edge router is online$/m, 'no router is connected in the tests: a warning, exit 0');
+    assert.match(
+      bob.stdout,
+      /^WARNING: no common edge router is online$/m,
+      'no router is connected in the tests: a warning, exit 0',
+    );
 
     assert.match(alice.stdout, /│ dial allowed +│ no +│/);
     assert.match(alice.stdout, /^ERROR: no service policy grants the identity Dial or Bind on the service$/m);
@@ -294,7 +389,10 @@ describe('edgectl network model', () => {
     assert.equal(j.data.isBindAllowed, true);
     assert.equal(j.data.isDialAllowed, false);
     assert.equal(j.data.serviceRouterCount, 1);
-    assert.deepEqual((j.data.commonRouters as unknown as { id: string }[]).map((r) => r.id), [ids.er1]);
+    assert.deepEqual(
+      (j.data.commonRouters as unknown as { id: string }[]).map((r) => r.id),
+      [ids.er1],
+    );
   });
 
   it('re-enrolls an edge router: a new enrollment JWT, written 0600 or printed', async () => {
@@ -317,18 +415,37 @@ describe('edgectl network model', () => {
 
   it('fails with exit 1 and names the role for an unknown @name; nothing is created', async () => {
     const [svc, ident, er] = await Promise.all([
-      cli('service-policy', 'create', 'cli-broken', 'Dial', '--service-roles', '@no-such-service', '--identity-roles', '#eng'),
+      cli(
+        'service-policy',
+        'create',
+        'cli-broken',
+        'Dial',
+        '--service-roles',
+        '@no-such-service',
+        '--identity-roles',
+        '#eng',
+      ),
       cli('service-policy', 'update', 'cli-web-dial', '--identity-roles', '@no-such-identity'),
       cli('serp', 'create', 'cli-broken-serp', '--edge-router-roles', '@cli-web', '--service-roles', '#all'),
     ]);
     assert.equal(svc.code, 1);
-    assert.match(svc.stderr, /^error: NOT_FOUND: no service with id or name "no-such-service" \(in --service-roles @no-such-service\)/);
+    assert.match(
+      svc.stderr,
+      /^error: NOT_FOUND: no service with id or name "no-such-service" \(in --service-roles @no-such-service\)/,
+    );
     assert.equal(ident.code, 1);
-    assert.match(ident.stderr, /no identity with id or name "no-such-identity" \(in --identity-roles @no-such-identity\)/);
+    assert.match(
+      ident.stderr,
+      /no identity with id or name "no-such-identity" \(in --identity-roles @no-such-identity\)/,
+    );
     assert.equal(er.code, 1, 'a service name is not an edge router');
     assert.match(er.stderr, /no edge router with id or name "cli-web"/);
     assert.equal(lastLine((await ok('service-policy', 'list', 'name contains "cli-broken"')).stdout), 'results: none');
-    assert.deepEqual((await json('service-policy', 'show', 'cli-web-dial')).data.identityRoles, [`@${ids.bob}`, '#nobody-has-this'], 'the failed update changed nothing');
+    assert.deepEqual(
+      (await json('service-policy', 'show', 'cli-web-dial')).data.identityRoles,
+      [`@${ids.bob}`, '#nobody-has-this'],
+      'the failed update changed nothing',
+    );
 
     const [type, semantic] = await Promise.all([
       cli('service-policy', 'create', 'cli-broken', 'Connect'),
@@ -354,7 +471,13 @@ describe('edgectl network model', () => {
     await Promise.all([ok('service', 'delete', 'cli-web'), ok('service', 'delete', 'cli-db')]);
     await Promise.all([ok('config', 'delete', 'cli-web-host'), ok('config', 'delete', ids.dbHost!)]);
     await ok('config-type', 'delete', 'cli-host.v1');
-    await Promise.all([ok('edge-router', 'delete', 'cli-er1'), ok('edge-router', 'delete', 'cli-er2'), ok('router', 'delete', 'cli-tr1'), ok('identity', 'delete', 'cli-alice'), ok('identity', 'delete', 'cli-bob')]);
+    await Promise.all([
+      ok('edge-router', 'delete', 'cli-er1'),
+      ok('edge-router', 'delete', 'cli-er2'),
+      ok('router', 'delete', 'cli-tr1'),
+      ok('identity', 'delete', 'cli-alice'),
+      ok('identity', 'delete', 'cli-bob'),
+    ]);
 
     const lists = await Promise.all(
       [

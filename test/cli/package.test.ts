@@ -15,11 +15,21 @@ import { VERSION } from '../../src/version.js';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}${stderr}` });
-    });
+    execFile(
+      cmd,
+      args,
+      { cwd, env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, out: `${stdout}${stderr}` });
+      },
+    );
   });
 }
 
@@ -28,7 +38,10 @@ describe('the npm package', () => {
   let tarball: string;
 
   before(async () => {
-    assert.ok(existsSync(join(ROOT, 'dist', 'cli', 'main.js')), 'dist/cli/main.js is missing: run `npm run build` before the CLI tests');
+    assert.ok(
+      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
+      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
+    );
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-pack-'));
     const packed = await run(NPM, ['pack', '--ignore-scripts', '--pack-destination', tmp], ROOT);
     assert.equal(packed.code, 0, packed.out);
@@ -45,24 +58,44 @@ describe('the npm package', () => {
     const list = await run('tar', ['tzf', tarball], tmp);
     assert.equal(list.code, 0, list.out);
     const files = list.out.split('\n').filter(Boolean);
-    for (const f of ['package/package.json', 'package/bin/edgectl', 'package/dist/cli/main.js', 'package/dist/store/migrations/0007-builtin-config-types.js', `package/${'README.md'}`]) {
+    for (const f of [
+      'package/package.json',
+      'package/bin/edgectl',
+      'package/dist/cli/main.js',
+      'package/dist/store/migrations/0007-builtin-config-types.js',
+      `package/${'README.md'}`,
+    ]) {
       assert.ok(files.includes(f), `${f} is packed`);
     }
-    const unwanted = files.filter((f) => /^package\/(src|test|bench|scripts)\//.test(f) || f.endsWith('.map') || f.endsWith('.ts'));
+    const unwanted = files.filter(
+      (f) => /^package\/(src|test|bench|scripts)\//.test(f) || f.endsWith('.map') || f.endsWith('.ts'),
+    );
     assert.deepEqual(unwanted, []);
   });
 
-  it('installs into an empty project without engine warnings, and `edgectl version` runs from it', { timeout: 150_000 }, async () => {
-    const project = join(tmp, 'project');
-    mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'edgectl-install-check', private: true }));
-    const installed = await run(NPM, ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], project);
-    assert.equal(installed.code, 0, installed.out);
-    assert.doesNotMatch(installed.out, /EBADENGINE/, 'every dependency supports the Node versions the package allows');
-    const bin = join(project, 'node_modules', '.bin', 'edgectl');
-    assert.ok(existsSync(bin), 'the edgectl binary is linked');
-    const version = await run(bin, ['version'], project, { EDGECTL_CONFIG_DIR: join(tmp, 'config') });
-    assert.equal(version.code, 0, version.out);
-    assert.match(version.out, new RegExp(`^edgectl CLI: v${VERSION.replace(/\./g, '\\.')}$`, 'm'));
-  });
+  it(
+    'installs into an empty project without engine warnings, and `edgectl version` runs from it',
+    { timeout: 150_000 },
+    async () => {
+      const project = join(tmp, 'project');
+      mkdirSync(project);
+      writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'edgectl-install-check', private: true }));
+      const installed = await run(
+        NPM,
+        ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'],
+        project,
+      );
+      assert.equal(installed.code, 0, installed.out);
+      assert.doesNotMatch(
+        installed.out,
+        /EBADENGINE/,
+        'every dependency supports the Node versions the package allows',
+      );
+      const bin = join(project, 'node_modules', '.bin', 'edgectl');
+      assert.ok(existsSync(bin), 'the edgectl binary is linked');
+      const version = await run(bin, ['version'], project, { EDGECTL_CONFIG_DIR: join(tmp, 'config') });
+      assert.equal(version.code, 0, version.out);
+      assert.match(version.out, new RegExp(`^edgectl CLI: v${VERSION.replace(/\./g, '\\.')}$`, 'm'));
+    },
+  );
 });

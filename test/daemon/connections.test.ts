@@ -22,7 +22,11 @@ function getFrom(server: TestServer, localAddress: string, path = '/version'): P
 }
 
 /** Opens `n` idle TCP connections from `localAddress`; each entry tells whether the server has closed it. */
-async function flood(server: TestServer, n: number, localAddress: string): Promise<{ sockets: net.Socket[]; open: () => number }> {
+async function flood(
+  server: TestServer,
+  n: number,
+  localAddress: string,
+): Promise<{ sockets: net.Socket[]; open: () => number }> {
   const port = server.daemon.port;
   const closed = new Set<net.Socket>();
   const sockets = await Promise.all(
@@ -48,7 +52,9 @@ const closeAll = (sockets: net.Socket[]) => sockets.forEach((s) => s.destroy());
 describe('connection limits', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ yaml: 'limits:\n  maxConnections: 25\n  maxConnectionsPerAddress: 10\n  headersTimeout: 2s\n  requestTimeout: 4s\n' });
+    server = await startTestServer({
+      yaml: 'limits:\n  maxConnections: 25\n  maxConnectionsPerAddress: 10\n  headersTimeout: 2s\n  requestTimeout: 4s\n',
+    });
   });
   after(() => server.close());
 
@@ -131,11 +137,15 @@ describe('oversized bodies', () => {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (declared) headers['content-length'] = String(size);
-      const req = https.request(`${server.url}/edge/management/v1/authenticate?method=password`, { method: 'POST', headers, ca: server.ca, agent: false }, (res) => {
-        let text = '';
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
-      });
+      const req = https.request(
+        `${server.url}/edge/management/v1/authenticate?method=password`,
+        { method: 'POST', headers, ca: server.ca, agent: false },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        },
+      );
       req.on('error', reject);
       const chunk = Buffer.alloc(64 * 1024, 0x20);
       let sent = 0;
@@ -173,7 +183,9 @@ describe('oversized bodies', () => {
         s.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
         s.on('close', () => resolve({ text, error, sent }));
         s.on('secureConnect', () => {
-          s.write(`POST /edge/management/v1/authenticate?method=password HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`);
+          s.write(
+            `POST /edge/management/v1/authenticate?method=password HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`,
+          );
           const chunk = Buffer.alloc(64 * 1024, 0x20);
           // The answer is due as soon as the headers arrive; the body follows it.
           const step = () => {
@@ -212,7 +224,13 @@ describe('TLS suites', () => {
 
   const handshake = (opts: tls.ConnectionOptions): Promise<string> =>
     new Promise((resolve) => {
-      const s = tls.connect({ host: '127.0.0.1', port: server.daemon.port, ca: server.ca, servername: 'localhost', ...opts });
+      const s = tls.connect({
+        host: '127.0.0.1',
+        port: server.daemon.port,
+        ca: server.ca,
+        servername: 'localhost',
+        ...opts,
+      });
       s.on('secureConnect', () => {
         const name = s.getCipher().name;
         s.destroy();
@@ -222,7 +240,11 @@ describe('TLS suites', () => {
     });
 
   test('TLS 1.2 with only CBC suites is refused at the handshake', async () => {
-    const result = await handshake({ maxVersion: 'TLSv1.2', ciphers: 'ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES256-SHA384:ECDHE-ECDSA-AES256-SHA384:AES128-SHA:AES256-SHA256' });
+    const result = await handshake({
+      maxVersion: 'TLSv1.2',
+      ciphers:
+        'ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES256-SHA384:ECDHE-ECDSA-AES256-SHA384:AES128-SHA:AES256-SHA256',
+    });
     assert.match(result, /^error:/);
   });
 

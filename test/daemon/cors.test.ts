@@ -7,7 +7,9 @@ import { ADMIN, startTestServer, type TestServer } from '../harness/server.js';
 describe('CORS with configured origins', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer({ yaml: 'web:\n  cors:\n    allowedOrigins:\n      - https://console.example\n      - http://localhost:8443\n' });
+    server = await startTestServer({
+      yaml: 'web:\n  cors:\n    allowedOrigins:\n      - https://console.example\n      - http://localhost:8443\n',
+    });
   });
   after(() => server.close());
 
@@ -33,13 +35,22 @@ describe('CORS with configured origins', () => {
   });
 
   test('any other origin gets no CORS header, not even with a near-miss spelling', async () => {
-    for (const origin of ['https://evil.example', 'https://console.example.evil.example', 'http://console.example', 'https://console.example:444', 'null']) {
+    for (const origin of [
+      'https://evil.example',
+      'https://console.example.evil.example',
+      'http://console.example',
+      'https://console.example:444',
+      'null',
+    ]) {
       const pre = await preflight(origin);
       assert.equal(pre.status, 200);
       assert.equal(pre.headers['access-control-allow-origin'], undefined, origin);
       assert.equal(pre.headers['access-control-allow-headers'], undefined, origin);
       assert.equal(pre.headers['access-control-allow-credentials'], undefined, origin);
-      const auth = await request(server.ca, 'POST', `${server.url}/edge/management/v1/authenticate?method=password`, { body: ADMIN, headers: { origin } });
+      const auth = await request(server.ca, 'POST', `${server.url}/edge/management/v1/authenticate?method=password`, {
+        body: ADMIN,
+        headers: { origin },
+      });
       assert.equal(auth.status, 200);
       assert.equal(auth.headers['access-control-allow-origin'], undefined, origin);
       assert.match(String(auth.headers['vary']), /origin/i, 'the answer depends on the origin: caches must know');

@@ -33,7 +33,15 @@ const ADMIN = { EDGECTL_ADMIN_USERNAME: 'admin', EDGECTL_ADMIN_PASSWORD: 'admin-
 
 function spawnServe(args: string[], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, EDGECTL_LOG_LEVEL: 'info', EDGECTL_CONFIG: '', EDGECTL_ADVERTISE: '', EDGECTL_LISTEN: '', ...ADMIN, ...env },
+    env: {
+      ...process.env,
+      EDGECTL_LOG_LEVEL: 'info',
+      EDGECTL_CONFIG: '',
+      EDGECTL_ADVERTISE: '',
+      EDGECTL_LISTEN: '',
+      ...ADMIN,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -63,7 +71,10 @@ async function started(args: string[], env: Record<string, string> = {}) {
   const line = await new Promise<{ url: string; listen: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${s.out()}${s.err()}`)), 60_000);
     s.child.stdout!.on('data', () => {
-      const l = s.out().split('\n').find((x) => x.includes('"edgectl controller listening"'));
+      const l = s
+        .out()
+        .split('\n')
+        .find((x) => x.includes('"edgectl controller listening"'));
       if (l) {
         clearTimeout(timer);
         resolve(JSON.parse(l));
@@ -94,10 +105,16 @@ describe('edgectl serve fails loudly and safely', () => {
     assert.match(r.err, /^error: config file .*c\.yml: unknown key "lisen" \(the nearest known key is "listen"\)\n$/);
     assert.ok(!existsSync(data), 'no data dir is created');
 
-    writeFileSync(cfg, 'listen: 127.0.0.1:0\nedge:\n  api:\n    rateLimit:\n      auth:\n        perSorce: {burst: 5}\n');
+    writeFileSync(
+      cfg,
+      'listen: 127.0.0.1:0\nedge:\n  api:\n    rateLimit:\n      auth:\n        perSorce: {burst: 5}\n',
+    );
     const r2 = await failedStart(['--config', cfg, '--data-dir', data]);
     assert.equal(r2.code, 2);
-    assert.match(r2.err, /unknown key "edge\.api\.rateLimit\.auth\.perSorce" \(the nearest known key is "edge\.api\.rateLimit\.auth\.perSource"\)/);
+    assert.match(
+      r2.err,
+      /unknown key "edge\.api\.rateLimit\.auth\.perSorce" \(the nearest known key is "edge\.api\.rateLimit\.auth\.perSource"\)/,
+    );
   });
 
   test('a wildcard listen address without an advertised one is refused with how to set one', async () => {
@@ -105,11 +122,18 @@ describe('edgectl serve fails loudly and safely', () => {
     for (const listen of ['0.0.0.0:0', '[::]:0']) {
       const r = await failedStart(['--data-dir', dir, '--listen', listen]);
       assert.equal(r.code, 2, listen);
-      assert.match(r.err, /^error: listening on (0\.0\.0\.0|::) \(every interface\) needs the address clients should use: set --advertise HOST\[:PORT\], EDGECTL_ADVERTISE or edge\.api\.address/);
+      assert.match(
+        r.err,
+        /^error: listening on (0\.0\.0\.0|::) \(every interface\) needs the address clients should use: set --advertise HOST\[:PORT\], EDGECTL_ADVERTISE or edge\.api\.address/,
+      );
     }
     const cfg = join(dir, 'c.yml');
     writeFileSync(cfg, 'listen: 0.0.0.0:0\n');
-    assert.equal((await failedStart(['--config', cfg, '--data-dir', join(dir, 'data')])).code, 2, 'from the config file too');
+    assert.equal(
+      (await failedStart(['--config', cfg, '--data-dir', join(dir, 'data')])).code,
+      2,
+      'from the config file too',
+    );
     assert.deepEqual(readdirSync(dir), ['c.yml'], 'nothing written');
   });
 
@@ -119,9 +143,17 @@ describe('edgectl serve fails loudly and safely', () => {
     try {
       const { port } = busy.address() as AddressInfo;
       const data = join(tempDir(), 'data');
-      const r = await failedStart(['--data-dir', data, '--listen', `127.0.0.1:${port}`], { EDGECTL_ADMIN_USERNAME: '', EDGECTL_ADMIN_PASSWORD: '' });
+      const r = await failedStart(['--data-dir', data, '--listen', `127.0.0.1:${port}`], {
+        EDGECTL_ADMIN_USERNAME: '',
+        EDGECTL_ADMIN_PASSWORD: '',
+      });
       assert.equal(r.code, 1);
-      assert.match(r.err, new RegExp(`^error: cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use \\(EADDRINUSE\\)\\n$`));
+      assert.match(
+        r.err,
+        new RegExp(
+          `^error: cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use \\(EADDRINUSE\\)\\n$`,
+        ),
+      );
       assert.ok(!existsSync(data), 'no data dir, PKI or default-admin file');
     } finally {
       await new Promise((r) => busy.close(r));
@@ -153,13 +185,17 @@ describe('edgectl serve fails loudly and safely', () => {
     const ca = readFileSync(join(data, 'pki', 'ca-bundle.pem'), 'utf8');
     const version = await request(ca, 'GET', `https://127.0.0.1:${a.port}/edge/client/v1/version`);
     assert.equal(version.status, 200);
-    assert.deepEqual(version.body.data.apiVersions['edge-client'].v1.apiBaseUrls, [`https://ctrl-a.example.test:${a.port}/edge/client/v1`]);
+    assert.deepEqual(version.body.data.apiVersions['edge-client'].v1.apiBaseUrls, [
+      `https://ctrl-a.example.test:${a.port}/edge/client/v1`,
+    ]);
     const certA = new X509Certificate(readFileSync(join(data, 'pki', 'server.cert.pem')));
     assert.equal(certA.checkHost('ctrl-a.example.test'), 'ctrl-a.example.test');
     await stop(a);
 
     // The environment this time, with a port (a proxy or port forward in front).
-    const b = await started(['--data-dir', data, '--listen', '127.0.0.1:0'], { EDGECTL_ADVERTISE: 'ctrl-b.example.test:8443' });
+    const b = await started(['--data-dir', data, '--listen', '127.0.0.1:0'], {
+      EDGECTL_ADVERTISE: 'ctrl-b.example.test:8443',
+    });
     assert.equal(b.url, 'https://ctrl-b.example.test:8443');
     assert.match(b.out(), /"server":"reissued","serverReason":"hosts-not-covered"/);
     const certB = new X509Certificate(readFileSync(join(data, 'pki', 'server.cert.pem')));
@@ -170,18 +206,31 @@ describe('edgectl serve fails loudly and safely', () => {
   });
 
   test('--help and the README name every environment variable serve reads, and --advertise', async () => {
-    const sources = [join(ROOT, 'src', 'cli', 'commands', 'serve.ts'), ...readdirSync(join(ROOT, 'src', 'daemon'), { recursive: true })
-      .map(String)
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => join(ROOT, 'src', 'daemon', f))];
+    const sources = [
+      join(ROOT, 'src', 'cli', 'commands', 'serve.ts'),
+      ...readdirSync(join(ROOT, 'src', 'daemon'), { recursive: true })
+        .map(String)
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => join(ROOT, 'src', 'daemon', f)),
+    ];
     const vars = new Set(sources.flatMap((f) => readFileSync(f, 'utf8').match(/EDGECTL_[A-Z_]+/g) ?? []));
-    for (const v of ['EDGECTL_CONFIG', 'EDGECTL_DATA_DIR', 'EDGECTL_LISTEN', 'EDGECTL_ADVERTISE', 'EDGECTL_ADMIN_PASSWORD']) assert.ok(vars.has(v), v);
+    for (const v of [
+      'EDGECTL_CONFIG',
+      'EDGECTL_DATA_DIR',
+      'EDGECTL_LISTEN',
+      'EDGECTL_ADVERTISE',
+      'EDGECTL_ADMIN_PASSWORD',
+    ])
+      assert.ok(vars.has(v), v);
 
     const help = spawnServe(['--help']);
     assert.equal(await help.exit, 0);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Running the controller'), readme.indexOf('## The admin CLI'));
-    const table = section.split('\n').filter((l) => l.startsWith('|')).join('\n');
+    const table = section
+      .split('\n')
+      .filter((l) => l.startsWith('|'))
+      .join('\n');
     for (const v of vars) {
       assert.match(help.out(), new RegExp(`^  ${v} `, 'm'), `--help lists ${v}`);
       assert.ok(table.includes(`\`${v}\``), `the README settings table lists ${v}`);

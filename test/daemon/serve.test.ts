@@ -68,7 +68,10 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
 describe('edgectl serve', () => {
   test('first start creates the PKI and a generated admin file; SIGTERM exits 0; restart reuses both', async () => {
     const dir = tempDir();
-    const s = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0'], { EDGECTL_ADMIN_USERNAME: '', EDGECTL_ADMIN_PASSWORD: '' });
+    const s = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0'], {
+      EDGECTL_ADMIN_USERNAME: '',
+      EDGECTL_ADMIN_PASSWORD: '',
+    });
     const adminFile = join(dir, 'default-admin.json');
     assert.ok(existsSync(adminFile), 'admin credentials file written');
     assert.equal(statSync(adminFile).mode & 0o777, 0o600);
@@ -80,7 +83,9 @@ describe('edgectl serve', () => {
     assert.equal(statSync(join(dir, 'pki', 'root-ca.key.pem')).mode & 0o777, 0o600);
 
     const ca = readFileSync(join(dir, 'pki', 'ca-bundle.pem'), 'utf8');
-    const login = await request(ca, 'POST', `${s.url}/edge/management/v1/authenticate?method=password`, { body: creds });
+    const login = await request(ca, 'POST', `${s.url}/edge/management/v1/authenticate?method=password`, {
+      body: creds,
+    });
     assert.equal(login.status, 200, 'the generated admin can log in over TLS trusting the CA bundle');
     assert.ok(!s.output().includes(login.body.data.token), 'session tokens are not logged');
 
@@ -89,7 +94,9 @@ describe('edgectl serve', () => {
 
     const again = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0']);
     assert.equal(readFileSync(join(dir, 'pki', 'ca-bundle.pem'), 'utf8'), ca, 'the CA is reused');
-    const relogin = await request(ca, 'POST', `${again.url}/edge/management/v1/authenticate?method=password`, { body: creds });
+    const relogin = await request(ca, 'POST', `${again.url}/edge/management/v1/authenticate?method=password`, {
+      body: creds,
+    });
     assert.equal(relogin.status, 200, 'the admin survives a restart');
     again.child.kill('SIGINT');
     assert.equal(await again.exit, 0);
@@ -98,7 +105,10 @@ describe('edgectl serve', () => {
   test('flags win over environment, which wins over the config file', async () => {
     const dir = tempDir();
     const cfg = join(dir, 'config.yml');
-    writeFileSync(cfg, `dataDir: ${join(dir, 'from-file')}\nlog:\n  level: warn\nedge:\n  api:\n    sessionTimeout: 90s\n`);
+    writeFileSync(
+      cfg,
+      `dataDir: ${join(dir, 'from-file')}\nlog:\n  level: warn\nedge:\n  api:\n    sessionTimeout: 90s\n`,
+    );
     const s = await serve(['--config', cfg, '--listen', '127.0.0.1:0', '--log-level', 'info'], {
       EDGECTL_DATA_DIR: join(dir, 'from-env'),
       EDGECTL_ADMIN_USERNAME: 'opsadmin',
@@ -121,7 +131,9 @@ describe('edgectl serve', () => {
     const dir = tempDir();
     const cfg = join(dir, 'bad.yml');
     writeFileSync(cfg, 'edge:\n  api:\n    sessionTimeout: soon\n');
-    const child = spawn(process.execPath, [BIN, 'serve', '--config', cfg, '--data-dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--config', cfg, '--data-dir', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (c) => (err += c));
     const code = await new Promise((r) => child.on('exit', r));
@@ -131,8 +143,13 @@ describe('edgectl serve', () => {
 
   test('a second controller on the same data dir is refused', async () => {
     const dir = tempDir();
-    const s = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0'], { EDGECTL_ADMIN_USERNAME: 'admin', EDGECTL_ADMIN_PASSWORD: 'admin-pass1' });
-    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--listen', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const s = await serve(['--data-dir', dir, '--listen', '127.0.0.1:0'], {
+      EDGECTL_ADMIN_USERNAME: 'admin',
+      EDGECTL_ADMIN_PASSWORD: 'admin-pass1',
+    });
+    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--listen', '127.0.0.1:0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (c) => (err += c));
     const code = await new Promise((r) => child.on('exit', r));

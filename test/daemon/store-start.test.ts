@@ -5,7 +5,18 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +41,8 @@ function dataDir(mode = 0o700): string {
   return dir;
 }
 
-const config = (dir: string, logLevel = 'silent') => loadConfig({ flags: { dataDir: dir, listen: '127.0.0.1:0', logLevel }, env: {} });
+const config = (dir: string, logLevel = 'silent') =>
+  loadConfig({ flags: { dataDir: dir, listen: '127.0.0.1:0', logLevel }, env: {} });
 const start = (dir: string) => startDaemon(config(dir), { adminCredentials: async () => ADMIN });
 const mode = (file: string) => statSync(file).mode & 0o777;
 
@@ -48,7 +60,12 @@ describe('store files at rest', () => {
     try {
       const d = await start(dir);
       try {
-        const login = await request(d.pki.caBundlePem, 'POST', `${d.url}/edge/management/v1/authenticate?method=password`, { body: ADMIN });
+        const login = await request(
+          d.pki.caBundlePem,
+          'POST',
+          `${d.url}/edge/management/v1/authenticate?method=password`,
+          { body: ADMIN },
+        );
         assert.equal(login.status, 200);
         for (const f of [DB_FILE, `${DB_FILE}-wal`, `${DB_FILE}-shm`, LOCK_FILE]) {
           assert.ok(existsSync(join(dir, f)), `${f} exists`);
@@ -75,7 +92,10 @@ describe('stores refused at start', () => {
   test('a zero-length database is refused, not replaced by a new store with a new admin', async () => {
     const dir = dataDir();
     writeFileSync(join(dir, DB_FILE), '');
-    await assert.rejects(start(dir), (e: Error) => /empty/.test(e.message) && /edgectl db check-integrity/.test(e.message));
+    await assert.rejects(
+      start(dir),
+      (e: Error) => /empty/.test(e.message) && /edgectl db check-integrity/.test(e.message),
+    );
     assert.equal(statSync(join(dir, DB_FILE)).size, 0, 'the file is left as it was');
     assert.ok(!existsSync(join(dir, LOCK_FILE)), 'the lock is released');
   });
@@ -101,17 +121,28 @@ describe('stores refused at start', () => {
   test('a missing table is refused at start with the table named', async () => {
     const dir = await seeded();
     const raw = new Database(join(dir, DB_FILE));
-    const table = (raw.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name LIMIT 1`).get() as { name: string }).name;
+    const table = (
+      raw
+        .prepare(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name LIMIT 1`,
+        )
+        .get() as { name: string }
+    ).name;
     raw.pragma('foreign_keys = OFF');
     raw.exec(`DROP TABLE "${table}"`);
     raw.close();
-    await assert.rejects(start(dir), (e: Error) => e.message.includes(`table ${table}`) && /edgectl db check-integrity/.test(e.message));
+    await assert.rejects(
+      start(dir),
+      (e: Error) => e.message.includes(`table ${table}`) && /edgectl db check-integrity/.test(e.message),
+    );
   });
 
   test('a store written by a newer version (unknown migration) is refused', async () => {
     const dir = await seeded();
     const raw = new Database(join(dir, DB_FILE));
-    raw.prepare('INSERT INTO schema_migrations (name, timestamp) VALUES (?, ?)').run('9999-from-the-future', new Date().toISOString());
+    raw
+      .prepare('INSERT INTO schema_migrations (name, timestamp) VALUES (?, ?)')
+      .run('9999-from-the-future', new Date().toISOString());
     raw.close();
     await assert.rejects(start(dir), /newer edgectl.*9999-from-the-future/);
   });
@@ -119,7 +150,8 @@ describe('stores refused at start', () => {
 
 describe('edgectl db check-integrity', () => {
   const BIN = fileURLToPath(new URL('../../bin/edgectl', import.meta.url));
-  const check = (dir: string) => spawnSync(process.execPath, [BIN, 'db', 'check-integrity', '--data-dir', dir], { encoding: 'utf8' });
+  const check = (dir: string) =>
+    spawnSync(process.execPath, [BIN, 'db', 'check-integrity', '--data-dir', dir], { encoding: 'utf8' });
 
   test('passes a sound store and fails one with a missing table, naming it', async () => {
     const dir = await seeded();
@@ -165,7 +197,9 @@ describe('the data-dir lock', () => {
         { length: n },
         () =>
           new Promise<string>((resolve) => {
-            const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+            const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+              stdio: ['ignore', 'pipe', 'inherit'],
+            });
             let out = '';
             child.stdout.on('data', (c) => (out += c));
             child.on('exit', () => resolve(out));
@@ -179,7 +213,11 @@ describe('the data-dir lock', () => {
       const dir = dataDir();
       writeFileSync(join(dir, LOCK_FILE), `${deadPid()} stale`);
       const results = await race(dir, 6);
-      assert.deepEqual(results.filter((r) => r !== 'won' && r !== 'lost'), [], 'no other failure');
+      assert.deepEqual(
+        results.filter((r) => r !== 'won' && r !== 'lost'),
+        [],
+        'no other failure',
+      );
       assert.equal(results.filter((r) => r === 'won').length, 1, `trial ${trial}: ${results.join(', ')}`);
     }
   });
@@ -205,10 +243,14 @@ describe('debug logs', () => {
     try {
       const secret = 'b1f8a21e-1111-4222-8333-123456789abc';
       const status = await new Promise<number>((resolve, reject) => {
-        const req = https.request(`${d.url}/edge/client/v1/%zz/${secret}?token=topsecretvalue`, { ca: d.pki.caBundlePem, agent: false }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = https.request(
+          `${d.url}/edge/client/v1/%zz/${secret}?token=topsecretvalue`,
+          { ca: d.pki.caBundlePem, agent: false },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end();
       });

@@ -12,7 +12,14 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { allRoutes } from '../../src/daemon/routes/index.js';
 import { API_PREFIX, type ApiName, type RouteDef } from '../../src/daemon/http/route.js';
-import { createIdentity, createRecord, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import {
+  createIdentity,
+  createRecord,
+  createUser,
+  startTestServer,
+  type ApiClient,
+  type TestServer,
+} from '../harness/server.js';
 import { request, type HttpResponse } from '../harness/http.js';
 
 const TOTAL_RUNS = Number(process.env.EDGECTL_FUZZ_RUNS ?? 400);
@@ -35,12 +42,25 @@ before(async () => {
   server = await startTestServer();
   admin = await server.admin();
   client = (await createUser(server, admin)).client;
-  const typeId = await createRecord(admin, '/config-types', { name: 'fuzz-type', schema: { type: 'object', properties: { port: { type: 'integer' } } } });
+  const typeId = await createRecord(admin, '/config-types', {
+    name: 'fuzz-type',
+    schema: { type: 'object', properties: { port: { type: 'integer' } } },
+  });
   const records = [
     await createIdentity(admin, { name: 'fuzz-identity', roleAttributes: ['all', 'fuzz'] }),
-    await createRecord(admin, '/services', { name: 'fuzz-service', encryptionRequired: true, roleAttributes: ['fuzz'] }),
+    await createRecord(admin, '/services', {
+      name: 'fuzz-service',
+      encryptionRequired: true,
+      roleAttributes: ['fuzz'],
+    }),
     await createRecord(admin, '/configs', { name: 'fuzz-config', configTypeId: typeId, data: { port: 1 } }),
-    await createRecord(admin, '/service-policies', { name: 'fuzz-sp', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#all'], serviceRoles: ['#all'] }),
+    await createRecord(admin, '/service-policies', {
+      name: 'fuzz-sp',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: ['#all'],
+      serviceRoles: ['#all'],
+    }),
     await createRecord(admin, '/edge-routers', { name: 'fuzz-er', roleAttributes: ['fuzz'] }),
     typeId,
   ];
@@ -53,11 +73,17 @@ after(() => server?.close());
 /** Row counts and the latest `updatedAt` of every table: any stored change moves it. */
 function fingerprint(): string {
   const raw = server.daemon.store.raw;
-  const tables = raw.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`).all() as { name: string }[];
+  const tables = raw
+    .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`)
+    .all() as { name: string }[];
   return tables
     .map(({ name }) => {
-      const cols = (raw.prepare(`select name from pragma_table_info(?)`).all(name) as { name: string }[]).map((c) => c.name);
-      const q = cols.includes('updatedAt') ? `select count(*) as n, max("updatedAt") as u from "${name}"` : `select count(*) as n, null as u from "${name}"`;
+      const cols = (raw.prepare(`select name from pragma_table_info(?)`).all(name) as { name: string }[]).map(
+        (c) => c.name,
+      );
+      const q = cols.includes('updatedAt')
+        ? `select count(*) as n, max("updatedAt") as u from "${name}"`
+        : `select count(*) as n, null as u from "${name}"`;
       const row = raw.prepare(q).get() as { n: number; u: string | null };
       return `${name}:${row.n}:${row.u ?? ''}`;
     })
@@ -68,8 +94,18 @@ function fingerprint(): string {
 
 /** Read lazily: the generators are built before the pool is seeded. */
 const pooled = () => fc.nat().map((i) => pool[i % pool.length]!);
-const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom('', '#all', '@x', 'all', '%', '..', 'null'));
-const someString = () => fc.oneof({ weight: 3, arbitrary: text }, { weight: 2, arbitrary: pooled() }, { weight: 1, arbitrary: pooled().map((p) => `#${p}`) }, { weight: 1, arbitrary: pooled().map((p) => `@${p}`) });
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 8 }),
+  fc.constantFrom('', '#all', '@x', 'all', '%', '..', 'null'),
+);
+const someString = () =>
+  fc.oneof(
+    { weight: 3, arbitrary: text },
+    { weight: 2, arbitrary: pooled() },
+    { weight: 1, arbitrary: pooled().map((p) => `#${p}`) },
+    { weight: 1, arbitrary: pooled().map((p) => `@${p}`) },
+  );
 
 /** Values a JSON Schema (as TypeBox writes it) accepts, or nearly: bounds are honoured only loosely. */
 function fromSchema(s: Record<string, any> | undefined, depth = 0): fc.Arbitrary<unknown> {
@@ -80,8 +116,11 @@ function fromSchema(s: Record<string, any> | undefined, depth = 0): fc.Arbitrary
   switch (s.type) {
     case 'object': {
       const props = Object.entries((s.properties ?? {}) as Record<string, Record<string, unknown>>);
-      if (props.length === 0) return fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
-      return fc.record(Object.fromEntries(props.map(([k, v]) => [k, fromSchema(v, depth + 1)])), { requiredKeys: (s.required ?? []) as string[] });
+      if (props.length === 0)
+        return fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+      return fc.record(Object.fromEntries(props.map(([k, v]) => [k, fromSchema(v, depth + 1)])), {
+        requiredKeys: (s.required ?? []) as string[],
+      });
     }
     case 'array':
       return fc.array(fromSchema(s.items, depth + 1), { maxLength: 4 });
@@ -126,15 +165,36 @@ function bodyFor(route: RouteDef): fc.Arbitrary<unknown> {
   );
 }
 
-const FIELDS = ['name', 'id', 'roleAttributes', 'tags.env', 'createdAt', 'isAdmin', 'type', 'isSystem', 'semantic', 'services', 'bogus', '"quoted"'];
+const FIELDS = [
+  'name',
+  'id',
+  'roleAttributes',
+  'tags.env',
+  'createdAt',
+  'isAdmin',
+  'type',
+  'isSystem',
+  'semantic',
+  'services',
+  'bogus',
+  '"quoted"',
+];
 const literal = fc.oneof(
   fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s)),
   fc.integer().map(String),
   fc.constantFrom('true', 'false', 'null', 'datetime(2020-01-01T00:00:00Z)', '["a","b"]', '[1, 2]', '[]'),
 );
 const term = fc.oneof(
-  fc.tuple(fc.constantFrom(...FIELDS), fc.constantFrom('=', '!=', '<', '>=', 'contains', 'icontains', 'not in', 'in', 'between 1 and'), literal).map(([f, op, l]) => `${f} ${op} ${l}`),
-  fc.tuple(fc.constantFrom('anyOf', 'allOf', 'count'), fc.constantFrom(...FIELDS), fc.constantFrom('=', '>'), literal).map(([fn, f, op, l]) => `${fn}(${f}) ${op} ${l}`),
+  fc
+    .tuple(
+      fc.constantFrom(...FIELDS),
+      fc.constantFrom('=', '!=', '<', '>=', 'contains', 'icontains', 'not in', 'in', 'between 1 and'),
+      literal,
+    )
+    .map(([f, op, l]) => `${f} ${op} ${l}`),
+  fc
+    .tuple(fc.constantFrom('anyOf', 'allOf', 'count'), fc.constantFrom(...FIELDS), fc.constantFrom('=', '>'), literal)
+    .map(([fn, f, op, l]) => `${fn}(${f}) ${op} ${l}`),
   fc.constantFrom(...FIELDS).map((f) => `isEmpty(${f})`),
   fc.constantFrom('true', 'false', 'isAdmin', 'count(from services where name = "x") > 0'),
 );
@@ -147,9 +207,22 @@ const predicate = fc.letrec<{ expr: string }>((tie) => ({
   ),
 })).expr;
 const filter = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(predicate, fc.constantFrom('', ' sort by name', ' sort by name desc limit 3', ' skip 2 limit none', ' limit -1')).map(([p, c]) => p + c) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(
+        predicate,
+        fc.constantFrom('', ' sort by name', ' sort by name desc limit 3', ' skip 2 limit none', ' limit -1'),
+      )
+      .map(([p, c]) => p + c),
+  },
   { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
-  { weight: 1, arbitrary: fc.integer({ min: 90, max: 130 }).map((n) => Array.from({ length: n }, (_, i) => `name = "${i}"`).join(' or ')) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 90, max: 130 })
+      .map((n) => Array.from({ length: n }, (_, i) => `name = "${i}"`).join(' or ')),
+  },
 );
 const query = fc
   .record(
@@ -174,8 +247,21 @@ const query = fc
       .join('&'),
   );
 
-const pathParam = fc.oneof({ weight: 3, arbitrary: pooled() }, { weight: 2, arbitrary: text.map(encodeURIComponent) }, { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '..', '%2F') });
-const CONTENT_TYPES = ['application/json', 'application/json', 'application/json', 'application/vnd.api+json', 'text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', ''];
+const pathParam = fc.oneof(
+  { weight: 3, arbitrary: pooled() },
+  { weight: 2, arbitrary: text.map(encodeURIComponent) },
+  { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '..', '%2F') },
+);
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json',
+  'application/json',
+  'application/vnd.api+json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/octet-stream',
+  '',
+];
 
 const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
 /** Bodies sent as text: broken JSON, PEM-looking text, and values too deep or too long to build as objects. */
@@ -188,7 +274,12 @@ const RAW_TEXTS = [
   `{"name":"deep","type":"User","isAdmin":false,"configTypeId":"fuzz-type","appData":{"a":${deep(10_000)}},"data":{"a":${deep(10_000)}},"schema":{"a":${deep(10_000)}}}`,
   `{"tags":{"a":${deep(10_000)}}}`,
   deep(10_000),
-  JSON.stringify({ name: 'big', roleAttributes: Array.from({ length: 11_000 }, (_, i) => `a${i}`), identityRoles: [], configTypes: Array.from({ length: 11_000 }, (_, i) => `c${i}`) }),
+  JSON.stringify({
+    name: 'big',
+    roleAttributes: Array.from({ length: 11_000 }, (_, i) => `a${i}`),
+    identityRoles: [],
+    configTypes: Array.from({ length: 11_000 }, (_, i) => `c${i}`),
+  }),
 ];
 
 interface Case {
@@ -202,11 +293,15 @@ interface Case {
 function caseFor(route: RouteDef): fc.Arbitrary<Case> {
   const params = route.path.match(/\{\w+\}/g) ?? [];
   return fc.record({
-    path: fc.tuple(...params.map(() => pathParam)).map((vals) => vals.reduce((p: string, v, i) => p.replace(params[i]!, v), route.path)),
+    path: fc
+      .tuple(...params.map(() => pathParam))
+      .map((vals) => vals.reduce((p: string, v, i) => p.replace(params[i]!, v), route.path)),
     query: fc.oneof(fc.constant(''), query),
     contentType: fc.constantFrom(...CONTENT_TYPES),
     body: bodyFor(route),
-    rawText: fc.option(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom(...RAW_TEXTS)), { freq: 4 }).map((v) => v ?? undefined),
+    rawText: fc
+      .option(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom(...RAW_TEXTS)), { freq: 4 })
+      .map((v) => v ?? undefined),
   });
 }
 
@@ -214,7 +309,9 @@ function caseFor(route: RouteDef): fc.Arbitrary<Case> {
 function edgeExamples(route: RouteDef): [Case][] {
   if (route.method === 'GET' || route.method === 'DELETE') return [];
   const path = route.path.replace(/\{\w+\}/g, () => pool[0]!);
-  return [RAW_TEXTS[4]!, RAW_TEXTS[5]!, RAW_TEXTS[7]!].map((rawText) => [{ path, query: '', contentType: 'application/json', body: {}, rawText }]);
+  return [RAW_TEXTS[4]!, RAW_TEXTS[5]!, RAW_TEXTS[7]!].map((rawText) => [
+    { path, query: '', contentType: 'application/json', body: {}, rawText },
+  ]);
 }
 
 async function send(api: ApiName, route: RouteDef, c: Case): Promise<HttpResponse> {
@@ -224,14 +321,21 @@ async function send(api: ApiName, route: RouteDef, c: Case): Promise<HttpRespons
   const withBody = route.method !== 'GET' && route.method !== 'DELETE' ? true : c.rawText !== undefined;
   if (!withBody) return request(server.ca, route.method, url, { headers });
   const raw = c.rawText ?? JSON.stringify(c.body) ?? '';
-  if (c.contentType === '') return request(server.ca, route.method, url, { headers: { ...headers, 'content-length': String(Buffer.byteLength(raw)) } });
+  if (c.contentType === '')
+    return request(server.ca, route.method, url, {
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(raw)) },
+    });
   return request(server.ca, route.method, url, { headers, raw, contentType: c.contentType });
 }
 
 function checkAnswer(res: HttpResponse, label: string): void {
   assert.ok(res.status < 500, `${label}: status ${res.status} ${res.text.slice(0, 500)}`);
   if (res.status >= 400) {
-    assert.equal(typeof res.body?.error?.code, 'string', `${label}: error envelope expected, got ${res.text.slice(0, 300)}`);
+    assert.equal(
+      typeof res.body?.error?.code,
+      'string',
+      `${label}: error envelope expected, got ${res.text.slice(0, 300)}`,
+    );
     assert.equal(typeof res.body.error.requestId, 'string', `${label}: requestId`);
     assert.equal(res.body.meta?.apiVersion, '0.0.1', `${label}: meta`);
   }
@@ -250,9 +354,15 @@ describe('fuzzed requests on every route', () => {
           const before = fingerprint();
           const res = await send(api, route, c);
           checkAnswer(res, `${label} (${c.path}?${c.query})`);
-          if (res.status >= 400) assert.equal(fingerprint(), before, `${label}: a ${res.status} answer changed the store`);
+          if (res.status >= 400)
+            assert.equal(fingerprint(), before, `${label}: a ${res.status} answer changed the store`);
         }),
-        { numRuns: perRoute, seed: SEED, endOnFailure: process.env.EDGECTL_FUZZ_SHRINK === undefined, examples: edgeExamples(route) },
+        {
+          numRuns: perRoute,
+          seed: SEED,
+          endOnFailure: process.env.EDGECTL_FUZZ_SHRINK === undefined,
+          examples: edgeExamples(route),
+        },
       );
     }
   });
@@ -263,7 +373,13 @@ describe('fuzzed requests on every route', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...lists), query, async ({ api, route }, q) => {
         const path = route.path.replace(/\{\w+\}/g, pool[0]!);
-        const res = await send(api, route, { path, query: q, contentType: 'application/json', body: undefined, rawText: undefined });
+        const res = await send(api, route, {
+          path,
+          query: q,
+          contentType: 'application/json',
+          body: undefined,
+          rawText: undefined,
+        });
         checkAnswer(res, `${route.method} ${API_PREFIX[api]}${path}?${q}`);
       }),
       { numRuns: listRuns, seed: SEED },

@@ -12,7 +12,16 @@ const file = fileURLToPath(new URL('../fixtures/reference/response-schemas-v0.25
 const doc = JSON.parse(readFileSync(file, 'utf8'));
 
 /** Required fields the spec lists without declaring them (reference README, "Known mistakes"). */
-const UNDECLARED_REQUIRED = new Set(['cachedUpdatedAt', 'details', 'description', 'os', 'version', 'arch', 'buildDate', 'revision']);
+const UNDECLARED_REQUIRED = new Set([
+  'cachedUpdatedAt',
+  'details',
+  'description',
+  'os',
+  'version',
+  'arch',
+  'buildDate',
+  'revision',
+]);
 
 function convert(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(convert);
@@ -45,7 +54,9 @@ for (const api of ['client', 'management'] as const) {
   // Same for a service's `config` (map of config-type name → config data): declared as
   // map<string, map<string, object>>, served as `map[string]map[string]interface{}`, so the members of a
   // config's data are any JSON value (a port number, a host name), as the config type's schema allows.
-  const serviceConfig = (defs.serviceDetail as { allOf?: { properties?: Record<string, { additionalProperties?: unknown }> }[] } | undefined)?.allOf?.find((s) => s.properties?.config)?.properties?.config;
+  const serviceConfig = (
+    defs.serviceDetail as { allOf?: { properties?: Record<string, { additionalProperties?: unknown }> }[] } | undefined
+  )?.allOf?.find((s) => s.properties?.config)?.properties?.config;
   if (serviceConfig) serviceConfig.additionalProperties = { type: 'object', additionalProperties: true };
   ajv.addSchema({ $id: api, $defs: defs });
 }
@@ -53,7 +64,13 @@ for (const api of ['client', 'management'] as const) {
 const cache = new Map<string, ValidateFunction>();
 
 /** Validates a response body against the reference's schema for that operation and status. */
-export function checkResponse(api: 'client' | 'management', path: string, method: string, status: number, body: unknown): string[] {
+export function checkResponse(
+  api: 'client' | 'management',
+  path: string,
+  method: string,
+  status: number,
+  body: unknown,
+): string[] {
   const op = doc[api].paths[path]?.[method.toLowerCase()];
   if (!op) throw new Error(`no reference operation ${method} ${path}`);
   const resp = op.responses[String(status)];
@@ -65,5 +82,7 @@ export function checkResponse(api: 'client' | 'management', path: string, method
     validate = ajv.compile({ $ref: `${api}${(schema.$ref as string).replace('#/definitions/', '#/$defs/')}` });
     cache.set(key, validate);
   }
-  return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+  return validate(body)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
 }

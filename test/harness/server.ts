@@ -62,10 +62,22 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     configFile = join(dataDir, 'config.yml');
     writeFileSync(configFile, opts.yaml);
   }
-  const cfg = loadConfig({ flags: { dataDir: join(dataDir, 'data'), listen: '127.0.0.1:0', config: configFile, logLevel: process.env.EDGECTL_TEST_LOG ?? 'silent' }, env: {} });
+  const cfg = loadConfig({
+    flags: {
+      dataDir: join(dataDir, 'data'),
+      listen: '127.0.0.1:0',
+      config: configFile,
+      logLevel: process.env.EDGECTL_TEST_LOG ?? 'silent',
+    },
+    env: {},
+  });
   const clock = new TestClock(opts.clock ?? 'running');
   // With a frozen clock nothing falls due on its own: the test sweeps when it has moved the clock.
-  const daemon = await startDaemon(cfg, { adminCredentials: async () => ADMIN, now: clock.now, backgroundSweep: opts.clock !== 'frozen' });
+  const daemon = await startDaemon(cfg, {
+    adminCredentials: async () => ADMIN,
+    now: clock.now,
+    backgroundSweep: opts.clock !== 'frozen',
+  });
   const ca = daemon.pki.caBundlePem;
   const server: TestServer = {
     url: daemon.url,
@@ -137,7 +149,12 @@ export async function createRecord(client: ApiClient, path: string, body: Record
 
 /** Creates an identity and returns its id (fixture: no assertions). */
 export async function createIdentity(admin: ApiClient, body: Record<string, unknown> = {}): Promise<string> {
-  const res = await admin.post('/identities', { name: `id-${Math.random().toString(36).slice(2, 10)}`, type: 'User', isAdmin: false, ...body });
+  const res = await admin.post('/identities', {
+    name: `id-${Math.random().toString(36).slice(2, 10)}`,
+    type: 'User',
+    isAdmin: false,
+    ...body,
+  });
   if (res.status !== 201) throw new Error(`identity create failed: ${res.status} ${res.text}`);
   return res.body.data.id;
 }
@@ -146,7 +163,12 @@ export async function createIdentity(admin: ApiClient, body: Record<string, unkn
 export async function createUser(
   server: TestServer,
   admin: ApiClient,
-  opts: { username?: string; password?: string; identity?: Record<string, unknown>; api?: 'management' | 'client' } = {},
+  opts: {
+    username?: string;
+    password?: string;
+    identity?: Record<string, unknown>;
+    api?: 'management' | 'client';
+  } = {},
 ): Promise<{ id: string; username: string; password: string; client: ApiClient }> {
   const username = opts.username ?? `user-${Math.random().toString(36).slice(2, 10)}`;
   const password = opts.password ?? 'user-Passw0rd!';

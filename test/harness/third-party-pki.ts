@@ -70,7 +70,11 @@ export interface ClientCertOptions {
 }
 
 /** A client certificate for a new key, issued by `issuer`. */
-export async function issueClientCert(issuer: TestCa, commonName: string, opts: ClientCertOptions = {}): Promise<TestClientCert> {
+export async function issueClientCert(
+  issuer: TestCa,
+  commonName: string,
+  opts: ClientCertOptions = {},
+): Promise<TestClientCert> {
   const pair = await generateKeyPair('ec-p256');
   const cert = await issuer.ca.issue({
     subject: [{ CN: [commonName] }],

@@ -27,7 +27,9 @@ function walk(dir: string): string[] {
 }
 
 function scannedFiles(root: string): string[] {
-  const top = ['package.json', ...readdirSync(root).filter((n) => /^tsconfig.*\.json$/.test(n))].map((n) => join(root, n));
+  const top = ['package.json', ...readdirSync(root).filter((n) => /^tsconfig.*\.json$/.test(n))].map((n) =>
+    join(root, n),
+  );
   return [...top, ...SCANNED_DIRS.flatMap((d) => walk(join(root, d)))].filter((f) => SCANNED_EXT.test(basename(f)));
 }
 
@@ -52,7 +54,8 @@ function staticProblems(root: string): { files: number; problems: string[] } {
     readFileSync(file, 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        for (const re of OUTSIDE) if (re.test(line)) problems.push(`${rel}:${i + 1}: refers outside the repository: ${line.trim()}`);
+        for (const re of OUTSIDE)
+          if (re.test(line)) problems.push(`${rel}:${i + 1}: refers outside the repository: ${line.trim()}`);
         for (const cited of line.match(CITED_DOC) ?? []) {
           const known = cited.includes('/') ? docPaths.has(cited.replace(/^\.\//, '')) : docNames.has(cited);
           if (!known) problems.push(`${rel}:${i + 1}: cites ${cited}, which the repository does not hold`);
@@ -65,7 +68,12 @@ function staticProblems(root: string): { files: number; problems: string[] } {
 const run = (cmd: string, args: string[], cwd: string) => {
   // Without NODE_TEST_CONTEXT: a test runner that believes it runs inside a test skips its files and passes.
   const { NODE_TEST_CONTEXT: _inTest, ...env } = process.env;
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...env, EDGECTL_LOG_LEVEL: 'silent' }, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...env, EDGECTL_LOG_LEVEL: 'silent' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
 };
 

@@ -25,7 +25,11 @@ export function registerAuthenticator(program: Command, io: CliIo): void {
     .action(async (idOrName: string, opts: { durationMinutes?: number; jwtOut?: string; json?: boolean }) => {
       const api = requireApi(io);
       const id = await resolveEntityId(api, authenticatorSpec, idOrName);
-      const res = await api.call<{ data: { id: string } }>('POST', `/authenticators/${encodeURIComponent(id)}/re-enroll`, { expiresAt: expiresIn(opts.durationMinutes) });
+      const res = await api.call<{ data: { id: string } }>(
+        'POST',
+        `/authenticators/${encodeURIComponent(id)}/re-enroll`,
+        { expiresAt: expiresIn(opts.durationMinutes) },
+      );
       if (opts.json) printJson(io, res);
       else io.out(`re-enrolled authenticator ${id}: it is replaced by enrollment ${res.data.id}`);
       await emitEnrollmentJwt(api, io, res.data.id, opts.jwtOut, opts.json === true);

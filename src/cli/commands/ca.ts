@@ -24,7 +24,9 @@ export function registerCa(program: Command, io: CliIo): void {
         const ca = (await api.call<{ data: Rec }>('GET', `/cas/${encodeURIComponent(id)}`)).data;
         if (typeof ca.verificationToken === 'string' && ca.isVerified !== true) {
           out.out(`verification token: ${ca.verificationToken}`);
-          out.out(`verify the CA with a certificate it signed whose common name is that token: edgectl ca verify ${id} --cert FILE`);
+          out.out(
+            `verify the CA with a certificate it signed whose common name is that token: edgectl ca verify ${id} --cert FILE`,
+          );
         }
       },
     },
@@ -58,8 +60,11 @@ export function registerCa(program: Command, io: CliIo): void {
     .action(async (idOrName: string, opts: { out?: string }) => {
       const api = requireApi(io);
       const id = await resolveEntityId(api, caSpec, idOrName);
-      const jwt = await api.call<unknown>('GET', `/cas/${encodeURIComponent(id)}/jwt`, undefined, { accept: 'application/jwt' });
-      if (typeof jwt !== 'string' || jwt.trim() === '') throw new CliError('error: the controller answered without a JWT', 1);
+      const jwt = await api.call<unknown>('GET', `/cas/${encodeURIComponent(id)}/jwt`, undefined, {
+        accept: 'application/jwt',
+      });
+      if (typeof jwt !== 'string' || jwt.trim() === '')
+        throw new CliError('error: the controller answered without a JWT', 1);
       if (opts.out === undefined) {
         io.out(jwt.trim());
         return;

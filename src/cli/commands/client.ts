@@ -19,20 +19,37 @@ const SERVICE_COLUMNS: Column[] = [
   col('ENCRYPTION', 'encryptionRequired'),
 ];
 
-const SESSION_COLUMNS: Column[] = [col('ID', 'id'), col('SERVICE', 'service'), col('TYPE', 'type'), col('CREATED', 'createdAt')];
+const SESSION_COLUMNS: Column[] = [
+  col('ID', 'id'),
+  col('SERVICE', 'service'),
+  col('TYPE', 'type'),
+  col('CREATED', 'createdAt'),
+];
 
-const ROUTER_COLUMNS: Column[] = [col('ID', 'id'), col('NAME', 'name'), col('ONLINE', 'isOnline'), col('HOSTNAME', 'hostname'), col('PROTOCOLS', 'supportedProtocols')];
+const ROUTER_COLUMNS: Column[] = [
+  col('ID', 'id'),
+  col('NAME', 'name'),
+  col('ONLINE', 'isOnline'),
+  col('HOSTNAME', 'hostname'),
+  col('PROTOCOLS', 'supportedProtocols'),
+];
 
 const q = (s: string) => JSON.stringify(s);
 
 /** A service the identity may use, by id or name (names are unique; an id is tried first). */
 async function serviceIdOf(api: Api, idOrName: string): Promise<string> {
   for (const field of ['id', 'name']) {
-    const res = await api.call<ListEnvelope>('GET', `/services?filter=${encodeURIComponent(`${field} = ${zitiString(idOrName)}`)}&limit=2`);
+    const res = await api.call<ListEnvelope>(
+      'GET',
+      `/services?filter=${encodeURIComponent(`${field} = ${zitiString(idOrName)}`)}&limit=2`,
+    );
     const hit = res.data?.[0];
     if (hit && typeof hit.id === 'string') return hit.id;
   }
-  throw new CliError(`error: no service ${q(idOrName)} that ${api.login.username} may use (see \`edgectl client services\`)`, 1);
+  throw new CliError(
+    `error: no service ${q(idOrName)} that ${api.login.username} may use (see \`edgectl client services\`)`,
+    1,
+  );
 }
 
 export function registerClient(program: Command, io: CliIo): void {
@@ -54,8 +71,15 @@ Examples:
     .command('services')
     .description('list the services this identity may use, with its permissions (Dial, Bind) and the configs it gets')
     .argument('[filter]', 'filter expression, e.g. \'name contains "crm"\'')
-    .option('--config-types <types>', 'config types whose configs to include (comma-separated names or ids; default all)', 'all')
-    .addHelpText('after', '\nExamples:\n  edgectl client services\n  edgectl client services \'name = "crm"\' -o json\n  edgectl client services --config-types intercept.v1 -o yaml');
+    .option(
+      '--config-types <types>',
+      'config types whose configs to include (comma-separated names or ids; default all)',
+      'all',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  edgectl client services\n  edgectl client services \'name = "crm"\' -o json\n  edgectl client services --config-types intercept.v1 -o yaml',
+    );
   listOptions(services).action(async (filterArg: string | undefined, opts: ListOptions & { configTypes: string }) => {
     const types = opts.configTypes
       .split(',')
@@ -75,22 +99,30 @@ Examples:
     await printPage(io, requireClientApi(io), '/sessions', SESSION_COLUMNS, filterArg, opts);
   });
 
-  const session = client.command('session').description('create a session for a service (what a device does before it dials or hosts it)');
+  const session = client
+    .command('session')
+    .description('create a session for a service (what a device does before it dials or hosts it)');
   session
     .command('create')
-    .description('create a Dial session for a service (or a Bind session with --bind); an existing one is answered again')
+    .description(
+      'create a Dial session for a service (or a Bind session with --bind); an existing one is answered again',
+    )
     .argument('<service>', 'the service id or name')
     .option('--bind', 'a Bind session (to host the service) instead of Dial')
     .addOption(outputOption())
     .option('-j, --json', 'alias of -o json')
-    .addHelpText('after', '\nExamples:\n  edgectl client session create crm\n  edgectl client session create crm --bind -o json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  edgectl client session create crm\n  edgectl client session create crm --bind -o json',
+    )
     .action(async (service: string, opts: { bind?: boolean; output?: string; json?: boolean }) => {
       const format = formatOf(opts);
       const api = requireClientApi(io);
       const serviceId = await serviceIdOf(api, service);
       const type = opts.bind ? 'Bind' : 'Dial';
       const body = await api.call<{ data: Rec }>('POST', '/sessions', { serviceId, type });
-      if (format === 'table' || format === 'wide') io.out(`${type} session ${String(body.data.id)} for service ${service}`);
+      if (format === 'table' || format === 'wide')
+        io.out(`${type} session ${String(body.data.id)} for service ${service}`);
       else await printRecordAs(io, format, body);
     });
 

@@ -16,7 +16,8 @@ function table(program: Command): [string, string[]][] {
       '--help',
     ];
     out.push([path, [...new Set(words)]]);
-    for (const c of cmd.commands) for (const name of [c.name(), ...c.aliases()]) walk(c, path === '' ? name : `${path} ${name}`);
+    for (const c of cmd.commands)
+      for (const name of [c.name(), ...c.aliases()]) walk(c, path === '' ? name : `${path} ${name}`);
   };
   walk(program, '');
   return out;
@@ -94,7 +95,10 @@ Examples:
     .action((shell: 'bash' | 'zsh' | 'fish') => {
       if (shell === 'fish') io.out(fish(program));
       // zsh runs the bash script through its bash-completion emulation.
-      else if (shell === 'zsh') io.out(`# edgectl completion for zsh: source <(edgectl completion zsh)\nautoload -U +X bashcompinit && bashcompinit\n${bash(program)}`);
+      else if (shell === 'zsh')
+        io.out(
+          `# edgectl completion for zsh: source <(edgectl completion zsh)\nautoload -U +X bashcompinit && bashcompinit\n${bash(program)}`,
+        );
       else io.out(bash(program));
     });
 }

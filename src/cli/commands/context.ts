@@ -18,7 +18,14 @@ Examples:
   EDGECTL_CONTEXT=laptop edgectl client services
   edgectl context delete laptop                              # forget it here (\`logout --context laptop\` also ends it)`;
 
-const COLUMNS = [col('CURRENT', 'current'), col('NAME', 'name'), col('URL', 'url'), col('USER', 'username'), col('METHOD', 'method'), col('LOGGED IN', 'loginTime')];
+const COLUMNS = [
+  col('CURRENT', 'current'),
+  col('NAME', 'name'),
+  col('URL', 'url'),
+  col('USER', 'username'),
+  col('METHOD', 'method'),
+  col('LOGGED IN', 'loginTime'),
+];
 
 export function registerContext(program: Command, io: CliIo): void {
   const noun = program
@@ -50,7 +57,10 @@ export function registerContext(program: Command, io: CliIo): void {
           loginTime: l.loginTime,
           ...(l.identityFile ? { identityFile: l.identityFile } : {}),
         }));
-      await printListAs(io, format, COLUMNS, { data, meta: { pagination: { limit: data.length, offset: 0, totalCount: data.length } } });
+      await printListAs(io, format, COLUMNS, {
+        data,
+        meta: { pagination: { limit: data.length, offset: 0, totalCount: data.length } },
+      });
     });
 
   noun
@@ -67,7 +77,9 @@ export function registerContext(program: Command, io: CliIo): void {
   noun
     .command('delete')
     .alias('rm')
-    .description('forget a saved login on this machine (its session stays open on the controller until it expires; `logout` ends it)')
+    .description(
+      'forget a saved login on this machine (its session stays open on the controller until it expires; `logout` ends it)',
+    )
     .argument('<name>', 'context name')
     .addHelpText('after', '\nExample:\n  edgectl context delete laptop')
     .action((name: string) => {

@@ -18,6 +18,9 @@ export function registerDb(program: Command, io: CliIo): void {
         return;
       }
       for (const p of problems) io.err(`problem: ${p}`);
-      throw new CliError(`${file} failed the integrity check (${problems.length} problem${problems.length === 1 ? '' : 's'}); restore a backup`, 1);
+      throw new CliError(
+        `${file} failed the integrity check (${problems.length} problem${problems.length === 1 ? '' : 's'}); restore a backup`,
+        1,
+      );
     });
 }

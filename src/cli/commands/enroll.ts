@@ -25,7 +25,14 @@ import { renderIdentityFile } from '../identity-file.js';
 import { passwordFromStdin } from '../stdin.js';
 import { CliError, type CliIo } from '../io.js';
 import { readCaFile } from './login.js';
-import { CLIENT_PREFIX, NetworkError, normaliseControllerUrl, parseBody, rawRequest, type ClientCertificate } from '../transport/http.js';
+import {
+  CLIENT_PREFIX,
+  NetworkError,
+  normaliseControllerUrl,
+  parseBody,
+  rawRequest,
+  type ClientCertificate,
+} from '../transport/http.js';
 
 const KEY_TYPES = ['ec-p256', 'ec-p384', 'rsa-2048', 'rsa-3072', 'rsa-4096'] as const;
 type KeyType = (typeof KEY_TYPES)[number];
@@ -107,14 +114,18 @@ function checkOptions(em: string, opts: EnrollOptions): void {
     if (opts.out === undefined) refuse('--out IDENTITY_FILE', 'is required');
     if (opts.password !== undefined) refuse('--password', 'is only for updb enrollment');
   }
-  if (em === 'ott' && (opts.cert !== undefined || opts.key !== undefined)) refuse('--cert/--key', 'are only for ottca enrollment: ott generates the key here');
+  if (em === 'ott' && (opts.cert !== undefined || opts.key !== undefined))
+    refuse('--cert/--key', 'are only for ottca enrollment: ott generates the key here');
   if (em === 'ottca') {
-    if (opts.cert === undefined || opts.key === undefined) refuse('--cert FILE and --key FILE', "(the CA's certificate for this identity) are required");
+    if (opts.cert === undefined || opts.key === undefined)
+      refuse('--cert FILE and --key FILE', "(the CA's certificate for this identity) are required");
     if (opts.keyType !== undefined) refuse('--key-type', 'is only for ott enrollment');
   }
   if (em === 'updb') {
-    if (opts.out !== undefined) refuse('--out', 'is not used: updb enrollment sets a password, there is no identity file');
-    if (opts.cert !== undefined || opts.key !== undefined || opts.keyType !== undefined) refuse('--cert/--key/--key-type', 'are not used by updb enrollment');
+    if (opts.out !== undefined)
+      refuse('--out', 'is not used: updb enrollment sets a password, there is no identity file');
+    if (opts.cert !== undefined || opts.key !== undefined || opts.keyType !== undefined)
+      refuse('--cert/--key/--key-type', 'are not used by updb enrollment');
   }
 }
 
@@ -131,7 +142,10 @@ async function serverCertificate(url: string, ca: string, caSource: string): Pro
     res = await rawRequest('GET', url + CLIENT_PREFIX + '/version', { ca, peerCertificate: true, timeoutMs: 10_000 });
   } catch (e) {
     if (e instanceof NetworkError && e.trustFailure) {
-      throw new CliError(`error: the controller at ${url} presents a certificate that the CA bundle from ${caSource} does not validate (${e.code}); not enrolling`, 1);
+      throw new CliError(
+        `error: the controller at ${url} presents a certificate that the CA bundle from ${caSource} does not validate (${e.code}); not enrolling`,
+        1,
+      );
     }
     throw e;
   }
@@ -140,7 +154,8 @@ async function serverCertificate(url: string, ca: string, caSource: string): Pro
 }
 
 async function askPassword(io: CliIo): Promise<string> {
-  if (!io.isTTY) throw new CliError('error: -p PASSWORD is required for updb enrollment when there is no terminal to ask', 2);
+  if (!io.isTTY)
+    throw new CliError('error: -p PASSWORD is required for updb enrollment when there is no terminal to ask', 2);
   const { password } = await import('@inquirer/prompts');
   const first = await password({ message: 'New password', mask: '*', validate: (v) => v.length > 0 || 'required' });
   const again = await password({ message: 'Repeat the password', mask: '*' });
@@ -149,7 +164,13 @@ async function askPassword(io: CliIo): Promise<string> {
 }
 
 /** Sends an enroll request; a non-2xx answer is an {@link ApiError} (exit 1). */
-async function enrollRequest(url: string, path: string, ca: string, body: unknown, clientCert?: ClientCertificate): Promise<Record<string, unknown>> {
+async function enrollRequest(
+  url: string,
+  path: string,
+  ca: string,
+  body: unknown,
+  clientCert?: ClientCertificate,
+): Promise<Record<string, unknown>> {
   const res = await rawRequest('POST', url + CLIENT_PREFIX + path, { ca, body: JSON.stringify(body), clientCert });
   const parsed = parseBody(res);
   if (res.status < 200 || res.status >= 300) throw new ApiError(res.status, parsed);
@@ -160,33 +181,51 @@ async function enrollRequest(url: string, path: string, ca: string, body: unknow
 export function registerEnroll(program: Command, io: CliIo): void {
   program
     .command('enroll')
-    .description('enroll an identity with its enrollment JWT (ott, ottca: write an identity file; updb: set the password)')
-    .argument('jwt-file', 'file holding the enrollment JWT (from `edgectl identity create --ott --jwt-out FILE` or an admin)')
+    .description(
+      'enroll an identity with its enrollment JWT (ott, ottca: write an identity file; updb: set the password)',
+    )
+    .argument(
+      'jwt-file',
+      'file holding the enrollment JWT (from `edgectl identity create --ott --jwt-out FILE` or an admin)',
+    )
     .option('-o, --out <file>', 'identity file to write (ott, ottca); mode 0600, never overwritten')
-    .addOption(new Option('--key-type <type>', 'ott: the type of the key generated here (default ec-p256)').choices(KEY_TYPES))
-    .option('--ca <file>', "trust these CA certificates (PEM) for the controller instead of fetching the controller's bundle")
+    .addOption(
+      new Option('--key-type <type>', 'ott: the type of the key generated here (default ec-p256)').choices(KEY_TYPES),
+    )
+    .option(
+      '--ca <file>',
+      "trust these CA certificates (PEM) for the controller instead of fetching the controller's bundle",
+    )
     .option('-p, --password [password]', 'updb: the new password (asked for on a terminal when left out)')
     .option('--password-stdin', 'updb: read the new password from standard input (first line)')
-    .option('--cert <file>', 'ottca: the certificate (PEM) the enrollment\'s CA issued for this identity')
+    .option('--cert <file>', "ottca: the certificate (PEM) the enrollment's CA issued for this identity")
     .option('--key <file>', 'ottca: the private key (PEM) of --cert')
     .addHelpText('after', HELP)
     .action(async (jwtFile: string, opts: EnrollOptions) => {
       const jwt = readText(jwtFile, 'the JWT file').trim();
       const claims = decodeEnrollmentJwt(jwt, jwtFile);
       if (!IDENTITY_METHODS.includes(claims.em)) {
-        throw new CliError(`error: ${jwtFile} is a JWT for ${claims.em} enrollment; edgectl enroll enrolls identities (ott, ottca, updb)`, 2);
+        throw new CliError(
+          `error: ${jwtFile} is a JWT for ${claims.em} enrollment; edgectl enroll enrolls identities (ott, ottca, updb)`,
+          2,
+        );
       }
       if (opts.passwordStdin) {
-        if (claims.em !== 'updb') throw new CliError(`error: --password-stdin is only for updb enrollment (${jwtFile} is ${claims.em})`, 2);
+        if (claims.em !== 'updb')
+          throw new CliError(`error: --password-stdin is only for updb enrollment (${jwtFile} is ${claims.em})`, 2);
         if (opts.password !== undefined) throw new CliError('error: give -p or --password-stdin, not both', 2);
         opts.password = await passwordFromStdin();
       }
       checkOptions(claims.em, opts);
       const url = normaliseControllerUrl(claims.iss);
       let clientCert: ClientCertificate | undefined;
-      if (claims.em === 'ottca') clientCert = { cert: readText(opts.cert!, '--cert'), key: readText(opts.key!, '--key') };
+      if (claims.em === 'ottca')
+        clientCert = { cert: readText(opts.cert!, '--cert'), key: readText(opts.key!, '--key') };
       if (claims.exp !== undefined && claims.exp * 1000 <= Date.now()) {
-        throw new CliError(`error: the enrollment JWT expired at ${new Date(claims.exp * 1000).toISOString()}: ask an administrator for a new one (edgectl enrollment refresh)`, 1);
+        throw new CliError(
+          `error: the enrollment JWT expired at ${new Date(claims.exp * 1000).toISOString()}: ask an administrator for a new one (edgectl enrollment refresh)`,
+          1,
+        );
       }
 
       // The identity file is created (empty, 0600, failing if it exists) before anything is sent, so a consumed
@@ -213,7 +252,8 @@ function reserve(path: string): ReservedFile {
     fd = openSync(path, 'wx', 0o600);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new CliError(`error: ${path} already exists: enroll writes a new identity file and never replaces one`, 2);
+    if (code === 'EEXIST')
+      throw new CliError(`error: ${path} already exists: enroll writes a new identity file and never replaces one`, 2);
     throw new CliError(`error: cannot create ${path}: ${(e as Error).message}`, 2);
   }
   return {
@@ -248,13 +288,17 @@ async function enrollWith(
   out: ReservedFile | undefined,
 ): Promise<void> {
   // Trust: the CA bundle, then the server certificate it validates, then the JWT signed with that server key.
-  const bundle = opts.ca !== undefined ? { pem: readCaFile(opts.ca), source: opts.ca } : await fetchPublishedCaBundle(url, 'pass --ca FILE');
+  const bundle =
+    opts.ca !== undefined
+      ? { pem: readCaFile(opts.ca), source: opts.ca }
+      : await fetchPublishedCaBundle(url, 'pass --ca FILE');
   const serverDer = await serverCertificate(url, bundle.pem, bundle.source);
   const { verifyEnrollmentJwt } = await import('../../pki/jwt.js');
   try {
     await verifyEnrollmentJwt(jwt, pemOf(serverDer));
   } catch (e) {
-    if ((e as { reason?: string }).reason === 'expired-jwt') throw new CliError('error: the enrollment JWT has expired: ask an administrator for a new one', 1);
+    if ((e as { reason?: string }).reason === 'expired-jwt')
+      throw new CliError('error: the enrollment JWT has expired: ask an administrator for a new one', 1);
     throw new CliError(
       `error: the enrollment JWT in ${jwtFile} does not verify against the server certificate of ${url}: it was altered, or not issued by that controller; not enrolling`,
       1,
@@ -263,7 +307,9 @@ async function enrollWith(
 
   if (claims.em === 'updb') {
     const password = typeof opts.password === 'string' ? opts.password : await askPassword(io);
-    const data = await enrollRequest(url, `/enroll/updb?token=${encodeURIComponent(claims.jti)}`, bundle.pem, { password });
+    const data = await enrollRequest(url, `/enroll/updb?token=${encodeURIComponent(claims.jti)}`, bundle.pem, {
+      password,
+    });
     const username = typeof data.username === 'string' ? data.username : undefined;
     io.out(`enrolled identity ${claims.sub} at ${url}: password set${username ? ` for ${username}` : ''}`);
     io.out(`log in with: edgectl login ${url} -u ${username ?? 'USERNAME'}`);
@@ -276,7 +322,10 @@ async function enrollWith(
   if (claims.em === 'ott') {
     const { generateKeyAndCsr } = await import('../../pki/csr.js');
     const generated = await generateKeyAndCsr({ commonName: claims.sub, keyType: opts.keyType ?? 'ec-p256' });
-    const data = await enrollRequest(url, '/enroll/ott', bundle.pem, { token: claims.jti, clientCsr: generated.csrPem });
+    const data = await enrollRequest(url, '/enroll/ott', bundle.pem, {
+      token: claims.jti,
+      clientCsr: generated.csrPem,
+    });
     if (typeof data.cert !== 'string' || !data.cert.includes('-----BEGIN CERTIFICATE-----')) {
       throw new CliError('error: the controller answered the enrollment without a certificate', 1);
     }
@@ -284,7 +333,13 @@ async function enrollWith(
     cert = data.cert;
     if (typeof data.ca === 'string' && data.ca.includes('-----BEGIN CERTIFICATE-----')) ca = data.ca;
   } else {
-    await enrollRequest(url, `/enroll/ottca?token=${encodeURIComponent(claims.jti)}`, bundle.pem, { token: claims.jti }, clientCert);
+    await enrollRequest(
+      url,
+      `/enroll/ottca?token=${encodeURIComponent(claims.jti)}`,
+      bundle.pem,
+      { token: claims.jti },
+      clientCert,
+    );
     key = clientCert!.key;
     cert = clientCert!.cert;
   }

@@ -28,10 +28,21 @@ interface CreateOptions {
 }
 
 /** Fetches an enrollment, prints or writes its JWT, and returns the record. */
-export async function emitEnrollmentJwt(api: Api, io: CliIo, enrollmentId: string, jwtOut: string | undefined, quiet: boolean): Promise<Rec> {
+export async function emitEnrollmentJwt(
+  api: Api,
+  io: CliIo,
+  enrollmentId: string,
+  jwtOut: string | undefined,
+  quiet: boolean,
+): Promise<Rec> {
   const e = (await api.call<{ data: Rec }>('GET', `/enrollments/${encodeURIComponent(enrollmentId)}`)).data;
   if (typeof e.jwt !== 'string') throw new CliError(`error: enrollment ${enrollmentId} has no JWT`, 1);
-  emitJwts(io, [{ method: String(e.method), jwt: e.jwt, ...(typeof e.expiresAt === 'string' ? { expiresAt: e.expiresAt } : {}) }], jwtOut, quiet);
+  emitJwts(
+    io,
+    [{ method: String(e.method), jwt: e.jwt, ...(typeof e.expiresAt === 'string' ? { expiresAt: e.expiresAt } : {}) }],
+    jwtOut,
+    quiet,
+  );
   return e;
 }
 
@@ -62,17 +73,23 @@ export function registerEnrollment(program: Command, io: CliIo): void {
     .command('create')
     .description('create an enrollment for an identity and print its JWT (or write it to --jwt-out)')
     .argument('identity', "the identity's id or name")
-    .addOption(new Option('-m, --method <method>', 'enrollment method').choices(['ott', 'ottca', 'updb']).makeOptionMandatory())
+    .addOption(
+      new Option('-m, --method <method>', 'enrollment method').choices(['ott', 'ottca', 'updb']).makeOptionMandatory(),
+    )
     .option('-u, --username <username>', 'updb: the username the identity will log in with')
     .option('--ca <ca>', 'ottca: the CA (id or name) that issues the certificate')
     .addOption(durationOption('the enrollment'))
     .addOption(jwtOutOption())
     .addOption(jsonOption())
     .action(async (identity: string, opts: CreateOptions) => {
-      if (opts.method === 'updb' && opts.username === undefined) throw new CliError('error: --method updb needs --username USERNAME', 2);
-      if (opts.method !== 'updb' && opts.username !== undefined) throw new CliError('error: --username is only for --method updb', 2);
-      if (opts.method === 'ottca' && opts.ca === undefined) throw new CliError('error: --method ottca needs --ca CA', 2);
-      if (opts.method !== 'ottca' && opts.ca !== undefined) throw new CliError('error: --ca is only for --method ottca', 2);
+      if (opts.method === 'updb' && opts.username === undefined)
+        throw new CliError('error: --method updb needs --username USERNAME', 2);
+      if (opts.method !== 'updb' && opts.username !== undefined)
+        throw new CliError('error: --username is only for --method updb', 2);
+      if (opts.method === 'ottca' && opts.ca === undefined)
+        throw new CliError('error: --method ottca needs --ca CA', 2);
+      if (opts.method !== 'ottca' && opts.ca !== undefined)
+        throw new CliError('error: --ca is only for --method ottca', 2);
       const api = requireApi(io);
       const body: Rec = {
         identityId: await resolveEntityId(api, identitySpec, identity),
@@ -91,7 +108,12 @@ export function registerEnrollment(program: Command, io: CliIo): void {
     .command('refresh')
     .description('give an enrollment (expired or not) a new expiry and a new JWT for the same token')
     .argument('id', "the enrollment's id")
-    .addOption(new Option('--duration-minutes <n>', 'the enrollment expires after this many minutes (default: the span it was given at creation or its last refresh)').argParser(positiveMinutes))
+    .addOption(
+      new Option(
+        '--duration-minutes <n>',
+        'the enrollment expires after this many minutes (default: the span it was given at creation or its last refresh)',
+      ).argParser(positiveMinutes),
+    )
     .addOption(jwtOutOption())
     .addOption(jsonOption())
     .action(async (idArg: string, opts: { durationMinutes?: number; jwtOut?: string; json?: boolean }) => {
@@ -104,7 +126,9 @@ export function registerEnrollment(program: Command, io: CliIo): void {
         const span = enrollmentSpanMs(current);
         expiresAt = span === undefined ? expiresIn(undefined) : new Date(Date.now() + span).toISOString();
       }
-      const res = await api.call<{ data?: Rec }>('POST', `/enrollments/${encodeURIComponent(id)}/refresh`, { expiresAt });
+      const res = await api.call<{ data?: Rec }>('POST', `/enrollments/${encodeURIComponent(id)}/refresh`, {
+        expiresAt,
+      });
       if (!opts.json) io.out(`refreshed enrollment ${id}: expires ${expiresAt}`);
       const e = await emitEnrollmentJwt(api, io, id, opts.jwtOut, opts.json === true);
       if (opts.json) printJson(io, withJwt(res, e, opts.jwtOut));

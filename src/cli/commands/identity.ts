@@ -30,7 +30,7 @@ const createExtras: EntitySpec['createExtras'] = {
       'after',
       '\nEnrollment: --ott (or --ottca CA) and/or --updb USERNAME create the enrollments with the identity; their JWTs are\n' +
         'printed, or written to --jwt-out FILE (mode 0600; with two JWTs, FILE with .ott/.updb before its extension).\n' +
-        'Hand the JWT to the identity\'s owner, who runs `edgectl enroll FILE --out IDENTITY_FILE`.',
+        "Hand the JWT to the identity's owner, who runs `edgectl enroll FILE --out IDENTITY_FILE`.",
     );
   },
   check(opts, body) {
@@ -61,7 +61,9 @@ export function registerIdentity(program: Command, io: CliIo): void {
     .action(async (idOrName: string, opts: { durationMinutes?: number; json?: boolean }) => {
       const api = requireApi(io);
       const id = await resolveEntityId(api, identitySpec, idOrName);
-      const res = await api.call('POST', `/identities/${encodeURIComponent(id)}/disable`, { durationMinutes: opts.durationMinutes ?? 0 });
+      const res = await api.call('POST', `/identities/${encodeURIComponent(id)}/disable`, {
+        durationMinutes: opts.durationMinutes ?? 0,
+      });
       if (opts.json) printJson(io, res);
       else io.out(`disabled identity ${id}${opts.durationMinutes ? ` for ${opts.durationMinutes} minutes` : ''}`);
     });

@@ -17,7 +17,13 @@ import { readIdentityFile, type IdentityConfig } from '../identity-file.js';
 import { CliError, type CliIo } from '../io.js';
 import { SessionStore } from '../session-store.js';
 import { passwordFromStdin } from '../stdin.js';
-import { MANAGEMENT_PREFIX, NetworkError, normaliseControllerUrl, rawRequest, type ClientCertificate } from '../transport/http.js';
+import {
+  MANAGEMENT_PREFIX,
+  NetworkError,
+  normaliseControllerUrl,
+  rawRequest,
+  type ClientCertificate,
+} from '../transport/http.js';
 
 interface LoginOptions {
   username?: string;
@@ -65,7 +71,8 @@ export function readCaFile(file: string): string {
   } catch (e) {
     throw new CliError(`error: cannot read --ca ${file}: ${(e as Error).message}`, 2);
   }
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new CliError(`error: --ca ${file} holds no PEM certificate`, 2);
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new CliError(`error: --ca ${file} holds no PEM certificate`, 2);
   return text;
 }
 
@@ -83,12 +90,25 @@ async function trusted(url: string, ca: string | undefined): Promise<boolean> {
 /** Fetches the controller's CA bundle without verification and asks (or uses -y) whether to trust it. */
 async function trustOnFirstUse(url: string, io: CliIo, yes: boolean): Promise<string> {
   const bundle = await fetchPublishedCaBundle(url, "the server's certificate is not trusted: pass --ca FILE");
-  const lines = bundle.certs.map((c) => `  ${c.subject}\n    SHA-256 ${createHash('sha256').update(c.der).digest('hex').replace(/(..)(?!$)/g, '$1:')}`);
-  io.err(`The certificate of ${url} is not trusted by this system. The controller presents this CA bundle:\n${lines.join('\n')}`);
+  const lines = bundle.certs.map(
+    (c) =>
+      `  ${c.subject}\n    SHA-256 ${createHash('sha256')
+        .update(c.der)
+        .digest('hex')
+        .replace(/(..)(?!$)/g, '$1:')}`,
+  );
+  io.err(
+    `The certificate of ${url} is not trusted by this system. The controller presents this CA bundle:\n${lines.join('\n')}`,
+  );
   if (!yes) {
-    if (!io.isTTY) throw new CliError('error: not trusting an unverified CA bundle without a terminal to ask: pass -y to accept it, or --ca FILE', 2);
+    if (!io.isTTY)
+      throw new CliError(
+        'error: not trusting an unverified CA bundle without a terminal to ask: pass -y to accept it, or --ca FILE',
+        2,
+      );
     const { confirm } = await import('@inquirer/prompts');
-    if (!(await confirm({ message: `Trust this CA bundle for ${url}?`, default: false }))) throw new CliError('error: CA bundle not trusted; login cancelled', 1);
+    if (!(await confirm({ message: `Trust this CA bundle for ${url}?`, default: false })))
+      throw new CliError('error: CA bundle not trusted; login cancelled', 1);
   }
   return bundle.pem;
 }
@@ -130,7 +150,8 @@ function checkPair(pair: ClientCertificate, certWhat: string, keyWhat: string): 
   } catch (e) {
     throw new CliError(`error: ${keyWhat} holds no usable private key (${(e as Error).message})`, 2);
   }
-  if (!cert.checkPrivateKey(key)) throw new CliError(`error: the key of ${keyWhat} does not belong to the certificate of ${certWhat}`, 2);
+  if (!cert.checkPrivateKey(key))
+    throw new CliError(`error: the key of ${keyWhat} does not belong to the certificate of ${certWhat}`, 2);
 }
 
 /** Parses a response body as JSON when it is JSON. */
@@ -153,13 +174,19 @@ export function registerLogin(program: Command, io: CliIo): void {
   program
     .command('login')
     .description('log in to a controller (password or client certificate) and save the session for later commands')
-    .argument('[url]', 'controller address, e.g. https://127.0.0.1:1280 (https:// is assumed); with --identity, taken from the file')
+    .argument(
+      '[url]',
+      'controller address, e.g. https://127.0.0.1:1280 (https:// is assumed); with --identity, taken from the file',
+    )
     .option('-u, --username <username>', 'username (asked for on a terminal when missing)')
     .option('-p, --password <password>', 'password (asked for on a terminal when missing)')
     .option('--password-stdin', 'read the password from standard input (first line), e.g. from a secret store')
     .option('-c, --cert <file>', 'log in with this client certificate (PEM; with --key) over mutual TLS')
     .option('-k, --key <file>', 'the private key (PEM) of --cert')
-    .option('-f, --identity <file>', 'log in with the certificate and key of an identity file (as written by `edgectl enroll`)')
+    .option(
+      '-f, --identity <file>',
+      'log in with the certificate and key of an identity file (as written by `edgectl enroll`)',
+    )
     .option('--ca <file>', 'PEM file of the CA certificates to trust for this controller')
     .option('-y, --yes', "trust the controller's published CA bundle without asking")
     .addHelpText('after', HELP)
@@ -170,12 +197,16 @@ export function registerLogin(program: Command, io: CliIo): void {
       }
       const certLogin = opts.cert !== undefined || opts.key !== undefined || opts.identity !== undefined;
       if (certLogin && (opts.username !== undefined || opts.password !== undefined)) {
-        throw new CliError('error: give either -u/-p (password) or --cert/--key or --identity (certificate), not both', 2);
+        throw new CliError(
+          'error: give either -u/-p (password) or --cert/--key or --identity (certificate), not both',
+          2,
+        );
       }
       if (opts.identity !== undefined && (opts.cert !== undefined || opts.key !== undefined)) {
         throw new CliError('error: --identity already holds a certificate and key: leave out --cert and --key', 2);
       }
-      if ((opts.cert === undefined) !== (opts.key === undefined)) throw new CliError('error: --cert and --key go together', 2);
+      if ((opts.cert === undefined) !== (opts.key === undefined))
+        throw new CliError('error: --cert and --key go together', 2);
 
       let identity: IdentityConfig | undefined;
       let clientCert: ClientCertificate | undefined;
@@ -187,7 +218,8 @@ export function registerLogin(program: Command, io: CliIo): void {
         clientCert = readCertAndKey(opts.cert, opts.key);
       }
       const given = rawUrl ?? identity?.url;
-      if (given === undefined) throw new CliError('error: the controller URL is required (except with --identity, whose file names it)', 2);
+      if (given === undefined)
+        throw new CliError('error: the controller URL is required (except with --identity, whose file names it)', 2);
       const url = normaliseControllerUrl(given);
       if (!clientCert && !io.isTTY && (opts.username === undefined || opts.password === undefined)) {
         throw new CliError('error: -u USERNAME and -p PASSWORD are required when there is no terminal to ask', 2);
@@ -201,7 +233,9 @@ export function registerLogin(program: Command, io: CliIo): void {
         ca = identity.ca;
       } else {
         // A CA trusted before for this URL, in this context or another one.
-        const previous = [store.current(), ...Object.values(store.all())].find((l) => l?.url === url && l.caCert !== undefined);
+        const previous = [store.current(), ...Object.values(store.all())].find(
+          (l) => l?.url === url && l.caCert !== undefined,
+        );
         const savedCa = previous?.caCert;
         if (savedCa !== undefined && (await trusted(url, savedCa))) ca = savedCa;
         else if (!(await trusted(url, undefined))) ca = await trustOnFirstUse(url, io, opts.yes === true);
@@ -210,11 +244,18 @@ export function registerLogin(program: Command, io: CliIo): void {
       let username: string;
       let res;
       if (clientCert) {
-        res = await rawRequest('POST', `${url}${MANAGEMENT_PREFIX}/authenticate?method=cert`, { ca, clientCert, body: '{}' });
+        res = await rawRequest('POST', `${url}${MANAGEMENT_PREFIX}/authenticate?method=cert`, {
+          ca,
+          clientCert,
+          body: '{}',
+        });
       } else {
         const creds = await credentials(io, opts);
         username = creds.username;
-        res = await rawRequest('POST', `${url}${MANAGEMENT_PREFIX}/authenticate?method=password`, { ca, body: JSON.stringify(creds) });
+        res = await rawRequest('POST', `${url}${MANAGEMENT_PREFIX}/authenticate?method=password`, {
+          ca,
+          body: JSON.stringify(creds),
+        });
       }
       const body = bodyOf(res.text);
       if (res.status !== 200) throw new ApiError(res.status, body);
@@ -223,7 +264,12 @@ export function registerLogin(program: Command, io: CliIo): void {
       username = clientCert ? (data.identity?.name ?? data.identityId ?? '?') : username!;
       const context = store.contextName();
       const replaced = store.current();
-      const where = opts.identity !== undefined ? { identityFile: resolve(opts.identity) } : clientCert ? { certFile: resolve(opts.cert!), keyFile: resolve(opts.key!) } : {};
+      const where =
+        opts.identity !== undefined
+          ? { identityFile: resolve(opts.identity) }
+          : clientCert
+            ? { certFile: resolve(opts.cert!), keyFile: resolve(opts.key!) }
+            : {};
       store.save({
         url,
         username,
@@ -233,13 +279,22 @@ export function registerLogin(program: Command, io: CliIo): void {
         loginTime: new Date().toISOString(),
         ...where,
       });
-      io.out(`logged in to ${url} as ${username}${clientCert ? ' with a client certificate' : ''} (context ${context}, saved in ${store.file})`);
+      io.out(
+        `logged in to ${url} as ${username}${clientCert ? ' with a client certificate' : ''} (context ${context}, saved in ${store.file})`,
+      );
       if (replaced && (replaced.url !== url || replaced.username !== username)) {
-        io.err(`note: this replaced the login of ${replaced.username} at ${replaced.url} in context ${context}; use --context NAME to keep several logins`);
+        io.err(
+          `note: this replaced the login of ${replaced.username} at ${replaced.url} in context ${context}; use --context NAME to keep several logins`,
+        );
       }
-      if (store.currentName() !== context) io.err(`note: the current context is still ${store.currentName()}: use \`--context ${context}\` or \`edgectl context use ${context}\``);
+      if (store.currentName() !== context)
+        io.err(
+          `note: the current context is still ${store.currentName()}: use \`--context ${context}\` or \`edgectl context use ${context}\``,
+        );
       if (Array.isArray(data.authQueries) && data.authQueries.length > 0) {
-        io.err('warning: this session still needs a secondary factor (MFA), which edgectl cannot answer yet; admin commands will be refused');
+        io.err(
+          'warning: this session still needs a secondary factor (MFA), which edgectl cannot answer yet; admin commands will be refused',
+        );
       }
     });
 }

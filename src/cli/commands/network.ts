@@ -11,5 +11,13 @@ import { serviceSpec } from '../entities/service.js';
 import type { CliIo } from '../io.js';
 
 export function registerNetwork(program: Command, io: CliIo): void {
-  for (const spec of [configTypeSpec, configSpec, serviceSpec, servicePolicySpec, edgeRouterPolicySpec, serviceEdgeRouterPolicySpec]) registerEntity(program, io, spec);
+  for (const spec of [
+    configTypeSpec,
+    configSpec,
+    serviceSpec,
+    servicePolicySpec,
+    edgeRouterPolicySpec,
+    serviceEdgeRouterPolicySpec,
+  ])
+    registerEntity(program, io, spec);
 }

@@ -30,10 +30,12 @@ interface Advice {
 /** What stands between the identity and the service, in the order someone would fix it. */
 export function adviceProblems(a: Advice): string[] {
   const out: string[] = [];
-  if (!a.isDialAllowed && !a.isBindAllowed) out.push('no service policy grants the identity Dial or Bind on the service');
+  if (!a.isDialAllowed && !a.isBindAllowed)
+    out.push('no service policy grants the identity Dial or Bind on the service');
   if (a.identityRouterCount === 0) out.push('no edge router policy gives the identity an edge router');
   if (a.serviceRouterCount === 0) out.push('no service edge router policy gives the service an edge router');
-  if (a.identityRouterCount > 0 && a.serviceRouterCount > 0 && a.commonRouters.length === 0) out.push('the identity and the service have no edge router in common');
+  if (a.identityRouterCount > 0 && a.serviceRouterCount > 0 && a.commonRouters.length === 0)
+    out.push('the identity and the service have no edge router in common');
   if (a.commonRouters.length > 0 && !a.commonRouters.some((r) => r.isOnline)) out.push(NONE_ONLINE);
   return out;
 }
@@ -55,8 +57,14 @@ export function registerPolicyAdvice(program: Command, io: CliIo): void {
     .addOption(jsonOption())
     .action(async (identity: string, service: string, opts: { json?: boolean }) => {
       const api = requireApi(io);
-      const [identityId, serviceId] = await Promise.all([resolveEntityId(api, identitySpec, identity), resolveEntityId(api, serviceSpec, service)]);
-      const res = await api.call<{ data: Advice }>('GET', `/identities/${encodeURIComponent(identityId)}/policy-advice/${encodeURIComponent(serviceId)}`);
+      const [identityId, serviceId] = await Promise.all([
+        resolveEntityId(api, identitySpec, identity),
+        resolveEntityId(api, serviceSpec, service),
+      ]);
+      const res = await api.call<{ data: Advice }>(
+        'GET',
+        `/identities/${encodeURIComponent(identityId)}/policy-advice/${encodeURIComponent(serviceId)}`,
+      );
       const a = res.data;
       const refusals = adviceRefusals(a);
       const refused = () => new CliError(`error: the identity cannot use the service: ${refusals.join('; ')}`, 1);
@@ -76,7 +84,13 @@ export function registerPolicyAdvice(program: Command, io: CliIo): void {
         ['common edge routers', `${a.commonRouters.length} (${online} online)`],
       ];
       printRecord(io, Object.fromEntries(rows));
-      if (a.commonRouters.length > 0) io.out(renderTable([col('COMMON EDGE ROUTER', 'name'), col('ID', 'id'), col('ONLINE', 'isOnline')], a.commonRouters as Rec[]));
+      if (a.commonRouters.length > 0)
+        io.out(
+          renderTable(
+            [col('COMMON EDGE ROUTER', 'name'), col('ID', 'id'), col('ONLINE', 'isOnline')],
+            a.commonRouters as Rec[],
+          ),
+        );
       const problems = adviceProblems(a);
       if (problems.length === 0) io.out('OKAY: the identity can use the service');
       else for (const p of problems) io.out(`${refusals.includes(p) ? 'ERROR' : 'WARNING'}: ${p}`);

@@ -14,10 +14,30 @@ import { jsonOption, jwtOutOption } from '../options.js';
 import { printJson, type Rec } from '../output.js';
 
 /** Reads a router's outstanding enrollment JWT and prints it or writes it to `out`. */
-async function emitRouterJwt(api: Api, io: CliIo, spec: EntitySpec, method: string, id: string, out: string | undefined, quiet: boolean): Promise<void> {
+async function emitRouterJwt(
+  api: Api,
+  io: CliIo,
+  spec: EntitySpec,
+  method: string,
+  id: string,
+  out: string | undefined,
+  quiet: boolean,
+): Promise<void> {
   const r = (await api.call<{ data: Rec }>('GET', `/${spec.def.name}/${encodeURIComponent(id)}`)).data;
-  if (typeof r.enrollmentJwt !== 'string') throw new CliError(`error: ${spec.def.label} ${id} has no outstanding enrollment JWT`, 1);
-  emitJwts(io, [{ method, jwt: r.enrollmentJwt, ...(typeof r.enrollmentExpiresAt === 'string' ? { expiresAt: r.enrollmentExpiresAt } : {}) }], out, quiet);
+  if (typeof r.enrollmentJwt !== 'string')
+    throw new CliError(`error: ${spec.def.label} ${id} has no outstanding enrollment JWT`, 1);
+  emitJwts(
+    io,
+    [
+      {
+        method,
+        jwt: r.enrollmentJwt,
+        ...(typeof r.enrollmentExpiresAt === 'string' ? { expiresAt: r.enrollmentExpiresAt } : {}),
+      },
+    ],
+    out,
+    quiet,
+  );
 }
 
 /** `--jwt-out FILE` on `create`: the enrollment created with the router, written for its operator. */
@@ -27,10 +47,14 @@ function withJwtOut(spec: EntitySpec, method: string): EntitySpec {
     createExtras: {
       options(cmd) {
         cmd.addOption(new Option('--jwt-out <file>', "write the router's enrollment JWT to this file (mode 0600)"));
-        cmd.addHelpText('after', `\nThe router enrolls with its ${method} JWT: --jwt-out FILE writes it (mode 0600); \`edgectl ${spec.noun} show NAME -j\` has it too.`);
+        cmd.addHelpText(
+          'after',
+          `\nThe router enrolls with its ${method} JWT: --jwt-out FILE writes it (mode 0600); \`edgectl ${spec.noun} show NAME -j\` has it too.`,
+        );
       },
       async after({ api, io, id, opts }) {
-        if (opts.jwtOut !== undefined) await emitRouterJwt(api, io, spec, method, id, opts.jwtOut as string, opts.json === true);
+        if (opts.jwtOut !== undefined)
+          await emitRouterJwt(api, io, spec, method, id, opts.jwtOut as string, opts.json === true);
       },
     },
   };
@@ -41,7 +65,7 @@ export function registerRouters(program: Command, io: CliIo): void {
   registerEntity(program, io, withJwtOut(routerSpec, 'trott'));
 
   er.command('re-enroll')
-    .description("re-enroll an edge router: its certificate stops working and a new enrollment JWT is issued")
+    .description('re-enroll an edge router: its certificate stops working and a new enrollment JWT is issued')
     .argument('id|name', "the edge router's id or name")
     .addOption(jwtOutOption())
     .addOption(jsonOption())

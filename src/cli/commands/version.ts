@@ -26,7 +26,11 @@ export function registerVersion(program: Command, io: CliIo): void {
     .action(async (opts: { json?: boolean }) => {
       const login = new SessionStore(io.env).current();
       // /version is anonymous, so no token is sent: the version still shows when the session has expired.
-      const controller = () => apiFor(login!, new HttpTransport({ url: login!.url, ca: login!.caCert })).call<{ data: VersionData }>('GET', '/version');
+      const controller = () =>
+        apiFor(login!, new HttpTransport({ url: login!.url, ca: login!.caCert })).call<{ data: VersionData }>(
+          'GET',
+          '/version',
+        );
       if (opts.json) {
         printJson(io, { cli: VERSION, controller: login ? await controller() : null });
         return;
@@ -38,6 +42,8 @@ export function registerVersion(program: Command, io: CliIo): void {
       }
       const d = (await controller()).data;
       const api = d.apiVersions?.['edge-management']?.v1?.version;
-      io.out(`controller:  ${d.version ?? '?'} at ${login.url}${api ? ` (management API ${api})` : ''}${d.runtimeVersion ? `, ${d.runtimeVersion}` : ''}`);
+      io.out(
+        `controller:  ${d.version ?? '?'} at ${login.url}${api ? ` (management API ${api})` : ''}${d.runtimeVersion ? `, ${d.runtimeVersion}` : ''}`,
+      );
     });
 }

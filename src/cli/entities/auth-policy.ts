@@ -14,7 +14,10 @@ const allowedMethods = (r: Rec) =>
     .join(',');
 
 const secondary = (r: Rec) =>
-  [at(r, 'secondary.requireTotp') === true ? 'totp' : '', at(r, 'secondary.requireExtJwtSigner') ? `ext-jwt:${at(r, 'secondary.requireExtJwtSigner')}` : '']
+  [
+    at(r, 'secondary.requireTotp') === true ? 'totp' : '',
+    at(r, 'secondary.requireExtJwtSigner') ? `ext-jwt:${at(r, 'secondary.requireExtJwtSigner')}` : '',
+  ]
     .filter(Boolean)
     .join(',');
 
@@ -37,7 +40,15 @@ export const authPolicySpec: EntitySpec = {
     primary: {
       cert: { allowed: true, allowExpiredCerts: true },
       extJwt: { allowed: true, allowedSigners: [] },
-      updb: { allowed: true, minPasswordLength: 5, requireMixedCase: false, requireNumberChar: false, requireSpecialChar: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
+      updb: {
+        allowed: true,
+        minPasswordLength: 5,
+        requireMixedCase: false,
+        requireNumberChar: false,
+        requireSpecialChar: false,
+        maxAttempts: 0,
+        lockoutDurationMinutes: 0,
+      },
     },
     secondary: { requireTotp: false, requireExtJwtSigner: null },
   },
@@ -45,5 +56,6 @@ export const authPolicySpec: EntitySpec = {
     primary: { description: 'primary methods (members not given keep their values)' },
     secondary: { description: 'secondary factors' },
   },
-  createHelp: '\nWithout flags a new policy has the settings of the system policy `default`: cert, ext-jwt and updb allowed,\nminimum password length 5, no lockout, no secondary factor.',
+  createHelp:
+    '\nWithout flags a new policy has the settings of the system policy `default`: cert, ext-jwt and updb allowed,\nminimum password length 5, no lockout, no secondary factor.',
 };

@@ -24,13 +24,26 @@ export const caSpec: EntitySpec = {
     col('FINGERPRINT', 'fingerprint'),
   ],
   createArgs: ['name', 'certPem'],
-  createDefaults: { isAuthEnabled: false, isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: false, identityRoles: [] },
+  createDefaults: {
+    isAuthEnabled: false,
+    isAutoCaEnrollmentEnabled: false,
+    isOttCaEnrollmentEnabled: false,
+    identityRoles: [],
+  },
   flags: {
     name: { description: 'name (unique)' },
     certPem: { name: 'pem-file', kind: 'file', description: 'PEM file of the CA certificate' },
     isAuthEnabled: { name: 'auth', short: 'e', description: 'certificates it issued may authenticate' },
-    isAutoCaEnrollmentEnabled: { name: 'autoca', short: 'u', description: 'certificates it issued enroll their identity on the fly (/enroll/ca)' },
-    isOttCaEnrollmentEnabled: { name: 'ottca', short: 'o', description: 'ottca enrollments may use certificates it issued' },
+    isAutoCaEnrollmentEnabled: {
+      name: 'autoca',
+      short: 'u',
+      description: 'certificates it issued enroll their identity on the fly (/enroll/ca)',
+    },
+    isOttCaEnrollmentEnabled: {
+      name: 'ottca',
+      short: 'o',
+      description: 'ottca enrollments may use certificates it issued',
+    },
     identityRoles: { short: 'a', description: 'role attributes of identities auto-enrolled through it' },
     // The reference CLI's short flags for the external id claim (`-l -m -x -p -z -d`).
     'externalIdClaim.location': { short: 'l' },
@@ -39,7 +52,10 @@ export const caSpec: EntitySpec = {
     'externalIdClaim.parser': { short: 'p' },
     'externalIdClaim.parserCriteria': { short: 'z' },
     'externalIdClaim.index': { short: 'd' },
-    identityNameFormat: { description: 'name of auto-enrolled identities: [caName] [caId] [commonName] [requestedName] [identityId] (default [caName]-[commonName])' },
+    identityNameFormat: {
+      description:
+        'name of auto-enrolled identities: [caName] [caId] [commonName] [requestedName] [identityId] (default [caName]-[commonName])',
+    },
   },
   createHelp:
     '\nThe CA starts unverified and is used for nothing until verified: sign a certificate whose CN is the verification\n' +

@@ -11,11 +11,18 @@ export const configTypeSpec: EntitySpec = {
   def: configTypes,
   noun: 'config-type',
   aliases: ['config-types'],
-  columns: [col('ID', 'id'), col('NAME', 'name'), { header: 'SCHEMA', value: (r) => (r.schema && Object.keys(r.schema as object).length > 0 ? 'yes' : 'none') }],
+  columns: [
+    col('ID', 'id'),
+    col('NAME', 'name'),
+    { header: 'SCHEMA', value: (r) => (r.schema && Object.keys(r.schema as object).length > 0 ? 'yes' : 'none') },
+  ],
   createArgs: ['name'],
   bodyFlags: { data: 'body', file: 'body-file' },
   flags: {
     name: { description: 'name (unique)' },
-    schema: { description: 'JSON Schema that the data of configs of this type must satisfy', fromFile: { name: 'schema-file', short: 'f' } },
+    schema: {
+      description: 'JSON Schema that the data of configs of this type must satisfy',
+      fromFile: { name: 'schema-file', short: 'f' },
+    },
   },
 };

@@ -31,6 +31,9 @@ export const configSpec: EntitySpec = {
   flags: {
     name: { description: 'name (unique)' },
     configTypeId: { name: 'type', ref: configTypes, description: 'config type' },
-    data: { description: "the config's data (checked against the config type's schema)", fromFile: { name: 'data-file', short: 'f' } },
+    data: {
+      description: "the config's data (checked against the config type's schema)",
+      fromFile: { name: 'data-file', short: 'f' },
+    },
   },
 };

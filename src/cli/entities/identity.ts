@@ -27,12 +27,24 @@ export const identitySpec: EntitySpec = {
   flags: {
     name: { description: 'name (unique)' },
     type: { short: 't', description: 'identity type, User by default on create' },
-    isAdmin: { name: 'admin', short: 'A', description: 'administrator (may use the Management API); not an admin by default' },
-    authPolicyId: { name: 'auth-policy', short: 'P', ref: authPolicies, description: 'authentication policy (default: default)' },
+    isAdmin: {
+      name: 'admin',
+      short: 'A',
+      description: 'administrator (may use the Management API); not an admin by default',
+    },
+    authPolicyId: {
+      name: 'auth-policy',
+      short: 'P',
+      ref: authPolicies,
+      description: 'authentication policy (default: default)',
+    },
     roleAttributes: { short: 'a', description: 'role attributes' },
     externalId: { description: 'external id (unique; matched by external JWT signers)' },
     'enrollment.updb': { description: 'create a password enrollment for this username' },
     'enrollment.ott': { description: 'create a one-time-token enrollment (a certificate from a CSR)' },
-    'enrollment.ottca': { ref: cas, description: 'create a one-time-token enrollment for a certificate issued by this CA' },
+    'enrollment.ottca': {
+      ref: cas,
+      description: 'create a one-time-token enrollment for a certificate issued by this CA',
+    },
   },
 };

@@ -9,7 +9,15 @@
 import type { Column, Rec } from '../output.js';
 import type { EntitySpec, FlagOverride } from '../crud.js';
 import { col } from '../output.js';
-import { edgeRouterPolicies, edgeRouters, identities, postureChecks, serviceEdgeRouterPolicies, servicePolicies, services } from '../resources.js';
+import {
+  edgeRouterPolicies,
+  edgeRouters,
+  identities,
+  postureChecks,
+  serviceEdgeRouterPolicies,
+  servicePolicies,
+  services,
+} from '../resources.js';
 
 /** A role list as people read it: `@<name>` for `@id` entries (from `…RolesDisplay`), the raw roles otherwise. */
 const roles = (header: string, prop: string): Column => ({
@@ -32,7 +40,10 @@ const common = {
   createDefaults: { semantic: 'AllOf' },
   flags: {
     name: { description: 'name (unique)' },
-    semantic: { choices: ['AllOf', 'AnyOf'], description: 'how several attribute roles combine: AllOf or AnyOf (AllOf on create unless given)' },
+    semantic: {
+      choices: ['AllOf', 'AnyOf'],
+      description: 'how several attribute roles combine: AllOf or AnyOf (AllOf on create unless given)',
+    },
     ...ROLE_FLAGS,
   },
   createHelp: '\nRoles: #attribute, #all, @id or @name (a name is resolved to its id before sending).',
@@ -61,7 +72,14 @@ export const edgeRouterPolicySpec: EntitySpec = {
   def: edgeRouterPolicies,
   noun: 'edge-router-policy',
   aliases: ['edge-router-policies', 'erp', 'erps'],
-  columns: [col('ID', 'id'), col('NAME', 'name'), col('SEMANTIC', 'semantic'), roles('EDGE ROUTER ROLES', 'edgeRouterRoles'), roles('IDENTITY ROLES', 'identityRoles'), col('SYSTEM', 'isSystem')],
+  columns: [
+    col('ID', 'id'),
+    col('NAME', 'name'),
+    col('SEMANTIC', 'semantic'),
+    roles('EDGE ROUTER ROLES', 'edgeRouterRoles'),
+    roles('IDENTITY ROLES', 'identityRoles'),
+    col('SYSTEM', 'isSystem'),
+  ],
 };
 
 export const serviceEdgeRouterPolicySpec: EntitySpec = {
@@ -69,7 +87,13 @@ export const serviceEdgeRouterPolicySpec: EntitySpec = {
   def: serviceEdgeRouterPolicies,
   noun: 'service-edge-router-policy',
   aliases: ['service-edge-router-policies', 'serp', 'serps'],
-  columns: [col('ID', 'id'), col('NAME', 'name'), col('SEMANTIC', 'semantic'), roles('SERVICE ROLES', 'serviceRoles'), roles('EDGE ROUTER ROLES', 'edgeRouterRoles')],
+  columns: [
+    col('ID', 'id'),
+    col('NAME', 'name'),
+    col('SEMANTIC', 'semantic'),
+    roles('SERVICE ROLES', 'serviceRoles'),
+    roles('EDGE ROUTER ROLES', 'edgeRouterRoles'),
+  ],
 };
 
 /** Posture checks as a sub-collection of service policies (they have no noun of their own yet). */

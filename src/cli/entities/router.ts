@@ -10,7 +10,11 @@ import { edgeRouters, transitRouters } from '../resources.js';
 const common: Record<string, FlagOverride> = {
   name: { description: 'name (unique across edge and transit routers)' },
   cost: { description: 'cost of routing through this router, 0..65535 (default 0)' },
-  noTraversal: { name: 'traversal', invert: true, description: 'links may pass through this router (the default; --no-traversal: only as a path end)' },
+  noTraversal: {
+    name: 'traversal',
+    invert: true,
+    description: 'links may pass through this router (the default; --no-traversal: only as a path end)',
+  },
 };
 
 export const edgeRouterSpec: EntitySpec = {
@@ -30,7 +34,11 @@ export const edgeRouterSpec: EntitySpec = {
   createArgs: ['name'],
   flags: {
     ...common,
-    isTunnelerEnabled: { name: 'tunneler-enabled', short: 't', description: 'the router also tunnels (gets its own identity and system edge router policy)' },
+    isTunnelerEnabled: {
+      name: 'tunneler-enabled',
+      short: 't',
+      description: 'the router also tunnels (gets its own identity and system edge router policy)',
+    },
     roleAttributes: { short: 'a', description: 'role attributes' },
     appData: { description: 'application data' },
   },
@@ -40,7 +48,15 @@ export const routerSpec: EntitySpec = {
   def: transitRouters,
   noun: 'router',
   aliases: ['routers', 'transit-router', 'transit-routers'],
-  columns: [col('ID', 'id'), col('NAME', 'name'), col('ONLINE', 'isOnline'), col('VERIFIED', 'isVerified'), col('COST', 'cost'), col('NO TRAVERSAL', 'noTraversal'), col('FINGERPRINT', 'fingerprint')],
+  columns: [
+    col('ID', 'id'),
+    col('NAME', 'name'),
+    col('ONLINE', 'isOnline'),
+    col('VERIFIED', 'isVerified'),
+    col('COST', 'cost'),
+    col('NO TRAVERSAL', 'noTraversal'),
+    col('FINGERPRINT', 'fingerprint'),
+  ],
   createArgs: ['name'],
   flags: common,
 };

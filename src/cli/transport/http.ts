@@ -129,7 +129,11 @@ export function rawRequest(method: HttpMethod, url: string, opts: RawRequestOpti
       const code = e.code;
       reject(new NetworkError(url, code, e.message, code !== undefined && TRUST_ERROR.test(code)));
     });
-    req.setTimeout(opts.timeoutMs ?? 30_000, () => req.destroy(Object.assign(new Error(`no answer after ${(opts.timeoutMs ?? 30_000) / 1000}s`), { code: 'ETIMEDOUT' })));
+    req.setTimeout(opts.timeoutMs ?? 30_000, () =>
+      req.destroy(
+        Object.assign(new Error(`no answer after ${(opts.timeoutMs ?? 30_000) / 1000}s`), { code: 'ETIMEDOUT' }),
+      ),
+    );
     if (opts.body !== undefined) req.write(opts.body);
     req.end();
   });
@@ -151,13 +155,19 @@ export function parseBody(raw: RawResponse): unknown {
 export class HttpTransport implements Transport {
   constructor(private readonly target: HttpTarget) {}
 
-  async request(method: HttpMethod, path: string, body?: unknown, options: RequestOptions = {}): Promise<TransportResponse> {
+  async request(
+    method: HttpMethod,
+    path: string,
+    body?: unknown,
+    options: RequestOptions = {},
+  ): Promise<TransportResponse> {
     const headers: Record<string, string> = this.target.token ? { 'zt-session': this.target.token } : {};
     if (options.accept) headers.accept = options.accept;
     const raw = await rawRequest(method, this.target.url + (this.target.prefix ?? MANAGEMENT_PREFIX) + path, {
       ca: this.target.ca,
       headers,
-      body: body === undefined ? undefined : typeof body === 'string' && options.contentType ? body : JSON.stringify(body),
+      body:
+        body === undefined ? undefined : typeof body === 'string' && options.contentType ? body : JSON.stringify(body),
       contentType: typeof body === 'string' && options.contentType ? options.contentType : undefined,
       clientCert: this.target.clientCert,
       timeoutMs: this.target.timeoutMs,
@@ -178,6 +188,7 @@ export function normaliseControllerUrl(input: string): string {
   } catch {
     throw new CliError(`error: not a controller address: ${input}`, 2);
   }
-  if (u.protocol !== 'https:') throw new CliError(`error: the controller is only reachable over https (got ${u.protocol.replace(':', '')})`, 2);
+  if (u.protocol !== 'https:')
+    throw new CliError(`error: the controller is only reachable over https (got ${u.protocol.replace(':', '')})`, 2);
   return `${u.protocol}//${u.host}`;
 }

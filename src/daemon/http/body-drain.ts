@@ -18,7 +18,8 @@ export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds): vo
     const declared = Number(req.headers['content-length']);
     // Fastify asks for `connection: close` here; draining instead lets the answer arrive. A body declared larger
     // than the bound will not be drained, so that connection still closes.
-    if (!(declared > bounds.maxBytes) && String(reply.getHeader('connection') ?? '').toLowerCase() === 'close') reply.removeHeader('connection');
+    if (!(declared > bounds.maxBytes) && String(reply.getHeader('connection') ?? '').toLowerCase() === 'close')
+      reply.removeHeader('connection');
     return payload;
   });
   app.addHook('onResponse', async (req) => {

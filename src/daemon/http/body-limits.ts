@@ -21,7 +21,8 @@ export function checkJsonBody(body: unknown): void {
     if (depth > MAX_JSON_DEPTH) throw fieldError(field, `nested deeper than ${MAX_JSON_DEPTH} levels`);
     const top = depth === 1 && !Array.isArray(value);
     for (const [key, child] of Object.entries(value)) {
-      if (child !== null && typeof child === 'object') stack.push({ value: child, depth: depth + 1, field: top ? key : field });
+      if (child !== null && typeof child === 'object')
+        stack.push({ value: child, depth: depth + 1, field: top ? key : field });
     }
   }
 }

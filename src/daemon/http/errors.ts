@@ -64,10 +64,18 @@ export function toDomainError(err: unknown, body?: unknown): DomainError | null 
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new DomainError('COULD_NOT_PARSE_BODY');
   }
-  if (fe instanceof SyntaxError || (fe as { type?: string })?.type === 'entity.parse.failed') return new DomainError('COULD_NOT_PARSE_BODY');
+  if (fe instanceof SyntaxError || (fe as { type?: string })?.type === 'entity.parse.failed')
+    return new DomainError('COULD_NOT_PARSE_BODY');
   // A filter can be valid and still too deep for the database's expression limit.
-  if (/Expression tree is too large|too many terms in compound SELECT|parser stack overflow/.test((fe as Error)?.message ?? '')) {
-    return new DomainError('INVALID_FILTER', { cause: { code: 'UNHANDLED', message: 'the filter is nested too deeply' }, causeMessage: 'the filter is nested too deeply' });
+  if (
+    /Expression tree is too large|too many terms in compound SELECT|parser stack overflow/.test(
+      (fe as Error)?.message ?? '',
+    )
+  ) {
+    return new DomainError('INVALID_FILTER', {
+      cause: { code: 'UNHANDLED', message: 'the filter is nested too deeply' },
+      causeMessage: 'the filter is nested too deeply',
+    });
   }
   return constraintError(err);
 }
@@ -108,7 +116,10 @@ export function errorBody(e: DomainError, requestId: string): Record<string, unk
 
 export function sendError(reply: FastifyReply, e: DomainError): void {
   if (e.retryAfterSeconds !== undefined) reply.header('retry-after', String(e.retryAfterSeconds));
-  void reply.code(e.status).type('application/json; charset=utf-8').send(errorBody(e, String(reply.request.id)));
+  void reply
+    .code(e.status)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(e, String(reply.request.id)));
 }
 
 export function errorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {

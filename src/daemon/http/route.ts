@@ -126,7 +126,8 @@ export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps,
             // The session's lifetime after this request's activity (parity: §4.1 response headers).
             const seconds = Math.round(ctx.settings.sessionTimeoutMs / 1000);
             if (!reply.hasHeader('expiration-seconds')) reply.header('expiration-seconds', String(seconds));
-            if (!reply.hasHeader('expires-at')) reply.header('expires-at', new Date(ctx.now().getTime() + ctx.settings.sessionTimeoutMs).toISOString());
+            if (!reply.hasHeader('expires-at'))
+              reply.header('expires-at', new Date(ctx.now().getTime() + ctx.settings.sessionTimeoutMs).toISOString());
           }
           if (result === RAW) return reply;
           return reply

@@ -25,7 +25,14 @@ export const LISTENER_CIPHERS = [
 
 /** The listener's secure-context options; used at start and whenever its CA list is refreshed. */
 export function listenerSecureContext(material: { key: string; cert: string; ca: string }) {
-  return { key: material.key, cert: material.cert, ca: material.ca, ciphers: LISTENER_CIPHERS, minVersion: 'TLSv1.2' as const, honorCipherOrder: true };
+  return {
+    key: material.key,
+    cert: material.cert,
+    ca: material.ca,
+    ciphers: LISTENER_CIPHERS,
+    minVersion: 'TLSv1.2' as const,
+    honorCipherOrder: true,
+  };
 }
 
 /**

@@ -5,7 +5,12 @@
 import { Type } from '@sinclair/typebox';
 import { renderRecord } from '../../model/render.js';
 import { apiSessionCerts } from '../../model/resources/api-session-cert.js';
-import { createSessionCert, deleteSessionCert, getSessionCert, listSessionCerts } from '../../model/services/api-session-certs.js';
+import {
+  createSessionCert,
+  deleteSessionCert,
+  getSessionCert,
+  listSessionCerts,
+} from '../../model/services/api-session-certs.js';
 import { empty, listOf, ok } from '../http/envelope.js';
 import type { RequestContext, RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';
@@ -27,7 +32,10 @@ export const apiSessionCertRoutes: RouteDef[] = [
     envelope: 'listCurrentApiSessionCertificatesEnvelope',
     async handler(rc) {
       const page = await listSessionCerts(rc.ctx, sessionOf(rc), listOptions(rc));
-      return listOf(page.rows.map((r) => renderRecord(apiSessionCerts, r)), page);
+      return listOf(
+        page.rows.map((r) => renderRecord(apiSessionCerts, r)),
+        page,
+      );
     },
   },
   {
@@ -49,7 +57,12 @@ export const apiSessionCertRoutes: RouteDef[] = [
       );
       return {
         status: 201,
-        data: { id: issued.id, _links: { self: { href: `./${apiSessionCerts.name}/${issued.id}` } }, certificate: issued.certificate, cas: issued.cas },
+        data: {
+          id: issued.id,
+          _links: { self: { href: `./${apiSessionCerts.name}/${issued.id}` } },
+          certificate: issued.certificate,
+          cas: issued.cas,
+        },
       };
     },
   },

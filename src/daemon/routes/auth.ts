@@ -2,7 +2,11 @@
  * Authentication and the caller's own API session, on both APIs (parity: docs/reference-notes.md §4, §5).
  */
 import { DomainError } from '../../model/errors.js';
-import { authenticatePassword, checkAuthenticateBody, type AuthenticateBody } from '../../model/services/authenticate.js';
+import {
+  authenticatePassword,
+  checkAuthenticateBody,
+  type AuthenticateBody,
+} from '../../model/services/authenticate.js';
 import { authenticateCert } from '../../model/services/authenticate-cert.js';
 import { currentApiSessionDetail, deleteApiSessions } from '../../model/services/api-session.js';
 import { peerCertificates } from '../http/tls.js';
@@ -50,7 +54,9 @@ export const authRoutes: RouteDef[] = [
       const detail = await currentApiSessionDetail(rc.ctx, apiSessionId);
       // parity: both header names carry the token so existing clients find it (decisions.md, session header)
       rc.reply.header('svc-session', detail.token as string).header('zt-session', detail.token as string);
-      rc.reply.header('expiration-seconds', String(detail.expirationSeconds)).header('expires-at', String(detail.expiresAt));
+      rc.reply
+        .header('expiration-seconds', String(detail.expirationSeconds))
+        .header('expires-at', String(detail.expiresAt));
       return ok(detail);
     },
   },
@@ -83,4 +89,3 @@ export const authRoutes: RouteDef[] = [
     },
   },
 ];
-

@@ -22,10 +22,19 @@ export const certExtensionRoutes: RouteDef[] = [
     body: Type.Object({ clientCertCsr: Type.String() }, { additionalProperties: true }),
     success: 200,
     envelope: 'identityExtendEnrollmentEnvelope',
-    summary: 'Issues a new certificate for a certificate based authenticator; the current one stays valid until extend-verify',
+    summary:
+      'Issues a new certificate for a certificate based authenticator; the current one stays valid until extend-verify',
     async handler(rc) {
       const body = rc.body as { clientCertCsr: string };
-      return ok(await extendCertAuthenticator(rc.ctx, rc.principal!.identity.id, rc.params.id!, peerCertificates(rc.req), body.clientCertCsr));
+      return ok(
+        await extendCertAuthenticator(
+          rc.ctx,
+          rc.principal!.identity.id,
+          rc.params.id!,
+          peerCertificates(rc.req),
+          body.clientCertCsr,
+        ),
+      );
     },
   },
   {
@@ -40,7 +49,12 @@ export const certExtensionRoutes: RouteDef[] = [
     envelope: 'empty',
     summary: 'Confirms receipt of the certificate issued by extend, which then replaces the current one',
     async handler(rc) {
-      await verifyExtendedCertificate(rc.ctx, rc.principal!.identity.id, rc.params.id!, (rc.body as { clientCert: string }).clientCert);
+      await verifyExtendedCertificate(
+        rc.ctx,
+        rc.principal!.identity.id,
+        rc.params.id!,
+        (rc.body as { clientCert: string }).clientCert,
+      );
       return empty();
     },
   },

@@ -20,7 +20,8 @@ export const listOptions = (rc: RequestContext): ListOptions => ({
 
 const access = (def: ResourceDef, op: CrudOp): Access => def.access?.[op] ?? 'admin';
 
-const tagOf = (def: ResourceDef) => def.name.replace(/(^|-)(\w)/g, (_m, sep: string, c: string) => (sep ? ' ' : '') + c.toUpperCase());
+const tagOf = (def: ResourceDef) =>
+  def.name.replace(/(^|-)(\w)/g, (_m, sep: string, c: string) => (sep ? ' ' : '') + c.toUpperCase());
 
 /** The route declarations for every CRUD op a resource definition exposes. */
 export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['management']): RouteDef[] {
@@ -38,9 +39,14 @@ export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['manage
       success: 200,
       envelope: def.envelopes?.list,
       async handler(rc) {
-        const scope = def.roleFilter ? roleFilterScope(def, queryArray(rc.query, 'roleFilter'), queryString(rc.query, 'roleSemantic')) : undefined;
+        const scope = def.roleFilter
+          ? roleFilterScope(def, queryArray(rc.query, 'roleFilter'), queryString(rc.query, 'roleSemantic'))
+          : undefined;
         const page = await listEntities(rc.ctx, def, listOptions(rc), scope);
-        return listOf(page.rows.map((r) => renderRecord(def, r)), page);
+        return listOf(
+          page.rows.map((r) => renderRecord(def, r)),
+          page,
+        );
       },
     });
   }

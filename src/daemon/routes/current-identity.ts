@@ -14,14 +14,20 @@ import type { RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';
 
 const BOTH = ['client', 'management'] as const;
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Optional(Type.Union([s, Type.Null()]));
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) =>
+  Type.Optional(Type.Union([s, Type.Null()]));
 
 const SelfUpdate = Type.Object(
   { username: UsernameSchema, password: PasswordSchema, currentPassword: PasswordSchema, tags: nullable(TagsSchema) },
   { additionalProperties: true },
 );
 const SelfPatch = Type.Object(
-  { username: nullable(UsernameSchema), password: nullable(PasswordSchema), currentPassword: PasswordSchema, tags: nullable(TagsSchema) },
+  {
+    username: nullable(UsernameSchema),
+    password: nullable(PasswordSchema),
+    currentPassword: PasswordSchema,
+    tags: nullable(TagsSchema),
+  },
   { additionalProperties: true },
 );
 
@@ -49,8 +55,16 @@ export const currentIdentityRoutes: RouteDef[] = [
     success: 200,
     envelope: 'listAuthenticatorsEnvelope',
     async handler(rc) {
-      const page = await listEntities(rc.ctx, authenticators, listOptions(rc), authenticatorsOfIdentity(rc.principal!.identity.id));
-      return listOf(page.rows.map((r) => renderRecord(authenticators, r)), page);
+      const page = await listEntities(
+        rc.ctx,
+        authenticators,
+        listOptions(rc),
+        authenticatorsOfIdentity(rc.principal!.identity.id),
+      );
+      return listOf(
+        page.rows.map((r) => renderRecord(authenticators, r)),
+        page,
+      );
     },
   },
   {
@@ -68,25 +82,23 @@ export const currentIdentityRoutes: RouteDef[] = [
       return ok(renderRecord(authenticators, row));
     },
   },
-  ...(['update', 'patch'] as const).map(
-    (mode): RouteDef => ({
-      apis: BOTH,
-      method: mode === 'update' ? 'PUT' : 'PATCH',
-      path: '/current-identity/authenticators/{id}',
-      operationId: mode === 'update' ? 'updateCurrentIdentityAuthenticator' : 'patchCurrentIdentityAuthenticator',
-      tag: 'Current Identity',
-      access: 'session',
-      body: mode === 'update' ? SelfUpdate : SelfPatch,
-      success: 200,
-      envelope: 'empty',
-      async handler(rc) {
-        // The current password is a credential check: limited like a login (daemon/auth-limiter.ts).
-        const identityId = rc.principal!.identity.id;
-        await rc.deps.authLimiter.attempt(rc.req.ip, `identity:${identityId}`, () =>
-          updateOwnAuthenticator(rc.ctx, identityId, rc.params.id!, rc.body as OwnAuthenticatorChange, mode),
-        );
-        return empty();
-      },
-    }),
-  ),
+  ...(['update', 'patch'] as const).map((mode): RouteDef => ({
+    apis: BOTH,
+    method: mode === 'update' ? 'PUT' : 'PATCH',
+    path: '/current-identity/authenticators/{id}',
+    operationId: mode === 'update' ? 'updateCurrentIdentityAuthenticator' : 'patchCurrentIdentityAuthenticator',
+    tag: 'Current Identity',
+    access: 'session',
+    body: mode === 'update' ? SelfUpdate : SelfPatch,
+    success: 200,
+    envelope: 'empty',
+    async handler(rc) {
+      // The current password is a credential check: limited like a login (daemon/auth-limiter.ts).
+      const identityId = rc.principal!.identity.id;
+      await rc.deps.authLimiter.attempt(rc.req.ip, `identity:${identityId}`, () =>
+        updateOwnAuthenticator(rc.ctx, identityId, rc.params.id!, rc.body as OwnAuthenticatorChange, mode),
+      );
+      return empty();
+    },
+  })),
 ];

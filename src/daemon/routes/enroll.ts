@@ -9,7 +9,12 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../../model/errors.js';
-import { anyEnrollmentForToken, enrollOtt, enrollUpdb, type OttEnrollmentResult } from '../../model/services/enrollment.js';
+import {
+  anyEnrollmentForToken,
+  enrollOtt,
+  enrollUpdb,
+  type OttEnrollmentResult,
+} from '../../model/services/enrollment.js';
 import { enrollCa, enrollOttCa } from '../../model/services/ca-enrollment.js';
 import { enrollRouter } from '../../model/services/router-enrollment.js';
 import { empty, ok, RAW, type Envelope } from '../http/envelope.js';
@@ -39,7 +44,11 @@ function wantsJson(req: FastifyRequest): boolean {
 }
 
 /** The new certificate chain as PEM of `pemType`, or `{data: {cert, ca}}` (enrollmentCertsEnvelope). */
-async function answerCertificate(rc: RequestContext, result: OttEnrollmentResult, pemType: string): Promise<Envelope | typeof RAW> {
+async function answerCertificate(
+  rc: RequestContext,
+  result: OttEnrollmentResult,
+  pemType: string,
+): Promise<Envelope | typeof RAW> {
   if (wantsJson(rc.req)) return ok({ cert: result.certChainPem, ca: result.caPem });
   await rc.reply.code(200).type(pemType).send(result.certChainPem);
   return RAW;
@@ -155,7 +164,11 @@ export const enrollRoutes: RouteDef[] = [
           return ok(await enrollUpdb(rc.ctx, token, rc.body));
         default:
           throw new DomainError('INVALID_ENROLL_METHOD', {
-            cause: { field: 'method', reason: `${enrollment.method} enrollment is not supported here`, value: enrollment.method },
+            cause: {
+              field: 'method',
+              reason: `${enrollment.method} enrollment is not supported here`,
+              value: enrollment.method,
+            },
           });
       }
     },

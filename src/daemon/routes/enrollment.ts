@@ -42,7 +42,10 @@ export const enrollmentRoutes: RouteDef[] = [
     async handler(rc) {
       await getRow(rc.ctx, identities, rc.params.id!);
       const page = await listEntities(rc.ctx, enrollments, listOptions(rc), enrollmentsOfIdentity(rc.params.id!));
-      return listOf(page.rows.map((r) => renderRecord(enrollments, r)), page);
+      return listOf(
+        page.rows.map((r) => renderRecord(enrollments, r)),
+        page,
+      );
     },
   },
 ];

@@ -15,9 +15,19 @@ import type { RouteDef } from '../http/route.js';
 import { MAX_SET_ITEMS } from '../../model/schemas.js';
 
 const MGMT = ['management'] as const;
-const Pairs = Type.Array(Type.Object({ serviceId: Type.String(), configId: Type.String() }, { additionalProperties: true }), { maxItems: MAX_SET_ITEMS });
+const Pairs = Type.Array(
+  Type.Object({ serviceId: Type.String(), configId: Type.String() }, { additionalProperties: true }),
+  { maxItems: MAX_SET_ITEMS },
+);
 // DELETE may name a service without a config (all of that service's) or send nothing (all).
-const PairsToRemove = Type.Union([Type.Array(Type.Object({ serviceId: Type.String(), configId: Type.Optional(Type.String()) }, { additionalProperties: true }), { maxItems: MAX_SET_ITEMS }), Type.Object({}), Type.Null()]);
+const PairsToRemove = Type.Union([
+  Type.Array(
+    Type.Object({ serviceId: Type.String(), configId: Type.Optional(Type.String()) }, { additionalProperties: true }),
+    { maxItems: MAX_SET_ITEMS },
+  ),
+  Type.Object({}),
+  Type.Null(),
+]);
 
 export const identityAccessRoutes: RouteDef[] = [
   {
@@ -44,7 +54,10 @@ export const identityAccessRoutes: RouteDef[] = [
     envelope: 'listServiceConfigsEnvelope',
     async handler(rc) {
       const data = await listIdentityServiceConfigs(rc.ctx, rc.params.id!);
-      return listOf(data, { pagination: { limit: data.length, offset: 0, totalCount: data.length }, filterableFields: [] });
+      return listOf(data, {
+        pagination: { limit: data.length, offset: 0, totalCount: data.length },
+        filterableFields: [],
+      });
     },
   },
   {
@@ -73,7 +86,11 @@ export const identityAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'empty',
     async handler(rc) {
-      await removeIdentityServiceConfigs(rc.ctx, rc.params.id!, Array.isArray(rc.body) ? (rc.body as ServiceConfigPair[]) : undefined);
+      await removeIdentityServiceConfigs(
+        rc.ctx,
+        rc.params.id!,
+        Array.isArray(rc.body) ? (rc.body as ServiceConfigPair[]) : undefined,
+      );
       return empty();
     },
   },

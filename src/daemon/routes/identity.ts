@@ -55,7 +55,10 @@ export const identityRoutes: RouteDef[] = [
     async handler(rc) {
       await getRow(rc.ctx, identities, rc.params.id!);
       const page = await listEntities(rc.ctx, authenticators, listOptions(rc), authenticatorsOfIdentity(rc.params.id!));
-      return listOf(page.rows.map((r) => renderRecord(authenticators, r)), page);
+      return listOf(
+        page.rows.map((r) => renderRecord(authenticators, r)),
+        page,
+      );
     },
   },
   {

@@ -27,7 +27,14 @@ export function versionRecord(rc: Pick<RequestContext, 'deps'>) {
 function specRecord(rc: RequestContext) {
   const id = SPEC_IDS[rc.api];
   const at = rc.deps.startedAt.toISOString();
-  return { id, name: id, createdAt: at, updatedAt: at, tags: {}, _links: { self: { href: `./specs/${id}` }, spec: { href: `./specs/${id}/spec` } } };
+  return {
+    id,
+    name: id,
+    createdAt: at,
+    updatedAt: at,
+    tags: {},
+    _links: { self: { href: `./specs/${id}` }, spec: { href: `./specs/${id}/spec` } },
+  };
 }
 
 /**
@@ -65,8 +72,24 @@ const SUMMARY: Record<string, readonly string[]> = {
 export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
   const common = { apis: BOTH, access: 'anonymous' as const, success: 200 };
   return [
-    { ...common, method: 'GET', path: '/', operationId: 'listRoot', tag: 'Informational', envelope: 'listVersionEnvelope', handler: async (rc) => ok(versionRecord(rc)) },
-    { ...common, method: 'GET', path: '/version', operationId: 'listVersion', tag: 'Informational', envelope: 'listVersionEnvelope', handler: async (rc) => ok(versionRecord(rc)) },
+    {
+      ...common,
+      method: 'GET',
+      path: '/',
+      operationId: 'listRoot',
+      tag: 'Informational',
+      envelope: 'listVersionEnvelope',
+      handler: async (rc) => ok(versionRecord(rc)),
+    },
+    {
+      ...common,
+      method: 'GET',
+      path: '/version',
+      operationId: 'listVersion',
+      tag: 'Informational',
+      envelope: 'listVersionEnvelope',
+      handler: async (rc) => ok(versionRecord(rc)),
+    },
     {
       ...common,
       method: 'GET',
@@ -74,7 +97,8 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       operationId: 'listSpecs',
       tag: 'Informational',
       envelope: 'listSpecsEnvelope',
-      handler: async (rc) => listOf([specRecord(rc)], { pagination: { limit: 10, offset: 0, totalCount: 1 }, filterableFields: [] }),
+      handler: async (rc) =>
+        listOf([specRecord(rc)], { pagination: { limit: 10, offset: 0, totalCount: 1 }, filterableFields: [] }),
     },
     {
       ...common,
@@ -110,7 +134,11 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       tag: 'Well Known',
       produces: ['application/pkcs7-mime'],
       async handler(rc) {
-        await rc.reply.code(200).type('application/pkcs7-mime').header('content-transfer-encoding', 'base64').send(rc.deps.caBundlePkcs7);
+        await rc.reply
+          .code(200)
+          .type('application/pkcs7-mime')
+          .header('content-transfer-encoding', 'base64')
+          .send(rc.deps.caBundlePkcs7);
         return RAW;
       },
     },

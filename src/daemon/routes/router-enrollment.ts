@@ -18,7 +18,7 @@ export const routerEnrollmentRoutes: RouteDef[] = [
     access: 'anonymous',
     success: 200,
     envelope: 'enrollmentCertsEnvelope',
-    summary: "Issues new certificates to a router presenting its current client certificate; the old one stops working",
+    summary: 'Issues new certificates to a router presenting its current client certificate; the old one stops working',
     async handler(rc) {
       return ok(await extendRouter(rc.ctx, peerCertificates(rc.req), rc.body));
     },

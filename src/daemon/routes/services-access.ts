@@ -47,8 +47,15 @@ const DATA_OPEN = Buffer.from('{"data":');
  */
 function servicePage(rc: RequestContext, p: ServicePage): Envelope | typeof RAW {
   if (!p.encoded) return listOf(p.records ?? [], p.page);
-  const meta = JSON.stringify({ ...baseMeta(), pagination: p.page.pagination, filterableFields: p.page.filterableFields });
-  void rc.reply.code(200).type('application/json').send(Buffer.concat([DATA_OPEN, ...p.encoded, Buffer.from(`,"meta":${meta}}`)]));
+  const meta = JSON.stringify({
+    ...baseMeta(),
+    pagination: p.page.pagination,
+    filterableFields: p.page.filterableFields,
+  });
+  void rc.reply
+    .code(200)
+    .type('application/json')
+    .send(Buffer.concat([DATA_OPEN, ...p.encoded, Buffer.from(`,"meta":${meta}}`)]));
   return RAW;
 }
 
@@ -61,7 +68,8 @@ const listRequest = (rc: RequestContext): ServiceListRequest => ({
 
 /** The generic management routes these replace (`GET /services`, `GET /services/{id}`). */
 const REPLACED = new Set(['GET /services', 'GET /services/{id}']);
-export const isReplacedByAccessRoutes = (r: RouteDef): boolean => r.apis.includes('management') && REPLACED.has(`${r.method} ${r.path}`);
+export const isReplacedByAccessRoutes = (r: RouteDef): boolean =>
+  r.apis.includes('management') && REPLACED.has(`${r.method} ${r.path}`);
 
 export const servicesAccessRoutes: RouteDef[] = [
   {
@@ -93,7 +101,9 @@ export const servicesAccessRoutes: RouteDef[] = [
     },
   },
   // The Client API's service update, patch and delete are the management operations (admins only).
-  ...crudRoutes(services, ['client']).filter((r) => r.method === 'PUT' || r.method === 'PATCH' || r.method === 'DELETE'),
+  ...crudRoutes(services, ['client']).filter(
+    (r) => r.method === 'PUT' || r.method === 'PATCH' || r.method === 'DELETE',
+  ),
   {
     apis: ['management'],
     method: 'GET',
@@ -138,7 +148,10 @@ export const servicesAccessRoutes: RouteDef[] = [
       // Only for a service the caller may use (404 otherwise, as the detail).
       await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!);
       const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOfService(rc.params.id!));
-      return listOf(page.rows.map((r) => clientTerminator(renderRecord(terminators, r))), page);
+      return listOf(
+        page.rows.map((r) => clientTerminator(renderRecord(terminators, r))),
+        page,
+      );
     },
   },
   {
@@ -172,7 +185,10 @@ export const servicesAccessRoutes: RouteDef[] = [
     async handler(rc) {
       await getRow(rc.ctx, services, rc.params.id!);
       const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOfService(rc.params.id!));
-      return listOf(page.rows.map((r) => renderRecord(terminators, r)), page);
+      return listOf(
+        page.rows.map((r) => renderRecord(terminators, r)),
+        page,
+      );
     },
   },
   // Terminators: the generic CRUD (admins), see resources/terminator.ts.
@@ -192,7 +208,13 @@ export const servicesAccessRoutes: RouteDef[] = [
       const engine = accessEngine(rc.ctx);
       const m = await engine.markers(rc.ctx);
       const session = await engine.apiSession(rc.ctx, rc.principal!.apiSessionId);
-      const times = [m.catalog.changedAt, m.serviceAccess.changedAt, m.identity.changedAt, session?.createdAt ?? '', rc.deps.startedAt.toISOString()];
+      const times = [
+        m.catalog.changedAt,
+        m.serviceAccess.changedAt,
+        m.identity.changedAt,
+        session?.createdAt ?? '',
+        rc.deps.startedAt.toISOString(),
+      ];
       return ok({ lastChangeAt: times.reduce((a, b) => (b > a ? b : a)) });
     },
   },
@@ -208,13 +230,44 @@ export const servicesAccessRoutes: RouteDef[] = [
     async handler(rc) {
       // Verified routers an edge router policy gives the caller; admins: every verified router (§2.3).
       const page = await listRoutersOfIdentity(rc.ctx, rc.principal!.identity, listOptions(rc));
-      return listOf(page.rows.map((r) => currentIdentityRouter(renderRecord(edgeRouters, r))), page);
+      return listOf(
+        page.rows.map((r) => currentIdentityRouter(renderRecord(edgeRouters, r))),
+        page,
+      );
     },
   },
 ];
 
 /** `currentIdentityEdgeRouterDetail`: the base fields and the router's common properties only. */
 function currentIdentityRouter(r: Record<string, unknown>): Record<string, unknown> {
-  const { id, createdAt, updatedAt, tags, _links, name, hostname, isOnline, cost, noTraversal, supportedProtocols, syncStatus, appData } = r;
-  return { id, createdAt, updatedAt, tags, _links, name, hostname, isOnline, cost, noTraversal, supportedProtocols, syncStatus, appData };
+  const {
+    id,
+    createdAt,
+    updatedAt,
+    tags,
+    _links,
+    name,
+    hostname,
+    isOnline,
+    cost,
+    noTraversal,
+    supportedProtocols,
+    syncStatus,
+    appData,
+  } = r;
+  return {
+    id,
+    createdAt,
+    updatedAt,
+    tags,
+    _links,
+    name,
+    hostname,
+    isOnline,
+    cost,
+    noTraversal,
+    supportedProtocols,
+    syncStatus,
+    appData,
+  };
 }

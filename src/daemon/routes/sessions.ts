@@ -4,7 +4,14 @@
  * `servicePolicies`) and deletes any, for admins.
  */
 import { Type } from '@sinclair/typebox';
-import { createSession, deleteSession, listSessions, sessionDetail, sessionManagementDetail, type SessionCreate } from '../../model/services/session.js';
+import {
+  createSession,
+  deleteSession,
+  listSessions,
+  sessionDetail,
+  sessionManagementDetail,
+  type SessionCreate,
+} from '../../model/services/session.js';
 import { TagsSchema } from '../../model/resource.js';
 import { empty, listOf, ok } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
@@ -32,7 +39,11 @@ export const sessionRoutes: RouteDef[] = [
     envelope: 'sessionCreateEnvelope',
     async handler(rc) {
       const p = rc.principal!;
-      const data = await createSession(rc.ctx, { identityId: p.identity.id, apiSessionId: p.apiSessionId }, (rc.body ?? {}) as SessionCreate);
+      const data = await createSession(
+        rc.ctx,
+        { identityId: p.identity.id, apiSessionId: p.apiSessionId },
+        (rc.body ?? {}) as SessionCreate,
+      );
       return { status: 201, data };
     },
   },
@@ -127,7 +138,7 @@ export const sessionRoutes: RouteDef[] = [
     access: 'admin',
     success: 200,
     envelope: 'detailSessionRoutePathEnvelope',
-    summary: 'The routers a session\'s circuit crosses: none while no router carries traffic for this controller',
+    summary: "The routers a session's circuit crosses: none while no router carries traffic for this controller",
     async handler(rc) {
       await sessionManagementDetail(rc.ctx, rc.params.id!);
       return ok({ routePath: [] });

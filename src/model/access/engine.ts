@@ -25,7 +25,14 @@ import type { Executor } from '../../store/db.js';
 import { readMarkers, type Markers } from '../../store/access-markers.js';
 import type { StoredSession } from '../../store/sessions.js';
 import type { Ctx } from '../ctx.js';
-import { byConnectedThenId, loadRouterCatalog, loadServiceCatalog, type RouterCatalog, type RouterInfo, type ServiceCatalog } from './catalog.js';
+import {
+  byConnectedThenId,
+  loadRouterCatalog,
+  loadServiceCatalog,
+  type RouterCatalog,
+  type RouterInfo,
+  type ServiceCatalog,
+} from './catalog.js';
 import {
   apiSessionAccess,
   routersOfEdgeRouterPolicies,
@@ -125,17 +132,23 @@ export class AccessEngine {
   }
 
   grantsOf(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<ServiceGrants> {
-    return this.grants.get(identity.servicePolicyIds.join(','), String(m.serviceAccess.gen), () => grantsOf(ctx.db, identity.servicePolicyIds));
+    return this.grants.get(identity.servicePolicyIds.join(','), String(m.serviceAccess.gen), () =>
+      grantsOf(ctx.db, identity.servicePolicyIds),
+    );
   }
 
   routersOfIdentity(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<Set<string>> {
-    return this.policyRouters.get(identity.edgeRouterPolicyIds.join(','), String(m.router.gen), () => routersOfEdgeRouterPolicies(ctx.db, identity.edgeRouterPolicyIds));
+    return this.policyRouters.get(identity.edgeRouterPolicyIds.join(','), String(m.router.gen), () =>
+      routersOfEdgeRouterPolicies(ctx.db, identity.edgeRouterPolicyIds),
+    );
   }
 
   /** Services selected by the same service edge router policies share one entry, like identities share grants. */
   async routersOfService(ctx: Ctx, m: Markers, serviceId: string): Promise<ServiceRouters> {
     const version = String(m.router.gen);
-    const policyIds = await this.serviceRouterPolicies.get(serviceId, version, () => serviceEdgeRouterPoliciesOfService(ctx.db, serviceId));
+    const policyIds = await this.serviceRouterPolicies.get(serviceId, version, () =>
+      serviceEdgeRouterPoliciesOfService(ctx.db, serviceId),
+    );
     return this.serviceRouters.get(policyIds.join(','), version, async () => {
       const ids = await routersOfServiceEdgeRouterPolicies(ctx.db, policyIds);
       const { routers } = await this.routerCatalog(ctx, m);

@@ -12,9 +12,11 @@ const SP_IDENTITY = matchSide(SERVICE_POLICY, sideFor(SERVICE_POLICY, 'identity'
 const ERP_IDENTITY = matchSide(EDGE_ROUTER_POLICY, sideFor(EDGE_ROUTER_POLICY, 'identity'));
 
 /** Ids of the service policies selecting the identity, sorted (a stable cache key). */
-export const servicePoliciesOf = (db: Executor, identityId: string) => policiesSelectingEntity(db, SP_IDENTITY, identityId);
+export const servicePoliciesOf = (db: Executor, identityId: string) =>
+  policiesSelectingEntity(db, SP_IDENTITY, identityId);
 /** Ids of the edge router policies selecting the identity, sorted (a stable cache key). */
-export const edgeRouterPoliciesOf = (db: Executor, identityId: string) => policiesSelectingEntity(db, ERP_IDENTITY, identityId);
+export const edgeRouterPoliciesOf = (db: Executor, identityId: string) =>
+  policiesSelectingEntity(db, ERP_IDENTITY, identityId);
 
 export const DIAL = 1;
 export const BIND = 2;

@@ -80,10 +80,19 @@ const EMPTY_TAIL = PERMISSIONS_JSON.map((p) => Buffer.from(`,"config":{},"permis
  * per-identity fields. Used by the default client list page, where serialising up to 500 records per
  * request would cost more than everything else the request does.
  */
-export function encodedServiceRecord(prefix: Buffer, bits: number | undefined, config: Record<string, unknown>): Buffer[] {
+export function encodedServiceRecord(
+  prefix: Buffer,
+  bits: number | undefined,
+  config: Record<string, unknown>,
+): Buffer[] {
   const b = (bits ?? 0) & (DIAL | BIND);
   for (const _ in config) {
-    return [prefix, Buffer.from(`,"config":${JSON.stringify(config)},"permissions":${PERMISSIONS_JSON[b]},"postureQueries":${JSON.stringify(postureQueriesOf())}}`)];
+    return [
+      prefix,
+      Buffer.from(
+        `,"config":${JSON.stringify(config)},"permissions":${PERMISSIONS_JSON[b]},"postureQueries":${JSON.stringify(postureQueriesOf())}}`,
+      ),
+    ];
   }
   return [prefix, EMPTY_TAIL[b]!];
 }

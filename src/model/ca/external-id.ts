@@ -36,7 +36,8 @@ export interface ExternalIdClaim {
   index: number;
 }
 
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Optional(Type.Union([s, Type.Null()]));
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) =>
+  Type.Optional(Type.Union([s, Type.Null()]));
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
 /**
@@ -69,27 +70,43 @@ const FIELD = 'externalIdClaim';
  */
 export function normalizeExternalIdClaim(input: unknown): ExternalIdClaim | null {
   if (input === null || input === undefined) return null;
-  if (typeof input !== 'object' || Array.isArray(input)) throw fieldError(FIELD, 'externalIdClaim must be an object', input);
+  if (typeof input !== 'object' || Array.isArray(input))
+    throw fieldError(FIELD, 'externalIdClaim must be an object', input);
   const c = input as Record<string, unknown>;
   if (c.location === null || c.location === undefined || c.location === '') return null;
   const location = c.location as ClaimLocation;
-  if (!CLAIM_LOCATIONS.includes(location)) throw fieldError(`${FIELD}.location`, `location must be one of ${CLAIM_LOCATIONS.join(', ')}`, c.location);
+  if (!CLAIM_LOCATIONS.includes(location))
+    throw fieldError(`${FIELD}.location`, `location must be one of ${CLAIM_LOCATIONS.join(', ')}`, c.location);
   const matcher = (c.matcher ?? 'ALL') as ClaimMatcher;
   if (!MATCHERS_FOR[location].includes(matcher)) {
-    throw fieldError(`${FIELD}.matcher`, `matcher must be one of ${MATCHERS_FOR[location].join(', ')} for location ${location}`, c.matcher);
+    throw fieldError(
+      `${FIELD}.matcher`,
+      `matcher must be one of ${MATCHERS_FOR[location].join(', ')} for location ${location}`,
+      c.matcher,
+    );
   }
   const matcherCriteria = typeof c.matcherCriteria === 'string' ? c.matcherCriteria : null;
   if (matcher !== 'ALL' && !matcherCriteria) {
-    throw fieldError(`${FIELD}.matcherCriteria`, `matcherCriteria is required for matcher ${matcher}`, c.matcherCriteria ?? null);
+    throw fieldError(
+      `${FIELD}.matcherCriteria`,
+      `matcherCriteria is required for matcher ${matcher}`,
+      c.matcherCriteria ?? null,
+    );
   }
   const parser = (c.parser ?? 'NONE') as ClaimParser;
-  if (!CLAIM_PARSERS.includes(parser)) throw fieldError(`${FIELD}.parser`, `parser must be one of ${CLAIM_PARSERS.join(', ')}`, c.parser);
+  if (!CLAIM_PARSERS.includes(parser))
+    throw fieldError(`${FIELD}.parser`, `parser must be one of ${CLAIM_PARSERS.join(', ')}`, c.parser);
   const parserCriteria = typeof c.parserCriteria === 'string' ? c.parserCriteria : null;
   if (parser === 'SPLIT' && !parserCriteria) {
-    throw fieldError(`${FIELD}.parserCriteria`, 'parserCriteria (the separator) is required for parser SPLIT', c.parserCriteria ?? null);
+    throw fieldError(
+      `${FIELD}.parserCriteria`,
+      'parserCriteria (the separator) is required for parser SPLIT',
+      c.parserCriteria ?? null,
+    );
   }
   const index = c.index === null || c.index === undefined ? 0 : c.index;
-  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0) throw fieldError(`${FIELD}.index`, 'index must be an integer of at least 0', c.index);
+  if (typeof index !== 'number' || !Number.isInteger(index) || index < 0)
+    throw fieldError(`${FIELD}.index`, 'index must be an integer of at least 0', c.index);
   return {
     location,
     matcher,
@@ -103,7 +120,8 @@ export function normalizeExternalIdClaim(input: unknown): ExternalIdClaim | null
 /** A PATCH of the claim: members sent replace the stored ones; null as a whole removes the claim. */
 export function patchExternalIdClaim(existing: unknown, patch: unknown): ExternalIdClaim | null {
   if (patch === null) return null;
-  if (typeof patch !== 'object' || Array.isArray(patch)) throw fieldError(FIELD, 'externalIdClaim must be an object', patch);
+  if (typeof patch !== 'object' || Array.isArray(patch))
+    throw fieldError(FIELD, 'externalIdClaim must be an object', patch);
   const base = existing && typeof existing === 'object' ? (existing as Record<string, unknown>) : {};
   const merged: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(patch as Record<string, unknown>)) if (v !== undefined) merged[k] = v;
@@ -118,7 +136,13 @@ function schemeOf(uri: string): string | undefined {
 /** The external id the claim selects from `cert`, or undefined when it finds none. */
 export function externalIdFromCertificate(claim: ExternalIdClaim, cert: ParsedCertificate): string | undefined {
   const values =
-    claim.location === 'COMMON_NAME' ? (cert.commonName !== undefined ? [cert.commonName] : []) : claim.location === 'SAN_URI' ? [...cert.sans.uri] : [...cert.sans.email];
+    claim.location === 'COMMON_NAME'
+      ? cert.commonName !== undefined
+        ? [cert.commonName]
+        : []
+      : claim.location === 'SAN_URI'
+        ? [...cert.sans.uri]
+        : [...cert.sans.email];
   const criteria = claim.matcherCriteria ?? '';
   const matched = values.filter((v) => {
     switch (claim.matcher) {

@@ -39,5 +39,7 @@ export async function uniqueIdentityName(ctx: Ctx, base: string): Promise<string
     const candidate = `${base}${String(i).padStart(6, '0')}`;
     if (!(await taken(candidate))) return candidate;
   }
-  throw new DomainError('COULD_NOT_VALIDATE', { cause: { field: 'name', reason: 'no free identity name for this format', value: base } });
+  throw new DomainError('COULD_NOT_VALIDATE', {
+    cause: { field: 'name', reason: 'no free identity name for this format', value: base },
+  });
 }

@@ -6,9 +6,20 @@
  * before any certificate it issued can authenticate or enroll. Each use then has its own switch
  * (`isAuthEnabled`, `isAutoCaEnrollmentEnabled`, `isOttCaEnrollmentEnabled`).
  */
-import { verifiedCaPems as verifiedCaPemsOf, verifiedCaRecords, type CaUseSwitch, type StoredVerifiedCa } from '../../store/cas.js';
+import {
+  verifiedCaPems as verifiedCaPemsOf,
+  verifiedCaRecords,
+  type CaUseSwitch,
+  type StoredVerifiedCa,
+} from '../../store/cas.js';
 import type { Ctx } from '../ctx.js';
-import { parseCertificate, verifyChain, type CertificateInput, type ChainVerification, type ParsedCertificate } from '../../pki/index.js';
+import {
+  parseCertificate,
+  verifyChain,
+  type CertificateInput,
+  type ChainVerification,
+  type ParsedCertificate,
+} from '../../pki/index.js';
 import type { ExternalIdClaim } from './external-id.js';
 
 /** A verified CA with its parsed certificate and the settings enrollment and authentication read. */
@@ -47,7 +58,11 @@ function parseCached(pem: string): ParsedCertificate {
 
 function toTrusted(row: StoredVerifiedCa): TrustedCa {
   const { certPem, externalIdClaim, ...rest } = row;
-  return { ...rest, certificate: parseCached(certPem), externalIdClaim: (externalIdClaim as ExternalIdClaim | null) ?? null };
+  return {
+    ...rest,
+    certificate: parseCached(certPem),
+    externalIdClaim: (externalIdClaim as ExternalIdClaim | null) ?? null,
+  };
 }
 
 /** The verified CAs usable for `use`, oldest first (a stable order makes the chosen CA predictable). */

@@ -154,16 +154,7 @@ export interface BetweenExpr {
 }
 
 export type BoolExpr =
-  | AndExpr
-  | OrExpr
-  | NotExpr
-  | BoolConst
-  | BoolSymbol
-  | IsEmptyExpr
-  | CompareExpr
-  | ContainsExpr
-  | InExpr
-  | BetweenExpr;
+  AndExpr | OrExpr | NotExpr | BoolConst | BoolSymbol | IsEmptyExpr | CompareExpr | ContainsExpr | InExpr | BetweenExpr;
 
 export interface SortField {
   readonly kind: 'sortField';

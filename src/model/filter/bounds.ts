@@ -31,11 +31,13 @@ export function checkFilterBounds(query: FilterQuery): void {
   };
   while (stack.length > 0) {
     const { expr, depth } = stack.pop()!;
-    if (depth > MAX_FILTER_DEPTH) throw filterError(`the filter is nested too deeply (at most ${MAX_FILTER_DEPTH} levels)`);
+    if (depth > MAX_FILTER_DEPTH)
+      throw filterError(`the filter is nested too deeply (at most ${MAX_FILTER_DEPTH} levels)`);
     switch (expr.kind) {
       case 'and':
       case 'or':
-        for (const side of [expr.left, expr.right]) stack.push({ expr: side, depth: side.kind === expr.kind ? depth : depth + 1 });
+        for (const side of [expr.left, expr.right])
+          stack.push({ expr: side, depth: side.kind === expr.kind ? depth : depth + 1 });
         continue;
       case 'not':
         stack.push({ expr: expr.expr, depth: depth + 1 });
@@ -51,7 +53,8 @@ export function checkFilterBounds(query: FilterQuery): void {
       case 'in':
         for (const q of setQueries(expr.left)) pushQuery(q, depth);
         values += expr.values.values.length;
-        if (values > MAX_FILTER_VALUES) throw filterError(`the filter has too many values in its lists (at most ${MAX_FILTER_VALUES})`);
+        if (values > MAX_FILTER_VALUES)
+          throw filterError(`the filter has too many values in its lists (at most ${MAX_FILTER_VALUES})`);
         break;
       case 'boolConst':
       case 'boolSymbol':

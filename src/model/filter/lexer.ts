@@ -64,31 +64,33 @@ export interface Token {
 }
 
 /** Keywords, matched case-insensitively against a whole identifier without dots (§1.1). A Map, so `constructor` is no keyword. */
-const KEYWORDS: ReadonlyMap<string, TokenKind> = new Map(Object.entries({
-  and: 'and',
-  or: 'or',
-  not: 'not',
-  in: 'in',
-  between: 'between',
-  contains: 'contains',
-  icontains: 'contains',
-  true: 'bool',
-  false: 'bool',
-  null: 'null',
-  allof: 'allOf',
-  anyof: 'anyOf',
-  count: 'count',
-  isempty: 'isEmpty',
-  sort: 'sort',
-  by: 'by',
-  asc: 'asc',
-  desc: 'desc',
-  skip: 'skip',
-  limit: 'limit',
-  none: 'none',
-  from: 'from',
-  where: 'where',
-} satisfies Record<string, TokenKind>));
+const KEYWORDS: ReadonlyMap<string, TokenKind> = new Map(
+  Object.entries({
+    and: 'and',
+    or: 'or',
+    not: 'not',
+    in: 'in',
+    between: 'between',
+    contains: 'contains',
+    icontains: 'contains',
+    true: 'bool',
+    false: 'bool',
+    null: 'null',
+    allof: 'allOf',
+    anyof: 'anyOf',
+    count: 'count',
+    isempty: 'isEmpty',
+    sort: 'sort',
+    by: 'by',
+    asc: 'asc',
+    desc: 'desc',
+    skip: 'skip',
+    limit: 'limit',
+    none: 'none',
+    from: 'from',
+    where: 'where',
+  } satisfies Record<string, TokenKind>),
+);
 
 const isWs = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\r' || c === '\n';
 const isLetter = (c: string | undefined): boolean => c !== undefined && /^[A-Za-z]$/.test(c);

@@ -266,7 +266,12 @@ class Parser {
         const r = this.peek();
         // parity: null and bool only with = / != (`x > null` is a syntax error, §1.2).
         const eq = op === '=' || op === '!=';
-        if (!(r.kind === 'string' || r.kind === 'number' || r.kind === 'datetime' || (eq && (r.kind === 'bool' || r.kind === 'null')))) {
+        if (!(
+          r.kind === 'string' ||
+          r.kind === 'number' ||
+          r.kind === 'datetime' ||
+          (eq && (r.kind === 'bool' || r.kind === 'null'))
+        )) {
           this.fail(r);
         }
         return { kind: 'compare', op, left, right: this.literal() };
@@ -299,7 +304,13 @@ class Parser {
         // parity: icontains takes only a string, contains a string or number (§1.2).
         if (r.kind !== 'string' && (t.caseInsensitive || r.kind !== 'number')) this.fail(r);
         const right = this.literal() as StringLiteral | NumberLiteral;
-        return { kind: 'contains', negated: t.negated === true, caseInsensitive: t.caseInsensitive === true, left, right };
+        return {
+          kind: 'contains',
+          negated: t.negated === true,
+          caseInsensitive: t.caseInsensitive === true,
+          left,
+          right,
+        };
       }
       default:
         this.fail(t);

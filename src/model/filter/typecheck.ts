@@ -55,7 +55,11 @@ export type {
 export const MAX_SORT_FIELDS = 5;
 
 /** Checks a whole query. Throws `INVALID_FILTER` (or `code`) with the reference's messages (§1.8). */
-export function checkFilter(q: FilterQuery, fields: FieldTable, code: FilterErrorCode = 'INVALID_FILTER'): CheckedQuery {
+export function checkFilter(
+  q: FilterQuery,
+  fields: FieldTable,
+  code: FilterErrorCode = 'INVALID_FILTER',
+): CheckedQuery {
   const c = new Checker(fields, code);
   const out: CheckedQuery = {
     predicate: q.predicate ? c.expr(q.predicate) : null,
@@ -65,12 +69,17 @@ export function checkFilter(q: FilterQuery, fields: FieldTable, code: FilterErro
 }
 
 /** Checks sort fields: known, not a set, not a whole map; keeps the first {@link MAX_SORT_FIELDS}. */
-export function checkSort(sort: readonly SortField[], fields: FieldTable, code: FilterErrorCode = 'INVALID_FILTER'): CheckedSort[] {
+export function checkSort(
+  sort: readonly SortField[],
+  fields: FieldTable,
+  code: FilterErrorCode = 'INVALID_FILTER',
+): CheckedSort[] {
   const c = new Checker(fields, code);
   return sort.slice(0, MAX_SORT_FIELDS).map((s) => {
     const r = c.resolve(s.symbol);
     if (r.kind === 'set') throw filterError(`sorting on set symbol '${s.symbol}' is not supported`, code);
-    if (r.kind === 'map') throw filterError(`sorting on map symbol '${s.symbol}' is not supported, use ${s.symbol}.<key>`, code);
+    if (r.kind === 'map')
+      throw filterError(`sorting on map symbol '${s.symbol}' is not supported, use ${s.symbol}.<key>`, code);
     return { subject: r, direction: s.direction };
   });
 }
@@ -144,9 +153,21 @@ class Checker {
     if (def) {
       switch (def.kind) {
         case 'scalar':
-          return { kind: 'column', field: name, column: def.column, type: def.type, ...(def.hashed && { hashed: true }) };
+          return {
+            kind: 'column',
+            field: name,
+            column: def.column,
+            type: def.type,
+            ...(def.hashed && { hashed: true }),
+          };
         case 'set':
-          return { kind: 'set', field: name, table: def.table, ownerColumn: def.ownerColumn, valueColumn: def.valueColumn };
+          return {
+            kind: 'set',
+            field: name,
+            table: def.table,
+            ownerColumn: def.ownerColumn,
+            valueColumn: def.valueColumn,
+          };
         case 'map':
           return { kind: 'map', field: name };
       }
@@ -190,7 +211,8 @@ class Checker {
       case 'boolSymbol': {
         const s = this.scalar(e.symbol.name);
         const t = subjectType(s);
-        if (t !== 'bool' && t !== 'any') this.error(`symbol '${e.symbol.name}' is of type ${subjectTypeName(t)}, not bool`);
+        if (t !== 'bool' && t !== 'any')
+          this.error(`symbol '${e.symbol.name}' is of type ${subjectTypeName(t)}, not bool`);
         return { kind: 'boolTest', subject: s, expect: true };
       }
       case 'isEmpty':
@@ -233,7 +255,9 @@ class Checker {
 
   /** A hashed column supports `=`, `!=`, `in`, `not in` and `= null` only (docs/decisions.md, token filters). */
   private hashedOnlyEquality(e: BoolExpr, s: ColumnSubject): never {
-    return this.error(`operation ${formatExpr(e)} is not supported: symbol '${s.field}' can only be tested with =, !=, in and not in`);
+    return this.error(
+      `operation ${formatExpr(e)} is not supported: symbol '${s.field}' can only be tested with =, !=, in and not in`,
+    );
   }
 
   private mismatch(e: BoolExpr, s: Subject, right: Literal | { kind: 'array'; elementKind: string }): never {
@@ -303,14 +327,22 @@ class Checker {
     });
     const numeric = t === 'int' || t === 'float' || t === 'any';
     if (a.elementKind === 'datetime' && (t === 'datetime' || t === 'any')) {
-      return leaf('datetime', a.values.map((v) => (v.kind === 'datetime' ? v.iso : '')));
+      return leaf(
+        'datetime',
+        a.values.map((v) => (v.kind === 'datetime' ? v.iso : '')),
+      );
     }
     if (a.elementKind === 'number' && numeric) {
       const allInt = a.values.every((v) => v.kind === 'number' && v.isInt);
-      return leaf(t === 'float' || !allInt ? 'float' : 'int', a.values.map((v) => (v.kind === 'number' ? v.value : 0)));
+      return leaf(
+        t === 'float' || !allInt ? 'float' : 'int',
+        a.values.map((v) => (v.kind === 'number' ? v.value : 0)),
+      );
     }
     if (a.elementKind !== 'datetime' && stringable(s) && (a.elementKind === 'string' || t === 'string')) {
-      const values = a.values.map((v) => (v.kind === 'string' ? v.value : v.kind === 'number' ? numberToString(v) : ''));
+      const values = a.values.map((v) =>
+        v.kind === 'string' ? v.value : v.kind === 'number' ? numberToString(v) : '',
+      );
       return leaf('string', isHashed(s) ? values.map(tokenHash) : values);
     }
     return this.mismatch(e, s, a);

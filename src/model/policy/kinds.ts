@@ -21,8 +21,18 @@ export interface Target {
 export const TARGETS: Readonly<Record<TargetKind, Target>> = {
   identity: { kind: 'identity', table: 'identities', attrTable: 'identities_roleAttributes', collection: 'identities' },
   service: { kind: 'service', table: 'services', attrTable: 'services_roleAttributes', collection: 'services' },
-  edgeRouter: { kind: 'edgeRouter', table: 'edge_routers', attrTable: 'edge_routers_roleAttributes', collection: 'edge-routers' },
-  postureCheck: { kind: 'postureCheck', table: 'posture_checks', attrTable: 'posture_checks_roleAttributes', collection: 'posture-checks' },
+  edgeRouter: {
+    kind: 'edgeRouter',
+    table: 'edge_routers',
+    attrTable: 'edge_routers_roleAttributes',
+    collection: 'edge-routers',
+  },
+  postureCheck: {
+    kind: 'postureCheck',
+    table: 'posture_checks',
+    attrTable: 'posture_checks_roleAttributes',
+    collection: 'posture-checks',
+  },
 };
 
 export interface PolicySide {

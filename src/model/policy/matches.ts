@@ -22,7 +22,8 @@ export function sidesTargeting(target: TargetKind): { kind: PolicyKind; side: Po
 /** After a policy is created or its semantic or role lists change. */
 export async function rematchPolicyAll(ctx: Ctx, kind: PolicyKind, policyId: string): Promise<void> {
   for (const side of kind.sides) {
-    if (side.matchTable) await rematchPolicy(ctx.db, matchSide(kind, side), side.matchTable, TARGETS[side.target].table, policyId);
+    if (side.matchTable)
+      await rematchPolicy(ctx.db, matchSide(kind, side), side.matchTable, TARGETS[side.target].table, policyId);
   }
 }
 

@@ -17,7 +17,11 @@ import { checkRoleSyntax, normaliseSemantic, parseRoles } from './roles.js';
 export const RolesSchema = StringListSchema();
 
 /** Field name under which a materialised side is filterable (`services`, `edgeRouters`, `postureChecks`). */
-const MATCH_FIELD: Record<string, string> = { service: 'services', edgeRouter: 'edgeRouters', postureCheck: 'postureChecks' };
+const MATCH_FIELD: Record<string, string> = {
+  service: 'services',
+  edgeRouter: 'edgeRouters',
+  postureCheck: 'postureChecks',
+};
 
 /** `@id` entries must name existing entities of the side's kind (§2.1; ids only, names are not resolved). */
 async function checkRoleTargets(ctx: Ctx, kind: PolicyKind, input: Input): Promise<void> {
@@ -29,7 +33,8 @@ async function checkRoleTargets(ctx: Ctx, kind: PolicyKind, input: Input): Promi
     const target = TARGETS[side.target];
     const found = await existingIdsIn(ctx.db, target.table, ids);
     const missing = ids.filter((id) => !found.has(id));
-    if (missing.length > 0) throw fieldError(side.prop, `no ${target.collection} found with the given ids`, missing.join(','));
+    if (missing.length > 0)
+      throw fieldError(side.prop, `no ${target.collection} found with the given ids`, missing.join(','));
   }
 }
 
@@ -104,8 +109,23 @@ export function policyResource(spec: PolicyResourceSpec): ResourceDef {
   const roleProps: Record<string, PropDef> = {};
   const extraFields: Record<string, FieldDef> = {};
   for (const side of kind.sides) {
-    roleProps[side.prop] = { schema: RolesSchema, storage: 'set', create: 'optional', update: 'optional', patch: true, nullable: true, default: [], filter: true };
-    if (side.matchTable) extraFields[MATCH_FIELD[side.target]!] = { kind: 'set', table: side.matchTable, ownerColumn: 'policyId', valueColumn: 'entityId' };
+    roleProps[side.prop] = {
+      schema: RolesSchema,
+      storage: 'set',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      nullable: true,
+      default: [],
+      filter: true,
+    };
+    if (side.matchTable)
+      extraFields[MATCH_FIELD[side.target]!] = {
+        kind: 'set',
+        table: side.matchTable,
+        ownerColumn: 'policyId',
+        valueColumn: 'entityId',
+      };
   }
   return {
     name: kind.collection,
@@ -115,14 +135,28 @@ export function policyResource(spec: PolicyResourceSpec): ResourceDef {
     props: {
       name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
       // parity: required on create and update as in the reference's schemas; any letter case accepted (§2.2).
-      semantic: { schema: Type.String(), storage: 'text', create: 'required', update: 'required', patch: true, default: 'AllOf', filter: true },
+      semantic: {
+        schema: Type.String(),
+        storage: 'text',
+        create: 'required',
+        update: 'required',
+        patch: true,
+        default: 'AllOf',
+        filter: true,
+      },
       ...spec.props,
       ...roleProps,
     },
     unique: ['name'],
     extraFields,
     showSystem: spec.showSystem,
-    links: (id) => Object.fromEntries(kind.sides.map((s) => [TARGETS[s.target].collection, `./${kind.collection}/${id}/${TARGETS[s.target].collection}`])),
+    links: (id) =>
+      Object.fromEntries(
+        kind.sides.map((s) => [
+          TARGETS[s.target].collection,
+          `./${kind.collection}/${id}/${TARGETS[s.target].collection}`,
+        ]),
+      ),
     hooks: { prepare: prepareFor(kind), afterWrite: afterWriteFor(kind), decorate: decorateFor(kind) },
     ops: spec.ops,
     envelopes: spec.envelopes,

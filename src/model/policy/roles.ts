@@ -34,7 +34,11 @@ export function parseRoles(roles: readonly string[]): ParsedRoles {
  * the `#attr` entries (all of them for AllOf, one for AnyOf). `@id` entries are OR-ed in whatever the
  * semantic; an empty list selects nothing.
  */
-export function roleMatches(roles: readonly string[], semantic: Semantic, entity: { id: string; roleAttributes: readonly string[] }): boolean {
+export function roleMatches(
+  roles: readonly string[],
+  semantic: Semantic,
+  entity: { id: string; roleAttributes: readonly string[] },
+): boolean {
   const p = parseRoles(roles);
   if (p.all || p.ids.includes(entity.id)) return true;
   if (p.attributes.length === 0) return false;

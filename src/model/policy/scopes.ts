@@ -26,13 +26,16 @@ function tables(kind: PolicyKind, target: TargetKind): PolicySideTables {
 }
 
 /** Entities of `target` selected by any policy of `kind` among `policyIds`. */
-const selectedBy = (kind: PolicyKind, target: TargetKind, policyIds: PolicyIdSource): Scope => selectedByPolicies(tables(kind, target), policyIds);
+const selectedBy = (kind: PolicyKind, target: TargetKind, policyIds: PolicyIdSource): Scope =>
+  selectedByPolicies(tables(kind, target), policyIds);
 
 /** Policies (the listed rows) of `kind` that select the entity. */
-export const policiesOf = (kind: PolicyKind, target: TargetKind, entityId: string): Scope => policyIn(policiesSelecting(tables(kind, target), entityId));
+export const policiesOf = (kind: PolicyKind, target: TargetKind, entityId: string): Scope =>
+  policyIn(policiesSelecting(tables(kind, target), entityId));
 
 /** Entities of `target` selected by one policy. */
-export const selectedByPolicy = (kind: PolicyKind, target: TargetKind, policyId: string): Scope => selectedBy(kind, target, onePolicy(policyId));
+export const selectedByPolicy = (kind: PolicyKind, target: TargetKind, policyId: string): Scope =>
+  selectedBy(kind, target, onePolicy(policyId));
 
 /** Entities of `to` that share a policy of `kind` with entity `entityId` of `from` (e.g. an identity's services). */
 export const reachableThrough = (kind: PolicyKind, from: TargetKind, entityId: string, to: TargetKind): Scope =>

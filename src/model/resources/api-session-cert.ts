@@ -24,5 +24,8 @@ export const apiSessionCerts: ResourceDef = {
     identityId: { schema: Type.String(), storage: 'text', hidden: true },
   },
   ops: {},
-  envelopes: { list: 'listCurrentApiSessionCertificatesEnvelope', detail: 'detailCurrentApiSessionCertificateEnvelope' },
+  envelopes: {
+    list: 'listCurrentApiSessionCertificatesEnvelope',
+    detail: 'detailCurrentApiSessionCertificateEnvelope',
+  },
 };

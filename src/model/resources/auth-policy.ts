@@ -28,7 +28,11 @@ const partial = (o: Record<string, TSchema>) =>
   Type.Object(Object.fromEntries(Object.entries(o).map(([k, s]) => [k, opt(s)])), { additionalProperties: true });
 
 const PrimarySchema = Type.Object({ cert: Type.Object(Cert), extJwt: Type.Object(ExtJwt), updb: Type.Object(Updb) });
-const PrimaryPatchSchema = Type.Object({ cert: opt(partial(Cert)), extJwt: opt(partial(ExtJwt)), updb: opt(partial(Updb)) });
+const PrimaryPatchSchema = Type.Object({
+  cert: opt(partial(Cert)),
+  extJwt: opt(partial(ExtJwt)),
+  updb: opt(partial(Updb)),
+});
 const SecondarySchema = Type.Object({
   requireTotp: Type.Boolean(),
   requireExtJwtSigner: Type.Optional(Type.Union([Type.String(), Type.Null()])),
@@ -69,14 +73,20 @@ function normalisePrimary(p: AuthPolicy['primary']): AuthPolicy['primary'] {
  * authentication, so such a policy is refused rather than stored (decisions.md, "Authentication hardening").
  */
 function refuseUnservedSecondFactors(s: AuthPolicy['secondary']): void {
-  if (s.requireTotp) throw fieldError('secondary.requireTotp', 'TOTP MFA is not available yet: requireTotp must be false', true);
+  if (s.requireTotp)
+    throw fieldError('secondary.requireTotp', 'TOTP MFA is not available yet: requireTotp must be false', true);
   if (s.requireExtJwtSigner !== null) {
-    throw fieldError('secondary.requireExtJwtSigner', 'no external JWT signer with this id exists', s.requireExtJwtSigner);
+    throw fieldError(
+      'secondary.requireExtJwtSigner',
+      'no external JWT signer with this id exists',
+      s.requireExtJwtSigner,
+    );
   }
 }
 
 /** True when the policy asks for a second factor: authentication cannot complete while none is served. */
-export const requiresSecondFactor = (p: AuthPolicy): boolean => Boolean(p.secondary?.requireTotp) || (p.secondary?.requireExtJwtSigner ?? null) !== null;
+export const requiresSecondFactor = (p: AuthPolicy): boolean =>
+  Boolean(p.secondary?.requireTotp) || (p.secondary?.requireExtJwtSigner ?? null) !== null;
 
 export const authPolicies: ResourceDef = {
   name: 'auth-policies',
@@ -85,8 +95,22 @@ export const authPolicies: ResourceDef = {
   schemaName: 'authPolicy',
   props: {
     name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
-    primary: { schema: PrimarySchema, patchSchema: PrimaryPatchSchema, storage: 'json', create: 'required', update: 'required', patch: true },
-    secondary: { schema: SecondarySchema, patchSchema: SecondaryPatchSchema, storage: 'json', create: 'required', update: 'required', patch: true },
+    primary: {
+      schema: PrimarySchema,
+      patchSchema: PrimaryPatchSchema,
+      storage: 'json',
+      create: 'required',
+      update: 'required',
+      patch: true,
+    },
+    secondary: {
+      schema: SecondarySchema,
+      patchSchema: SecondaryPatchSchema,
+      storage: 'json',
+      create: 'required',
+      update: 'required',
+      patch: true,
+    },
   },
   unique: ['name'],
   blockingRefs: [{ table: 'identities', column: 'authPolicyId', entity: 'identities' }],

@@ -17,9 +17,16 @@ import type { Input, ResourceDef, Row, WriteMode } from '../resource.js';
 import { AttributesSchema, checkRoleAttributes, NameSchema } from '../schemas.js';
 import { ExternalIdClaimSchema, normalizeExternalIdClaim, patchExternalIdClaim } from '../ca/external-id.js';
 import { DEFAULT_IDENTITY_NAME_FORMAT } from '../ca/name-format.js';
-import { CERTIFICATE_PEM_TYPES, decodePemBlocks, isPkiError, parseCertificateDer, type ParsedCertificate } from '../../pki/index.js';
+import {
+  CERTIFICATE_PEM_TYPES,
+  decodePemBlocks,
+  isPkiError,
+  parseCertificateDer,
+  type ParsedCertificate,
+} from '../../pki/index.js';
 
-const invalidPem = (reason: string) => new DomainError('INVALID_CERT_PEM', { cause: { field: 'certPem', reason, value: '' } });
+const invalidPem = (reason: string) =>
+  new DomainError('INVALID_CERT_PEM', { cause: { field: 'certPem', reason, value: '' } });
 
 /** `certPem` must be exactly one certificate, and a CA certificate (INVALID_CERT_PEM / CERTIFICATE_IS_NOT_CA). */
 export function parseCaCertificate(pem: unknown): ParsedCertificate {
@@ -27,7 +34,8 @@ export function parseCaCertificate(pem: unknown): ParsedCertificate {
   const blocks = decodePemBlocks(pem);
   if (blocks.length !== 1) throw invalidPem(`expected exactly one certificate, found ${blocks.length} PEM blocks`);
   const block = blocks[0]!;
-  if (!(CERTIFICATE_PEM_TYPES as readonly string[]).includes(block.type)) throw invalidPem(`expected a CERTIFICATE block, found ${block.type}`);
+  if (!(CERTIFICATE_PEM_TYPES as readonly string[]).includes(block.type))
+    throw invalidPem(`expected a CERTIFICATE block, found ${block.type}`);
   let cert: ParsedCertificate;
   try {
     cert = parseCertificateDer(block.der);
@@ -36,7 +44,13 @@ export function parseCaCertificate(pem: unknown): ParsedCertificate {
     throw e;
   }
   if (!cert.isCA) {
-    throw new DomainError('CERTIFICATE_IS_NOT_CA', { cause: { field: 'certPem', reason: 'the certificate is not a CA certificate (basicConstraints cA)', value: cert.subject } });
+    throw new DomainError('CERTIFICATE_IS_NOT_CA', {
+      cause: {
+        field: 'certPem',
+        reason: 'the certificate is not a CA certificate (basicConstraints cA)',
+        value: cert.subject,
+      },
+    });
   }
   return cert;
 }
@@ -53,7 +67,8 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row):
   }
   if (mode === 'create') {
     const cert = parseCaCertificate(out.certPem);
-    if (await caFingerprintUsed(ctx.db, cert.fingerprint)) throw fieldError('certPem', 'certificate already used as CA', cert.fingerprint);
+    if (await caFingerprintUsed(ctx.db, cert.fingerprint))
+      throw fieldError('certPem', 'certificate already used as CA', cert.fingerprint);
     out.certPem = cert.pem;
     out.fingerprint = cert.fingerprint;
     out.isVerified = false;
@@ -62,7 +77,10 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row):
   if (out.identityRoles !== undefined) checkRoleAttributes('identityRoles', out.identityRoles);
   if (out.identityNameFormat === '') out.identityNameFormat = DEFAULT_IDENTITY_NAME_FORMAT;
   if ('externalIdClaim' in out) {
-    out.externalIdClaim = mode === 'patch' ? patchExternalIdClaim(existing?.externalIdClaim, out.externalIdClaim) : normalizeExternalIdClaim(out.externalIdClaim);
+    out.externalIdClaim =
+      mode === 'patch'
+        ? patchExternalIdClaim(existing?.externalIdClaim, out.externalIdClaim)
+        : normalizeExternalIdClaim(out.externalIdClaim);
   }
   return out;
 }
@@ -73,7 +91,16 @@ function notifyIfTrusted(ctx: Ctx, row: Row | undefined): void {
 }
 
 const bool = (create: 'required' | 'optional' = 'required') =>
-  ({ schema: Type.Boolean(), storage: 'bool', create, update: 'required', patch: true, nullable: true, default: false, filter: true }) as const;
+  ({
+    schema: Type.Boolean(),
+    storage: 'bool',
+    create,
+    update: 'required',
+    patch: true,
+    nullable: true,
+    default: false,
+    filter: true,
+  }) as const;
 
 export const cas: ResourceDef = {
   name: 'cas',
@@ -81,7 +108,15 @@ export const cas: ResourceDef = {
   table: 'cas',
   schemaName: 'ca',
   props: {
-    name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, nullable: true, filter: true },
+    name: {
+      schema: NameSchema,
+      storage: 'text',
+      create: 'required',
+      update: 'required',
+      patch: true,
+      nullable: true,
+      filter: true,
+    },
     certPem: { schema: Type.String(), storage: 'text', create: 'required' },
     fingerprint: { schema: Type.String(), storage: 'text', filter: true },
     isVerified: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
@@ -89,9 +124,30 @@ export const cas: ResourceDef = {
     isAuthEnabled: bool(),
     isAutoCaEnrollmentEnabled: bool(),
     isOttCaEnrollmentEnabled: bool(),
-    identityRoles: { schema: AttributesSchema, storage: 'set', create: 'required', update: 'required', patch: true, default: [] },
-    identityNameFormat: { schema: Type.String(), storage: 'text', create: 'optional', update: 'required', patch: true, default: DEFAULT_IDENTITY_NAME_FORMAT },
-    externalIdClaim: { schema: ExternalIdClaimSchema, storage: 'json', create: 'optional', update: 'optional', patch: true, nullable: true },
+    identityRoles: {
+      schema: AttributesSchema,
+      storage: 'set',
+      create: 'required',
+      update: 'required',
+      patch: true,
+      default: [],
+    },
+    identityNameFormat: {
+      schema: Type.String(),
+      storage: 'text',
+      create: 'optional',
+      update: 'required',
+      patch: true,
+      default: DEFAULT_IDENTITY_NAME_FORMAT,
+    },
+    externalIdClaim: {
+      schema: ExternalIdClaimSchema,
+      storage: 'json',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      nullable: true,
+    },
   },
   unique: ['name', 'fingerprint'],
   links: (id) => ({ jwt: `./cas/${id}/jwt`, verify: `./cas/${id}/verify` }),
@@ -108,6 +164,13 @@ export const cas: ResourceDef = {
       notifyIfTrusted(ctx, row);
     },
   },
-  ops: { list: 'listCas', create: 'createCa', detail: 'detailCa', update: 'updateCa', patch: 'patchCa', delete: 'deleteCa' },
+  ops: {
+    list: 'listCas',
+    create: 'createCa',
+    detail: 'detailCa',
+    update: 'updateCa',
+    patch: 'patchCa',
+    delete: 'deleteCa',
+  },
   envelopes: { list: 'listCasEnvelope', detail: 'detailCaEnvelope' },
 };

@@ -13,7 +13,15 @@ export const configTypes: ResourceDef = {
   schemaName: 'configType',
   props: {
     name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
-    schema: { schema: ObjectSchema, storage: 'json', create: 'optional', update: 'optional', patch: true, default: {}, filter: true },
+    schema: {
+      schema: ObjectSchema,
+      storage: 'json',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      default: {},
+      filter: true,
+    },
   },
   unique: ['name'],
   blockingRefs: [{ table: 'configs', column: 'configTypeId', entity: 'configs' }],

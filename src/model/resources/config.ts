@@ -39,7 +39,13 @@ export const configs: ResourceDef = {
   blockingRefs: [{ table: 'services_configs', column: 'value', idColumn: 'ownerId', entity: 'services' }],
   hooks: {
     prepare,
-    decorate: (ctx, rows) => attachRefs(ctx, rows, { idField: 'configTypeId', as: 'configType', table: 'config_types', collection: 'config-types' }),
+    decorate: (ctx, rows) =>
+      attachRefs(ctx, rows, {
+        idField: 'configTypeId',
+        as: 'configType',
+        table: 'config_types',
+        collection: 'config-types',
+      }),
   },
   ops: {
     list: 'listConfigs',

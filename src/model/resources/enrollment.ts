@@ -40,7 +40,13 @@ export function futureDate(ctx: Ctx, field: string, value: unknown): Date {
 }
 
 /** The enrollment JWT of §7.1: `em`, `iss` = advertised URL, `sub` = identity, `jti` = token, `exp`. */
-export function enrollmentJwt(ctx: Ctx, method: string, subject: string, token: string, expiresAt: Date): Promise<string> {
+export function enrollmentJwt(
+  ctx: Ctx,
+  method: string,
+  subject: string,
+  token: string,
+  expiresAt: Date,
+): Promise<string> {
   const pki = requirePki(ctx);
   return pki.signEnrollmentJwt({ method: method as EnrollmentMethod, issuer: pki.issuer, subject, token, expiresAt });
 }
@@ -60,15 +66,23 @@ export async function enrollmentSecrets(
 }
 
 /** The token and JWT of a stored enrollment, as shown on every read. */
-export function enrollmentCredentials(ctx: Ctx, row: { id?: unknown; jwtTemplate?: unknown }): { token: string; jwt: string } {
+export function enrollmentCredentials(
+  ctx: Ctx,
+  row: { id?: unknown; jwtTemplate?: unknown },
+): { token: string; jwt: string } {
   const token = ctx.tokens.token('enrollment', row.id as string);
   return { token, jwt: jwtFromTemplate((row.jwtTemplate as string | null) ?? '', token) };
 }
 
 async function checkUpdbUsername(ctx: Ctx, username: unknown): Promise<string> {
-  if (typeof username !== 'string' || username === '') throw fieldError('username', 'username is required for updb', username ?? null);
-  if (username.length < 4 || username.length > 100) throw fieldError('username', 'username must be 4 to 100 characters', username);
-  const [auth, enrollment] = await Promise.all([authenticatorHasUsername(ctx.db, username), updbEnrollmentHasUsername(ctx.db, username)]);
+  if (typeof username !== 'string' || username === '')
+    throw fieldError('username', 'username is required for updb', username ?? null);
+  if (username.length < 4 || username.length > 100)
+    throw fieldError('username', 'username must be 4 to 100 characters', username);
+  const [auth, enrollment] = await Promise.all([
+    authenticatorHasUsername(ctx.db, username),
+    updbEnrollmentHasUsername(ctx.db, username),
+  ]);
   if (auth || enrollment) throw fieldError('username', 'username must be unique', username);
   return username;
 }
@@ -80,13 +94,15 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode): Promise<Input> 
   const method = out.method as IdentityEnrollmentMethod;
   const identityId = out.identityId as string;
   const expiresAt = futureDate(ctx, 'expiresAt', out.expiresAt);
-  if (typeof identityId !== 'string' || !(await identityExists(ctx.db, identityId))) throw fieldError('identityId', 'no identity found with the given id', identityId);
+  if (typeof identityId !== 'string' || !(await identityExists(ctx.db, identityId)))
+    throw fieldError('identityId', 'no identity found with the given id', identityId);
 
   if (method === 'updb') {
     out.username = await checkUpdbUsername(ctx, out.username);
     out.caId = null;
   } else if (method === 'ottca') {
-    if (typeof out.caId !== 'string' || out.caId === '') throw fieldError('caId', 'caId is required for ottca', out.caId ?? null);
+    if (typeof out.caId !== 'string' || out.caId === '')
+      throw fieldError('caId', 'caId is required for ottca', out.caId ?? null);
     // The CA must exist now; whether it is verified and allows ottca is judged when the token is used (§7.3).
     if (!(await caExists(ctx.db, out.caId))) throw fieldError('caId', 'no CA found with the given id', out.caId);
     out.username = null;
@@ -96,7 +112,9 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode): Promise<Input> 
   }
 
   if ((await enrollmentIdOf(ctx.db, identityId, method)) !== undefined) {
-    throw new DomainError('ENROLLMENT_EXISTS', { cause: { field: 'method', reason: 'enrollment of same method exists', value: method } });
+    throw new DomainError('ENROLLMENT_EXISTS', {
+      cause: { field: 'method', reason: 'enrollment of same method exists', value: method },
+    });
   }
   const authMethod = authenticatorMethodFor(method);
   if ((await authenticatorIdOf(ctx.db, identityId, authMethod)) !== undefined) {
@@ -112,8 +130,18 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode): Promise<Input> 
   return out;
 }
 
-const EDGE_ROUTER_REF: RefSpec = { idField: 'edgeRouterId', as: 'edgeRouter', table: 'edge_routers', collection: 'edge-routers' };
-const TRANSIT_ROUTER_REF: RefSpec = { idField: 'transitRouterId', as: 'transitRouter', table: 'transit_routers', collection: 'transit-routers' };
+const EDGE_ROUTER_REF: RefSpec = {
+  idField: 'edgeRouterId',
+  as: 'edgeRouter',
+  table: 'edge_routers',
+  collection: 'edge-routers',
+};
+const TRANSIT_ROUTER_REF: RefSpec = {
+  idField: 'transitRouterId',
+  as: 'transitRouter',
+  table: 'transit_routers',
+  collection: 'transit-routers',
+};
 
 async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   await attachRefs(ctx, rows, IDENTITY_REF, EDGE_ROUTER_REF, TRANSIT_ROUTER_REF);
@@ -134,7 +162,14 @@ export const enrollments: ResourceDef = {
     },
     identityId: { schema: Type.String(), storage: 'text', create: 'required', filter: true },
     expiresAt: { schema: Type.String(), storage: 'datetime', create: 'required', filter: true },
-    caId: { schema: Type.String(), storage: 'text', create: 'optional', nullable: true, renderNull: true, filter: true },
+    caId: {
+      schema: Type.String(),
+      storage: 'text',
+      create: 'optional',
+      nullable: true,
+      renderNull: true,
+      filter: true,
+    },
     username: { schema: Type.String(), storage: 'text', create: 'optional', nullable: true, filter: true },
     // Stored instead of `token` and `jwt`, which are derived when rendered (model/tokens.ts).
     tokenHash: { schema: Type.String(), storage: 'text', hidden: true },
@@ -156,13 +191,22 @@ export const enrollments: ResourceDef = {
 };
 
 /** The `enrollment` member of identity records: `{ott?, ottca?, updb?: {id, token, jwt, expiresAt}}` per identity. */
-export async function enrollmentSummaries(ctx: Ctx, identityIds: string[]): Promise<Map<string, Record<string, unknown>>> {
+export async function enrollmentSummaries(
+  ctx: Ctx,
+  identityIds: string[],
+): Promise<Map<string, Record<string, unknown>>> {
   const out = new Map<string, Record<string, unknown>>();
   if (identityIds.length === 0) return out;
   const rows = await enrollmentsOfIdentities(ctx.db, identityIds);
   const summaries = rows.map((r) => {
     const { token, jwt } = enrollmentCredentials(ctx, r);
-    return { id: r.id, token, jwt, expiresAt: r.expiresAt, ...(r.method === 'ottca' && r.caId ? { caId: r.caId } : {}) };
+    return {
+      id: r.id,
+      token,
+      jwt,
+      expiresAt: r.expiresAt,
+      ...(r.method === 'ottca' && r.caId ? { caId: r.caId } : {}),
+    };
   });
   // ottca entries also carry the CA as an entity reference (docs/reference-notes.md §12 identityEnrollments.ottca).
   await attachRefs(ctx, summaries, { idField: 'caId', as: 'ca', table: 'cas', collection: 'cas' });
@@ -188,10 +232,18 @@ export interface IdentityEnrollmentRequest {
  * duration (parity: §7.2). Runs inside the identity's transaction, so a refused enrollment refuses the identity.
  * Field errors are renamed to `enrollment.<method>` so they point at what the caller sent.
  */
-export async function createRequestedEnrollments(ctx: Ctx, identityId: string, request: IdentityEnrollmentRequest | null | undefined): Promise<void> {
+export async function createRequestedEnrollments(
+  ctx: Ctx,
+  identityId: string,
+  request: IdentityEnrollmentRequest | null | undefined,
+): Promise<void> {
   if (!request) return;
   if (request.ott === true && typeof request.ottca === 'string') {
-    throw fieldError('enrollment', 'ott and ottca are exclusive: both would create a certificate authenticator', request);
+    throw fieldError(
+      'enrollment',
+      'ott and ottca are exclusive: both would create a certificate authenticator',
+      request,
+    );
   }
   const expiresAt = iso(new Date(ctx.now().getTime() + ctx.settings.identityEnrollmentDurationMs));
   const wanted: Input[] = [];

@@ -11,7 +11,14 @@ import type { Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';
 import { entityRef } from '../render.js';
 import type { Input, ResourceDef, Row } from '../resource.js';
-import { AttributesSchema, checkRoleAttributes, CostSchema, NameSchema, ObjectSchema, PrecedenceSchema } from '../schemas.js';
+import {
+  AttributesSchema,
+  checkRoleAttributes,
+  CostSchema,
+  NameSchema,
+  ObjectSchema,
+  PrecedenceSchema,
+} from '../schemas.js';
 import { removeIdReferences } from '../policy/matches.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
 
@@ -50,7 +57,8 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
   }
   if ('authPolicyId' in out) {
     if (out.authPolicyId === null || out.authPolicyId === undefined) out.authPolicyId = 'default';
-    if (typeof out.authPolicyId !== 'string' || !(await authPolicyExists(ctx.db, out.authPolicyId))) throw fieldError('authPolicyId', 'no auth policy found with the given id', out.authPolicyId);
+    if (typeof out.authPolicyId !== 'string' || !(await authPolicyExists(ctx.db, out.authPolicyId)))
+      throw fieldError('authPolicyId', 'no auth policy found with the given id', out.authPolicyId);
   }
   if (out.roleAttributes !== undefined) checkRoleAttributes('roleAttributes', out.roleAttributes);
   if (out.externalId === '') out.externalId = null;
@@ -62,7 +70,15 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
   if (existing && (await edgeRouterExists(ctx.db, existing.id as string))) {
     const renamed = out.name !== undefined && out.name !== existing.name;
     const retyped = out.typeId !== undefined && out.typeId !== existing.typeId;
-    if (renamed || retyped) throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', { urlVars: { id: existing.id as string }, cause: { field: renamed ? 'name' : 'type', reason: 'the identity of an edge router follows its router', value: renamed ? out.name : out.typeId } });
+    if (renamed || retyped)
+      throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', {
+        urlVars: { id: existing.id as string },
+        cause: {
+          field: renamed ? 'name' : 'type',
+          reason: 'the identity of an edge router follows its router',
+          value: renamed ? out.name : out.typeId,
+        },
+      });
   }
   return out;
 }
@@ -109,16 +125,84 @@ export const identities: ResourceDef = {
     name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
     type: { schema: TypeSchema, storage: 'text', virtual: true, create: 'required', update: 'required', patch: true },
     typeId: { schema: Type.String(), storage: 'text' },
-    isAdmin: { schema: Type.Boolean(), storage: 'bool', create: 'required', update: 'required', patch: true, filter: true },
+    isAdmin: {
+      schema: Type.Boolean(),
+      storage: 'bool',
+      create: 'required',
+      update: 'required',
+      patch: true,
+      filter: true,
+    },
     isDefaultAdmin: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
-    authPolicyId: { schema: Type.String(), storage: 'text', create: 'optional', update: 'optional', patch: true, nullable: true, default: 'default', filter: true },
-    externalId: { schema: Type.String(), storage: 'text', create: 'optional', update: 'optional', patch: true, nullable: true, filter: true, renderNull: true },
-    roleAttributes: { schema: AttributesSchema, storage: 'set', create: 'optional', update: 'optional', patch: true, default: [], filter: true },
-    defaultHostingCost: { schema: CostSchema, storage: 'int', create: 'optional', update: 'optional', patch: true, default: 0 },
-    defaultHostingPrecedence: { schema: PrecedenceSchema, storage: 'text', create: 'optional', update: 'optional', patch: true, default: 'default' },
-    serviceHostingCosts: { schema: Type.Record(Type.String(), CostSchema), storage: 'json', create: 'optional', update: 'optional', patch: true, default: {} },
-    serviceHostingPrecedences: { schema: Type.Record(Type.String(), PrecedenceSchema), storage: 'json', create: 'optional', update: 'optional', patch: true, default: {} },
-    appData: { schema: ObjectSchema, storage: 'json', create: 'optional', update: 'optional', patch: true, default: {} },
+    authPolicyId: {
+      schema: Type.String(),
+      storage: 'text',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      nullable: true,
+      default: 'default',
+      filter: true,
+    },
+    externalId: {
+      schema: Type.String(),
+      storage: 'text',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      nullable: true,
+      filter: true,
+      renderNull: true,
+    },
+    roleAttributes: {
+      schema: AttributesSchema,
+      storage: 'set',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      default: [],
+      filter: true,
+    },
+    defaultHostingCost: {
+      schema: CostSchema,
+      storage: 'int',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      default: 0,
+    },
+    defaultHostingPrecedence: {
+      schema: PrecedenceSchema,
+      storage: 'text',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      default: 'default',
+    },
+    serviceHostingCosts: {
+      schema: Type.Record(Type.String(), CostSchema),
+      storage: 'json',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      default: {},
+    },
+    serviceHostingPrecedences: {
+      schema: Type.Record(Type.String(), PrecedenceSchema),
+      storage: 'json',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      default: {},
+    },
+    appData: {
+      schema: ObjectSchema,
+      storage: 'json',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      default: {},
+    },
     envInfo: { schema: ObjectSchema, storage: 'json', default: {} },
     sdkInfo: { schema: ObjectSchema, storage: 'json', default: {} },
     disabledAt: { schema: Type.String(), storage: 'datetime', renderNull: true },
@@ -144,7 +228,8 @@ export const identities: ResourceDef = {
     decorate,
     // `enrollment: {ott | ottca | updb}` on create makes the enrollments in the identity's transaction (§7.2).
     async afterWrite(ctx, id, mode, input) {
-      if (mode === 'create') await createRequestedEnrollments(ctx, id, input.enrollment as IdentityEnrollmentRequest | undefined);
+      if (mode === 'create')
+        await createRequestedEnrollments(ctx, id, input.enrollment as IdentityEnrollmentRequest | undefined);
     },
     async beforeDelete(ctx, row) {
       if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id as string } });

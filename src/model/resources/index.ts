@@ -18,8 +18,35 @@ import { serviceEdgeRouterPolicies } from './service-edge-router-policy.js';
 import { postureChecks } from './posture-check.js';
 
 export { apiSessions, authPolicies, authenticators, cas, enrollments, identities, identityTypes };
-export { configTypes, configs, services, edgeRouters, routers, transitRouters, servicePolicies, edgeRouterPolicies, serviceEdgeRouterPolicies, postureChecks };
+export {
+  configTypes,
+  configs,
+  services,
+  edgeRouters,
+  routers,
+  transitRouters,
+  servicePolicies,
+  edgeRouterPolicies,
+  serviceEdgeRouterPolicies,
+  postureChecks,
+};
 
-export const RESOURCES: readonly ResourceDef[] = [identityTypes, authPolicies, identities, authenticators, enrollments, apiSessions, cas,
+export const RESOURCES: readonly ResourceDef[] = [
+  identityTypes,
+  authPolicies,
+  identities,
+  authenticators,
+  enrollments,
+  apiSessions,
+  cas,
   // Services, configs, routers and policies (issue 3). Posture checks serve no operations yet.
-  configTypes, configs, services, edgeRouters, transitRouters, routers, servicePolicies, edgeRouterPolicies, serviceEdgeRouterPolicies];
+  configTypes,
+  configs,
+  services,
+  edgeRouters,
+  transitRouters,
+  routers,
+  servicePolicies,
+  edgeRouterPolicies,
+  serviceEdgeRouterPolicies,
+];

@@ -17,7 +17,16 @@ export const postureChecks: ResourceDef = {
   props: {
     name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
     typeId: { schema: Type.String(), storage: 'text', create: 'required', filter: true },
-    roleAttributes: { schema: AttributesSchema, storage: 'set', create: 'optional', update: 'optional', patch: true, nullable: true, default: [], filter: true },
+    roleAttributes: {
+      schema: AttributesSchema,
+      storage: 'set',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      nullable: true,
+      default: [],
+      filter: true,
+    },
   },
   unique: ['name'],
   roleFilter: true,

@@ -12,8 +12,26 @@ import { CostSchema, NameSchema } from '../schemas.js';
 
 export const routerProps: Record<string, PropDef> = {
   name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
-  cost: { schema: CostSchema, storage: 'int', create: 'optional', update: 'optional', patch: true, nullable: true, default: 0, filter: true },
-  noTraversal: { schema: Type.Boolean(), storage: 'bool', create: 'optional', update: 'optional', patch: true, nullable: true, default: false, filter: true },
+  cost: {
+    schema: CostSchema,
+    storage: 'int',
+    create: 'optional',
+    update: 'optional',
+    patch: true,
+    nullable: true,
+    default: 0,
+    filter: true,
+  },
+  noTraversal: {
+    schema: Type.Boolean(),
+    storage: 'bool',
+    create: 'optional',
+    update: 'optional',
+    patch: true,
+    nullable: true,
+    default: false,
+    filter: true,
+  },
   isVerified: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
   fingerprint: { schema: Type.String(), storage: 'text', filter: true },
   unverifiedFingerprint: { schema: Type.String(), storage: 'text', renderNull: true },

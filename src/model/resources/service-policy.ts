@@ -8,7 +8,14 @@ export const servicePolicies = policyResource({
   label: 'service policy',
   schemaName: 'servicePolicy',
   props: {
-    type: { schema: Type.Union([Type.Literal('Dial'), Type.Literal('Bind')]), storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
+    type: {
+      schema: Type.Union([Type.Literal('Dial'), Type.Literal('Bind')]),
+      storage: 'text',
+      create: 'required',
+      update: 'required',
+      patch: true,
+      filter: true,
+    },
   },
   ops: {
     list: 'listServicePolicies',

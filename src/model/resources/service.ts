@@ -21,7 +21,8 @@ async function checkConfigs(ctx: Ctx, ids: string[]): Promise<void> {
   const seen = new Map<string, string>();
   for (const f of found) {
     const other = seen.get(f.typeId);
-    if (other) throw fieldError('configs', `multiple configs of config type ${f.typeName}: ${other}, ${f.id}`, ids.join(','));
+    if (other)
+      throw fieldError('configs', `multiple configs of config type ${f.typeName}: ${other}, ${f.id}`, ids.join(','));
     seen.set(f.typeId, f.id);
   }
 }
@@ -49,9 +50,35 @@ export const services: ResourceDef = {
     name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
     // Accepted by update/patch schemas of the reference but read-only after create: ignored there.
     encryptionRequired: { schema: Type.Boolean(), storage: 'bool', create: 'required', filter: true },
-    terminatorStrategy: { schema: Type.String(), storage: 'text', create: 'optional', update: 'optional', patch: true, default: 'smartrouting', filter: true },
-    roleAttributes: { schema: AttributesSchema, storage: 'set', create: 'optional', update: 'optional', patch: true, nullable: true, default: [], filter: true },
-    configs: { schema: StringListSchema(), storage: 'set', create: 'optional', update: 'optional', patch: true, nullable: true, default: [], filter: true },
+    terminatorStrategy: {
+      schema: Type.String(),
+      storage: 'text',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      default: 'smartrouting',
+      filter: true,
+    },
+    roleAttributes: {
+      schema: AttributesSchema,
+      storage: 'set',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      nullable: true,
+      default: [],
+      filter: true,
+    },
+    configs: {
+      schema: StringListSchema(),
+      storage: 'set',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      nullable: true,
+      default: [],
+      filter: true,
+    },
   },
   unique: ['name'],
   roleFilter: true,

@@ -21,7 +21,11 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   for (const r of rows) {
     r.token = ctx.tokens.token('session', r.id as string);
     const identity = await engine.identity(ctx, m, r.identityId as string);
-    decorateSession(r, (catalog.records.get(r.serviceId as string)?.name as string | undefined) ?? '', await sessionEdgeRouters(ctx, m, identity, r.serviceId as string));
+    decorateSession(
+      r,
+      (catalog.records.get(r.serviceId as string)?.name as string | undefined) ?? '',
+      await sessionEdgeRouters(ctx, m, identity, r.serviceId as string),
+    );
   }
 }
 

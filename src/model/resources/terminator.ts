@@ -18,7 +18,8 @@ import { CostSchema, PrecedenceSchema } from '../schemas.js';
 async function prepare(ctx: Ctx, input: Input): Promise<Input> {
   const out = { ...input };
   if (out.service !== undefined) {
-    if (typeof out.service !== 'string' || !(await serviceExists(ctx.db, out.service))) throw fieldError('service', 'no service found with the given id', out.service);
+    if (typeof out.service !== 'string' || !(await serviceExists(ctx.db, out.service)))
+      throw fieldError('service', 'no service found with the given id', out.service);
     out.serviceId = out.service;
     delete out.service;
   }
@@ -36,7 +37,11 @@ async function prepare(ctx: Ctx, input: Input): Promise<Input> {
 async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   await attachRefs(ctx, rows, { idField: 'serviceId', as: 'service', table: 'services', collection: 'services' });
   await attachRefs(ctx, rows, { idField: 'routerId', as: 'router', table: 'transit_routers', collection: 'routers' });
-  await attachRefs(ctx, rows.filter((r) => !(r.router as { name?: string } | undefined)?.name), { idField: 'routerId', as: 'router', table: 'edge_routers', collection: 'edge-routers' });
+  await attachRefs(
+    ctx,
+    rows.filter((r) => !(r.router as { name?: string } | undefined)?.name),
+    { idField: 'routerId', as: 'router', table: 'edge_routers', collection: 'edge-routers' },
+  );
   for (const r of rows) r.dynamicCost = r.cost;
 }
 
@@ -53,11 +58,41 @@ export const terminators: ResourceDef = {
     identitySecret: { schema: Type.String(), storage: 'text', virtual: true, create: 'optional' },
     serviceId: { schema: Type.String(), storage: 'text' },
     routerId: { schema: Type.String(), storage: 'text' },
-    binding: { schema: Type.String(), storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
-    address: { schema: Type.String(), storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
+    binding: {
+      schema: Type.String(),
+      storage: 'text',
+      create: 'required',
+      update: 'required',
+      patch: true,
+      filter: true,
+    },
+    address: {
+      schema: Type.String(),
+      storage: 'text',
+      create: 'required',
+      update: 'required',
+      patch: true,
+      filter: true,
+    },
     identity: { schema: Type.String(), storage: 'text', create: 'optional', default: '', filter: true },
-    cost: { schema: CostSchema, storage: 'int', create: 'optional', update: 'optional', patch: true, default: 0, filter: true },
-    precedence: { schema: PrecedenceSchema, storage: 'text', create: 'optional', update: 'optional', patch: true, default: 'default', filter: true },
+    cost: {
+      schema: CostSchema,
+      storage: 'int',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      default: 0,
+      filter: true,
+    },
+    precedence: {
+      schema: PrecedenceSchema,
+      storage: 'text',
+      create: 'optional',
+      update: 'optional',
+      patch: true,
+      default: 'default',
+      filter: true,
+    },
   },
   extraFields: {
     service: { kind: 'scalar', type: 'string', column: 'serviceId' },

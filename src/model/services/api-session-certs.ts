@@ -23,7 +23,8 @@ export interface SessionCertOwner {
 }
 
 /** The caller's API session's certificates that are still valid now (with `id`, only that one). */
-const ownedAndValid = (ctx: Ctx, apiSessionId: string, id?: string) => validCertsOfApiSession(apiSessionId, iso(ctx.now()), id);
+const ownedAndValid = (ctx: Ctx, apiSessionId: string, id?: string) =>
+  validCertsOfApiSession(apiSessionId, iso(ctx.now()), id);
 
 export interface IssuedSessionCert {
   id: string;
@@ -38,11 +39,16 @@ export interface IssuedSessionCert {
  * subject, validity). A missing or unusable CSR is 400 COULD_NOT_PROCESS_CSR.
  */
 export async function createSessionCert(ctx: Ctx, owner: SessionCertOwner, csr: unknown): Promise<IssuedSessionCert> {
-  if (typeof csr !== 'string' || csr.trim() === '') throw new DomainError('COULD_NOT_VALIDATE', { cause: { field: 'csr', reason: 'csr is required', value: null } });
+  if (typeof csr !== 'string' || csr.trim() === '')
+    throw new DomainError('COULD_NOT_VALIDATE', { cause: { field: 'csr', reason: 'csr is required', value: null } });
   const pki = requirePki(ctx);
   let issued;
   try {
-    issued = await pki.signSessionCsr(csr, { identityId: owner.identityId, apiSessionId: owner.apiSessionId, now: ctx.now() });
+    issued = await pki.signSessionCsr(csr, {
+      identityId: owner.identityId,
+      apiSessionId: owner.apiSessionId,
+      now: ctx.now(),
+    });
   } catch (e) {
     if (isPkiError(e)) throw new DomainError('COULD_NOT_PROCESS_CSR', { cause: { message: e.message } });
     throw e;

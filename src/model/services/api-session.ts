@@ -106,7 +106,8 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
 /** Removes API sessions; what depends on them goes with them through the store's cascades. */
 export const deleteApiSessions = (ctx: Ctx, ids: string[]): Promise<number> => deleteApiSessionsByIds(ctx.db, ids);
 
-export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> => deleteApiSessionsOfIdentity(ctx.db, identityId);
+export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> =>
+  deleteApiSessionsOfIdentity(ctx.db, identityId);
 
 /** Removes every API session idle for longer than the timeout, in batches. */
 export async function sweepExpiredApiSessions(ctx: Ctx): Promise<number> {

@@ -93,19 +93,29 @@ async function matchCertificate(ctx: Ctx, peer: PeerCertificates | undefined): P
 }
 
 /** Authenticates the presenter of `peer` and returns the new API session's id. */
-export async function authenticateCert(ctx: Ctx, peer: PeerCertificates | undefined, body: AuthenticateBody, ipAddress: string): Promise<string> {
+export async function authenticateCert(
+  ctx: Ctx,
+  peer: PeerCertificates | undefined,
+  body: AuthenticateBody,
+  ipAddress: string,
+): Promise<string> {
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const match = await matchCertificate(tctx, peer);
     const now = ctx.now();
     const identity = await identityStanding(trx, match.identityId);
-    if (!identity || isDisabled(identity, now)) throw refused(ctx, 'identity disabled', { identityId: match.identityId });
+    if (!identity || isDisabled(identity, now))
+      throw refused(ctx, 'identity disabled', { identityId: match.identityId });
     const policy = await policyForIdentity(trx, identity.authPolicyId);
-    if (!policy.primary.cert.allowed) throw refused(ctx, 'auth policy does not allow certificates', { identityId: identity.id });
+    if (!policy.primary.cert.allowed)
+      throw refused(ctx, 'auth policy does not allow certificates', { identityId: identity.id });
     // No second factor is served yet: a policy asking for one (stored before it was refused) is not skipped.
-    if (requiresSecondFactor(policy)) throw refused(ctx, 'auth policy requires a second factor that is not available', { identityId: identity.id });
+    if (requiresSecondFactor(policy))
+      throw refused(ctx, 'auth policy requires a second factor that is not available', { identityId: identity.id });
     if (!policy.primary.cert.allowExpiredCerts && !match.withinValidity) {
-      throw refused(ctx, 'certificate outside its validity and the auth policy does not allow expired certificates', { identityId: identity.id });
+      throw refused(ctx, 'certificate outside its validity and the auth policy does not allow expired certificates', {
+        identityId: identity.id,
+      });
     }
     return startApiSession(tctx, { identityId: identity.id, authenticatorId: match.authenticatorId, ipAddress }, body);
   });

@@ -86,15 +86,22 @@ export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipA
   const { username, password } = body;
   if (typeof username !== 'string' || typeof password !== 'string' || username === '' || password === '') {
     throw new DomainError('COULD_NOT_VALIDATE', {
-      cause: { field: typeof username !== 'string' || username === '' ? 'username' : 'password', reason: 'username and password fields are required' },
+      cause: {
+        field: typeof username !== 'string' || username === '' ? 'username' : 'password',
+        reason: 'username and password fields are required',
+      },
       causeMessage: 'username and password fields are required',
     });
   }
   const auth = await passwordAuthenticatorByUsername(ctx.db, username);
-  const reservation = await reserveAttempt(ctx, auth ? { authenticatorId: auth.id, identityId: auth.identityId } : undefined);
+  const reservation = await reserveAttempt(
+    ctx,
+    auth ? { authenticatorId: auth.id, identityId: auth.identityId } : undefined,
+  );
   const ok = await verifyPassword(reservation.ok ? auth!.passwordHash : undefined, password);
   if (!reservation.ok) {
-    if (reservation.reason !== 'unknown') ctx.log.debug({ identityId: auth?.identityId, reason: reservation.reason }, 'password authentication refused');
+    if (reservation.reason !== 'unknown')
+      ctx.log.debug({ identityId: auth?.identityId, reason: reservation.reason }, 'password authentication refused');
     throw invalidAuth();
   }
   if (!ok) {
@@ -107,6 +114,10 @@ export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipA
     const identity = await identityStanding(trx, reservation.target.identityId);
     if (!identity || isDisabled(identity, ctx.now())) throw invalidAuth();
     await clearAttempts(tctx, reservation.target.authenticatorId);
-    return startApiSession(tctx, { identityId: identity.id, authenticatorId: reservation.target.authenticatorId, ipAddress }, body);
+    return startApiSession(
+      tctx,
+      { identityId: identity.id, authenticatorId: reservation.target.authenticatorId, ipAddress },
+      body,
+    );
   });
 }

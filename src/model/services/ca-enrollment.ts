@@ -36,7 +36,11 @@ const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';
 
 /** The CA of `candidates` that vouches for the presented certificate, or undefined. */
-function issuingCa(candidates: readonly TrustedCa[], peer: PeerCertificates, now: Date): { ca: TrustedCa; leaf: ParsedCertificate } | undefined {
+function issuingCa(
+  candidates: readonly TrustedCa[],
+  peer: PeerCertificates,
+  now: Date,
+): { ca: TrustedCa; leaf: ParsedCertificate } | undefined {
   try {
     const found = findIssuingCa(candidates, peer.leaf, peer.intermediates, now);
     return found && { ca: found.ca, leaf: found.verification.leaf };
@@ -50,10 +54,17 @@ function issuingCa(candidates: readonly TrustedCa[], peer: PeerCertificates, now
  * caller (with the intermediates the client sent), so the PEM is not re-verified here.
  * @throws DomainError CERT_IN_USE, MAX_AUTHENTICATOR_METHODS_REACHED.
  */
-async function insertCertAuthenticator(ctx: Ctx, identityId: string, cert: ParsedCertificate, caId: string): Promise<string> {
+async function insertCertAuthenticator(
+  ctx: Ctx,
+  identityId: string,
+  cert: ParsedCertificate,
+  caId: string,
+): Promise<string> {
   await assertFingerprintUnused(ctx, cert.fingerprint, 'clientCert');
   if ((await authenticatorIdOf(ctx.db, identityId, 'cert')) !== undefined) {
-    throw new DomainError('MAX_AUTHENTICATOR_METHODS_REACHED', { cause: { field: 'method', reason: 'identity already has a cert authenticator', value: 'cert' } });
+    throw new DomainError('MAX_AUTHENTICATOR_METHODS_REACHED', {
+      cause: { field: 'method', reason: 'identity already has a cert authenticator', value: 'cert' },
+    });
   }
   const id = newId();
   const now = iso(ctx.now());
@@ -77,13 +88,30 @@ async function insertCertAuthenticator(ctx: Ctx, identityId: string, cert: Parse
  * ENROLLMENT_CA_NOT_VALID); the TLS client certificate must chain to it (else 400 CERTIFICATE_FAILED_VALIDATION)
  * and be unused (409 CERT_IN_USE).
  */
-export async function enrollOttCa(ctx: Ctx, token: unknown, peer: PeerCertificates | undefined): Promise<{ identityId: string; authenticatorId: string }> {
+export async function enrollOttCa(
+  ctx: Ctx,
+  token: unknown,
+  peer: PeerCertificates | undefined,
+): Promise<{ identityId: string; authenticatorId: string }> {
   const enrollment = await enrollmentForToken(ctx, token, 'ottca');
   const [ca] = enrollment.caId ? await verifiedCas(ctx, 'ott-enroll', enrollment.caId) : [];
-  if (!ca) throw new DomainError('ENROLLMENT_CA_NOT_VALID', { cause: { field: 'caId', reason: 'the CA is missing, unverified or does not allow ottca enrollment', value: enrollment.caId } });
-  if (!peer) throw new DomainError('CERTIFICATE_FAILED_VALIDATION', { cause: { message: 'no client certificate was presented' } });
+  if (!ca)
+    throw new DomainError('ENROLLMENT_CA_NOT_VALID', {
+      cause: {
+        field: 'caId',
+        reason: 'the CA is missing, unverified or does not allow ottca enrollment',
+        value: enrollment.caId,
+      },
+    });
+  if (!peer)
+    throw new DomainError('CERTIFICATE_FAILED_VALIDATION', {
+      cause: { message: 'no client certificate was presented' },
+    });
   const found = issuingCa([ca], peer, ctx.now());
-  if (!found) throw new DomainError('CERTIFICATE_FAILED_VALIDATION', { cause: { message: 'the client certificate does not chain to the enrollment CA' } });
+  if (!found)
+    throw new DomainError('CERTIFICATE_FAILED_VALIDATION', {
+      cause: { message: 'the client certificate does not chain to the enrollment CA' },
+    });
   const authenticatorId = await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     await consume(tctx, enrollment);
@@ -94,7 +122,9 @@ export async function enrollOttCa(ctx: Ctx, token: unknown, peer: PeerCertificat
 
 /** Whether a certificate may be used for client authentication: no EKU extension, or one naming clientAuth/any. */
 const allowsClientAuth = (cert: ParsedCertificate) =>
-  cert.extendedKeyUsage.length === 0 || cert.extendedKeyUsage.includes(CLIENT_AUTH) || cert.extendedKeyUsage.includes(ANY_EKU);
+  cert.extendedKeyUsage.length === 0 ||
+  cert.extendedKeyUsage.includes(CLIENT_AUTH) ||
+  cert.extendedKeyUsage.includes(ANY_EKU);
 
 /**
  * CA auto-enrollment. No verified CA with auto-enrollment ⇒ 400 ENROLLMENT_NO_VALID_CAS; no certificate, one no
@@ -104,14 +134,25 @@ const allowsClientAuth = (cert: ParsedCertificate) =>
  * The new identity also gets a cert authenticator for the certificate, so it can be listed, re-enrolled, and
  * removed with the CA.
  */
-export async function enrollCa(ctx: Ctx, peer: PeerCertificates | undefined, requestedName?: unknown): Promise<{ identityId: string; authenticatorId: string }> {
+export async function enrollCa(
+  ctx: Ctx,
+  peer: PeerCertificates | undefined,
+  requestedName?: unknown,
+): Promise<{ identityId: string; authenticatorId: string }> {
   const candidates = await verifiedCas(ctx, 'auto-enroll');
   if (candidates.length === 0) throw new DomainError('ENROLLMENT_NO_VALID_CAS');
-  if (!peer) throw new DomainError('CERT_FAILED_VALIDATION', { cause: { message: 'no client certificate was presented' } });
+  if (!peer)
+    throw new DomainError('CERT_FAILED_VALIDATION', { cause: { message: 'no client certificate was presented' } });
   const found = issuingCa(candidates, peer, ctx.now());
-  if (!found) throw new DomainError('CERT_FAILED_VALIDATION', { cause: { message: 'the client certificate does not chain to a CA with auto-enrollment enabled' } });
+  if (!found)
+    throw new DomainError('CERT_FAILED_VALIDATION', {
+      cause: { message: 'the client certificate does not chain to a CA with auto-enrollment enabled' },
+    });
   const { ca, leaf } = found;
-  if (!allowsClientAuth(leaf)) throw new DomainError('CERT_FAILED_VALIDATION', { cause: { message: 'the client certificate is not valid for client authentication' } });
+  if (!allowsClientAuth(leaf))
+    throw new DomainError('CERT_FAILED_VALIDATION', {
+      cause: { message: 'the client certificate is not valid for client authentication' },
+    });
 
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
@@ -119,8 +160,18 @@ export async function enrollCa(ctx: Ctx, peer: PeerCertificates | undefined, req
     let externalId: string | undefined;
     if (ca.externalIdClaim) {
       externalId = externalIdFromCertificate(ca.externalIdClaim, leaf);
-      if (externalId === undefined) throw new DomainError('MISSING_CERT_CLAIM', { cause: { field: 'externalIdClaim', reason: 'the certificate holds no value for the CA externalIdClaim', value: leaf.subject } });
-      if ((await identityIdByExternalId(trx, externalId)) !== undefined) throw new DomainError('ENROLLMENT_IDENTITY_ALREADY_ENROLLED', { cause: { field: 'externalId', reason: 'an identity with this external id exists', value: externalId } });
+      if (externalId === undefined)
+        throw new DomainError('MISSING_CERT_CLAIM', {
+          cause: {
+            field: 'externalIdClaim',
+            reason: 'the certificate holds no value for the CA externalIdClaim',
+            value: leaf.subject,
+          },
+        });
+      if ((await identityIdByExternalId(trx, externalId)) !== undefined)
+        throw new DomainError('ENROLLMENT_IDENTITY_ALREADY_ENROLLED', {
+          cause: { field: 'externalId', reason: 'an identity with this external id exists', value: externalId },
+        });
     }
     const identityId = newId();
     const base = formatIdentityName(ca.identityNameFormat, {
@@ -134,7 +185,13 @@ export async function enrollCa(ctx: Ctx, peer: PeerCertificates | undefined, req
     await createEntity(
       tctx,
       identities,
-      { name, type: AUTO_ENROLLED_IDENTITY_TYPE, isAdmin: false, roleAttributes: ca.identityRoles, ...(externalId !== undefined ? { externalId } : {}) },
+      {
+        name,
+        type: AUTO_ENROLLED_IDENTITY_TYPE,
+        isAdmin: false,
+        roleAttributes: ca.identityRoles,
+        ...(externalId !== undefined ? { externalId } : {}),
+      },
       { id: identityId },
     );
     const authenticatorId = await insertCertAuthenticator(tctx, identityId, leaf, ca.id);

@@ -4,7 +4,14 @@
  */
 import { markCaVerified } from '../../store/cas.js';
 import { withTx } from '../../store/db.js';
-import { CERTIFICATE_PEM_TYPES, decodePemBlocks, isIssuedBy, parseCertificate, parseCertificateDer, type ParsedCertificate } from '../../pki/index.js';
+import {
+  CERTIFICATE_PEM_TYPES,
+  decodePemBlocks,
+  isIssuedBy,
+  parseCertificate,
+  parseCertificateDer,
+  type ParsedCertificate,
+} from '../../pki/index.js';
 import { getRow } from '../crud.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
@@ -14,11 +21,14 @@ import { trustChanged } from '../ca/trust.js';
 
 /** The first PEM block of a verification upload, with the reference's error for each way it can be wrong. */
 function verificationCertificate(body: unknown): ParsedCertificate {
-  if (typeof body !== 'string') throw new DomainError('COULD_NOT_PARSE_BODY', { cause: { message: 'expected a PEM certificate as text/plain' } });
+  if (typeof body !== 'string')
+    throw new DomainError('COULD_NOT_PARSE_BODY', { cause: { message: 'expected a PEM certificate as text/plain' } });
   const [block] = decodePemBlocks(body);
   if (!block) throw new DomainError('COULD_NOT_PARSE_BODY', { cause: { message: 'the body holds no PEM block' } });
   if (!(CERTIFICATE_PEM_TYPES as readonly string[]).includes(block.type)) {
-    throw new DomainError('EXPECTED_PEM_CERTIFICATE', { cause: { message: `found a PEM block of type ${block.type}` } });
+    throw new DomainError('EXPECTED_PEM_CERTIFICATE', {
+      cause: { message: `found a PEM block of type ${block.type}` },
+    });
   }
   try {
     return parseCertificateDer(block.der);
@@ -40,11 +50,17 @@ export async function verifyCa(ctx: Ctx, id: string, body: unknown): Promise<voi
     const cert = verificationCertificate(body);
     if (cert.commonName !== row.verificationToken) {
       throw new DomainError('INVALID_COMMON_NAME', {
-        cause: { field: 'commonName', reason: 'the common name must equal the CA verification token', value: cert.commonName ?? '' },
+        cause: {
+          field: 'commonName',
+          reason: 'the common name must equal the CA verification token',
+          value: cert.commonName ?? '',
+        },
       });
     }
     if (!isIssuedBy(cert, parseCertificate(row.certPem as string))) {
-      throw new DomainError('CERTIFICATE_FAILED_VALIDATION', { cause: { message: 'the certificate is not signed by the CA' } });
+      throw new DomainError('CERTIFICATE_FAILED_VALIDATION', {
+        cause: { message: 'the certificate is not signed by the CA' },
+      });
     }
     await markCaVerified(trx, id, iso(ctx.now()));
     trustChanged(withDb(ctx, trx));
@@ -60,5 +76,11 @@ export async function caJwt(ctx: Ctx, id: string): Promise<string> {
   const row = await getRow(ctx, cas, id);
   const pki = requirePki(ctx);
   const issuer = pki.issuer.endsWith('/') ? pki.issuer : `${pki.issuer}/`;
-  return pki.signEnrollmentJwt({ method: 'ca', issuer, subject: row.id as string, token: row.id as string, audience: ['openziti-enroller'] });
+  return pki.signEnrollmentJwt({
+    method: 'ca',
+    issuer,
+    subject: row.id as string,
+    token: row.id as string,
+    audience: ['openziti-enroller'],
+  });
 }

@@ -11,7 +11,13 @@ import { certFingerprintInUse } from '../../store/authenticators.js';
 import type { Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { requirePki } from '../pki.js';
-import { CERTIFICATE_PEM_TYPES, decodePemBlocks, isPkiError, parseCertificateDer, type ParsedCertificate } from '../../pki/index.js';
+import {
+  CERTIFICATE_PEM_TYPES,
+  decodePemBlocks,
+  isPkiError,
+  parseCertificateDer,
+  type ParsedCertificate,
+} from '../../pki/index.js';
 import { findIssuingCa, verifiedCas } from '../ca/trust.js';
 
 export interface CertAuthenticatorFields {
@@ -26,12 +32,15 @@ const invalidPem = (reason: string) =>
 /** Exactly one CERTIFICATE block that parses; anything else is INVALID_CERT_PEM. */
 function singleCertificate(pem: unknown): ParsedCertificate {
   if (typeof pem !== 'string' || pem.trim() === '') {
-    throw new DomainError('INVALID_AUTHENTICATOR_PROPERTIES', { cause: { field: 'certPem', reason: 'certPem is required for cert', value: null } });
+    throw new DomainError('INVALID_AUTHENTICATOR_PROPERTIES', {
+      cause: { field: 'certPem', reason: 'certPem is required for cert', value: null },
+    });
   }
   const blocks = decodePemBlocks(pem);
   if (blocks.length !== 1) throw invalidPem(`expected exactly one certificate, found ${blocks.length} PEM blocks`);
   const [block] = blocks;
-  if (!(CERTIFICATE_PEM_TYPES as readonly string[]).includes(block!.type)) throw invalidPem(`expected a CERTIFICATE block, found ${block!.type}`);
+  if (!(CERTIFICATE_PEM_TYPES as readonly string[]).includes(block!.type))
+    throw invalidPem(`expected a CERTIFICATE block, found ${block!.type}`);
   try {
     return parseCertificateDer(block!.der);
   } catch (e) {
@@ -53,7 +62,9 @@ export async function certAuthenticatorFromPem(ctx: Ctx, pem: unknown): Promise<
   if (!requirePki(ctx).verifyClientCertificate(cert, [], now).ok) {
     const issuer = findIssuingCa(await verifiedCas(ctx, 'any'), cert, [], now);
     if (!issuer) {
-      throw new DomainError('CERT_FAILED_VALIDATION', { cause: { field: 'certPem', reason: 'the certificate does not chain to a trusted CA', value: cert.subject } });
+      throw new DomainError('CERT_FAILED_VALIDATION', {
+        cause: { field: 'certPem', reason: 'the certificate does not chain to a trusted CA', value: cert.subject },
+      });
     }
     caId = issuer.ca.id;
   }
@@ -63,5 +74,8 @@ export async function certAuthenticatorFromPem(ctx: Ctx, pem: unknown): Promise<
 
 /** A certificate identifies one authenticator only (409 CERT_IN_USE), including a pending extension's. */
 export async function assertFingerprintUnused(ctx: Ctx, fingerprint: string, field: string): Promise<void> {
-  if (await certFingerprintInUse(ctx.db, fingerprint)) throw new DomainError('CERT_IN_USE', { cause: { field, reason: 'the certificate is already used by another authenticator', value: fingerprint } });
+  if (await certFingerprintInUse(ctx.db, fingerprint))
+    throw new DomainError('CERT_IN_USE', {
+      cause: { field, reason: 'the certificate is already used by another authenticator', value: fingerprint },
+    });
 }

@@ -7,7 +7,12 @@
  * replace the old (which stops authenticating at once). A second `extend` before verifying replaces the
  * pending certificate.
  */
-import { certAuthenticatorState, promoteCert, setUnverifiedCert, type CertAuthenticatorState } from '../../store/authenticators.js';
+import {
+  certAuthenticatorState,
+  promoteCert,
+  setUnverifiedCert,
+  type CertAuthenticatorState,
+} from '../../store/authenticators.js';
 import { withTx } from '../../store/db.js';
 import { CERTIFICATE_PEM_TYPES, decodePemBlocks, isPkiError, parseCertificateDer } from '../../pki/index.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
@@ -53,9 +58,15 @@ export async function extendCertAuthenticator(
   const row = await ownNetworkCertAuthenticator(ctx, identityId, id);
   const presented = networkIssuedPeer(ctx, peer);
   if (!presented || presented.fingerprint !== row.fingerprint) {
-    throw new DomainError('UNAUTHORIZED', { urlVars: { id }, cause: { message: "the request must be made over TLS with the authenticator's current certificate" } });
+    throw new DomainError('UNAUTHORIZED', {
+      urlVars: { id },
+      cause: { message: "the request must be made over TLS with the authenticator's current certificate" },
+    });
   }
-  if (typeof csr !== 'string' || csr.trim() === '') throw new DomainError('COULD_NOT_VALIDATE', { cause: { field: 'clientCertCsr', reason: 'clientCertCsr is required', value: null } });
+  if (typeof csr !== 'string' || csr.trim() === '')
+    throw new DomainError('COULD_NOT_VALIDATE', {
+      cause: { field: 'clientCertCsr', reason: 'clientCertCsr is required', value: null },
+    });
   let issued;
   try {
     issued = await pki.signClientCsr(csr, { id: identityId, now: ctx.now() });
@@ -71,14 +82,21 @@ export async function extendCertAuthenticator(
  * `extend-verify`: `clientCert` must be the certificate the last `extend` returned (its leaf, alone or with the
  * chain), else 400 INVALID_CLIENT_CERT. It becomes the authenticator's certificate.
  */
-export async function verifyExtendedCertificate(ctx: Ctx, identityId: string, id: string, clientCert: unknown): Promise<void> {
+export async function verifyExtendedCertificate(
+  ctx: Ctx,
+  identityId: string,
+  id: string,
+  clientCert: unknown,
+): Promise<void> {
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const row = await ownNetworkCertAuthenticator(tctx, identityId, id);
-    const invalid = (reason: string) => new DomainError('INVALID_CLIENT_CERT', { urlVars: { id }, cause: { field: 'clientCert', reason, value: '' } });
+    const invalid = (reason: string) =>
+      new DomainError('INVALID_CLIENT_CERT', { urlVars: { id }, cause: { field: 'clientCert', reason, value: '' } });
     if (!row.unverifiedFingerprint) throw invalid('no extension of this authenticator is waiting for verification');
     const block = typeof clientCert === 'string' ? decodePemBlocks(clientCert)[0] : undefined;
-    if (!block || !(CERTIFICATE_PEM_TYPES as readonly string[]).includes(block.type)) throw invalid('clientCert must be a PEM certificate');
+    if (!block || !(CERTIFICATE_PEM_TYPES as readonly string[]).includes(block.type))
+      throw invalid('clientCert must be a PEM certificate');
     let cert;
     try {
       cert = parseCertificateDer(block.der);
@@ -86,7 +104,8 @@ export async function verifyExtendedCertificate(ctx: Ctx, identityId: string, id
       if (isPkiError(e)) throw invalid('clientCert could not be parsed');
       throw e;
     }
-    if (cert.fingerprint !== row.unverifiedFingerprint) throw invalid('clientCert is not the certificate issued by the last extend');
+    if (cert.fingerprint !== row.unverifiedFingerprint)
+      throw invalid('clientCert is not the certificate issued by the last extend');
     await promoteCert(trx, id, { pem: cert.pem, fingerprint: cert.fingerprint }, iso(ctx.now()));
   });
 }

@@ -11,7 +11,12 @@ import { identities } from '../resources/identity.js';
 
 export const hasDefaultAdmin = (ctx: Ctx): Promise<boolean> => defaultAdminExists(ctx.db);
 
-export async function createDefaultAdmin(ctx: Ctx, username: string, password: string, name = 'Default Admin'): Promise<string> {
+export async function createDefaultAdmin(
+  ctx: Ctx,
+  username: string,
+  password: string,
+  name = 'Default Admin',
+): Promise<string> {
   // Hashed before the transaction (no Argon2id inside one), under the `default` policy the new admin gets.
   const pre = { passwordHash: await hashUnderPolicy(ctx, 'default', password) };
   return withTx(ctx.db, async (trx) => {

@@ -5,7 +5,12 @@
  * own router. Enabling creates them, disabling or deleting the router removes them, a rename renames the
  * identity. They are written in the router's transaction.
  */
-import { deleteRouterIdentity, renameRouterIdentity, routerIdentityExists, systemEdgeRouterPolicyExists } from '../../store/router-identities.js';
+import {
+  deleteRouterIdentity,
+  renameRouterIdentity,
+  routerIdentityExists,
+  systemEdgeRouterPolicyExists,
+} from '../../store/router-identities.js';
 import { iso, type Ctx } from '../ctx.js';
 import { createEntity, deleteEntity } from '../crud.js';
 import { removeIdReferences } from '../policy/matches.js';
@@ -30,7 +35,8 @@ async function createTunnelerRecords(ctx: Ctx, id: string, name: string): Promis
  * resource refuses deleting a Router identity while its router exists, which is the case here.
  */
 export async function removeTunnelerRecords(ctx: Ctx, id: string): Promise<void> {
-  if (await systemEdgeRouterPolicyExists(ctx.db, id)) await deleteEntity(ctx, edgeRouterPolicies, id, { allowSystem: true });
+  if (await systemEdgeRouterPolicyExists(ctx.db, id))
+    await deleteEntity(ctx, edgeRouterPolicies, id, { allowSystem: true });
   if (await routerIdentityExists(ctx.db, id)) {
     await removeIdReferences(ctx, 'identity', id);
     await deleteRouterIdentity(ctx.db, id);

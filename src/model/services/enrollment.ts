@@ -7,7 +7,11 @@
  * Anything refused (bad CSR, password rules, a used fingerprint) rolls back and leaves the token usable.
  */
 import { withTx } from '../../store/db.js';
-import { deleteEnrollmentWithTokenHash, enrollmentByTokenHash, type EnrollmentByToken } from '../../store/enrollments.js';
+import {
+  deleteEnrollmentWithTokenHash,
+  enrollmentByTokenHash,
+  type EnrollmentByToken,
+} from '../../store/enrollments.js';
 import { isPkiError } from '../../pki/index.js';
 import { createEntity, getRow, updateEntity } from '../crud.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
@@ -25,15 +29,24 @@ export type AnyEnrollmentRecord = EnrollmentByToken;
 export type EnrollmentRecord = AnyEnrollmentRecord & { identityId: string };
 
 /** The id an enrollment's JWT names as `sub`: its identity or router. */
-export const enrollmentSubject = (row: { identityId?: unknown; edgeRouterId?: unknown; transitRouterId?: unknown; id?: unknown }): string =>
-  String(row.identityId ?? row.edgeRouterId ?? row.transitRouterId ?? row.id);
+export const enrollmentSubject = (row: {
+  identityId?: unknown;
+  edgeRouterId?: unknown;
+  transitRouterId?: unknown;
+  id?: unknown;
+}): string => String(row.identityId ?? row.edgeRouterId ?? row.transitRouterId ?? row.id);
 
 /** New expiry and a new JWT for the same token (parity: §7.2; expired enrollments can be refreshed too). */
 export async function refreshEnrollment(ctx: Ctx, id: string, expiresAtValue: unknown): Promise<void> {
   const row = await getRow(ctx, enrollments, id);
   const expiresAt = futureDate(ctx, 'expiresAt', expiresAtValue);
   // The token derives from the id, so it is the same; only the JWT (its `exp`) is new.
-  const secrets = await enrollmentSecrets(ctx, { id, method: row.method as string, subject: enrollmentSubject(row), expiresAt });
+  const secrets = await enrollmentSecrets(ctx, {
+    id,
+    method: row.method as string,
+    subject: enrollmentSubject(row),
+    expiresAt,
+  });
   await updateEntity(ctx, enrollments, id, {}, 'patch', { expiresAt: iso(expiresAt), ...secrets });
 }
 
@@ -50,7 +63,9 @@ export async function anyEnrollmentForToken(ctx: Ctx, token: unknown, method?: s
   const row = await enrollmentByTokenHash(ctx.db, tokenHash(token));
   if (!row) throw invalidToken();
   if (method !== undefined && method !== row.method) {
-    throw new DomainError('INVALID_ENROLL_METHOD', { cause: { field: 'method', reason: `the token is not for ${method} enrollment`, value: method } });
+    throw new DomainError('INVALID_ENROLL_METHOD', {
+      cause: { field: 'method', reason: `the token is not for ${method} enrollment`, value: method },
+    });
   }
   if (Date.parse(row.expiresAt) <= ctx.now().getTime()) throw new DomainError('ENROLLMENT_EXPIRED');
   return row;
@@ -97,7 +112,11 @@ export async function enrollOtt(ctx: Ctx, token: unknown, csr: unknown): Promise
   const authenticatorId = await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     await consume(tctx, enrollment);
-    return createEntity(tctx, authenticators, { identityId: enrollment.identityId, method: 'cert', certPem: issued.certPem });
+    return createEntity(tctx, authenticators, {
+      identityId: enrollment.identityId,
+      method: 'cert',
+      certPem: issued.certPem,
+    });
   });
   return { identityId: enrollment.identityId, authenticatorId, certChainPem: issued.chainPem, caPem: pki.caBundlePem };
 }
@@ -116,7 +135,13 @@ export async function enrollUpdb(ctx: Ctx, token: unknown, body: unknown): Promi
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     await consume(tctx, enrollment);
-    await createEntity(tctx, authenticators, { identityId: enrollment.identityId, method: 'updb', username, password }, {}, pre);
+    await createEntity(
+      tctx,
+      authenticators,
+      { identityId: enrollment.identityId, method: 'updb', username, password },
+      {},
+      pre,
+    );
   });
   return { username };
 }

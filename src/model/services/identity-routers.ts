@@ -9,7 +9,11 @@ import { listEntities, type Page } from '../crud.js';
 import type { ListOptions } from '../list-query.js';
 import { edgeRouters } from '../resources/edge-router.js';
 
-export async function listRoutersOfIdentity(ctx: Ctx, identity: { id: string; isAdmin: boolean }, opts: ListOptions): Promise<Page> {
+export async function listRoutersOfIdentity(
+  ctx: Ctx,
+  identity: { id: string; isAdmin: boolean },
+  opts: ListOptions,
+): Promise<Page> {
   let scope = verifiedRouters;
   if (!identity.isAdmin) {
     const engine = accessEngine(ctx);

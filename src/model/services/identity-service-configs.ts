@@ -36,14 +36,19 @@ export async function listIdentityServiceConfigs(ctx: Ctx, identityId: string): 
 }
 
 /** Assigns configs (each pair needs an existing service and config); all or nothing. */
-export async function assignIdentityServiceConfigs(ctx: Ctx, identityId: string, pairs: ServiceConfigPair[]): Promise<void> {
+export async function assignIdentityServiceConfigs(
+  ctx: Ctx,
+  identityId: string,
+  pairs: ServiceConfigPair[],
+): Promise<void> {
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     await getRow(tctx, identities, identityId);
     for (const p of pairs) {
       if (!p.serviceId) throw fieldError('serviceId', 'serviceId is required', p.serviceId);
       if (!p.configId) throw fieldError('configId', 'configId is required', p.configId);
-      if (!(await serviceExists(trx, p.serviceId))) throw fieldError('serviceId', 'no service found with the given id', p.serviceId);
+      if (!(await serviceExists(trx, p.serviceId)))
+        throw fieldError('serviceId', 'no service found with the given id', p.serviceId);
       const configTypeId = await configTypeOfConfig(trx, p.configId);
       if (configTypeId === undefined) throw fieldError('configId', 'no config found with the given id', p.configId);
       await putIdentityServiceConfig(trx, { identityId, serviceId: p.serviceId, configTypeId, configId: p.configId });
@@ -55,7 +60,11 @@ export async function assignIdentityServiceConfigs(ctx: Ctx, identityId: string,
  * Removes assignments: the listed (service, config) pairs, every config of a service when a pair names no
  * config, and everything when no pair is given.
  */
-export async function removeIdentityServiceConfigs(ctx: Ctx, identityId: string, pairs: ServiceConfigPair[] | undefined): Promise<void> {
+export async function removeIdentityServiceConfigs(
+  ctx: Ctx,
+  identityId: string,
+  pairs: ServiceConfigPair[] | undefined,
+): Promise<void> {
   await withTx(ctx.db, async (trx) => {
     await getRow(withDb(ctx, trx), identities, identityId);
     if (!pairs || pairs.length === 0) {
@@ -64,7 +73,10 @@ export async function removeIdentityServiceConfigs(ctx: Ctx, identityId: string,
     }
     for (const p of pairs) {
       if (!p.serviceId) throw fieldError('serviceId', 'serviceId is required', p.serviceId);
-      await deleteIdentityServiceConfigs(trx, identityId, { serviceId: p.serviceId, configId: p.configId || undefined });
+      await deleteIdentityServiceConfigs(trx, identityId, {
+        serviceId: p.serviceId,
+        configId: p.configId || undefined,
+      });
     }
   });
 }

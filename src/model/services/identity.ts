@@ -14,7 +14,11 @@ export async function disableIdentity(ctx: Ctx, id: string, durationMinutes: num
     const tctx = withDb(ctx, trx);
     const row = await getRow(tctx, identities, id);
     // The default admin cannot be locked out by another admin (or by itself): it is the way back in.
-    if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', { urlVars: { id }, cause: { message: 'the default admin cannot be disabled' } });
+    if (row.isDefaultAdmin)
+      throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', {
+        urlVars: { id },
+        cause: { message: 'the default admin cannot be disabled' },
+      });
     const now = ctx.now();
     const until = durationMinutes > 0 ? iso(new Date(now.getTime() + durationMinutes * 60_000)) : null;
     await setIdentityDisabled(trx, id, { disabledAt: iso(now), disabledUntil: until }, iso(now));

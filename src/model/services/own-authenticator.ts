@@ -41,12 +41,16 @@ export async function updateOwnAuthenticator(
   if (row.method !== 'updb') throw new DomainError('CAN_NOT_UPDATE_AUTHENTICATOR', { urlVars: { id } });
   const values: Record<string, unknown> = { updatedAt: iso(ctx.now()) };
   if (typeof body.username === 'string') {
-    if (body.username.length < 4 || body.username.length > 100) throw fieldError('username', 'username must be 4 to 100 characters', body.username);
+    if (body.username.length < 4 || body.username.length > 100)
+      throw fieldError('username', 'username must be 4 to 100 characters', body.username);
     values.username = body.username;
   }
 
   const reservation = await reserveAttempt(ctx, { authenticatorId: id, identityId }, 'change');
-  const verified = await verifyPassword(reservation.ok ? (row.passwordHash as string) : undefined, body.currentPassword);
+  const verified = await verifyPassword(
+    reservation.ok ? (row.passwordHash as string) : undefined,
+    body.currentPassword,
+  );
   if (!reservation.ok) throw wrongCurrentPassword(id);
   if (!verified) {
     await recordFailedAttempt(ctx, reservation);

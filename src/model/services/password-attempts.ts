@@ -33,11 +33,11 @@ export interface AttemptTarget {
   identityId: string;
 }
 
-export type RefusalReason = 'unknown' | 'disabled' | 'method not allowed' | 'second factor required' | 'too many attempts';
+export type RefusalReason =
+  'unknown' | 'disabled' | 'method not allowed' | 'second factor required' | 'too many attempts';
 
 export type Reservation =
-  | { ok: true; target: AttemptTarget; attempt: number; policy: AuthPolicy }
-  | { ok: false; reason: RefusalReason };
+  { ok: true; target: AttemptTarget; attempt: number; policy: AuthPolicy } | { ok: false; reason: RefusalReason };
 
 type LockRules = AuthPolicy['primary']['updb'];
 
@@ -46,7 +46,11 @@ type LockRules = AuthPolicy['primary']['updb'];
  * disabled or `maxAttempts` attempts are already counted; for a login also when its policy does not allow
  * passwords or asks for a second factor nobody can answer yet (a self-service change is not a login).
  */
-export async function reserveAttempt(ctx: Ctx, target: AttemptTarget | undefined, purpose: 'login' | 'change' = 'login'): Promise<Reservation> {
+export async function reserveAttempt(
+  ctx: Ctx,
+  target: AttemptTarget | undefined,
+  purpose: 'login' | 'change' = 'login',
+): Promise<Reservation> {
   const subject = target ?? (await decoyFor(ctx));
   const reservation = await withTx(ctx.db, async (trx): Promise<Reservation & { counted: boolean }> => {
     const now = ctx.now();
@@ -85,7 +89,9 @@ const decoys = new WeakMap<object, Promise<AttemptTarget>>();
 function decoyFor(ctx: Ctx): Promise<AttemptTarget> {
   let decoy = decoys.get(ctx.db);
   if (!decoy) {
-    decoy = oldestPasswordAuthenticator(ctx.db).then((row) => row ?? { authenticatorId: NO_SUCH_ID, identityId: NO_SUCH_ID });
+    decoy = oldestPasswordAuthenticator(ctx.db).then(
+      (row) => row ?? { authenticatorId: NO_SUCH_ID, identityId: NO_SUCH_ID },
+    );
     decoys.set(ctx.db, decoy);
     decoy.catch(() => decoys.delete(ctx.db));
   }
@@ -113,7 +119,8 @@ export async function clearAttempts(ctx: Ctx, authenticatorId: string): Promise<
 
 async function lockIdentity(ctx: Ctx, target: AttemptTarget, rules: LockRules): Promise<void> {
   const now = ctx.now();
-  const until = rules.lockoutDurationMinutes > 0 ? iso(new Date(now.getTime() + rules.lockoutDurationMinutes * 60_000)) : null;
+  const until =
+    rules.lockoutDurationMinutes > 0 ? iso(new Date(now.getTime() + rules.lockoutDurationMinutes * 60_000)) : null;
   await disableIdentity(ctx.db, target.identityId, iso(now), until);
   await clearAttempts(ctx, target.authenticatorId);
   await deleteIdentityApiSessions(ctx, target.identityId);

@@ -42,9 +42,16 @@ const KINDS = {
  * (pure model code, offline tools) cannot sign the JWT: the router is then created without an enrollment, and
  * `re-enroll` gives it one later. Returns undefined in that case.
  */
-export async function createRouterEnrollment(ctx: Ctx, kind: RouterKind, routerId: string): Promise<string | undefined> {
+export async function createRouterEnrollment(
+  ctx: Ctx,
+  kind: RouterKind,
+  routerId: string,
+): Promise<string | undefined> {
   if (!ctx.pki) {
-    ctx.log.warn({ routerId }, 'no PKI in this context: router created without an enrollment (re-enroll it to get one)');
+    ctx.log.warn(
+      { routerId },
+      'no PKI in this context: router created without an enrollment (re-enroll it to get one)',
+    );
     return undefined;
   }
   const { column, method } = KINDS[kind];
@@ -68,7 +75,11 @@ export async function createRouterEnrollment(ctx: Ctx, kind: RouterKind, routerI
 export async function attachRouterEnrollments(ctx: Ctx, rows: Row[], kind: RouterKind): Promise<void> {
   if (rows.length === 0) return;
   const { column } = KINDS[kind];
-  const found = await enrollmentsOfRouters(ctx.db, column, rows.map((r) => r.id as string));
+  const found = await enrollmentsOfRouters(
+    ctx.db,
+    column,
+    rows.map((r) => r.id as string),
+  );
   const byRouter = new Map(found.map((e) => [e.routerId, e]));
   for (const r of rows) {
     const e = byRouter.get(r.id as string);
@@ -96,12 +107,18 @@ function routerCsrs(body: unknown): { client: string; server: string } {
   const client = b.certCsr ?? b.clientCsr;
   const server = b.serverCertCsr ?? b.serverCsr;
   if (typeof client !== 'string' || client.trim() === '' || typeof server !== 'string' || server.trim() === '') {
-    throw new DomainError('MISSING_OR_INVALID_CSR', { cause: { message: 'both a client CSR (certCsr) and a server CSR (serverCertCsr) are required' } });
+    throw new DomainError('MISSING_OR_INVALID_CSR', {
+      cause: { message: 'both a client CSR (certCsr) and a server CSR (serverCertCsr) are required' },
+    });
   }
   return { client, server };
 }
 
-async function signRouterCsrs(ctx: Ctx, routerId: string, csrs: { client: string; server: string }): Promise<{ client: IssuedCertificate; server: IssuedCertificate }> {
+async function signRouterCsrs(
+  ctx: Ctx,
+  routerId: string,
+  csrs: { client: string; server: string },
+): Promise<{ client: IssuedCertificate; server: IssuedCertificate }> {
   const pki = requirePki(ctx);
   try {
     const client = await pki.signClientCsr(csrs.client, { id: routerId, kind: 'router', now: ctx.now() });
@@ -113,7 +130,12 @@ async function signRouterCsrs(ctx: Ctx, routerId: string, csrs: { client: string
   }
 }
 
-async function setRouterCertificate(ctx: Ctx, kind: RouterKind, routerId: string, cert: IssuedCertificate | null): Promise<void> {
+async function setRouterCertificate(
+  ctx: Ctx,
+  kind: RouterKind,
+  routerId: string,
+  cert: IssuedCertificate | null,
+): Promise<void> {
   await storeRouterCertificate(ctx.db, KINDS[kind].table, routerId, cert, iso(ctx.now()));
 }
 
@@ -122,12 +144,23 @@ async function setRouterCertificate(ctx: Ctx, kind: RouterKind, routerId: string
  * a CSR missing ⇒ 400 MISSING_OR_INVALID_CSR; unusable ⇒ 400 COULD_NOT_PROCESS_CSR; a client CSR whose CN is
  * not the router id ⇒ 400 EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID. A refused enrollment leaves the token usable.
  */
-export async function enrollRouter(ctx: Ctx, token: unknown, method: 'erott' | 'trott' | undefined, body: unknown): Promise<RouterCerts> {
+export async function enrollRouter(
+  ctx: Ctx,
+  token: unknown,
+  method: 'erott' | 'trott' | undefined,
+  body: unknown,
+): Promise<RouterCerts> {
   const enrollment = await anyEnrollmentForToken(ctx, token, method);
-  const kind: RouterKind | undefined = enrollment.edgeRouterId ? 'edge' : enrollment.transitRouterId ? 'transit' : undefined;
+  const kind: RouterKind | undefined = enrollment.edgeRouterId
+    ? 'edge'
+    : enrollment.transitRouterId
+      ? 'transit'
+      : undefined;
   const routerId = enrollment.edgeRouterId ?? enrollment.transitRouterId;
   if (!kind || !routerId) {
-    throw new DomainError('INVALID_ENROLL_METHOD', { cause: { field: 'method', reason: 'the token is not a router enrollment token', value: enrollment.method } });
+    throw new DomainError('INVALID_ENROLL_METHOD', {
+      cause: { field: 'method', reason: 'the token is not a router enrollment token', value: enrollment.method },
+    });
   }
   const csrs = routerCsrs(body);
   let commonName: string | undefined;
@@ -138,7 +171,9 @@ export async function enrollRouter(ctx: Ctx, token: unknown, method: 'erott' | '
     throw e;
   }
   if (commonName !== routerId) {
-    throw new DomainError('EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID', { cause: { field: 'certCsr', reason: 'the client CSR common name must be the router id', value: commonName ?? '' } });
+    throw new DomainError('EDGE_ROUTER_ENROLL_COMMON_NAME_INVALID', {
+      cause: { field: 'certCsr', reason: 'the client CSR common name must be the router id', value: commonName ?? '' },
+    });
   }
   const signed = await signRouterCsrs(ctx, routerId, csrs);
   await withTx(ctx.db, async (trx) => {
@@ -168,7 +203,10 @@ export async function reEnrollEdgeRouter(ctx: Ctx, id: string): Promise<void> {
  */
 export async function extendRouter(ctx: Ctx, peer: PeerCertificates | undefined, body: unknown): Promise<RouterCerts> {
   const presented = networkIssuedPeer(ctx, peer);
-  const unauthorized = () => new DomainError('UNAUTHORIZED', { cause: { message: "the request must be made over TLS with the router's current certificate" } });
+  const unauthorized = () =>
+    new DomainError('UNAUTHORIZED', {
+      cause: { message: "the request must be made over TLS with the router's current certificate" },
+    });
   if (!presented) throw unauthorized();
   let found: { kind: RouterKind; id: string } | undefined;
   for (const kind of ['edge', 'transit'] as const) {

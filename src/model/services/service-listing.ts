@@ -20,7 +20,13 @@ import { filterFields } from '../resource.js';
 import { services } from '../resources/service.js';
 import { roleFilterScope } from '../role-filter.js';
 import { accessEngine, type AccessView } from '../access/engine.js';
-import { configView, encodedServiceRecord, selectConfigTypes, serviceRecord, type ConfigTypeSelection } from '../access/service-view.js';
+import {
+  configView,
+  encodedServiceRecord,
+  selectConfigTypes,
+  serviceRecord,
+  type ConfigTypeSelection,
+} from '../access/service-view.js';
 
 export interface ServiceListRequest {
   list: ListOptions;
@@ -41,22 +47,40 @@ let filterable: string[] | undefined;
 const filterableFields = () => (filterable ??= Object.keys(filterFields(services)));
 
 /** The config types of a request: the query's when given, else the API session's. */
-async function configSelection(ctx: Ctx, view: AccessView, apiSessionId: string | undefined, requested?: string[]): Promise<ConfigTypeSelection> {
-  const types = requested ?? (apiSessionId ? (await accessEngine(ctx).apiSession(ctx, apiSessionId))?.configTypes : undefined) ?? [];
+async function configSelection(
+  ctx: Ctx,
+  view: AccessView,
+  apiSessionId: string | undefined,
+  requested?: string[],
+): Promise<ConfigTypeSelection> {
+  const types =
+    requested ??
+    (apiSessionId ? (await accessEngine(ctx).apiSession(ctx, apiSessionId))?.configTypes : undefined) ??
+    [];
   return selectConfigTypes(view.catalog, types);
 }
 
 const recordFor = (view: AccessView, selection: ConfigTypeSelection, base: Record<string, unknown>) => {
   const id = base.id as string;
-  return serviceRecord(base, view.grants.perms.get(id), configView(view.catalog, id, view.identity.overrides, selection));
+  return serviceRecord(
+    base,
+    view.grants.perms.get(id),
+    configView(view.catalog, id, view.identity.overrides, selection),
+  );
 };
 
 const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((c) => Buffer.from(c)) as [Buffer, Buffer, Buffer];
 
-const isPlainPage = (req: ServiceListRequest) => !req.list.filter?.trim() && !req.list.sort?.trim() && req.roleFilter.length === 0;
+const isPlainPage = (req: ServiceListRequest) =>
+  !req.list.filter?.trim() && !req.list.sort?.trim() && req.roleFilter.length === 0;
 
 /** Client `GET /services`: the services the identity may Dial or Bind. */
-export async function listServicesOf(ctx: Ctx, identityId: string, apiSessionId: string, req: ServiceListRequest): Promise<ServicePage> {
+export async function listServicesOf(
+  ctx: Ctx,
+  identityId: string,
+  apiSessionId: string,
+  req: ServiceListRequest,
+): Promise<ServicePage> {
   const view = await accessEngine(ctx).view(ctx, identityId);
   const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
   if (isPlainPage(req)) {
@@ -68,10 +92,19 @@ export async function listServicesOf(ctx: Ctx, identityId: string, apiSessionId:
       const prefix = view.catalog.encoded.get(id);
       if (!prefix) continue;
       if (encoded.length > 1) encoded.push(COMMA);
-      encoded.push(...encodedServiceRecord(prefix, view.grants.perms.get(id), configView(view.catalog, id, view.identity.overrides, selection)));
+      encoded.push(
+        ...encodedServiceRecord(
+          prefix,
+          view.grants.perms.get(id),
+          configView(view.catalog, id, view.identity.overrides, selection),
+        ),
+      );
     }
     encoded.push(CLOSE);
-    return { encoded, page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() } };
+    return {
+      encoded,
+      page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() },
+    };
   }
   const scope = allOf(roleFilterScope(services, req.roleFilter, req.roleSemantic), idIn(view.grants.ids));
   const page = await listEntities(ctx, services, req.list, scope);
@@ -79,7 +112,12 @@ export async function listServicesOf(ctx: Ctx, identityId: string, apiSessionId:
 }
 
 /** Client `GET /services/{id}`: 404 unless the identity may Dial or Bind it. */
-export async function serviceOf(ctx: Ctx, identityId: string, apiSessionId: string, serviceId: string): Promise<Record<string, unknown>> {
+export async function serviceOf(
+  ctx: Ctx,
+  identityId: string,
+  apiSessionId: string,
+  serviceId: string,
+): Promise<Record<string, unknown>> {
   const view = await accessEngine(ctx).view(ctx, identityId);
   const base = view.grants.perms.has(serviceId) ? view.catalog.records.get(serviceId) : undefined;
   if (!base) throw notFound(serviceId, 'service');
@@ -91,7 +129,12 @@ export async function serviceOf(ctx: Ctx, identityId: string, apiSessionId: stri
  * `viewerId` would get them (the caller, or `asIdentity`). This follows the newer reference, which lists all
  * services and only computes the view per identity (docs/decisions.md).
  */
-export async function listServicesAs(ctx: Ctx, viewerId: string, apiSessionId: string, req: ServiceListRequest): Promise<ServicePage> {
+export async function listServicesAs(
+  ctx: Ctx,
+  viewerId: string,
+  apiSessionId: string,
+  req: ServiceListRequest,
+): Promise<ServicePage> {
   const view = await accessEngine(ctx).view(ctx, viewerId);
   const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
   const page = await listEntities(ctx, services, req.list, roleFilterScope(services, req.roleFilter, req.roleSemantic));
@@ -99,7 +142,12 @@ export async function listServicesAs(ctx: Ctx, viewerId: string, apiSessionId: s
 }
 
 /** Management `GET /services/{id}`: any service, with the caller's view of it. */
-export async function serviceAs(ctx: Ctx, viewerId: string, apiSessionId: string, serviceId: string): Promise<Record<string, unknown>> {
+export async function serviceAs(
+  ctx: Ctx,
+  viewerId: string,
+  apiSessionId: string,
+  serviceId: string,
+): Promise<Record<string, unknown>> {
   const row = await getEntity(ctx, services, serviceId);
   const view = await accessEngine(ctx).view(ctx, viewerId);
   return recordFor(view, await configSelection(ctx, view, apiSessionId), renderRecord(services, row));

@@ -20,7 +20,10 @@ export async function commonRouters(
   max = Infinity,
 ): Promise<{ mine: Set<string>; serving: Set<string>; common: RouterInfo[] }> {
   const engine = accessEngine(ctx);
-  const [mine, serving] = await Promise.all([engine.routersOfIdentity(ctx, m, identity), engine.routersOfService(ctx, m, serviceId)]);
+  const [mine, serving] = await Promise.all([
+    engine.routersOfIdentity(ctx, m, identity),
+    engine.routersOfService(ctx, m, serviceId),
+  ]);
   const common: RouterInfo[] = [];
   for (const r of serving.ordered) {
     if (common.length >= max) break;
@@ -30,7 +33,12 @@ export async function commonRouters(
 }
 
 /** The `edgeRouters` of a session: at most 25 `sessionEdgeRouter` records. */
-export async function sessionEdgeRouters(ctx: Ctx, m: Markers, identity: IdentityAccess, serviceId: string): Promise<Record<string, unknown>[]> {
+export async function sessionEdgeRouters(
+  ctx: Ctx,
+  m: Markers,
+  identity: IdentityAccess,
+  serviceId: string,
+): Promise<Record<string, unknown>[]> {
   const { common } = await commonRouters(ctx, m, identity, serviceId, MAX_SESSION_ROUTERS);
   return common.map((r) => r.sessionRecord);
 }

@@ -38,11 +38,19 @@ export interface SessionCreate {
 }
 
 /** The session of an API session for a service and type (the unique index), if any. It runs on every create. */
-const findSession = (ctx: Ctx, apiSessionId: string, serviceId: string, type: SessionType): Promise<StoredSession | undefined> =>
-  sessionOf(ctx.db, apiSessionId, serviceId, type);
+const findSession = (
+  ctx: Ctx,
+  apiSessionId: string,
+  serviceId: string,
+  type: SessionType,
+): Promise<StoredSession | undefined> => sessionOf(ctx.db, apiSessionId, serviceId, type);
 
 /** `POST /sessions`: the session record (new or the existing one of this API session, service and type). */
-export async function createSession(ctx: Ctx, caller: SessionCaller, body: SessionCreate): Promise<Record<string, unknown>> {
+export async function createSession(
+  ctx: Ctx,
+  caller: SessionCaller,
+  body: SessionCreate,
+): Promise<Record<string, unknown>> {
   const type: SessionType = body.type ?? 'Dial';
   const serviceId = body.serviceId ?? '';
   const engine = accessEngine(ctx);
@@ -87,7 +95,9 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
       identityId: caller.identityId,
     };
     // A concurrent create of the same (API session, service, type) may win the unique index: then use its row.
-    row = (await insertSessionIfAbsent(ctx.db, values)) ? values : await findSession(ctx, caller.apiSessionId, serviceId, type);
+    row = (await insertSessionIfAbsent(ctx.db, values))
+      ? values
+      : await findSession(ctx, caller.apiSessionId, serviceId, type);
     // The API session may have ended meanwhile (its sessions go with it): then there is nothing to answer.
     if (!row) throw new DomainError('UNAUTHORIZED');
     engine.sessions.set(key, version, row);
@@ -98,8 +108,17 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
 }
 
 /** Sessions of one identity (client) or of everyone (management, `identityId` undefined). */
-export async function listSessions(ctx: Ctx, opts: ListOptions, identityId?: string): Promise<{ records: Record<string, unknown>[]; page: Page }> {
-  const page = await listEntities(ctx, sessions, opts, identityId === undefined ? undefined : sessionsOfIdentity(identityId));
+export async function listSessions(
+  ctx: Ctx,
+  opts: ListOptions,
+  identityId?: string,
+): Promise<{ records: Record<string, unknown>[]; page: Page }> {
+  const page = await listEntities(
+    ctx,
+    sessions,
+    opts,
+    identityId === undefined ? undefined : sessionsOfIdentity(identityId),
+  );
   return { records: page.rows.map((r) => renderRecord(sessions, r)), page };
 }
 
@@ -122,9 +141,19 @@ export async function sessionManagementDetail(ctx: Ctx, id: string): Promise<Rec
   const row = await getSession(ctx, id);
   const engine = accessEngine(ctx);
   const identity = await engine.identity(ctx, await engine.markers(ctx), row.identityId as string);
-  const policies = await grantingPolicies(ctx.db, identity.servicePolicyIds, row.serviceId as string, row.type as SessionType);
+  const policies = await grantingPolicies(
+    ctx.db,
+    identity.servicePolicyIds,
+    row.serviceId as string,
+    row.type as SessionType,
+  );
   const out = renderRecord(sessions, row);
-  out.servicePolicies = policies.map((p) => ({ _links: { self: { href: `./service-policies/${p.id}` } }, entity: 'service-policies', id: p.id, name: p.name }));
+  out.servicePolicies = policies.map((p) => ({
+    _links: { self: { href: `./service-policies/${p.id}` } },
+    entity: 'service-policies',
+    id: p.id,
+    name: p.name,
+  }));
   return out;
 }
 

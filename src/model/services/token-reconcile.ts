@@ -10,7 +10,13 @@
  * Everything runs in one transaction. Costs one HMAC per stored row, which is negligible next to a start.
  */
 import { withTx } from '../../store/db.js';
-import { deleteByIds, enrollmentKeying, setEnrollmentSecrets, tokenHashesOf, type TokenTable } from '../../store/token-records.js';
+import {
+  deleteByIds,
+  enrollmentKeying,
+  setEnrollmentSecrets,
+  tokenHashesOf,
+  type TokenTable,
+} from '../../store/token-records.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { enrollmentSecrets } from '../resources/enrollment.js';
 import { tokenHash, type TokenKind } from '../tokens.js';
@@ -42,12 +48,20 @@ export async function reconcileTokens(ctx: Ctx): Promise<TokenReconciliation> {
 
     const staleEnrollments = await staleIds(tctx, 'enrollments', 'enrollment');
     if (staleEnrollments.length > 0 && !ctx.pki) {
-      ctx.log.warn({ count: staleEnrollments.length }, 'enrollments need new tokens but this context cannot sign JWTs; left as they are');
+      ctx.log.warn(
+        { count: staleEnrollments.length },
+        'enrollments need new tokens but this context cannot sign JWTs; left as they are',
+      );
       return out;
     }
     for (const id of staleEnrollments) {
       const row = await enrollmentKeying(trx, id);
-      const secrets = await enrollmentSecrets(tctx, { id, method: row.method, subject: enrollmentSubject(row), expiresAt: new Date(row.expiresAt) });
+      const secrets = await enrollmentSecrets(tctx, {
+        id,
+        method: row.method,
+        subject: enrollmentSubject(row),
+        expiresAt: new Date(row.expiresAt),
+      });
       await setEnrollmentSecrets(trx, id, secrets, iso(ctx.now()));
     }
     out.enrollmentsRekeyed = staleEnrollments.length;

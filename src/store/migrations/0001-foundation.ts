@@ -4,7 +4,9 @@ import { entityTable, nowIso, setTable } from './helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
-  await entityTable(db, 'identity_types').addColumn('name', 'text', (c) => c.notNull().unique()).execute();
+  await entityTable(db, 'identity_types')
+    .addColumn('name', 'text', (c) => c.notNull().unique())
+    .execute();
 
   await entityTable(db, 'auth_policies')
     .addColumn('name', 'text', (c) => c.notNull().unique())
@@ -62,7 +64,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   const now = nowIso();
   await db
     .insertInto('identity_types')
-    .values(['User', 'Device', 'Service', 'Router'].map((n) => ({ id: n, name: n, createdAt: now, updatedAt: now, tags: '{}', isSystem: 1 })))
+    .values(
+      ['User', 'Device', 'Service', 'Router'].map((n) => ({
+        id: n,
+        name: n,
+        createdAt: now,
+        updatedAt: now,
+        tags: '{}',
+        isSystem: 1,
+      })),
+    )
     .execute();
   await db
     .insertInto('auth_policies')

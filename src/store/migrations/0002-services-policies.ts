@@ -69,7 +69,11 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('position', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('services_configs_pk', ['ownerId', 'value'])
     .execute();
-  await db.schema.createIndex('services_configs_by_value').on('services_configs').columns(['value', 'ownerId']).execute();
+  await db.schema
+    .createIndex('services_configs_by_value')
+    .on('services_configs')
+    .columns(['value', 'ownerId'])
+    .execute();
   // Backstop for the model's check: at most one config of each config type per service.
   await sql`
     create trigger services_configs_one_per_type before insert on services_configs

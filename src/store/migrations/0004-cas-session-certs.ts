@@ -39,7 +39,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('validFrom', 'text', (c) => c.notNull())
     .addColumn('validTo', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('api_session_certs_by_session').on('api_session_certs').columns(['apiSessionId', 'validTo']).execute();
+  await db.schema
+    .createIndex('api_session_certs_by_session')
+    .on('api_session_certs')
+    .columns(['apiSessionId', 'validTo'])
+    .execute();
 
   await db.schema.alterTable('authenticators').addColumn('unverifiedCertPem', 'text').execute();
   await db.schema.alterTable('authenticators').addColumn('unverifiedFingerprint', 'text').execute();
@@ -47,8 +51,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('enrollments_by_ca').on('enrollments').column('caId').execute();
 
   // Router enrollments (erott, trott) hang off their router and go with it.
-  await db.schema.alterTable('enrollments').addColumn('edgeRouterId', 'text', (c) => c.references('edge_routers.id').onDelete('cascade')).execute();
-  await db.schema.alterTable('enrollments').addColumn('transitRouterId', 'text', (c) => c.references('transit_routers.id').onDelete('cascade')).execute();
+  await db.schema
+    .alterTable('enrollments')
+    .addColumn('edgeRouterId', 'text', (c) => c.references('edge_routers.id').onDelete('cascade'))
+    .execute();
+  await db.schema
+    .alterTable('enrollments')
+    .addColumn('transitRouterId', 'text', (c) => c.references('transit_routers.id').onDelete('cascade'))
+    .execute();
   await db.schema.createIndex('enrollments_by_edge_router').on('enrollments').column('edgeRouterId').execute();
   await db.schema.createIndex('enrollments_by_transit_router').on('enrollments').column('transitRouterId').execute();
 }

@@ -111,8 +111,16 @@ export async function up(db: AnyDb): Promise<void> {
     .addPrimaryKeyConstraint('identity_service_configs_pk', ['identityId', 'serviceId', 'configTypeId'])
     .modifyEnd(sql`without rowid`)
     .execute();
-  await db.schema.createIndex('identity_service_configs_by_config').on('identity_service_configs').column('configId').execute();
-  await db.schema.createIndex('identity_service_configs_by_service').on('identity_service_configs').column('serviceId').execute();
+  await db.schema
+    .createIndex('identity_service_configs_by_config')
+    .on('identity_service_configs')
+    .column('configId')
+    .execute();
+  await db.schema
+    .createIndex('identity_service_configs_by_service')
+    .on('identity_service_configs')
+    .column('serviceId')
+    .execute();
 
   await entityTable(db, 'sessions')
     .addColumn('token', 'text', (c) => c.notNull().unique())
@@ -121,7 +129,12 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('serviceId', 'text', (c) => c.notNull().references('services.id').onDelete('cascade'))
     .addColumn('type', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('sessions_one_per_type').unique().on('sessions').columns(['apiSessionId', 'serviceId', 'type']).execute();
+  await db.schema
+    .createIndex('sessions_one_per_type')
+    .unique()
+    .on('sessions')
+    .columns(['apiSessionId', 'serviceId', 'type'])
+    .execute();
   await db.schema.createIndex('sessions_by_identity').on('sessions').column('identityId').execute();
   await db.schema.createIndex('sessions_by_service').on('sessions').column('serviceId').execute();
 
@@ -139,7 +152,11 @@ export async function up(db: AnyDb): Promise<void> {
   await db.schema.createIndex('terminators_by_router').on('terminators').column('routerId').execute();
   // What a foreign key would do if routers were one table: a router's terminators go with it.
   for (const routers of ['edge_routers', 'transit_routers']) {
-    await sql.raw(`create trigger "${routers}_terminators" after delete on "${routers}" for each row begin delete from terminators where "routerId" = old.id; end`).execute(db);
+    await sql
+      .raw(
+        `create trigger "${routers}_terminators" after delete on "${routers}" for each row begin delete from terminators where "routerId" = old.id; end`,
+      )
+      .execute(db);
   }
 
   await markerTriggers(db);

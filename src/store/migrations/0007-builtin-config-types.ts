@@ -36,7 +36,15 @@ export async function up(db: AnyDb): Promise<void> {
     if (taken) continue;
     await db
       .insertInto('config_types')
-      .values({ id: t.id, name: t.name, schema: JSON.stringify(t.schema), createdAt: now, updatedAt: now, tags: '{}', isSystem: 1 })
+      .values({
+        id: t.id,
+        name: t.name,
+        schema: JSON.stringify(t.schema),
+        createdAt: now,
+        updatedAt: now,
+        tags: '{}',
+        isSystem: 1,
+      })
       .execute();
   }
 }

@@ -40,7 +40,9 @@ export async function runMigrations(db: Kysely<any>, migrations: Record<string, 
     .addColumn('name', 'varchar(255)', (c) => c.primaryKey())
     .addColumn('timestamp', 'varchar(255)', (c) => c.notNull())
     .execute();
-  const applied = new Set((await db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name));
+  const applied = new Set(
+    (await db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name),
+  );
   for (const [name, migration] of Object.entries(migrations)) {
     if (applied.has(name)) continue;
     try {

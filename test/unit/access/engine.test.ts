@@ -26,7 +26,10 @@ import {
 import { AccessEngine, accessEngine } from '../../../src/model/access/engine.js';
 import { configView, permissionsOf } from '../../../src/model/access/service-view.js';
 import { sessionEdgeRouters } from '../../../src/model/services/session-routers.js';
-import { assignIdentityServiceConfigs, removeIdentityServiceConfigs } from '../../../src/model/services/identity-service-configs.js';
+import {
+  assignIdentityServiceConfigs,
+  removeIdentityServiceConfigs,
+} from '../../../src/model/services/identity-service-configs.js';
 import { rng } from '../../harness/random.js';
 
 const rand = rng(7);
@@ -43,15 +46,55 @@ function roles(ids: string[]): string[] {
 
 let testStore: TestStore;
 let ctx: Ctx;
-const m = { identities: [] as string[], services: [] as string[], routers: [] as string[], sp: [] as string[], erp: [] as string[], serp: [] as string[], configs: [] as string[] };
+const m = {
+  identities: [] as string[],
+  services: [] as string[],
+  routers: [] as string[],
+  sp: [] as string[],
+  erp: [] as string[],
+  serp: [] as string[],
+  configs: [] as string[],
+};
 let n = 0;
 const name = (p: string) => `${p}-${n++}`;
 
-const newService = async () => m.services.push(await createEntity(ctx, services, { name: name('svc'), encryptionRequired: true, roleAttributes: someAttrs(), configs: rand() < 0.5 ? [pick(m.configs)] : [] }));
+const newService = async () =>
+  m.services.push(
+    await createEntity(ctx, services, {
+      name: name('svc'),
+      encryptionRequired: true,
+      roleAttributes: someAttrs(),
+      configs: rand() < 0.5 ? [pick(m.configs)] : [],
+    }),
+  );
 const newSp = async () =>
-  m.sp.push(await createEntity(ctx, servicePolicies, { name: name('sp'), type: pick(['Dial', 'Bind']), semantic: pick(['AllOf', 'AnyOf']), identityRoles: roles(m.identities), serviceRoles: roles(m.services) }));
-const newErp = async () => m.erp.push(await createEntity(ctx, edgeRouterPolicies, { name: name('erp'), semantic: pick(['AllOf', 'AnyOf']), identityRoles: roles(m.identities), edgeRouterRoles: roles(m.routers) }));
-const newSerp = async () => m.serp.push(await createEntity(ctx, serviceEdgeRouterPolicies, { name: name('serp'), semantic: pick(['AllOf', 'AnyOf']), serviceRoles: roles(m.services), edgeRouterRoles: roles(m.routers) }));
+  m.sp.push(
+    await createEntity(ctx, servicePolicies, {
+      name: name('sp'),
+      type: pick(['Dial', 'Bind']),
+      semantic: pick(['AllOf', 'AnyOf']),
+      identityRoles: roles(m.identities),
+      serviceRoles: roles(m.services),
+    }),
+  );
+const newErp = async () =>
+  m.erp.push(
+    await createEntity(ctx, edgeRouterPolicies, {
+      name: name('erp'),
+      semantic: pick(['AllOf', 'AnyOf']),
+      identityRoles: roles(m.identities),
+      edgeRouterRoles: roles(m.routers),
+    }),
+  );
+const newSerp = async () =>
+  m.serp.push(
+    await createEntity(ctx, serviceEdgeRouterPolicies, {
+      name: name('serp'),
+      semantic: pick(['AllOf', 'AnyOf']),
+      serviceRoles: roles(m.services),
+      edgeRouterRoles: roles(m.routers),
+    }),
+  );
 
 /** Everything the shared engine answers, for every identity. */
 async function snapshot(engine: AccessEngine) {
@@ -76,14 +119,22 @@ async function snapshot(engine: AccessEngine) {
 /** The rule applied to the stored entities (what the engine's grants must be). */
 async function expectedGrants(): Promise<Record<string, Record<string, string[]>>> {
   const load = (def: typeof services, ids: string[]) => Promise.all(ids.map((id) => getEntity(ctx, def, id)));
-  const [ids, svcs, sps] = await Promise.all([load(identities, m.identities), load(services, m.services), load(servicePolicies, m.sp)]);
+  const [ids, svcs, sps] = await Promise.all([
+    load(identities, m.identities),
+    load(services, m.services),
+    load(servicePolicies, m.sp),
+  ]);
   const out: Record<string, Record<string, string[]>> = {};
   for (const i of ids) {
     const grants: Record<string, string[]> = {};
     for (const s of svcs) {
       const types = new Set(
         sps
-          .filter((p) => roleMatches(p.identityRoles as string[], p.semantic as Semantic, i as never) && roleMatches(p.serviceRoles as string[], p.semantic as Semantic, s as never))
+          .filter(
+            (p) =>
+              roleMatches(p.identityRoles as string[], p.semantic as Semantic, i as never) &&
+              roleMatches(p.serviceRoles as string[], p.semantic as Semantic, s as never),
+          )
           .map((p) => p.type as string),
       );
       if (types.size > 0) grants[s.id as string] = ['Bind', 'Dial'].filter((t) => types.has(t));
@@ -101,7 +152,9 @@ async function check(label: string, change: () => Promise<unknown>): Promise<voi
   assert.deepEqual(cached, await snapshot(new AccessEngine()), `${label}: the warm engine answers like a fresh one`);
   const rule = await expectedGrants();
   for (const [id, svc] of Object.entries(cached)) {
-    const perms = Object.fromEntries(Object.entries(svc as Record<string, { permissions: string[] }>).map(([s, v]) => [s, v.permissions]));
+    const perms = Object.fromEntries(
+      Object.entries(svc as Record<string, { permissions: string[] }>).map(([s, v]) => [s, v.permissions]),
+    );
     assert.deepEqual(perms, rule[id], `${label}: grants of ${id} follow the rule`);
   }
 }
@@ -109,11 +162,24 @@ async function check(label: string, change: () => Promise<unknown>): Promise<voi
 before(async () => {
   testStore = await openTestStore('edgectl-access-');
   ({ ctx } = testStore);
-  const types = [await createEntity(ctx, configTypes, { name: 'type-a' }), await createEntity(ctx, configTypes, { name: 'type-b' })];
-  for (let i = 0; i < 4; i++) m.configs.push(await createEntity(ctx, configs, { name: name('cfg'), configTypeId: types[i % 2], data: { i } }));
-  for (let i = 0; i < 8; i++) m.identities.push(await createEntity(ctx, identities, { name: name('id'), type: 'User', isAdmin: false, roleAttributes: someAttrs() }));
+  const types = [
+    await createEntity(ctx, configTypes, { name: 'type-a' }),
+    await createEntity(ctx, configTypes, { name: 'type-b' }),
+  ];
+  for (let i = 0; i < 4; i++)
+    m.configs.push(await createEntity(ctx, configs, { name: name('cfg'), configTypeId: types[i % 2], data: { i } }));
+  for (let i = 0; i < 8; i++)
+    m.identities.push(
+      await createEntity(ctx, identities, {
+        name: name('id'),
+        type: 'User',
+        isAdmin: false,
+        roleAttributes: someAttrs(),
+      }),
+    );
   for (let i = 0; i < 10; i++) await newService();
-  for (let i = 0; i < 8; i++) m.routers.push(await createEntity(ctx, edgeRouters, { name: name('er'), roleAttributes: someAttrs() }));
+  for (let i = 0; i < 8; i++)
+    m.routers.push(await createEntity(ctx, edgeRouters, { name: name('er'), roleAttributes: someAttrs() }));
   for (let i = 0; i < 8; i++) await newSp();
   for (let i = 0; i < 5; i++) await newErp();
   for (let i = 0; i < 4; i++) await newSerp();
@@ -125,14 +191,46 @@ after(async () => {
 describe('the access engine follows every kind of change', () => {
   test('policy creates, updates, patches and deletes of the three kinds', async () => {
     await check('service policy create', newSp);
-    await check('service policy update', () => updateEntity(ctx, servicePolicies, pick(m.sp), { name: name('sp'), type: 'Bind', semantic: 'AnyOf', identityRoles: roles(m.identities), serviceRoles: roles(m.services) }, 'update'));
-    await check('service policy semantic', () => updateEntity(ctx, servicePolicies, pick(m.sp), { semantic: pick(['AllOf', 'AnyOf']) }, 'patch'));
-    await check('service policy type', () => updateEntity(ctx, servicePolicies, pick(m.sp), { type: pick(['Dial', 'Bind']) }, 'patch'));
+    await check('service policy update', () =>
+      updateEntity(
+        ctx,
+        servicePolicies,
+        pick(m.sp),
+        {
+          name: name('sp'),
+          type: 'Bind',
+          semantic: 'AnyOf',
+          identityRoles: roles(m.identities),
+          serviceRoles: roles(m.services),
+        },
+        'update',
+      ),
+    );
+    await check('service policy semantic', () =>
+      updateEntity(ctx, servicePolicies, pick(m.sp), { semantic: pick(['AllOf', 'AnyOf']) }, 'patch'),
+    );
+    await check('service policy type', () =>
+      updateEntity(ctx, servicePolicies, pick(m.sp), { type: pick(['Dial', 'Bind']) }, 'patch'),
+    );
     await check('edge router policy create', newErp);
-    await check('edge router policy patch', () => updateEntity(ctx, edgeRouterPolicies, pick(m.erp), { edgeRouterRoles: roles(m.routers) }, 'patch'));
+    await check('edge router policy patch', () =>
+      updateEntity(ctx, edgeRouterPolicies, pick(m.erp), { edgeRouterRoles: roles(m.routers) }, 'patch'),
+    );
     await check('service edge router policy create', newSerp);
-    await check('service edge router policy patch', () => updateEntity(ctx, serviceEdgeRouterPolicies, pick(m.serp), { serviceRoles: roles(m.services), semantic: 'AnyOf' }, 'patch'));
-    for (const [list, def] of [[m.sp, servicePolicies], [m.erp, edgeRouterPolicies], [m.serp, serviceEdgeRouterPolicies]] as const) {
+    await check('service edge router policy patch', () =>
+      updateEntity(
+        ctx,
+        serviceEdgeRouterPolicies,
+        pick(m.serp),
+        { serviceRoles: roles(m.services), semantic: 'AnyOf' },
+        'patch',
+      ),
+    );
+    for (const [list, def] of [
+      [m.sp, servicePolicies],
+      [m.erp, edgeRouterPolicies],
+      [m.serp, serviceEdgeRouterPolicies],
+    ] as const) {
       const id = list.splice(0, 1)[0]!;
       await check(`${def.name} delete`, () => deleteEntity(ctx, def, id));
     }
@@ -140,16 +238,33 @@ describe('the access engine follows every kind of change', () => {
 
   test('role attribute changes of identities, services and routers', async () => {
     for (let i = 0; i < 3; i++) {
-      await check('identity attributes', () => updateEntity(ctx, identities, pick(m.identities), { roleAttributes: someAttrs() }, 'patch'));
-      await check('service attributes', () => updateEntity(ctx, services, pick(m.services), { roleAttributes: someAttrs() }, 'patch'));
-      await check('router attributes', () => updateEntity(ctx, edgeRouters, pick(m.routers), { roleAttributes: someAttrs() }, 'patch'));
+      await check('identity attributes', () =>
+        updateEntity(ctx, identities, pick(m.identities), { roleAttributes: someAttrs() }, 'patch'),
+      );
+      await check('service attributes', () =>
+        updateEntity(ctx, services, pick(m.services), { roleAttributes: someAttrs() }, 'patch'),
+      );
+      await check('router attributes', () =>
+        updateEntity(ctx, edgeRouters, pick(m.routers), { roleAttributes: someAttrs() }, 'patch'),
+      );
     }
   });
 
   test('creates and deletes of identities, services and routers', async () => {
     await check('service create', newService);
-    await check('router create', async () => m.routers.push(await createEntity(ctx, edgeRouters, { name: name('er'), roleAttributes: someAttrs() })));
-    await check('identity create', async () => m.identities.push(await createEntity(ctx, identities, { name: name('id'), type: 'User', isAdmin: false, roleAttributes: someAttrs() })));
+    await check('router create', async () =>
+      m.routers.push(await createEntity(ctx, edgeRouters, { name: name('er'), roleAttributes: someAttrs() })),
+    );
+    await check('identity create', async () =>
+      m.identities.push(
+        await createEntity(ctx, identities, {
+          name: name('id'),
+          type: 'User',
+          isAdmin: false,
+          roleAttributes: someAttrs(),
+        }),
+      ),
+    );
     const s = m.services.splice(0, 1)[0]!;
     await check('service delete', () => deleteEntity(ctx, services, s));
     const r = m.routers.splice(0, 1)[0]!;
@@ -159,22 +274,36 @@ describe('the access engine follows every kind of change', () => {
   });
 
   test('service renames, configs, config data, config type names and identity overrides', async () => {
-    await check('service rename', () => updateEntity(ctx, services, pick(m.services), { name: name('renamed') }, 'patch'));
-    await check('service configs', () => updateEntity(ctx, services, pick(m.services), { configs: [m.configs[0]!, m.configs[1]!] }, 'patch'));
+    await check('service rename', () =>
+      updateEntity(ctx, services, pick(m.services), { name: name('renamed') }, 'patch'),
+    );
+    await check('service configs', () =>
+      updateEntity(ctx, services, pick(m.services), { configs: [m.configs[0]!, m.configs[1]!] }, 'patch'),
+    );
     await check('config data', () => updateEntity(ctx, configs, m.configs[0]!, { data: { changed: true } }, 'patch'));
-    const typeId = ((await getEntity(ctx, configs, m.configs[1]!)).configTypeId as string);
+    const typeId = (await getEntity(ctx, configs, m.configs[1]!)).configTypeId as string;
     await check('config type rename', () => updateEntity(ctx, configTypes, typeId, { name: name('type') }, 'patch'));
     const identity = m.identities[0]!;
-    await check('override assigned', () => assignIdentityServiceConfigs(ctx, identity, [{ serviceId: m.services[0]!, configId: m.configs[2]! }]));
+    await check('override assigned', () =>
+      assignIdentityServiceConfigs(ctx, identity, [{ serviceId: m.services[0]!, configId: m.configs[2]! }]),
+    );
     await check('override removed', () => removeIdentityServiceConfigs(ctx, identity, undefined));
   });
 
   test('a refused or rolled-back write changes neither the markers nor any answer', async () => {
     const before = await readMarkers(ctx.db);
-    await assert.rejects(createEntity(ctx, servicePolicies, { name: name('sp'), type: 'Dial', identityRoles: ['@no-such-identity'] }));
+    await assert.rejects(
+      createEntity(ctx, servicePolicies, { name: name('sp'), type: 'Dial', identityRoles: ['@no-such-identity'] }),
+    );
     await assert.rejects(
       withTx(ctx.db, async (trx) => {
-        await createEntity(withDb(ctx, trx), servicePolicies, { name: name('sp'), type: 'Dial', semantic: 'AnyOf', identityRoles: ['#all'], serviceRoles: ['#all'] });
+        await createEntity(withDb(ctx, trx), servicePolicies, {
+          name: name('sp'),
+          type: 'Dial',
+          semantic: 'AnyOf',
+          identityRoles: ['#all'],
+          serviceRoles: ['#all'],
+        });
         throw new Error('abort');
       }),
     );

@@ -17,10 +17,19 @@ const load = (yaml: string, flags = {}, env = {}) => loadConfig({ flags: { confi
 
 test('an unknown key is refused, naming it and the nearest known key at its level', () => {
   assert.throws(() => load('lisen: 1.2.3.4:5\n'), /unknown key "lisen" \(the nearest known key is "listen"\)/);
-  assert.throws(() => load('edge:\n  api:\n    adress: x.example\n'), /unknown key "edge.api.adress" .*"edge.api.address"/);
+  assert.throws(
+    () => load('edge:\n  api:\n    adress: x.example\n'),
+    /unknown key "edge.api.adress" .*"edge.api.address"/,
+  );
   assert.throws(() => load('limits:\n  maxConnection: 5\n'), /"limits.maxConnection" .*"limits.maxConnections"/);
-  assert.throws(() => load('web:\n  cors:\n    allowedOrigin: []\n'), /"web.cors.allowedOrigin" .*"web.cors.allowedOrigins"/);
-  assert.throws(() => load('edge:\n  api:\n    rateLimit:\n      auth:\n        maxConcurent: 2\n'), /"edge.api.rateLimit.auth.maxConcurent" .*"edge.api.rateLimit.auth.maxConcurrent"/);
+  assert.throws(
+    () => load('web:\n  cors:\n    allowedOrigin: []\n'),
+    /"web.cors.allowedOrigin" .*"web.cors.allowedOrigins"/,
+  );
+  assert.throws(
+    () => load('edge:\n  api:\n    rateLimit:\n      auth:\n        maxConcurent: 2\n'),
+    /"edge.api.rateLimit.auth.maxConcurent" .*"edge.api.rateLimit.auth.maxConcurrent"/,
+  );
   assert.throws(() => load('edge: 5\n'), /edge must be a mapping/);
   assert.throws(() => load('- a\n- b\n'), /the top level must be a mapping/);
 });
@@ -59,17 +68,31 @@ test('the known keys cover every rate-limit member the defaults define', () => {
 test('a wildcard listen address needs an advertised one; flag beats env beats file', () => {
   assert.ok(isUnspecifiedHost('0.0.0.0') && isUnspecifiedHost('::') && isUnspecifiedHost('0:0::0'));
   assert.ok(!isUnspecifiedHost('::1') && !isUnspecifiedHost('127.0.0.1'));
-  assert.throws(() => loadConfig({ flags: { listen: '0.0.0.0:1280' }, env: {} }), /--advertise HOST\[:PORT\], EDGECTL_ADVERTISE or edge.api.address/);
+  assert.throws(
+    () => loadConfig({ flags: { listen: '0.0.0.0:1280' }, env: {} }),
+    /--advertise HOST\[:PORT\], EDGECTL_ADVERTISE or edge.api.address/,
+  );
   assert.throws(() => loadConfig({ flags: { listen: '[::]:1280' }, env: {} }), /listening on ::/);
   assert.throws(() => loadConfig({ flags: { listen: ':1280' }, env: {} }), /listening on 0.0.0.0/);
   const file = 'edge:\n  api:\n    address: from-file.example\n';
   assert.equal(load(file, { listen: '0.0.0.0:1' }).advertisedHost, 'from-file.example');
-  assert.equal(load(file, { listen: '0.0.0.0:1' }, { EDGECTL_ADVERTISE: 'from-env.example' }).advertisedHost, 'from-env.example');
+  assert.equal(
+    load(file, { listen: '0.0.0.0:1' }, { EDGECTL_ADVERTISE: 'from-env.example' }).advertisedHost,
+    'from-env.example',
+  );
   const f = load(file, { listen: '0.0.0.0:1', advertise: '[fd00::5]:9443' }, { EDGECTL_ADVERTISE: 'from-env.example' });
   assert.deepEqual([f.advertisedHost, f.advertisedPort], ['fd00::5', 9443]);
   assert.equal(loadConfig({ flags: { listen: '0.0.0.0:1', advertise: 'fd00::6' }, env: {} }).advertisedHost, 'fd00::6');
   for (const bad of ['bad host', 'x.example:0', 'x.example:70000', '0.0.0.0', '[::]:5', 'a:b:c', '-x.example']) {
-    assert.throws(() => loadConfig({ flags: { listen: '0.0.0.0:1', advertise: bad }, env: {} }), /advertised address/, bad);
+    assert.throws(
+      () => loadConfig({ flags: { listen: '0.0.0.0:1', advertise: bad }, env: {} }),
+      /advertised address/,
+      bad,
+    );
   }
-  assert.equal(loadConfig({ flags: { listen: '10.1.2.3:1' }, env: {} }).advertisedHost, '10.1.2.3', 'a specific listen host is advertised');
+  assert.equal(
+    loadConfig({ flags: { listen: '10.1.2.3:1' }, env: {} }).advertisedHost,
+    '10.1.2.3',
+    'a specific listen host is advertised',
+  );
 });

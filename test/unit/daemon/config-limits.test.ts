@@ -15,13 +15,25 @@ function withYaml(yaml: string) {
 
 test('limits and CORS have safe defaults: bounded connections, no cross-origin access', () => {
   const c = loadConfig({ flags: {}, env: {} });
-  assert.deepEqual(c.limits, { maxConnections: 10_000, maxConnectionsPerAddress: 500, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000 });
+  assert.deepEqual(c.limits, {
+    maxConnections: 10_000,
+    maxConnectionsPerAddress: 500,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 60_000,
+  });
   assert.deepEqual(c.corsAllowedOrigins, []);
 });
 
 test('limits and allowed origins are read from the config file', () => {
-  const c = withYaml('limits:\n  maxConnections: 50\n  maxConnectionsPerAddress: 5\n  headersTimeout: 2s\n  requestTimeout: 1m\nweb:\n  cors:\n    allowedOrigins: [https://console.example, "http://localhost:8443/"]\n')();
-  assert.deepEqual(c.limits, { maxConnections: 50, maxConnectionsPerAddress: 5, headersTimeoutMs: 2000, requestTimeoutMs: 60_000 });
+  const c = withYaml(
+    'limits:\n  maxConnections: 50\n  maxConnectionsPerAddress: 5\n  headersTimeout: 2s\n  requestTimeout: 1m\nweb:\n  cors:\n    allowedOrigins: [https://console.example, "http://localhost:8443/"]\n',
+  )();
+  assert.deepEqual(c.limits, {
+    maxConnections: 50,
+    maxConnectionsPerAddress: 5,
+    headersTimeoutMs: 2000,
+    requestTimeoutMs: 60_000,
+  });
   assert.deepEqual(c.corsAllowedOrigins, ['https://console.example', 'http://localhost:8443']);
 });
 
@@ -29,7 +41,10 @@ test('bad limits are refused with the key named', () => {
   assert.throws(withYaml('limits:\n  maxConnections: 0\n'), /limits\.maxConnections/);
   assert.throws(withYaml('limits:\n  maxConnectionsPerAddress: lots\n'), /limits\.maxConnectionsPerAddress/);
   assert.throws(withYaml('limits:\n  headersTimeout: 20m\n'), /limits\.headersTimeout must be at most/);
-  assert.throws(withYaml('limits:\n  headersTimeout: 30s\n  requestTimeout: 10s\n'), /requestTimeout must be at least limits\.headersTimeout/);
+  assert.throws(
+    withYaml('limits:\n  headersTimeout: 30s\n  requestTimeout: 10s\n'),
+    /requestTimeout must be at least limits\.headersTimeout/,
+  );
 });
 
 test('CORS origins must be exact origins', () => {
@@ -40,8 +55,14 @@ test('CORS origins must be exact origins', () => {
 });
 
 test('a duration too large for a date is refused at load, naming the setting', () => {
-  assert.throws(withYaml('edge:\n  api:\n    sessionTimeout: 999999999999h\n'), /edge\.api\.sessionTimeout must be at most 8784h/);
-  assert.throws(withYaml('edge:\n  enrollment:\n    edgeIdentity:\n      duration: 100000h\n'), /edgeIdentity\.duration must be at most/);
+  assert.throws(
+    withYaml('edge:\n  api:\n    sessionTimeout: 999999999999h\n'),
+    /edge\.api\.sessionTimeout must be at most 8784h/,
+  );
+  assert.throws(
+    withYaml('edge:\n  enrollment:\n    edgeIdentity:\n      duration: 100000h\n'),
+    /edgeIdentity\.duration must be at most/,
+  );
   assert.throws(() => parseDuration('9'.repeat(400) + 'h'), /too large/);
   assert.equal(withYaml('edge:\n  api:\n    sessionTimeout: 8784h\n')().sessionTimeoutMs, 8784 * 3_600_000);
 });

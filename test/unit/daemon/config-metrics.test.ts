@@ -18,7 +18,10 @@ test('metrics are off by default: not on the main listener, no listener of their
 
 test('metrics.enabled and metrics.listen are read from the config file', () => {
   assert.deepEqual(withYaml('metrics:\n  enabled: true\n')().metrics, { enabled: true });
-  assert.deepEqual(withYaml('metrics:\n  listen: 127.0.0.1:9464\n')().metrics, { enabled: false, listen: { host: '127.0.0.1', port: 9464 } });
+  assert.deepEqual(withYaml('metrics:\n  listen: 127.0.0.1:9464\n')().metrics, {
+    enabled: false,
+    listen: { host: '127.0.0.1', port: 9464 },
+  });
 });
 
 test('bad metrics settings are refused with the key named', () => {

@@ -25,9 +25,18 @@ test('listen addresses', () => {
 test('defaults, file, env and flags in order of precedence', () => {
   const dir = mkdtempSync(join(tmpdir(), 'edgectl-cfg-'));
   const file = join(dir, 'c.yml');
-  writeFileSync(file, 'listen: 0.0.0.0:2000\nlog:\n  level: debug\nedge:\n  api:\n    sessionTimeout: 1s\n  enrollment:\n    edgeIdentity:\n      duration: 5m\n');
-  assert.throws(() => loadConfig({ flags: { config: file }, env: {} }), /needs the address clients should use: set --advertise/);
-  writeFileSync(file, 'listen: 0.0.0.0:2000\nlog:\n  level: debug\nedge:\n  api:\n    address: ctrl.example.test\n    sessionTimeout: 1s\n  enrollment:\n    edgeIdentity:\n      duration: 5m\n');
+  writeFileSync(
+    file,
+    'listen: 0.0.0.0:2000\nlog:\n  level: debug\nedge:\n  api:\n    sessionTimeout: 1s\n  enrollment:\n    edgeIdentity:\n      duration: 5m\n',
+  );
+  assert.throws(
+    () => loadConfig({ flags: { config: file }, env: {} }),
+    /needs the address clients should use: set --advertise/,
+  );
+  writeFileSync(
+    file,
+    'listen: 0.0.0.0:2000\nlog:\n  level: debug\nedge:\n  api:\n    address: ctrl.example.test\n    sessionTimeout: 1s\n  enrollment:\n    edgeIdentity:\n      duration: 5m\n',
+  );
   const d = loadConfig({ flags: {}, env: {} });
   assert.equal(d.port, 1280);
   assert.equal(d.host, '127.0.0.1');
@@ -40,10 +49,16 @@ test('defaults, file, env and flags in order of precedence', () => {
   assert.equal(f.identityEnrollmentDurationMs, 300_000);
   assert.equal(f.advertisedHost, 'ctrl.example.test', 'the advertised host from the file');
   assert.equal(f.advertisedPort, undefined, 'no advertised port: the bound one is used');
-  const e = loadConfig({ flags: { config: file }, env: { EDGECTL_LISTEN: '127.0.0.2:3000', EDGECTL_LOG_LEVEL: 'warn' } });
+  const e = loadConfig({
+    flags: { config: file },
+    env: { EDGECTL_LISTEN: '127.0.0.2:3000', EDGECTL_LOG_LEVEL: 'warn' },
+  });
   assert.equal(e.port, 3000);
   assert.equal(e.logLevel, 'warn');
-  const fl = loadConfig({ flags: { config: file, listen: '127.0.0.3:4000', logLevel: 'error' }, env: { EDGECTL_LISTEN: '127.0.0.2:3000' } });
+  const fl = loadConfig({
+    flags: { config: file, listen: '127.0.0.3:4000', logLevel: 'error' },
+    env: { EDGECTL_LISTEN: '127.0.0.2:3000' },
+  });
   assert.equal(fl.port, 4000);
   assert.equal(fl.logLevel, 'error');
   writeFileSync(file, 'edge:\n  api:\n    sessionTimeout: 500ms\n');

@@ -61,29 +61,46 @@ test('the gate runs at most maxConcurrent tasks, queues maxQueued and refuses th
 const failing = () => Promise.reject(new DomainError('INVALID_AUTH'));
 
 test('the limiter spends failure budgets on credential failures only and refunds successes', async () => {
-  const limiter = new AuthLimiter({ ...AUTH_RATE_LIMIT_DEFAULTS, failuresPerAccount: { burst: 2, perMinute: 0 } }, () => 0);
+  const limiter = new AuthLimiter(
+    { ...AUTH_RATE_LIMIT_DEFAULTS, failuresPerAccount: { burst: 2, perMinute: 0 } },
+    () => 0,
+  );
   for (let i = 0; i < 5; i++) assert.equal(await limiter.attempt('1.1.1.1', 'user:a', async () => 'ok'), 'ok');
-  await assert.rejects(limiter.attempt('1.1.1.1', 'user:a', () => Promise.reject(new DomainError('COULD_NOT_VALIDATE'))), { code: 'COULD_NOT_VALIDATE' });
+  await assert.rejects(
+    limiter.attempt('1.1.1.1', 'user:a', () => Promise.reject(new DomainError('COULD_NOT_VALIDATE'))),
+    { code: 'COULD_NOT_VALIDATE' },
+  );
   await assert.rejects(limiter.attempt('1.1.1.1', 'user:a', failing), { code: 'INVALID_AUTH' });
   await assert.rejects(limiter.attempt('1.1.1.1', 'user:a', failing), { code: 'INVALID_AUTH' });
-  await assert.rejects(limiter.attempt('1.1.1.1', 'user:a', async () => 'ok'), (e: DomainError) => {
-    assert.equal(e.code, 'RATE_LIMITED');
-    assert.equal(e.status, 429);
-    assert.equal(e.retryAfterSeconds, 3600);
-    return true;
-  });
+  await assert.rejects(
+    limiter.attempt('1.1.1.1', 'user:a', async () => 'ok'),
+    (e: DomainError) => {
+      assert.equal(e.code, 'RATE_LIMITED');
+      assert.equal(e.status, 429);
+      assert.equal(e.retryAfterSeconds, 3600);
+      return true;
+    },
+  );
   assert.equal(await limiter.attempt('1.1.1.1', 'user:b', async () => 'ok'), 'ok', 'another account is still served');
 });
 
 test('the limiter refuses a source over its budget and serves other sources', async () => {
-  const limiter = new AuthLimiter({ ...AUTH_RATE_LIMIT_DEFAULTS, failuresPerSource: { burst: 3, perMinute: 60 } }, () => 0);
-  for (let i = 0; i < 3; i++) await assert.rejects(limiter.attempt('10.0.0.1', `user:${i}`, failing), { code: 'INVALID_AUTH' });
+  const limiter = new AuthLimiter(
+    { ...AUTH_RATE_LIMIT_DEFAULTS, failuresPerSource: { burst: 3, perMinute: 60 } },
+    () => 0,
+  );
+  for (let i = 0; i < 3; i++)
+    await assert.rejects(limiter.attempt('10.0.0.1', `user:${i}`, failing), { code: 'INVALID_AUTH' });
   await assert.rejects(limiter.attempt('10.0.0.1', 'user:x', failing), { code: 'RATE_LIMITED', retryAfterSeconds: 1 });
   await assert.rejects(limiter.attempt('10.0.0.2', 'user:x', failing), { code: 'INVALID_AUTH' });
 });
 
 test('a disabled limiter runs everything', async () => {
-  const limiter = new AuthLimiter({ ...AUTH_RATE_LIMIT_DEFAULTS, enabled: false, perSource: { burst: 1, perMinute: 0 } });
+  const limiter = new AuthLimiter({
+    ...AUTH_RATE_LIMIT_DEFAULTS,
+    enabled: false,
+    perSource: { burst: 1, perMinute: 0 },
+  });
   for (let i = 0; i < 5; i++) assert.equal(await limiter.attempt('s', undefined, async () => i), i);
 });
 
@@ -91,7 +108,10 @@ test('edge.api.rateLimit.auth: absent members keep defaults; bad values are refu
   assert.deepEqual(parseAuthRateLimit(undefined), AUTH_RATE_LIMIT_DEFAULTS);
   const c = parseAuthRateLimit({ maxQueued: 0, failuresPerAccount: { burst: 4 } });
   assert.equal(c.maxQueued, 0);
-  assert.deepEqual(c.failuresPerAccount, { burst: 4, perMinute: AUTH_RATE_LIMIT_DEFAULTS.failuresPerAccount.perMinute });
+  assert.deepEqual(c.failuresPerAccount, {
+    burst: 4,
+    perMinute: AUTH_RATE_LIMIT_DEFAULTS.failuresPerAccount.perMinute,
+  });
   assert.deepEqual(c.perSource, AUTH_RATE_LIMIT_DEFAULTS.perSource);
   assert.throws(() => parseAuthRateLimit({ maxConcurrent: 0 }), /edge\.api\.rateLimit\.auth\.maxConcurrent/);
   assert.throws(() => parseAuthRateLimit({ perSource: { burst: 'x' } }), /perSource\.burst/);

@@ -9,12 +9,21 @@ import { fileURLToPath } from 'node:url';
 import { allRoutes } from '../../../src/daemon/routes/index.js';
 import { API_PREFIX } from '../../../src/daemon/http/route.js';
 
-const tsv = readFileSync(fileURLToPath(new URL('../../fixtures/reference/operations-v0.25.6.tsv', import.meta.url)), 'utf8');
-const [header, ...rows] = tsv.trim().split('\n').map((l) => l.split('\t'));
+const tsv = readFileSync(
+  fileURLToPath(new URL('../../fixtures/reference/operations-v0.25.6.tsv', import.meta.url)),
+  'utf8',
+);
+const [header, ...rows] = tsv
+  .trim()
+  .split('\n')
+  .map((l) => l.split('\t'));
 const col = (name: string) => header!.indexOf(name);
 const norm = (p: string) => p.replace(/\{[^}]+\}/g, '{}').replace(/\/+$/, '') || '/';
 const reference = new Map(
-  rows.map((r) => [`${r[col('method')]} ${norm(r[col('path')]!)}`, { operationId: r[col('operationId')]!, success: r[col('success')]! }]),
+  rows.map((r) => [
+    `${r[col('method')]} ${norm(r[col('path')]!)}`,
+    { operationId: r[col('operationId')]!, success: r[col('success')]! },
+  ]),
 );
 
 test('served operations use the reference operationIds and success statuses', () => {
@@ -28,7 +37,8 @@ test('served operations use the reference operationIds and success statuses', ()
       if (!ref) continue;
       matched++;
       // A few reference operations have no operationId in the spec ("(none in spec; …)").
-      if (!ref.operationId.startsWith('(') && ref.operationId !== r.operationId) mismatches.push(`${key}: ${r.operationId} ≠ ${ref.operationId}`);
+      if (!ref.operationId.startsWith('(') && ref.operationId !== r.operationId)
+        mismatches.push(`${key}: ${r.operationId} ≠ ${ref.operationId}`);
       const status = Number(/^(\d{3})/.exec(ref.success)?.[1]);
       if (status && status !== r.success) mismatches.push(`${key}: success ${r.success} ≠ ${status}`);
     }

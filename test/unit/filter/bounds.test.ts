@@ -2,12 +2,21 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFilter } from '../../../src/model/filter/parser.js';
-import { checkFilterBounds, MAX_FILTER_DEPTH, MAX_FILTER_TERMS, MAX_FILTER_VALUES } from '../../../src/model/filter/bounds.js';
+import {
+  checkFilterBounds,
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_TERMS,
+  MAX_FILTER_VALUES,
+} from '../../../src/model/filter/bounds.js';
 import { DomainError } from '../../../src/model/errors.js';
 
 const check = (text: string) => checkFilterBounds(parseFilter(text));
 function refused(text: string, message: RegExp): void {
-  assert.throws(() => check(text), (e: unknown) => e instanceof DomainError && e.code === 'INVALID_FILTER' && message.test(JSON.stringify(e.errorCause)));
+  assert.throws(
+    () => check(text),
+    (e: unknown) =>
+      e instanceof DomainError && e.code === 'INVALID_FILTER' && message.test(JSON.stringify(e.errorCause)),
+  );
 }
 const chain = (n: number, op: string) => Array.from({ length: n }, (_, i) => `name = "${i}"`).join(` ${op} `);
 

@@ -28,11 +28,43 @@ const fields: FieldTable = {
  * a JSON-null tag; `e` has the string "true" as a tag where `a`/`b` have real bools.
  */
 const ITEMS = [
-  { id: 'a', name: 'Alpha', num: 1, score: 1.5, createdAt: '2024-01-01T00:00:00.000Z', flag: 1, tags: '{"env":"prod","on":true,"n":5}' },
-  { id: 'b', name: 'beta', num: 2, score: 2.0, createdAt: '2024-06-01T12:00:00.000Z', flag: 0, tags: '{"env":"dev","on":false,"n":2.5}' },
-  { id: 'c', name: 'Gamma ray', num: 10, score: null, createdAt: '2025-01-01T00:00:00.000Z', flag: null, tags: '{"env":null}' },
+  {
+    id: 'a',
+    name: 'Alpha',
+    num: 1,
+    score: 1.5,
+    createdAt: '2024-01-01T00:00:00.000Z',
+    flag: 1,
+    tags: '{"env":"prod","on":true,"n":5}',
+  },
+  {
+    id: 'b',
+    name: 'beta',
+    num: 2,
+    score: 2.0,
+    createdAt: '2024-06-01T12:00:00.000Z',
+    flag: 0,
+    tags: '{"env":"dev","on":false,"n":2.5}',
+  },
+  {
+    id: 'c',
+    name: 'Gamma ray',
+    num: 10,
+    score: null,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    flag: null,
+    tags: '{"env":null}',
+  },
   { id: 'd', name: null, num: null, score: 0.5, createdAt: null, flag: 1, tags: null },
-  { id: 'e', name: 'alphabet', num: -3, score: 3.25, createdAt: '2023-12-31T23:59:59.999Z', flag: 0, tags: '{"on":"true","env":"prod"}' },
+  {
+    id: 'e',
+    name: 'alphabet',
+    num: -3,
+    score: 3.25,
+    createdAt: '2023-12-31T23:59:59.999Z',
+    flag: 0,
+    tags: '{"on":"true","env":"prod"}',
+  },
 ];
 const ATTRS = [
   ['a', 'x'],
@@ -47,10 +79,15 @@ let db: Kysely<any>;
 
 before(async () => {
   db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
-  await sql`create table items (id text primary key, name text, num integer, score real, createdAt text, flag integer, tags text)`.execute(db);
+  await sql`create table items (id text primary key, name text, num integer, score real, createdAt text, flag integer, tags text)`.execute(
+    db,
+  );
   await sql`create table item_attrs (item_id text not null, attr text not null)`.execute(db);
   await db.insertInto('items').values(ITEMS).execute();
-  await db.insertInto('item_attrs').values(ATTRS.map(([item_id, attr]) => ({ item_id, attr }))).execute();
+  await db
+    .insertInto('item_attrs')
+    .values(ATTRS.map(([item_id, attr]) => ({ item_id, attr })))
+    .execute();
 });
 
 after(async () => {
@@ -123,7 +160,12 @@ describe('strings', () => {
     { filter: 'name != "Alpha"', sql: `(${N} is null or ${N} <> ?)`, params: ['Alpha'], rows: ['b', 'c', 'd', 'e'] },
     // NOT of a comparison that is false because the value is missing is true.
     { filter: 'not name = "Alpha"', sql: `((${N} = ?) is not true)`, params: ['Alpha'], rows: ['b', 'c', 'd', 'e'] },
-    { filter: 'not name != "Alpha"', sql: `(((${N} is null or ${N} <> ?)) is not true)`, params: ['Alpha'], rows: ['a'] },
+    {
+      filter: 'not name != "Alpha"',
+      sql: `(((${N} is null or ${N} <> ?)) is not true)`,
+      params: ['Alpha'],
+      rows: ['a'],
+    },
     // byte-wise order: upper case sorts before lower case.
     { filter: 'name > "a"', sql: `${N} > ?`, params: ['a'], rows: ['b', 'e'] },
     { filter: 'name < "b"', sql: `${N} < ?`, params: ['b'], rows: ['a', 'c', 'e'] },
@@ -143,8 +185,18 @@ describe('contains / icontains', () => {
     { filter: 'name contains "ALPHA"', sql: `instr(${N}, ?) > 0`, params: ['ALPHA'], rows: [] },
     { filter: 'name icontains "ALPHA"', sql: `instr(upper(${N}), upper(?)) > 0`, params: ['ALPHA'], rows: ['a', 'e'] },
     // parity: `not contains` is true for a missing value (§1.4).
-    { filter: 'name not contains "ph"', sql: `(${N} is null or not (instr(${N}, ?) > 0))`, params: ['ph'], rows: ['b', 'c', 'd'] },
-    { filter: 'name not icontains "AL"', sql: `(${N} is null or not (instr(upper(${N}), upper(?)) > 0))`, params: ['AL'], rows: ['b', 'c', 'd'] },
+    {
+      filter: 'name not contains "ph"',
+      sql: `(${N} is null or not (instr(${N}, ?) > 0))`,
+      params: ['ph'],
+      rows: ['b', 'c', 'd'],
+    },
+    {
+      filter: 'name not icontains "AL"',
+      sql: `(${N} is null or not (instr(upper(${N}), upper(?)) > 0))`,
+      params: ['AL'],
+      rows: ['b', 'c', 'd'],
+    },
     // an int field is read as text for contains.
     { filter: 'num contains 1', sql: `instr(cast(${NUM} as text), ?) > 0`, params: ['1'], rows: ['a', 'c'] },
   ]);
@@ -166,9 +218,19 @@ describe('in / not in', () => {
   cases([
     { filter: 'num in [1, 10]', sql: `${NUM} in (?, ?)`, params: [1, 10], rows: ['a', 'c'] },
     // parity: `not in` is NOT(in), so true for a missing value (§1.4).
-    { filter: 'num not in [1, 10]', sql: `(${NUM} is null or ${NUM} not in (?, ?))`, params: [1, 10], rows: ['b', 'd', 'e'] },
+    {
+      filter: 'num not in [1, 10]',
+      sql: `(${NUM} is null or ${NUM} not in (?, ?))`,
+      params: [1, 10],
+      rows: ['b', 'd', 'e'],
+    },
     { filter: 'name in ["beta", "Alpha"]', sql: `${N} in (?, ?)`, params: ['beta', 'Alpha'], rows: ['a', 'b'] },
-    { filter: 'name not in ["beta"]', sql: `(${N} is null or ${N} not in (?))`, params: ['beta'], rows: ['a', 'c', 'd', 'e'] },
+    {
+      filter: 'name not in ["beta"]',
+      sql: `(${N} is null or ${N} not in (?))`,
+      params: ['beta'],
+      rows: ['a', 'c', 'd', 'e'],
+    },
     // strings against an int field compare its decimal text.
     { filter: 'num in ["1", "10"]', sql: `cast(${NUM} as text) in (?, ?)`, params: ['1', '10'], rows: ['a', 'c'] },
     {
@@ -183,7 +245,12 @@ describe('in / not in', () => {
 describe('between (half-open)', () => {
   cases([
     { filter: 'num between 1 and 10', sql: `(${NUM} >= ? and ${NUM} < ?)`, params: [1, 10], rows: ['a', 'b'] },
-    { filter: 'num not between 1 and 10', sql: `(${NUM} is null or ${NUM} < ? or ${NUM} >= ?)`, params: [1, 10], rows: ['c', 'd', 'e'] },
+    {
+      filter: 'num not between 1 and 10',
+      sql: `(${NUM} is null or ${NUM} < ? or ${NUM} >= ?)`,
+      params: [1, 10],
+      rows: ['c', 'd', 'e'],
+    },
     { filter: 'score between 1 and 2.5', sql: `(${SC} >= ? and ${SC} < ?)`, params: [1, 2.5], rows: ['a', 'b'] },
     {
       filter: 'createdAt between datetime(2024-01-01T00:00:00Z) and datetime(2025-01-01T00:00:00Z)',
@@ -196,17 +263,37 @@ describe('between (half-open)', () => {
 
 describe('datetimes', () => {
   cases([
-    { filter: 'createdAt >= datetime(2024-01-01T00:00:00Z)', sql: `${CA} >= ?`, params: ['2024-01-01T00:00:00.000Z'], rows: ['a', 'b', 'c'] },
+    {
+      filter: 'createdAt >= datetime(2024-01-01T00:00:00Z)',
+      sql: `${CA} >= ?`,
+      params: ['2024-01-01T00:00:00.000Z'],
+      rows: ['a', 'b', 'c'],
+    },
     // the offset is normalised to UTC: this is 2024-01-01T00:00:00Z.
-    { filter: 'createdAt < datetime(2024-01-01T01:00:00+01:00)', sql: `${CA} < ?`, params: ['2024-01-01T00:00:00.000Z'], rows: ['e'] },
-    { filter: 'createdAt = datetime(2024-06-01T12:00:00.000Z)', sql: `${CA} = ?`, params: ['2024-06-01T12:00:00.000Z'], rows: ['b'] },
+    {
+      filter: 'createdAt < datetime(2024-01-01T01:00:00+01:00)',
+      sql: `${CA} < ?`,
+      params: ['2024-01-01T00:00:00.000Z'],
+      rows: ['e'],
+    },
+    {
+      filter: 'createdAt = datetime(2024-06-01T12:00:00.000Z)',
+      sql: `${CA} = ?`,
+      params: ['2024-06-01T12:00:00.000Z'],
+      rows: ['b'],
+    },
     {
       filter: 'createdAt != datetime(2024-06-01T12:00:00Z)',
       sql: `(${CA} is null or ${CA} <> ?)`,
       params: ['2024-06-01T12:00:00.000Z'],
       rows: ['a', 'c', 'd', 'e'],
     },
-    { filter: 'createdAt > datetime(2023-12-31T23:59:59.998Z)', sql: `${CA} > ?`, params: ['2023-12-31T23:59:59.998Z'], rows: ['a', 'b', 'c', 'e'] },
+    {
+      filter: 'createdAt > datetime(2023-12-31T23:59:59.998Z)',
+      sql: `${CA} > ?`,
+      params: ['2023-12-31T23:59:59.998Z'],
+      rows: ['a', 'b', 'c', 'e'],
+    },
   ]);
 });
 
@@ -227,27 +314,52 @@ describe('map entries (tags.x)', () => {
   cases([
     { filter: 'tags.env = "prod"', sql: `${TEXT} = ?`, params: [ENV, ENV, 'prod'], rows: ['a', 'e'] },
     // JSON null and an absent tags column are both missing, so != is true for them.
-    { filter: 'tags.env != "prod"', sql: `(${TEXT} is null or ${TEXT} <> ?)`, params: [ENV, ENV, ENV, ENV, 'prod'], rows: ['b', 'c', 'd'] },
+    {
+      filter: 'tags.env != "prod"',
+      sql: `(${TEXT} is null or ${TEXT} <> ?)`,
+      params: [ENV, ENV, ENV, ENV, 'prod'],
+      rows: ['b', 'c', 'd'],
+    },
     { filter: 'tags.env = null', sql: `json_extract(${TG}, ?) is null`, params: [ENV], rows: ['c', 'd'] },
     { filter: 'tags.env != null', sql: `json_extract(${TG}, ?) is not null`, params: [ENV], rows: ['a', 'b', 'e'] },
     { filter: 'tags.on = true', sql: `${BOOL} = ?`, params: [ON, 1], rows: ['a'] },
     { filter: 'tags.on', sql: `${BOOL} = ?`, params: [ON, 1], rows: ['a'] },
     // the string "true" (e) is not a bool, so it reads as missing → false.
-    { filter: 'tags.on = false', sql: `(${BOOL} is null or ${BOOL} = ?)`, params: [ON, ON, 0], rows: ['b', 'c', 'd', 'e'] },
+    {
+      filter: 'tags.on = false',
+      sql: `(${BOOL} is null or ${BOOL} = ?)`,
+      params: [ON, ON, 0],
+      rows: ['b', 'c', 'd', 'e'],
+    },
     { filter: 'tags.on = "true"', sql: `${TEXT} = ?`, params: [ON, ON, 'true'], rows: ['e'] },
     // the literal picks the type: an int literal only matches integer entries, a float literal any number.
     { filter: 'tags.n > 2', sql: `${INT} > ?`, params: ['$."n"', '$."n"', 2], rows: ['a'] },
     { filter: 'tags.n > 2.0', sql: `${FLOAT} > ?`, params: ['$."n"', '$."n"', 2], rows: ['a', 'b'] },
     { filter: 'tags.env contains "o"', sql: `instr(${TEXT}, ?) > 0`, params: [ENV, ENV, 'o'], rows: ['a', 'e'] },
-    { filter: 'tags.env in ["dev", "prod"]', sql: `${TEXT} in (?, ?)`, params: [ENV, ENV, 'dev', 'prod'], rows: ['a', 'b', 'e'] },
+    {
+      filter: 'tags.env in ["dev", "prod"]',
+      sql: `${TEXT} in (?, ?)`,
+      params: [ENV, ENV, 'dev', 'prod'],
+      rows: ['a', 'b', 'e'],
+    },
     // keys with dashes and nested paths are quoted segments of a bound JSON path.
-    { filter: 'tags.my-key.sub = null', sql: `json_extract(${TG}, ?) is null`, params: ['$."my-key"."sub"'], rows: ['a', 'b', 'c', 'd', 'e'] },
+    {
+      filter: 'tags.my-key.sub = null',
+      sql: `json_extract(${TG}, ?) is null`,
+      params: ['$."my-key"."sub"'],
+      rows: ['a', 'b', 'c', 'd', 'e'],
+    },
   ]);
 });
 
 describe('sets', () => {
   cases([
-    { filter: 'anyOf(roleAttributes) = "x"', sql: `exists (${LINK} and "t_set"."attr" = ?)`, params: ['x'], rows: ['a', 'b', 'e'] },
+    {
+      filter: 'anyOf(roleAttributes) = "x"',
+      sql: `exists (${LINK} and "t_set"."attr" = ?)`,
+      params: ['x'],
+      rows: ['a', 'b', 'e'],
+    },
     // any element other than x: b (only x) and c (empty) fail.
     {
       filter: 'anyOf(roleAttributes) != "x"',
@@ -256,19 +368,39 @@ describe('sets', () => {
       rows: ['a', 'd', 'e'],
     },
     // parity: allOf over the empty set (c) is true (§1.4).
-    { filter: 'allOf(roleAttributes) = "x"', sql: `not exists (${LINK} and ("t_set"."attr" = ?) is not true)`, params: ['x'], rows: ['b', 'c'] },
+    {
+      filter: 'allOf(roleAttributes) = "x"',
+      sql: `not exists (${LINK} and ("t_set"."attr" = ?) is not true)`,
+      params: ['x'],
+      rows: ['b', 'c'],
+    },
     {
       filter: 'allOf(roleAttributes) in ["x", "y"]',
       sql: `not exists (${LINK} and ("t_set"."attr" in (?, ?)) is not true)`,
       params: ['x', 'y'],
       rows: ['a', 'b', 'c', 'd'],
     },
-    { filter: 'anyOf(roleAttributes) contains "z"', sql: `exists (${LINK} and instr("t_set"."attr", ?) > 0)`, params: ['z'], rows: ['e'] },
+    {
+      filter: 'anyOf(roleAttributes) contains "z"',
+      sql: `exists (${LINK} and instr("t_set"."attr", ?) > 0)`,
+      params: ['z'],
+      rows: ['e'],
+    },
     { filter: 'count(roleAttributes) = 2', sql: `${COUNT} = ?`, params: [2], rows: ['a', 'e'] },
     { filter: 'count(roleAttributes) = 0', sql: `${COUNT} = ?`, params: [0], rows: ['c'] },
-    { filter: 'count(roleAttributes) between 1 and 2', sql: `(${COUNT} >= ? and ${COUNT} < ?)`, params: [1, 2], rows: ['b', 'd'] },
+    {
+      filter: 'count(roleAttributes) between 1 and 2',
+      sql: `(${COUNT} >= ? and ${COUNT} < ?)`,
+      params: [1, 2],
+      rows: ['b', 'd'],
+    },
     { filter: 'isEmpty(roleAttributes)', sql: `not exists (${LINK})`, params: [], rows: ['c'] },
-    { filter: 'not isEmpty(roleAttributes)', sql: `((not exists (${LINK})) is not true)`, params: [], rows: ['a', 'b', 'd', 'e'] },
+    {
+      filter: 'not isEmpty(roleAttributes)',
+      sql: `((not exists (${LINK})) is not true)`,
+      params: [],
+      rows: ['a', 'b', 'd', 'e'],
+    },
   ]);
 });
 
@@ -281,9 +413,19 @@ describe('grouping and constants', () => {
       params: [5, 1, 'beta'],
       rows: [],
     },
-    { filter: '(num > 5 and flag = true) or name = "beta"', sql: `((${NUM} > ? and ${FL} = ?) or ${N} = ?)`, params: [5, 1, 'beta'], rows: ['b'] },
+    {
+      filter: '(num > 5 and flag = true) or name = "beta"',
+      sql: `((${NUM} > ? and ${FL} = ?) or ${N} = ?)`,
+      params: [5, 1, 'beta'],
+      rows: ['b'],
+    },
     // parity: `not` takes everything to its right (§1.3).
-    { filter: 'not num = 1 and flag = true', sql: `(((${NUM} = ? and ${FL} = ?)) is not true)`, params: [1, 1], rows: ['b', 'c', 'd', 'e'] },
+    {
+      filter: 'not num = 1 and flag = true',
+      sql: `(((${NUM} = ? and ${FL} = ?)) is not true)`,
+      params: [1, 1],
+      rows: ['b', 'c', 'd', 'e'],
+    },
     { filter: 'true', sql: 'true', params: [], rows: ['a', 'b', 'c', 'd', 'e'] },
     { filter: 'false or name = "beta"', sql: `(false or ${N} = ?)`, params: ['beta'], rows: ['b'] },
   ]);
@@ -305,7 +447,12 @@ describe('sorting and paging', () => {
     let qb = db.selectFrom('items as t').select('t.id');
     for (const o of c.orderBy) qb = qb.orderBy(o.expr, o.direction);
     const q = qb.compile();
-    return { order: q.sql.replace('select "t"."id" from "items" as "t" ', ''), parameters: q.parameters, rows: await ids(c), c };
+    return {
+      order: q.sql.replace('select "t"."id" from "items" as "t" ', ''),
+      parameters: q.parameters,
+      rows: await ids(c),
+      c,
+    };
   }
 
   test('sort by name: nulls first ascending, byte order, id tie-breaker appended', async () => {

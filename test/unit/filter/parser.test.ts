@@ -122,7 +122,12 @@ describe('keywords (§1.1)', () => {
     assert.equal(pred('COUNT(x) > 1'), 'count(x) > 1');
     assert.equal(pred('x = NULL'), 'x = null');
     const q = parseFilter('SORT BY name DESC SKIP 1 LIMIT NONE');
-    assert.deepEqual(q, { predicate: null, sort: [{ kind: 'sortField', symbol: 'name', direction: 'desc' }], skip: 1, limit: 'none' });
+    assert.deepEqual(q, {
+      predicate: null,
+      sort: [{ kind: 'sortField', symbol: 'name', direction: 'desc' }],
+      skip: 1,
+      limit: 'none',
+    });
   });
 
   test('bools in any case, as predicates and as literals', () => {
@@ -133,7 +138,10 @@ describe('keywords (§1.1)', () => {
   });
 
   test('a keyword prefix inside a longer word is an identifier', () => {
-    assert.deepEqual(parseFilter('android').predicate, { kind: 'boolSymbol', symbol: { kind: 'symbol', name: 'android' } });
+    assert.deepEqual(parseFilter('android').predicate, {
+      kind: 'boolSymbol',
+      symbol: { kind: 'symbol', name: 'android' },
+    });
     assert.equal(pred('index = 1 and notes = "x" and tags.and = 1'), '(index = 1 AND (notes = "x" AND tags.and = 1))');
   });
 
@@ -234,7 +242,12 @@ describe('literals (§1.1)', () => {
     assert.deepEqual(lit('2.50'), { kind: 'number', value: 2.5, isInt: false, text: '2.50' });
     assert.deepEqual(lit('1e3'), { kind: 'number', value: 1000, isInt: false, text: '1e3' });
     assert.deepEqual(lit('-1.5E-2'), { kind: 'number', value: -0.015, isInt: false, text: '-1.5E-2' });
-    assert.deepEqual(lit('9223372036854775807'), { kind: 'number', value: 9223372036854775807, isInt: true, text: '9223372036854775807' });
+    assert.deepEqual(lit('9223372036854775807'), {
+      kind: 'number',
+      value: 9223372036854775807,
+      isInt: true,
+      text: '9223372036854775807',
+    });
     assert.equal((lit('9223372036854775808') as { isInt: boolean }).isInt, false);
   });
 
@@ -301,7 +314,7 @@ describe('identifiers (§1.1)', () => {
   });
 
   test('single quotes are kept as part of the symbol', () => {
-    assert.deepEqual(parseFilter("'name' = \"x\"").predicate, {
+    assert.deepEqual(parseFilter('\'name\' = "x"').predicate, {
       kind: 'compare',
       op: '=',
       left: { kind: 'symbol', name: "'name'" },
@@ -322,12 +335,16 @@ describe('set functions and sub-queries (§1.2)', () => {
   });
 
   test('from <type> where <query> parses as a sub-query', () => {
-    const q = parseFilter('isEmpty(from edgeRouterPolicies where anyOf(identities) = "ID" limit 1) and count(from services where name = "x") > 0');
+    const q = parseFilter(
+      'isEmpty(from edgeRouterPolicies where anyOf(identities) = "ID" limit 1) and count(from services where name = "x") > 0',
+    );
     assert.equal(
       shape(q.predicate),
       '(isEmpty(from edgeRouterPolicies where anyOf(identities) = "ID") AND count(from services where name = "x") > 0)',
     );
-    assert.ok(q.predicate?.kind === 'and' && q.predicate.left.kind === 'isEmpty' && q.predicate.left.set.kind === 'subQuery');
+    assert.ok(
+      q.predicate?.kind === 'and' && q.predicate.left.kind === 'isEmpty' && q.predicate.left.set.kind === 'subQuery',
+    );
     assert.equal(q.predicate.left.set.query.limit, 1);
     rejects('isEmpty(from x)', ')', 14);
     rejects('isEmpty(from x where)', ')', 20);
@@ -336,7 +353,10 @@ describe('set functions and sub-queries (§1.2)', () => {
 
 describe('clauses (§1.2)', () => {
   test('sort, skip and limit, alone or after a predicate', () => {
-    assert.deepEqual(parseFilter('sort by name'), { predicate: null, sort: [{ kind: 'sortField', symbol: 'name', direction: 'asc' }] });
+    assert.deepEqual(parseFilter('sort by name'), {
+      predicate: null,
+      sort: [{ kind: 'sortField', symbol: 'name', direction: 'asc' }],
+    });
     assert.deepEqual(parseFilter('skip 5'), { predicate: null, sort: [], skip: 5 });
     assert.deepEqual(parseFilter('limit 5'), { predicate: null, sort: [], limit: 5 });
     assert.deepEqual(parseFilter('limit none'), { predicate: null, sort: [], limit: 'none' });
@@ -417,12 +437,17 @@ describe('parseSortParam (URL sort=, §1.6)', () => {
       { kind: 'sortField', symbol: 'name', direction: 'desc' },
       { kind: 'sortField', symbol: 'createdAt', direction: 'asc' },
     ]);
-    assert.deepEqual(parseSortParam('tags.env ASC', fields), [{ kind: 'sortField', symbol: 'tags.env', direction: 'asc' }]);
+    assert.deepEqual(parseSortParam('tags.env ASC', fields), [
+      { kind: 'sortField', symbol: 'tags.env', direction: 'asc' },
+    ]);
   });
 
   test('every error is INVALID_SORT_IDENTIFIER', () => {
     const bad = (text: string, causeMessage?: string) =>
-      assert.throws(() => parseSortParam(text, fields), { code: 'INVALID_SORT_IDENTIFIER', ...(causeMessage && { causeMessage }) });
+      assert.throws(() => parseSortParam(text, fields), {
+        code: 'INVALID_SORT_IDENTIFIER',
+        ...(causeMessage && { causeMessage }),
+      });
     bad('name sideways', 'Unexpected symbol: "sideways" at line: 1 column: 5. line: 1, column: 5, symbol: sideways');
     bad('');
     bad('sort by name');

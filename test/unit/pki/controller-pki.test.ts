@@ -53,7 +53,9 @@ describe('controller PKI on disk', () => {
   });
 
   it('server certificate covers the listen host plus localhost, 127.0.0.1 and ::1', async () => {
-    const pki = await loadOrCreateControllerPki(tempDir(), { hosts: ['Ctrl.Example.Test', '10.20.30.40', '[fd00::1]', '0.0.0.0'] });
+    const pki = await loadOrCreateControllerPki(tempDir(), {
+      hosts: ['Ctrl.Example.Test', '10.20.30.40', '[fd00::1]', '0.0.0.0'],
+    });
     const cert = parseCertificate(pki.serverCertPem);
     for (const host of ['ctrl.example.test', '10.20.30.40', 'fd00::1', 'localhost', '127.0.0.1', '::1', '[::1]']) {
       assert.ok(certificateCoversHost(cert, host), host);
@@ -187,7 +189,13 @@ describe('controller PKI over real TLS', () => {
       assert.equal(await get({ ...base, servername: 'localhost' }), 'anonymous');
       assert.equal(await get(base), 'anonymous');
       await assert.rejects(get({ ...base, servername: 'not-covered.example.test' }), /altnames|Hostname/i);
-      await assert.rejects(get({ ...base, servername: 'localhost', ca: (await loadOrCreateControllerPki(tempDir(), { hosts: [] })).caBundlePem }));
+      await assert.rejects(
+        get({
+          ...base,
+          servername: 'localhost',
+          ca: (await loadOrCreateControllerPki(tempDir(), { hosts: [] })).caBundlePem,
+        }),
+      );
     } finally {
       await srv.close();
     }
@@ -199,7 +207,14 @@ describe('controller PKI over real TLS', () => {
     const issued = await pki.signClientCsr(csrPem, { id: 'alice-id' });
     const srv = await listen(pki, true);
     try {
-      const base = { host: '127.0.0.1', port: srv.port, path: '/', ca: pki.caBundlePem, servername: 'localhost', agent: false } as const;
+      const base = {
+        host: '127.0.0.1',
+        port: srv.port,
+        path: '/',
+        ca: pki.caBundlePem,
+        servername: 'localhost',
+        agent: false,
+      } as const;
       const seen = await get({ ...base, key: privateKeyPem, cert: issued.chainPem });
       assert.equal(seen, issued.fingerprint);
       await assert.rejects(get(base));

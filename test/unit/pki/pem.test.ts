@@ -27,12 +27,18 @@ describe('PEM parsing', () => {
   it('distinguishes not PEM, wrong block type and bad DER', () => {
     rejectsWith(() => parseCertificate('this is not a certificate'), 'not-pem');
     rejectsWith(() => parseCertificate(''), 'not-pem');
-    rejectsWith(() => parseCertificate('-----BEGIN CERTIFICATE-----\n%%%not base64%%%\n-----END CERTIFICATE-----\n'), 'not-pem');
+    rejectsWith(
+      () => parseCertificate('-----BEGIN CERTIFICATE-----\n%%%not base64%%%\n-----END CERTIFICATE-----\n'),
+      'not-pem',
+    );
     rejectsWith(() => parseCertificate(pki.serverKeyPem), 'wrong-pem-type');
     rejectsWith(() => parseCertificate(encodePem('CERTIFICATE', Buffer.from('garbage bytes, not DER'))), 'bad-der');
     rejectsWith(() => parseCsr(pki.serverCertPem), 'wrong-pem-type');
     rejectsWith(() => parseCsr('nope'), 'not-pem');
-    rejectsWith(() => parseCsr(encodePem('CERTIFICATE REQUEST', Buffer.from([0x30, 0x03, 0x02, 0x01, 0x01]))), 'bad-der');
+    rejectsWith(
+      () => parseCsr(encodePem('CERTIFICATE REQUEST', Buffer.from([0x30, 0x03, 0x02, 0x01, 0x01]))),
+      'bad-der',
+    );
   });
 
   it('ignores text around blocks and reads every block of a bundle in order', () => {
@@ -86,15 +92,31 @@ describe('PEM parsing', () => {
     assert.equal(decodePemBlocks(keyPem)[0]?.type, 'PRIVATE KEY');
   });
 
-  it('reads SANs of third-party certificates with entries the library cannot render', { skip: !hasOpenssl && 'openssl not installed' }, () => {
-    const pem = openssl([
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', '/dev/null',
-      '-subj', '/CN=odd', '-addext', 'subjectAltName=DNS:a.test,otherName:1.2.3.4;UTF8:hello,IP:10.0.0.1,URI:spiffe://x/y',
-      '-addext', 'extendedKeyUsage=clientAuth',
-    ]);
-    const cert = parseCertificate(pem);
-    assert.deepEqual(cert.sans, { dns: ['a.test'], ip: ['10.0.0.1'], uri: ['spiffe://x/y'], email: [] });
-    assert.deepEqual(cert.extendedKeyUsage, ['1.3.6.1.5.5.7.3.2']);
-    assert.equal(cert.commonName, 'odd');
-  });
+  it(
+    'reads SANs of third-party certificates with entries the library cannot render',
+    { skip: !hasOpenssl && 'openssl not installed' },
+    () => {
+      const pem = openssl([
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        '/dev/null',
+        '-subj',
+        '/CN=odd',
+        '-addext',
+        'subjectAltName=DNS:a.test,otherName:1.2.3.4;UTF8:hello,IP:10.0.0.1,URI:spiffe://x/y',
+        '-addext',
+        'extendedKeyUsage=clientAuth',
+      ]);
+      const cert = parseCertificate(pem);
+      assert.deepEqual(cert.sans, { dns: ['a.test'], ip: ['10.0.0.1'], uri: ['spiffe://x/y'], email: [] });
+      assert.deepEqual(cert.extendedKeyUsage, ['1.3.6.1.5.5.7.3.2']);
+      assert.equal(cert.commonName, 'odd');
+    },
+  );
 });

@@ -46,7 +46,10 @@ describe('well-known CA bundle (PKCS#7 certs-only)', () => {
   });
 
   it('refuses bytes that are not a PKCS#7 bundle', () => {
-    assert.throws(() => parsePkcs7Certificates('aGVsbG8gd29ybGQ='), (e: unknown) => isPkiError(e, 'bad-der'));
+    assert.throws(
+      () => parsePkcs7Certificates('aGVsbG8gd29ybGQ='),
+      (e: unknown) => isPkiError(e, 'bad-der'),
+    );
   });
 
   it('matches what OpenSSL reads', { skip: !hasOpenssl && 'openssl not installed' }, () => {
@@ -104,18 +107,21 @@ describe('enrollment JWT', () => {
     const jwt = await pki.signEnrollmentJwt(input());
     const [h, p, s] = jwt.split('.') as [string, string, string];
     const forged = Buffer.from(JSON.stringify({ ...decodeJwt(jwt), sub: 'admin' })).toString('base64url');
-    await assert.rejects(verifyEnrollmentJwt(`${h}.${forged}.${s}`, pki.serverCertPem), (e: unknown) => isPkiError(e, 'invalid-jwt'));
+    await assert.rejects(verifyEnrollmentJwt(`${h}.${forged}.${s}`, pki.serverCertPem), (e: unknown) =>
+      isPkiError(e, 'invalid-jwt'),
+    );
     const flipped = `${h}.${p}.${s.slice(0, -2)}${s.endsWith('AA') ? 'BB' : 'AA'}`;
     await assert.rejects(verifyEnrollmentJwt(flipped, pki.serverCertPem), (e: unknown) => isPkiError(e, 'invalid-jwt'));
     await assert.rejects(verifyEnrollmentJwt(jwt, rsaPki.serverCertPem), (e: unknown) => isPkiError(e, 'invalid-jwt'));
     const other = await loadOrCreateControllerPki(tempDir(), { hosts: [] });
     await assert.rejects(other.verifyEnrollmentJwt(jwt), (e: unknown) => isPkiError(e, 'invalid-jwt'));
-    await assert.rejects(verifyEnrollmentJwt('not.a.jwt', pki.serverCertPem), (e: unknown) => isPkiError(e, 'invalid-jwt'));
+    await assert.rejects(verifyEnrollmentJwt('not.a.jwt', pki.serverCertPem), (e: unknown) =>
+      isPkiError(e, 'invalid-jwt'),
+    );
     const expired = await pki.signEnrollmentJwt({ ...input(), expiresAt: new Date(Date.now() - 60_000) });
     await assert.rejects(pki.verifyEnrollmentJwt(expired), (e: unknown) => isPkiError(e, 'expired-jwt'));
-    await assert.rejects(
-      pki.verifyEnrollmentJwt(jwt, { issuer: 'https://elsewhere:1280' }),
-      (e: unknown) => isPkiError(e, 'invalid-jwt'),
+    await assert.rejects(pki.verifyEnrollmentJwt(jwt, { issuer: 'https://elsewhere:1280' }), (e: unknown) =>
+      isPkiError(e, 'invalid-jwt'),
     );
   });
 

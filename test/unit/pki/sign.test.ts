@@ -24,7 +24,11 @@ const ekus = (cert: ParsedCertificate): readonly string[] => cert.extendedKeyUsa
 const HOUR = 60 * 60 * 1000;
 
 /** A CSR signed with an arbitrary node key (to test keys generateKeyAndCsr refuses to make). */
-async function csrFor(privateKey: webcrypto.CryptoKey, publicKey: webcrypto.CryptoKey, alg: { name: string; hash: string }) {
+async function csrFor(
+  privateKey: webcrypto.CryptoKey,
+  publicKey: webcrypto.CryptoKey,
+  alg: { name: string; hash: string },
+) {
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({
     name: 'CN=weak',
     keys: { privateKey, publicKey },
@@ -84,9 +88,13 @@ describe('signing CSRs', () => {
       name: 'CN=mallory',
       keys,
       signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
-      extensions: [new x509.SubjectAlternativeNameExtension([{ type: 'url', value: 'spiffe://edgectl/identity/admin' }])],
+      extensions: [
+        new x509.SubjectAlternativeNameExtension([{ type: 'url', value: 'spiffe://edgectl/identity/admin' }]),
+      ],
     });
-    const out = await pki.signClientCsr(encodePem('CERTIFICATE REQUEST', new Uint8Array(sneaky.rawData)), { id: 'mallory' });
+    const out = await pki.signClientCsr(encodePem('CERTIFICATE REQUEST', new Uint8Array(sneaky.rawData)), {
+      id: 'mallory',
+    });
     assert.deepEqual(out.certificate.sans.uri, ['spiffe://edgectl/identity/mallory']);
   });
 
@@ -101,7 +109,9 @@ describe('signing CSRs', () => {
     assert.deepEqual(ekus(issued.certificate), [ExtendedKeyUsage.serverAuth]);
     assert.deepEqual(issued.certificate.sans.dns, ['router7.example.test', 'edge.example.test']);
     assert.deepEqual(issued.certificate.sans.ip, ['10.0.0.7']);
-    assert.ok(verifyChain(issued.certificate, { intermediates: [pki.intermediateCertPem], trusted: [pki.rootCertPem] }).ok);
+    assert.ok(
+      verifyChain(issued.certificate, { intermediates: [pki.intermediateCertPem], trusted: [pki.rootCertPem] }).ok,
+    );
   });
 
   it('API-session certificate: clientAuth, 12 hours, names identity and session', async () => {
@@ -127,37 +137,73 @@ describe('signing CSRs', () => {
   it('refuses weak or unsupported keys', async () => {
     const rsa1024 = generateKeyPairSync('rsa', { modulusLength: 1024 });
     const alg = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
-    const priv = await webcrypto.subtle.importKey('pkcs8', rsa1024.privateKey.export({ format: 'der', type: 'pkcs8' }), alg, false, ['sign']);
-    const pub = await webcrypto.subtle.importKey('spki', rsa1024.publicKey.export({ format: 'der', type: 'spki' }), alg, true, ['verify']);
+    const priv = await webcrypto.subtle.importKey(
+      'pkcs8',
+      rsa1024.privateKey.export({ format: 'der', type: 'pkcs8' }),
+      alg,
+      false,
+      ['sign'],
+    );
+    const pub = await webcrypto.subtle.importKey(
+      'spki',
+      rsa1024.publicKey.export({ format: 'der', type: 'spki' }),
+      alg,
+      true,
+      ['verify'],
+    );
     const weak = await csrFor(priv, pub, alg);
     await assert.rejects(pki.signClientCsr(weak, { id: 'x' }), (e: unknown) => isPkiError(e, 'unsupported-key'));
     await assert.rejects(pki.signClientCsr('not a csr', { id: 'x' }), (e: unknown) => isPkiError(e, 'not-pem'));
-    await assert.rejects(pki.signClientCsr(pki.serverCertPem, { id: 'x' }), (e: unknown) => isPkiError(e, 'wrong-pem-type'));
+    await assert.rejects(pki.signClientCsr(pki.serverCertPem, { id: 'x' }), (e: unknown) =>
+      isPkiError(e, 'wrong-pem-type'),
+    );
   });
 
-  it('accepts CSRs made by OpenSSL (RSA 2048 and EC P-384, with SANs)', { skip: !hasOpenssl && 'openssl not installed' }, async () => {
-    const rsaCsr = openssl([
-      'req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', '/dev/null', '-subj', '/O=Acme/CN=openssl-rsa',
-      '-addext', 'subjectAltName=DNS:rsa.example.test,IP:192.0.2.7',
-    ]);
-    const ecCsr = openssl([
-      'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384', '-nodes', '-keyout', '/dev/null',
-      '-subj', '/CN=openssl-ec',
-    ]);
-    const server = await pki.signServerCsr(rsaCsr);
-    assert.equal(server.certificate.subject, 'O=Acme, CN=openssl-rsa');
-    assert.deepEqual(server.certificate.sans.dns, ['rsa.example.test']);
-    assert.deepEqual(server.certificate.sans.ip, ['192.0.2.7']);
-    const client = await pki.signClientCsr(ecCsr, { id: 'ec' });
-    assert.deepEqual(client.certificate.keyDescription, { kind: 'ec', curve: 'P-384' });
-    // OpenSSL agrees the chain is valid for TLS client (and server) use.
-    const dir = tempDir();
-    writeFileSync(join(dir, 'root.pem'), pki.rootCertPem);
-    writeFileSync(join(dir, 'inter.pem'), pki.intermediateCertPem);
-    writeFileSync(join(dir, 'client.pem'), client.certPem);
-    writeFileSync(join(dir, 'server.pem'), server.certPem);
-    const args = ['-CAfile', join(dir, 'root.pem'), '-untrusted', join(dir, 'inter.pem')];
-    assert.match(openssl(['verify', '-purpose', 'sslclient', ...args, join(dir, 'client.pem')]), /: OK/);
-    assert.match(openssl(['verify', '-purpose', 'sslserver', ...args, join(dir, 'server.pem')]), /: OK/);
-  });
+  it(
+    'accepts CSRs made by OpenSSL (RSA 2048 and EC P-384, with SANs)',
+    { skip: !hasOpenssl && 'openssl not installed' },
+    async () => {
+      const rsaCsr = openssl([
+        'req',
+        '-new',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        '/dev/null',
+        '-subj',
+        '/O=Acme/CN=openssl-rsa',
+        '-addext',
+        'subjectAltName=DNS:rsa.example.test,IP:192.0.2.7',
+      ]);
+      const ecCsr = openssl([
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-384',
+        '-nodes',
+        '-keyout',
+        '/dev/null',
+        '-subj',
+        '/CN=openssl-ec',
+      ]);
+      const server = await pki.signServerCsr(rsaCsr);
+      assert.equal(server.certificate.subject, 'O=Acme, CN=openssl-rsa');
+      assert.deepEqual(server.certificate.sans.dns, ['rsa.example.test']);
+      assert.deepEqual(server.certificate.sans.ip, ['192.0.2.7']);
+      const client = await pki.signClientCsr(ecCsr, { id: 'ec' });
+      assert.deepEqual(client.certificate.keyDescription, { kind: 'ec', curve: 'P-384' });
+      // OpenSSL agrees the chain is valid for TLS client (and server) use.
+      const dir = tempDir();
+      writeFileSync(join(dir, 'root.pem'), pki.rootCertPem);
+      writeFileSync(join(dir, 'inter.pem'), pki.intermediateCertPem);
+      writeFileSync(join(dir, 'client.pem'), client.certPem);
+      writeFileSync(join(dir, 'server.pem'), server.certPem);
+      const args = ['-CAfile', join(dir, 'root.pem'), '-untrusted', join(dir, 'inter.pem')];
+      assert.match(openssl(['verify', '-purpose', 'sslclient', ...args, join(dir, 'client.pem')]), /: OK/);
+      assert.match(openssl(['verify', '-purpose', 'sslserver', ...args, join(dir, 'server.pem')]), /: OK/);
+    },
+  );
 });

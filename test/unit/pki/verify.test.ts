@@ -32,10 +32,11 @@ describe('chain verification', () => {
     const issued = await pki.signClientCsr(csrPem, { id: 'a' });
     const res = verifyChain(issued.certPem, { intermediates: [pki.intermediateCertPem], trusted: [pki.rootCertPem] });
     assert.ok(res.ok);
-    assert.deepEqual(
-      res.ok && res.chain.map((c) => c.fingerprint),
-      [issued.fingerprint, pki.intermediate.certificate.fingerprint, pki.root.fingerprint],
-    );
+    assert.deepEqual(res.ok && res.chain.map((c) => c.fingerprint), [
+      issued.fingerprint,
+      pki.intermediate.certificate.fingerprint,
+      pki.root.fingerprint,
+    ]);
     // Trusting the intermediate directly also works, with a shorter path.
     const direct = verifyChain(issued.certPem, { trusted: [pki.intermediateCertPem] });
     assert.ok(direct.ok);

@@ -31,7 +31,12 @@ const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const ATTRS = ['a', 'b', 'c', 'd', 'all'];
 const someAttrs = () => ATTRS.filter(() => rand() < 0.35);
 
-const ENTITY_DEFS: Record<TargetKind, ResourceDef> = { identity: identities, service: services, edgeRouter: edgeRouters, postureCheck: postureChecks };
+const ENTITY_DEFS: Record<TargetKind, ResourceDef> = {
+  identity: identities,
+  service: services,
+  edgeRouter: edgeRouters,
+  postureCheck: postureChecks,
+};
 const POLICY_DEFS = new Map<PolicyKind, ResourceDef>([
   [POLICY_KINDS[0]!, servicePolicies],
   [POLICY_KINDS[1]!, edgeRouterPolicies],
@@ -61,7 +66,10 @@ function entityBody(target: TargetKind, n: number): Record<string, unknown> {
 }
 
 function policyBody(kind: PolicyKind, n: number): Record<string, unknown> {
-  const body: Record<string, unknown> = { name: `${kind.table}-${n}-${Math.floor(rand() * 1e9)}`, semantic: pick(['AllOf', 'AnyOf']) };
+  const body: Record<string, unknown> = {
+    name: `${kind.table}-${n}-${Math.floor(rand() * 1e9)}`,
+    semantic: pick(['AllOf', 'AnyOf']),
+  };
   if (kind === POLICY_KINDS[0]) body.type = pick(['Dial', 'Bind']);
   for (const s of kind.sides) body[s.prop] = randomRoles(s.target);
   return body;
@@ -76,21 +84,42 @@ async function idsWhere(table: string, where: ReturnType<typeof policiesOf>): Pr
 async function verify(label: string): Promise<void> {
   const entities: Record<string, { id: string; roleAttributes: string[] }[]> = {};
   for (const t of Object.keys(TARGETS) as TargetKind[]) {
-    entities[t] = await Promise.all(ids[t].map(async (id) => (await getEntity(ctx, ENTITY_DEFS[t], id)) as unknown as { id: string; roleAttributes: string[] }));
+    entities[t] = await Promise.all(
+      ids[t].map(
+        async (id) => (await getEntity(ctx, ENTITY_DEFS[t], id)) as unknown as { id: string; roleAttributes: string[] },
+      ),
+    );
   }
   for (const [kind, def] of POLICY_DEFS) {
     const policies = await Promise.all((policyIds.get(kind) ?? []).map((id) => getEntity(ctx, def, id)));
     for (const side of kind.sides) {
       const expectedOf = (entity: { id: string; roleAttributes: string[] }) =>
-        policies.filter((p) => roleMatches(p[side.prop] as string[], p.semantic as Semantic, entity)).map((p) => p.id as string).sort();
+        policies
+          .filter((p) => roleMatches(p[side.prop] as string[], p.semantic as Semantic, entity))
+          .map((p) => p.id as string)
+          .sort();
       for (const p of policies) {
-        const expected = entities[side.target]!.filter((e) => roleMatches(p[side.prop] as string[], p.semantic as Semantic, e)).map((e) => e.id).sort();
-        const actual = (await idsWhere(TARGETS[side.target].table, selectedByPolicy(kind, side.target, p.id as string))).filter((id) => ids[side.target].includes(id));
-        assert.deepEqual(actual, expected, `${label}: ${kind.table} ${p.id} ${side.prop} ${JSON.stringify(p[side.prop])} ${p.semantic}`);
+        const expected = entities[side.target]!.filter((e) =>
+          roleMatches(p[side.prop] as string[], p.semantic as Semantic, e),
+        )
+          .map((e) => e.id)
+          .sort();
+        const actual = (
+          await idsWhere(TARGETS[side.target].table, selectedByPolicy(kind, side.target, p.id as string))
+        ).filter((id) => ids[side.target].includes(id));
+        assert.deepEqual(
+          actual,
+          expected,
+          `${label}: ${kind.table} ${p.id} ${side.prop} ${JSON.stringify(p[side.prop])} ${p.semantic}`,
+        );
       }
       for (const e of entities[side.target]!) {
         const actual = await idsWhere(kind.table, policiesOf(kind, side.target, e.id));
-        assert.deepEqual(actual, expectedOf(e), `${label}: policies of ${side.target} ${e.id} ${JSON.stringify(e.roleAttributes)} via ${side.prop}`);
+        assert.deepEqual(
+          actual,
+          expectedOf(e),
+          `${label}: policies of ${side.target} ${e.id} ${JSON.stringify(e.roleAttributes)} via ${side.prop}`,
+        );
       }
     }
   }
@@ -120,17 +149,25 @@ test('policy matching in SQL agrees with the rule through a sequence of changes'
 
   await t.test('after entities change their role attributes', async () => {
     for (const t of Object.keys(TARGETS) as TargetKind[]) {
-      for (const id of ids[t].filter(() => rand() < 0.5)) await updateEntity(ctx, ENTITY_DEFS[t], id, { roleAttributes: someAttrs() }, 'patch');
+      for (const id of ids[t].filter(() => rand() < 0.5))
+        await updateEntity(ctx, ENTITY_DEFS[t], id, { roleAttributes: someAttrs() }, 'patch');
     }
     await verify('attributes changed');
   });
 
   await t.test('after policies are updated and patched', async () => {
     for (const [kind, def] of POLICY_DEFS) {
-      for (const id of policyIds.get(kind)!.filter(() => rand() < 0.4)) await updateEntity(ctx, def, id, policyBody(kind, 99), 'update');
+      for (const id of policyIds.get(kind)!.filter(() => rand() < 0.4))
+        await updateEntity(ctx, def, id, policyBody(kind, 99), 'update');
       for (const id of policyIds.get(kind)!.filter(() => rand() < 0.4)) {
         const side = pick(kind.sides);
-        await updateEntity(ctx, def, id, rand() < 0.5 ? { semantic: pick(['AllOf', 'AnyOf']) } : { [side.prop]: randomRoles(side.target) }, 'patch');
+        await updateEntity(
+          ctx,
+          def,
+          id,
+          rand() < 0.5 ? { semantic: pick(['AllOf', 'AnyOf']) } : { [side.prop]: randomRoles(side.target) },
+          'patch',
+        );
       }
     }
     await verify('policies changed');
@@ -142,7 +179,9 @@ test('policy matching in SQL agrees with the rule through a sequence of changes'
         await deleteEntity(ctx, ENTITY_DEFS[t], id);
         ids[t] = ids[t].filter((x) => x !== id);
         const left = await sql<{ n: number }>`select count(*) as n from (${sql.join(
-          POLICY_KINDS.flatMap((k) => k.sides.filter((s) => s.target === t)).map((s) => sql`select 1 from ${sql.table(s.rolesTable)} where value = ${`@${id}`}`),
+          POLICY_KINDS.flatMap((k) => k.sides.filter((s) => s.target === t)).map(
+            (s) => sql`select 1 from ${sql.table(s.rolesTable)} where value = ${`@${id}`}`,
+          ),
           sql` union all `,
         )})`.execute(ctx.db);
         assert.equal(left.rows[0]!.n, 0, `@${id} left in a policy`);
@@ -156,7 +195,10 @@ test('policy matching in SQL agrees with the rule through a sequence of changes'
     for (const [kind, def] of POLICY_DEFS) {
       const gone = policyIds.get(kind)!.filter(() => rand() < 0.3);
       for (const id of gone) await deleteEntity(ctx, def, id);
-      policyIds.set(kind, policyIds.get(kind)!.filter((id) => !gone.includes(id)));
+      policyIds.set(
+        kind,
+        policyIds.get(kind)!.filter((id) => !gone.includes(id)),
+      );
     }
     await verify('policies deleted');
   });

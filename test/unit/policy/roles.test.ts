@@ -2,7 +2,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DomainError } from '../../../src/model/errors.js';
-import { checkRoleSyntax, normaliseSemantic, parseRoles, roleMatches, type Semantic } from '../../../src/model/policy/roles.js';
+import {
+  checkRoleSyntax,
+  normaliseSemantic,
+  parseRoles,
+  roleMatches,
+  type Semantic,
+} from '../../../src/model/policy/roles.js';
 
 const E = { id: 'e1', roleAttributes: ['a', 'b'] };
 
@@ -42,7 +48,12 @@ describe('role syntax', () => {
 
   test('entries need a # or @ prefix and something after it', () => {
     for (const bad of ['plain', '#', '@', '', 'a#b']) {
-      assert.throws(() => checkRoleSyntax('identityRoles', [bad]), (e: DomainError) => e.code === 'COULD_NOT_VALIDATE' && (e.errorCause as { field: string }).field === 'identityRoles', bad);
+      assert.throws(
+        () => checkRoleSyntax('identityRoles', [bad]),
+        (e: DomainError) =>
+          e.code === 'COULD_NOT_VALIDATE' && (e.errorCause as { field: string }).field === 'identityRoles',
+        bad,
+      );
     }
     assert.doesNotThrow(() => checkRoleSyntax('serviceRoles', ['#a', '@id', '#all-but-not-all']));
   });

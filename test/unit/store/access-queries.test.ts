@@ -26,30 +26,86 @@ import {
 import type { Ctx } from '../../../src/model/ctx.js';
 import { createEntity, updateEntity } from '../../../src/model/crud.js';
 import { edgeRouterPoliciesOf, servicePoliciesOf } from '../../../src/model/access/queries.js';
-import { configs, configTypes, edgeRouterPolicies, edgeRouters, identities, servicePolicies, services } from '../../../src/model/resources/index.js';
+import {
+  configs,
+  configTypes,
+  edgeRouterPolicies,
+  edgeRouters,
+  identities,
+  servicePolicies,
+  services,
+} from '../../../src/model/resources/index.js';
 
 let testStore: TestStore;
 let ctx: Ctx;
-const ids = { alice: '', s1: '', s2: '', s3: '', dial: '', bind: '', dial2: '', typeA: '', typeB: '', cfgA: '', cfgA2: '', cfgB: '', er1: '', er2: '', erp: '' };
+const ids = {
+  alice: '',
+  s1: '',
+  s2: '',
+  s3: '',
+  dial: '',
+  bind: '',
+  dial2: '',
+  typeA: '',
+  typeB: '',
+  cfgA: '',
+  cfgA2: '',
+  cfgB: '',
+  er1: '',
+  er2: '',
+  erp: '',
+};
 
 before(async () => {
   testStore = await openTestStore('edgectl-store-q-');
   ({ ctx } = testStore);
   ids.typeA = await createEntity(ctx, configTypes, { name: 'type-a' });
   ids.typeB = await createEntity(ctx, configTypes, { name: 'type-b' });
-  ids.cfgA = await createEntity(ctx, configs, { name: 'cfg-a', configTypeId: ids.typeA, data: { port: 80, tags: ['x'] } });
+  ids.cfgA = await createEntity(ctx, configs, {
+    name: 'cfg-a',
+    configTypeId: ids.typeA,
+    data: { port: 80, tags: ['x'] },
+  });
   ids.cfgA2 = await createEntity(ctx, configs, { name: 'cfg-a2', configTypeId: ids.typeA, data: { port: 81 } });
   ids.cfgB = await createEntity(ctx, configs, { name: 'cfg-b', configTypeId: ids.typeB, data: { on: true } });
-  ids.alice = await createEntity(ctx, identities, { name: 'alice', type: 'User', isAdmin: false, roleAttributes: ['sales'] });
+  ids.alice = await createEntity(ctx, identities, {
+    name: 'alice',
+    type: 'User',
+    isAdmin: false,
+    roleAttributes: ['sales'],
+  });
   ids.s1 = await createEntity(ctx, services, { name: 's1', encryptionRequired: true, roleAttributes: ['crm'] });
   ids.s2 = await createEntity(ctx, services, { name: 's2', encryptionRequired: true, roleAttributes: ['crm'] });
   ids.s3 = await createEntity(ctx, services, { name: 's3', encryptionRequired: true, roleAttributes: ['other'] });
-  ids.dial = await createEntity(ctx, servicePolicies, { name: 'dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#sales'], serviceRoles: ['#crm'] });
-  ids.bind = await createEntity(ctx, servicePolicies, { name: 'bind', type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${ids.alice}`], serviceRoles: [`@${ids.s1}`] });
-  ids.dial2 = await createEntity(ctx, servicePolicies, { name: 'dial2', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#nobody'], serviceRoles: ['#other'] });
+  ids.dial = await createEntity(ctx, servicePolicies, {
+    name: 'dial',
+    type: 'Dial',
+    semantic: 'AnyOf',
+    identityRoles: ['#sales'],
+    serviceRoles: ['#crm'],
+  });
+  ids.bind = await createEntity(ctx, servicePolicies, {
+    name: 'bind',
+    type: 'Bind',
+    semantic: 'AnyOf',
+    identityRoles: [`@${ids.alice}`],
+    serviceRoles: [`@${ids.s1}`],
+  });
+  ids.dial2 = await createEntity(ctx, servicePolicies, {
+    name: 'dial2',
+    type: 'Dial',
+    semantic: 'AnyOf',
+    identityRoles: ['#nobody'],
+    serviceRoles: ['#other'],
+  });
   ids.er1 = await createEntity(ctx, edgeRouters, { name: 'er1', roleAttributes: ['east'] });
   ids.er2 = await createEntity(ctx, edgeRouters, { name: 'er2', roleAttributes: ['west'], isTunnelerEnabled: true });
-  ids.erp = await createEntity(ctx, edgeRouterPolicies, { name: 'erp', semantic: 'AllOf', identityRoles: ['#all'], edgeRouterRoles: ['#east'] });
+  ids.erp = await createEntity(ctx, edgeRouterPolicies, {
+    name: 'erp',
+    semantic: 'AllOf',
+    identityRoles: ['#all'],
+    edgeRouterRoles: ['#east'],
+  });
 });
 after(async () => {
   await testStore.close();
@@ -74,8 +130,13 @@ describe('access queries', () => {
   });
 
   test('granting policies are filtered by type and service', async () => {
-    assert.deepEqual(await policiesGranting(ctx.db, [ids.dial, ids.bind], ids.s1, 'Bind'), [{ id: ids.bind, name: 'bind', type: 'Bind' }]);
-    assert.deepEqual((await policiesGranting(ctx.db, [ids.dial, ids.bind], ids.s1)).map((p) => p.id), [ids.dial, ids.bind].sort());
+    assert.deepEqual(await policiesGranting(ctx.db, [ids.dial, ids.bind], ids.s1, 'Bind'), [
+      { id: ids.bind, name: 'bind', type: 'Bind' },
+    ]);
+    assert.deepEqual(
+      (await policiesGranting(ctx.db, [ids.dial, ids.bind], ids.s1)).map((p) => p.id),
+      [ids.dial, ids.bind].sort(),
+    );
     assert.deepEqual(await policiesGranting(ctx.db, [ids.dial, ids.bind], ids.s3), []);
     assert.deepEqual(await policiesGranting(ctx.db, [], ids.s1), []);
   });
@@ -109,12 +170,14 @@ describe('identity service configs', () => {
     assert.equal(await serviceExists(ctx.db, 'nope'), false);
     assert.equal(await configTypeOfConfig(ctx.db, ids.cfgA), ids.typeA);
     assert.equal(await configTypeOfConfig(ctx.db, 'nope'), undefined);
-    const put = (serviceId: string, configId: string, configTypeId: string) => putIdentityServiceConfig(ctx.db, { identityId: ids.alice, serviceId, configTypeId, configId });
+    const put = (serviceId: string, configId: string, configTypeId: string) =>
+      putIdentityServiceConfig(ctx.db, { identityId: ids.alice, serviceId, configTypeId, configId });
     await put(ids.s1, ids.cfgA, ids.typeA);
     await put(ids.s1, ids.cfgA2, ids.typeA);
     await put(ids.s1, ids.cfgB, ids.typeB);
     await put(ids.s2, ids.cfgB, ids.typeB);
-    const pairs = async () => (await identityServiceConfigs(ctx.db, ids.alice)).map((r) => `${r.serviceName}/${r.configName}`).sort();
+    const pairs = async () =>
+      (await identityServiceConfigs(ctx.db, ids.alice)).map((r) => `${r.serviceName}/${r.configName}`).sort();
     assert.deepEqual(await pairs(), ['s1/cfg-a2', 's1/cfg-b', 's2/cfg-b']);
     await deleteIdentityServiceConfigs(ctx.db, ids.alice, { serviceId: ids.s1, configId: ids.cfgB });
     assert.deepEqual(await pairs(), ['s1/cfg-a2', 's2/cfg-b']);
@@ -146,7 +209,9 @@ describe('tunneler router records and counts', () => {
 
 describe('scopes', () => {
   const idsWhere = async (scope: Scope) =>
-    (await ctx.db.selectFrom('edge_routers as t').select('t.id').where(scope).orderBy('t.id').execute()).map((r: { id: string }) => r.id);
+    (await ctx.db.selectFrom('edge_routers as t').select('t.id').where(scope).orderBy('t.id').execute()).map(
+      (r: { id: string }) => r.id,
+    );
 
   test('allOf combines, an empty id list selects nothing, and verified routers are only the verified ones', async () => {
     assert.deepEqual(await idsWhere(idIn([])), []);

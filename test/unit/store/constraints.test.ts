@@ -15,16 +15,32 @@ import { toDomainError } from '../../../src/daemon/http/errors.js';
 const raw = new Database(':memory:');
 raw.pragma('foreign_keys = ON');
 const db = new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) });
-const things: StoredTable = { table: 'things', props: { name: { storage: 'text' }, on: { storage: 'bool' }, labels: { storage: 'set' } } };
+const things: StoredTable = {
+  table: 'things',
+  props: { name: { storage: 'text' }, on: { storage: 'bool' }, labels: { storage: 'set' } },
+};
 
 before(async () => {
-  await sql`create table things (id text primary key, createdAt text, updatedAt text, tags text, isSystem integer, name text unique, "on" integer)`.execute(db);
-  await sql`create table things_labels ("ownerId" text not null references things(id), value text not null, position integer, primary key ("ownerId", value))`.execute(db);
+  await sql`create table things (id text primary key, createdAt text, updatedAt text, tags text, isSystem integer, name text unique, "on" integer)`.execute(
+    db,
+  );
+  await sql`create table things_labels ("ownerId" text not null references things(id), value text not null, position integer, primary key ("ownerId", value))`.execute(
+    db,
+  );
   await sql`create table uses (id text primary key, "thingId" text not null references things(id))`.execute(db);
 });
 after(() => db.destroy());
 
-const base = (id: string, name: string) => ({ id, name, on: true, labels: ['a'], createdAt: 'x', updatedAt: 'x', tags: {}, isSystem: false });
+const base = (id: string, name: string) => ({
+  id,
+  name,
+  on: true,
+  labels: ['a'],
+  createdAt: 'x',
+  updatedAt: 'x',
+  tags: {},
+  isSystem: false,
+});
 
 test('a duplicate is described by the store with its table, column and written value', async () => {
   await insertRow(db, things, base('t1', 'one'));
@@ -43,7 +59,10 @@ test('a duplicate is described by the store with its table, column and written v
 
 test('an update to a taken name and a delete of a referenced row are described too', async () => {
   await insertRow(db, things, base('t3', 'three'));
-  await assert.rejects(updateRow(db, things, 't3', { name: 'one' }), (e: unknown) => e instanceof ConstraintViolation && e.constraint.kind === 'unique');
+  await assert.rejects(
+    updateRow(db, things, 't3', { name: 'one' }),
+    (e: unknown) => e instanceof ConstraintViolation && e.constraint.kind === 'unique',
+  );
   await sql`insert into uses (id, "thingId") values ('u1', 't3')`.execute(db);
   const err = await deleteRow(db, things, 't3').then(
     () => assert.fail('the referenced row was deleted'),
@@ -60,7 +79,9 @@ test('a driver error that is not a constraint failure is left alone', () => {
   assert.equal(constraintError(other), null);
   assert.equal(violatedConstraint(undefined), null);
   // A raw driver failure (e.g. from a store module outside the generic CRUD) still maps.
-  const rawDup = Object.assign(new Error('UNIQUE constraint failed: things.name'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+  const rawDup = Object.assign(new Error('UNIQUE constraint failed: things.name'), {
+    code: 'SQLITE_CONSTRAINT_UNIQUE',
+  });
   assert.equal(constraintError(rawDup)?.code, 'COULD_NOT_VALIDATE');
 });
 

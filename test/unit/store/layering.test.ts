@@ -19,8 +19,8 @@ const BUILDS_SQL = /from 'kysely'|\.(selectFrom|insertInto|updateTable|deleteFro
 const IMPORTS_MODEL = /from '\.\.\/(\.\.\/)*model\//;
 
 test('no file under src/model or src/daemon imports kysely or builds a query', () => {
-  const offenders = [...walk(join(root, 'src/model')), ...walk(join(root, 'src/daemon'))].filter(
-    (f) => BUILDS_SQL.test(source(f)),
+  const offenders = [...walk(join(root, 'src/model')), ...walk(join(root, 'src/daemon'))].filter((f) =>
+    BUILDS_SQL.test(source(f)),
   );
   assert.deepEqual(offenders, [], 'move these queries into a src/store module');
 });

@@ -8,7 +8,9 @@ import { migrationNames, runMigrations } from '../../../src/store/migrations/ind
 test('a fresh store records every migration once; running again changes nothing', async () => {
   const store = await openStore(':memory:');
   await runMigrations(store.db, {});
-  const names = (await store.db.selectFrom('schema_migrations').select('name').orderBy('name').execute()).map((r: { name: string }) => r.name);
+  const names = (await store.db.selectFrom('schema_migrations').select('name').orderBy('name').execute()).map(
+    (r: { name: string }) => r.name,
+  );
   assert.deepEqual(names, migrationNames);
   await store.close();
 });
@@ -16,7 +18,7 @@ test('a fresh store records every migration once; running again changes nothing'
 test('a failing migration leaves neither its tables nor its record, and can be retried', async () => {
   const store = await openStore(':memory:', { migrate: false });
   let fail = true;
-   
+
   const broken: Migration = {
     async up(db: Kysely<any>) {
       await db.schema.createTable('half_done').addColumn('id', 'text').execute();
@@ -30,6 +32,9 @@ test('a failing migration leaves neither its tables nor its record, and can be r
   assert.equal((await store.db.selectFrom('schema_migrations').selectAll().execute()).length, 0);
   fail = false;
   await runMigrations(store.db, { '9001-broken': broken });
-  assert.deepEqual((await store.db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name), ['9001-broken']);
+  assert.deepEqual(
+    (await store.db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name),
+    ['9001-broken'],
+  );
   await store.close();
 });

@@ -17,7 +17,13 @@ import {
 } from '../../../src/store/api-sessions.js';
 import { authenticatorIdOf, passwordAuthenticatorByUsername } from '../../../src/store/authenticators.js';
 import { deleteEnrollmentWithTokenHash, enrollmentByTokenHash } from '../../../src/store/enrollments.js';
-import { defaultAdminExists, identityAuthPolicyId, identityStanding, isDefaultAdminIdentity, setIdentityDisabled } from '../../../src/store/identities.js';
+import {
+  defaultAdminExists,
+  identityAuthPolicyId,
+  identityStanding,
+  isDefaultAdminIdentity,
+  setIdentityDisabled,
+} from '../../../src/store/identities.js';
 import { insertSessionIfAbsent, sessionOf, type StoredSession } from '../../../src/store/sessions.js';
 import { silentLogger, type Ctx } from '../../../src/model/ctx.js';
 import { createEntity } from '../../../src/model/crud.js';
@@ -53,9 +59,19 @@ test('identities: flags as booleans, absent identities as undefined or false', a
   assert.equal(await defaultAdminExists(store.db), false);
   assert.equal(await identityAuthPolicyId(store.db, identityId), 'default');
   assert.equal(await identityAuthPolicyId(store.db, 'nobody'), undefined);
-  await setIdentityDisabled(store.db, identityId, { disabledAt: '2026-01-01T00:00:00.000Z', disabledUntil: null }, '2026-01-01T00:00:00.000Z');
+  await setIdentityDisabled(
+    store.db,
+    identityId,
+    { disabledAt: '2026-01-01T00:00:00.000Z', disabledUntil: null },
+    '2026-01-01T00:00:00.000Z',
+  );
   assert.equal((await identityStanding(store.db, identityId))?.disabledAt, '2026-01-01T00:00:00.000Z');
-  await setIdentityDisabled(store.db, identityId, { disabledAt: null, disabledUntil: null }, '2026-01-01T00:00:00.000Z');
+  await setIdentityDisabled(
+    store.db,
+    identityId,
+    { disabledAt: null, disabledUntil: null },
+    '2026-01-01T00:00:00.000Z',
+  );
   assert.equal((await identityStanding(store.db, identityId))?.disabledAt, null);
   assert.equal(await authenticatorIdOf(store.db, identityId, 'updb'), undefined);
   assert.equal(await passwordAuthenticatorByUsername(store.db, 'nobody'), undefined);
@@ -75,11 +91,18 @@ test('API sessions: the token lookup answers booleans and parsed JSON; idle ones
     createdAt,
   });
   const principal = await apiSessionByTokenHash(store.db, 'hash-1');
-  assert.deepEqual(principal && { isAdmin: principal.isAdmin, isDefaultAdmin: principal.isDefaultAdmin, authQueries: principal.authQueries }, {
-    isAdmin: true,
-    isDefaultAdmin: false,
-    authQueries: [{ typeId: 'MFA' }],
-  });
+  assert.deepEqual(
+    principal && {
+      isAdmin: principal.isAdmin,
+      isDefaultAdmin: principal.isDefaultAdmin,
+      authQueries: principal.authQueries,
+    },
+    {
+      isAdmin: true,
+      isDefaultAdmin: false,
+      authQueries: [{ typeId: 'MFA' }],
+    },
+  );
   assert.equal(await apiSessionByTokenHash(store.db, 'no-such-hash'), undefined);
   assert.deepEqual([...(await identitiesWithApiSession(store.db, [identityId, 'nobody']))], [identityId]);
   assert.deepEqual(await idleApiSessionIds(store.db, createdAt, 10), ['as-1']);
@@ -98,7 +121,11 @@ test('API sessions: the token lookup answers booleans and parsed JSON; idle ones
     identityId,
   };
   assert.equal(await insertSessionIfAbsent(store.db, session), true);
-  assert.equal(await insertSessionIfAbsent(store.db, { ...session, id: 's-2', tokenHash: 's-hash-2' }), false, 'one per API session, service and type');
+  assert.equal(
+    await insertSessionIfAbsent(store.db, { ...session, id: 's-2', tokenHash: 's-hash-2' }),
+    false,
+    'one per API session, service and type',
+  );
   assert.deepEqual(await sessionOf(store.db, 'as-1', serviceId, 'Dial'), session);
   assert.equal(await sessionOf(store.db, 'as-1', serviceId, 'Bind'), undefined);
 
