@@ -6,7 +6,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Ctx } from './ctx.js';
 import type { FieldDef, FieldTable } from './filter/fields.js';
-import { linkTable, linkTableField, type StorageKind } from '../store/crud.js';
+import type { StorageKind } from '../store/crud.js';
+import { linkTable, linkTableField } from '../store/link-tables.js';
 
 /**
  * How a property is kept in its table. `set` values live in a link table `<table>_<prop>`. A definition is

@@ -11,9 +11,11 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { dynamic, type Executor } from './db.js';
 import { describeConstraintError } from './constraints.js';
-import type { FieldDef } from './filter-ast.js';
 import type { Scope } from './scopes.js';
 import { boolFromDb, boolToDb, countFromDb, jsonFromDb, jsonToDb } from './values.js';
+import { linkTable } from './link-tables.js';
+
+export { linkTable, linkTableField } from './link-tables.js';
 
 /** How a property is kept: a column of the table (bool and json change shape, values.ts), or a link table (`set`). */
 export type StorageKind = 'text' | 'int' | 'real' | 'bool' | 'json' | 'datetime' | 'set';
@@ -31,17 +33,6 @@ export interface StoredTable {
 }
 
 export type Row = Record<string, unknown>;
-
-/** Name of the link table holding a set property. */
-export const linkTable = (table: string, prop: string): string => `${table}_${prop}`;
-
-/** The filter field of a set property: its link table's owner and value columns. */
-export const linkTableField = (table: string, prop: string): FieldDef => ({
-  kind: 'set',
-  table: linkTable(table, prop),
-  ownerColumn: 'ownerId',
-  valueColumn: 'value',
-});
 
 const BASE_COLUMNS = ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem'] as const;
 const SET_INSERT_BATCH = 500;
