@@ -1,6 +1,7 @@
 /** JSON Schemas shared by several resource definitions (parity: docs/reference-notes.md §12 "Shared small types"). */
 import { Type } from '@sinclair/typebox';
 import { fieldError } from './errors.js';
+import type { PropDef } from './resource.js';
 
 /**
  * The most entries a client may send in one list (role attributes, roles, config types, ids): enough for any
@@ -15,6 +16,18 @@ export const NameSchema = Type.String({ minLength: 1 });
 export const CostSchema = Type.Integer({ minimum: 0, maximum: 65535 });
 export const PrecedenceSchema = Type.Union([Type.Literal('default'), Type.Literal('required'), Type.Literal('failed')]);
 export const AttributesSchema = StringListSchema();
+
+/** The `roleAttributes` property of services, routers and posture checks: an optional, nullable, filterable set. */
+export const ROLE_ATTRIBUTES_PROP: PropDef = {
+  schema: AttributesSchema,
+  storage: 'set',
+  create: 'optional',
+  update: 'optional',
+  patch: true,
+  nullable: true,
+  default: [],
+  filter: true,
+};
 export const ObjectSchema = Type.Object({}, { additionalProperties: true });
 export const SemanticSchema = Type.Union([Type.Literal('AllOf'), Type.Literal('AnyOf')]);
 export const UsernameSchema = Type.String({ minLength: 4, maxLength: 100 });

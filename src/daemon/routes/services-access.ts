@@ -239,35 +239,22 @@ export const servicesAccessRoutes: RouteDef[] = [
 ];
 
 /** `currentIdentityEdgeRouterDetail`: the base fields and the router's common properties only. */
+const CURRENT_IDENTITY_ROUTER_FIELDS = [
+  'id',
+  'createdAt',
+  'updatedAt',
+  'tags',
+  '_links',
+  'name',
+  'hostname',
+  'isOnline',
+  'cost',
+  'noTraversal',
+  'supportedProtocols',
+  'syncStatus',
+  'appData',
+] as const;
+
 function currentIdentityRouter(r: Record<string, unknown>): Record<string, unknown> {
-  const {
-    id,
-    createdAt,
-    updatedAt,
-    tags,
-    _links,
-    name,
-    hostname,
-    isOnline,
-    cost,
-    noTraversal,
-    supportedProtocols,
-    syncStatus,
-    appData,
-  } = r;
-  return {
-    id,
-    createdAt,
-    updatedAt,
-    tags,
-    _links,
-    name,
-    hostname,
-    isOnline,
-    cost,
-    noTraversal,
-    supportedProtocols,
-    syncStatus,
-    appData,
-  };
+  return Object.fromEntries(CURRENT_IDENTITY_ROUTER_FIELDS.map((k) => [k, r[k]]));
 }

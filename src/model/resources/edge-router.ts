@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { policyTargetHooks } from '../policy/target-hooks.js';
 import type { ResourceDef } from '../resource.js';
-import { AttributesSchema, checkRoleAttributes, ObjectSchema } from '../schemas.js';
+import { ROLE_ATTRIBUTES_PROP, checkRoleAttributes, ObjectSchema } from '../schemas.js';
 import { removeTunnelerRecords, syncTunnelerRecords } from '../services/edge-router-system.js';
 import { attachRouterEnrollments, createRouterEnrollment } from '../services/router-enrollment.js';
 import { decorateRouter, prepareRouter, routerProps } from './router-common.js';
@@ -29,16 +29,7 @@ export const edgeRouters: ResourceDef = {
       default: false,
       filter: true,
     },
-    roleAttributes: {
-      schema: AttributesSchema,
-      storage: 'set',
-      create: 'optional',
-      update: 'optional',
-      patch: true,
-      nullable: true,
-      default: [],
-      filter: true,
-    },
+    roleAttributes: ROLE_ATTRIBUTES_PROP,
     appData: {
       schema: ObjectSchema,
       storage: 'json',

@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import { policyTargetHooks } from '../policy/target-hooks.js';
 import type { ResourceDef } from '../resource.js';
-import { AttributesSchema, NameSchema } from '../schemas.js';
+import { ROLE_ATTRIBUTES_PROP, NameSchema } from '../schemas.js';
 
 export const postureChecks: ResourceDef = {
   name: 'posture-checks',
@@ -17,16 +17,7 @@ export const postureChecks: ResourceDef = {
   props: {
     name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
     typeId: { schema: Type.String(), storage: 'text', create: 'required', filter: true },
-    roleAttributes: {
-      schema: AttributesSchema,
-      storage: 'set',
-      create: 'optional',
-      update: 'optional',
-      patch: true,
-      nullable: true,
-      default: [],
-      filter: true,
-    },
+    roleAttributes: ROLE_ATTRIBUTES_PROP,
   },
   unique: ['name'],
   roleFilter: true,

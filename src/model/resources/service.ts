@@ -10,7 +10,7 @@ import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';
 import { policyTargetHooks } from '../policy/target-hooks.js';
 import type { Input, ResourceDef, Row } from '../resource.js';
-import { AttributesSchema, checkRoleAttributes, NameSchema, StringListSchema } from '../schemas.js';
+import { ROLE_ATTRIBUTES_PROP, checkRoleAttributes, NameSchema, StringListSchema } from '../schemas.js';
 
 /** Every id must be a config, and no two of the same config type (400 on `configs`). */
 async function checkConfigs(ctx: Ctx, ids: string[]): Promise<void> {
@@ -59,16 +59,7 @@ export const services: ResourceDef = {
       default: 'smartrouting',
       filter: true,
     },
-    roleAttributes: {
-      schema: AttributesSchema,
-      storage: 'set',
-      create: 'optional',
-      update: 'optional',
-      patch: true,
-      nullable: true,
-      default: [],
-      filter: true,
-    },
+    roleAttributes: ROLE_ATTRIBUTES_PROP,
     configs: {
       schema: StringListSchema(),
       storage: 'set',
