@@ -11,7 +11,18 @@ import type { CliProp, CliResource, SchemaInfo } from './resource-meta.js';
 import { ApiError, requireApi, type Api } from './api.js';
 import { jsonOption } from './options.js';
 import { CliError, type CliIo } from './io.js';
-import { at, formatOf, outputOption, printJson, printListAs, printRecordAs, type Column, type Rec } from './output.js';
+import {
+  addOutputOptions,
+  at,
+  formatOf,
+  isScriptFormat,
+  outputOption,
+  printAnswerAs,
+  printListAs,
+  printRecordAs,
+  type Column,
+  type Rec,
+} from './output.js';
 import { resolveId, type ListEnvelope } from './resolve.js';
 import { readStdin } from './stdin.js';
 
@@ -167,7 +178,7 @@ const KIND_HINT: Record<FlagKind, string> = {
 };
 
 /** Flags every write verb has; derived flags must not take these names. */
-const RESERVED = new Set(['data', 'file', 'tags', 'json', 'help']);
+const RESERVED = new Set(['data', 'file', 'tags', 'json', 'output', 'help']);
 
 /**
  * The write flags of an entity: one per prop accepted on create or PATCH, plus one per leaf of a nested
@@ -410,6 +421,7 @@ interface WriteOptions extends Rec {
   file?: string;
   tags?: Rec;
   json?: boolean;
+  output?: string;
 }
 
 /** Adds the body options of one write mode and returns a builder of the request body from parsed options. */
@@ -436,8 +448,8 @@ function writeOptions(
       parseTags(raw, prev),
     )
     .addOption(bodyData)
-    .addOption(bodyFile)
-    .addOption(jsonOption());
+    .addOption(bodyFile);
+  addOutputOptions(cmd);
   // Shallower paths first, so `--primary JSON` is applied before `--primary-updb-max-attempts`.
   attrs.sort((a, b) => a.f.path.split('.').length - b.f.path.split('.').length);
 
@@ -666,13 +678,17 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     cmd.action(async (...params: unknown[]) => {
       const args = params.slice(0, positional.length) as string[];
       const opts = params[positional.length] as WriteOptions;
+      const format = formatOf(opts);
+      const script = isScriptFormat(format) ? format : undefined;
+      // The extras print for people unless told `json`: every script format keeps stdout to the answer alone.
+      opts.json = script !== undefined;
       const api = requireApi(io);
       const sent = await build(api, opts, args);
       spec.createExtras?.check?.(opts, sent);
       const body = await api.call<{ data: { id: string } }>('POST', `/${def.name}`, sent);
-      if (!opts.json) io.out(`created ${def.label} ${body.data.id}`);
+      if (!script) io.out(`created ${def.label} ${body.data.id}`);
       const extra = await spec.createExtras?.after({ api, io, id: body.data.id, opts, body: sent });
-      if (opts.json) printJson(io, extra ? { ...body, data: { ...body.data, ...extra } } : body);
+      if (script) await printAnswerAs(io, script, extra ? { ...body, data: { ...body.data, ...extra } } : body);
     });
   }
 
@@ -687,6 +703,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       );
     const build = writeOptions(cmd, spec, 'patch', []);
     cmd.action(async (idOrName: string, opts: WriteOptions) => {
+      const format = formatOf(opts);
       const api = requireApi(io);
       const body = await build(api, opts, []);
       if (Object.keys(body).length === 0)
@@ -696,13 +713,13 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
         );
       const id = await idOf(api, spec, idOrName);
       const res = await api.call('PATCH', `/${def.name}/${encodeURIComponent(id)}`, body);
-      if (opts.json) printJson(io, res);
+      if (isScriptFormat(format)) await printAnswerAs(io, format, res, [id]);
       else io.out(`updated ${def.label} ${id}`);
     });
   }
 
   if (serves('delete', def.ops.delete)) {
-    noun
+    const del = noun
       .command('delete')
       .alias('rm')
       .description(
@@ -711,46 +728,51 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       .argument(`[${ref.toLowerCase()}...]`, `${refHelp} (several allowed)`)
       .option('--filter <filter>', `delete every ${def.label} this filter matches (instead of ids)`)
       .option('-y, --yes', 'delete several records without asking (required without a terminal)')
-      .addOption(jsonOption())
       .addHelpText(
         'after',
         `\nExamples:\n  edgectl ${spec.noun} delete ${nameField ? 'NAME' : 'ID'}\n  edgectl ${spec.noun} delete ID1 ID2 --yes\n  edgectl ${spec.noun} delete --filter 'name contains "test-"' --yes`,
-      )
-      .action(async (refs: string[], opts: { filter?: string; yes?: boolean; json?: boolean }) => {
-        if (refs.length > 0 && opts.filter !== undefined)
-          throw new CliError('error: give ids or --filter, not both', 2);
-        if (refs.length === 0 && opts.filter === undefined)
-          throw new CliError(
-            `error: give the ${def.label}s to delete, or --filter (see edgectl ${spec.noun} delete --help)`,
-            2,
-          );
-        const api = requireApi(io);
-        const targets =
-          opts.filter !== undefined
-            ? await matching(api, `/${def.name}`, opts.filter)
-            : await Promise.all(refs.map((r) => idOf(api, spec, r)));
-        const ids = [...new Set(targets)];
-        if (ids.length === 0) {
-          io.out(`no ${def.label} matches the filter: nothing deleted`);
-          return;
+      );
+    addOutputOptions(del);
+    del.action(async (refs: string[], opts: { filter?: string; yes?: boolean; json?: boolean; output?: string }) => {
+      const format = formatOf(opts);
+      const script = isScriptFormat(format) ? format : undefined;
+      if (refs.length > 0 && opts.filter !== undefined) throw new CliError('error: give ids or --filter, not both', 2);
+      if (refs.length === 0 && opts.filter === undefined)
+        throw new CliError(
+          `error: give the ${def.label}s to delete, or --filter (see edgectl ${spec.noun} delete --help)`,
+          2,
+        );
+      const api = requireApi(io);
+      const targets =
+        opts.filter !== undefined
+          ? await matching(api, `/${def.name}`, opts.filter)
+          : await Promise.all(refs.map((r) => idOf(api, spec, r)));
+      const ids = [...new Set(targets)];
+      if (ids.length === 0) {
+        // A script reading ids gets none; the note goes to stderr so its stdout stays parseable.
+        if (script) io.err(`no ${def.label} matches the filter: nothing deleted`);
+        else io.out(`no ${def.label} matches the filter: nothing deleted`);
+        return;
+      }
+      // One named record is deleted as asked; several, or any filter, are confirmed first.
+      if (ids.length > 1 || opts.filter !== undefined) await confirmDelete(io, def.label, ids, opts.yes === true);
+      const results: unknown[] = [];
+      const deleted: string[] = [];
+      let failed = 0;
+      for (const id of ids) {
+        try {
+          results.push(await api.call('DELETE', `/${def.name}/${encodeURIComponent(id)}`));
+          deleted.push(id);
+          if (!script) io.out(`deleted ${def.label} ${id}`);
+        } catch (e) {
+          if (!(e instanceof CliError) || ids.length === 1) throw e;
+          failed++;
+          io.err(`${e.message.split('\n')[0]} (${def.label} ${id})`);
         }
-        // One named record is deleted as asked; several, or any filter, are confirmed first.
-        if (ids.length > 1 || opts.filter !== undefined) await confirmDelete(io, def.label, ids, opts.yes === true);
-        const results: unknown[] = [];
-        let failed = 0;
-        for (const id of ids) {
-          try {
-            results.push(await api.call('DELETE', `/${def.name}/${encodeURIComponent(id)}`));
-            if (!opts.json) io.out(`deleted ${def.label} ${id}`);
-          } catch (e) {
-            if (!(e instanceof CliError) || ids.length === 1) throw e;
-            failed++;
-            io.err(`${e.message.split('\n')[0]} (${def.label} ${id})`);
-          }
-        }
-        if (opts.json) printJson(io, ids.length === 1 ? results[0] : results);
-        if (failed > 0) throw new CliError(`error: ${failed} of ${ids.length} deletes failed`, 1);
-      });
+      }
+      if (script) await printAnswerAs(io, script, ids.length === 1 ? results[0] : results, deleted);
+      if (failed > 0) throw new CliError(`error: ${failed} of ${ids.length} deletes failed`, 1);
+    });
   }
 
   return noun;
