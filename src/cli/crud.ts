@@ -47,7 +47,10 @@ export interface FlagOverride {
   roles?: CliResource;
   /** A boolean flag that sets the prop to the opposite (`--no-traversal` sets `noTraversal: true`). */
   invert?: boolean;
-  /** A second flag taking the value from a file (JSON for a `json` flag, text otherwise), e.g. `-f, --data-file`. */
+  /**
+   * A second flag taking the value from a file (JSON or YAML for a `json` flag, text otherwise; `-` for standard
+   * input), e.g. `-f, --data-file`.
+   */
   fromFile?: { name: string; short?: string };
   /** No flag for this path (it stays settable through `--data`). */
   hidden?: boolean;
@@ -283,10 +286,10 @@ function parseTags(raw: string, previous: Rec | undefined): Rec {
 }
 
 /**
- * A request body document: JSON, or else YAML (a superset people write by hand; loaded only when needed, as
- * start-up time matters). Must be one object.
+ * A document: JSON, or else YAML (a superset people write by hand; loaded only when needed, as start-up time
+ * matters).
  */
-async function parseDocument(text: string, what: string): Promise<Rec> {
+async function parseAnyDocument(text: string, what: string): Promise<unknown> {
   let v: unknown;
   // Text that opens like JSON is judged as JSON, so its error is the one that helps; anything else as YAML.
   if (/^\s*[[{]/.test(text)) {
@@ -303,6 +306,12 @@ async function parseDocument(text: string, what: string): Promise<Rec> {
       throw new CliError(`error: ${what} is not valid YAML: ${(e as Error).message.split('\n')[0]}`, 2);
     }
   }
+  return v;
+}
+
+/** A request body document (JSON or YAML): must be one object. */
+async function parseDocument(text: string, what: string): Promise<Rec> {
+  const v = await parseAnyDocument(text, what);
   if (v === null || typeof v !== 'object' || Array.isArray(v))
     throw new CliError(`error: ${what} must hold one JSON or YAML object`, 2);
   return v as Rec;
@@ -363,20 +372,12 @@ function addFlag(cmd: Command, f: FlagDef): { attr: string; fileAttr?: string } 
     cmd.addOption(new Option(`--no-${f.name}`, `set ${human(f.path)} to ${f.invert ? 'true' : 'false'}`));
   let fileAttr: string | undefined;
   if (f.fromFile) {
-    const what = f.kind === 'json' ? 'a JSON file' : 'a file';
+    const what = f.kind === 'json' ? 'a JSON or YAML file' : 'a file';
+    // Read (and parsed) when the body is built: standard input can only be read asynchronously.
     const fileOpt = new Option(
       `${f.fromFile.short ? `-${f.fromFile.short}, ` : ''}--${f.fromFile.name} <file>`,
-      `${human(f.path)} from ${what} (instead of --${f.name})`,
+      `${human(f.path)} from ${what}, - for standard input (instead of --${f.name})`,
     );
-    fileOpt.argParser((raw: string) => {
-      const text = parseValue('file', raw, undefined) as string;
-      if (f.kind !== 'json') return text;
-      try {
-        return JSON.parse(text);
-      } catch (e) {
-        throw new InvalidArgumentError(`${raw} is not JSON: ${(e as Error).message}`);
-      }
-    });
     cmd.addOption(fileOpt);
     fileAttr = fileOpt.attributeName();
   }
@@ -415,6 +416,18 @@ export async function resolveRoles(
     }),
   );
 }
+
+/** A file's text, or standard input's for `-`; an unreadable file is a usage error. */
+async function readText(file: string, flag: string): Promise<string> {
+  try {
+    return file === '-' ? await readStdin(`${flag} -`) : readFileSync(file, 'utf8');
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(`error: cannot read ${file}: ${(e as Error).message}`, 2);
+  }
+}
+
+const nameOf = (file: string) => (file === '-' ? 'standard input' : file);
 
 interface WriteOptions extends Rec {
   data?: string;
@@ -457,16 +470,17 @@ function writeOptions(
     let body: Rec = mode === 'create' && spec.createDefaults ? structuredClone(spec.createDefaults) : {};
     const fileName = opts[bodyFile.attributeName()] as string | undefined;
     const dataText = opts[bodyData.attributeName()] as string | undefined;
-    if (fileName !== undefined) {
-      let text: string;
-      try {
-        text = fileName === '-' ? await readStdin(`-f -`) : readFileSync(fileName, 'utf8');
-      } catch (e) {
-        if (e instanceof CliError) throw e;
-        throw new CliError(`error: cannot read ${fileName}: ${(e as Error).message}`, 2);
-      }
-      body = deepMerge(body, await parseDocument(text, fileName === '-' ? 'standard input' : fileName));
-    }
+    // Standard input can be read once: one option may take it.
+    const stdinUsers = [
+      ...(fileName === '-' ? [bodyFile.long!] : []),
+      ...attrs
+        .filter((a) => a.fileAttr !== undefined && opts[a.fileAttr] === '-')
+        .map((a) => `--${a.f.fromFile!.name}`),
+    ];
+    if (stdinUsers.length > 1)
+      throw new CliError(`error: only one option can read standard input (-): ${stdinUsers.join(', ')}`, 2);
+    if (fileName !== undefined)
+      body = deepMerge(body, await parseDocument(await readText(fileName, bodyFile.long!), nameOf(fileName)));
     if (dataText !== undefined) body = deepMerge(body, parseJsonObject(dataText, `--${dataFlag}`));
     const resolve = async (f: FlagDef, v: unknown) => {
       if (!f.ref) return v;
@@ -489,7 +503,12 @@ function writeOptions(
     }
     for (const { f, attr, fileAttr } of attrs) {
       let v = opts[attr];
-      const fromFile = fileAttr !== undefined ? opts[fileAttr] : undefined;
+      const file = fileAttr !== undefined ? (opts[fileAttr] as string | undefined) : undefined;
+      let fromFile: unknown;
+      if (file !== undefined) {
+        const text = await readText(file, `--${f.fromFile!.name}`);
+        fromFile = f.kind === 'json' ? await parseAnyDocument(text, nameOf(file)) : text;
+      }
       if (v !== undefined && fromFile !== undefined)
         throw new CliError(`error: give --${f.name} or --${f.fromFile!.name}, not both`, 2);
       v ??= fromFile;

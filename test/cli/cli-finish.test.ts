@@ -1,18 +1,38 @@
 /**
  * The last of the CLI's script-facing input and output, through the BUILT binary (`npm run build` first) against a
- * real controller: `-o json|yaml|id` (and `--json`) on writes, `policy-advice` and `version`.
+ * real controller: `-o json|yaml|id` (and `--json`) on writes, `policy-advice` and `version`; entity file options
+ * (`config --data-file`, `config-type --schema-file`) taking YAML as well as JSON, and `-` for standard input.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { ADMIN, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { edgectl, ROOT, type Run } from '../harness/cli.js';
+import { BIN, edgectl, ROOT, type Run } from '../harness/cli.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
 const ID = /^[A-Za-z0-9._-]+$/;
+
+/** The CLI with `input` piped to its standard input. */
+function withStdin(configDir: string, input: string, ...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1' }, timeout: 30_000 },
+      (err, stdout, stderr) =>
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        }),
+    );
+    child.stdin!.end(input);
+  });
+}
 
 describe('edgectl finishing touches for scripts', () => {
   let server: TestServer;
@@ -119,5 +139,72 @@ describe('edgectl finishing touches for scripts', () => {
     assert.ok((parseYaml(vYaml.stdout) as { controller: unknown }).controller, 'logged in: the controller answers');
     assert.equal(vId.stdout, `${cliVersion}\n`);
     assert.equal(vBoth.code, 2);
+  });
+
+  it('config --data-file and config-type --schema-file take YAML or JSON, and - for standard input', async () => {
+    const schemaFile = join(tmp, 'schema.yaml');
+    writeFileSync(
+      schemaFile,
+      'type: object\nproperties:\n  port: {type: integer}\n  host: {type: string}\nrequired: [port]\n',
+    );
+    ok(await cli('config-type', 'create', 'fin-type', '--schema-file', schemaFile), 'config-type --schema-file YAML');
+    const type = (await admin.get('/config-types?filter=' + encodeURIComponent('name = "fin-type"'))).body.data[0];
+    assert.deepEqual(type.schema.required, ['port']);
+    ok(
+      await withStdin(
+        cfg,
+        '{"type": "object", "properties": {"a": {"type": "string"}}}',
+        'config-type',
+        'create',
+        'fin-t2',
+        '--schema-file',
+        '-',
+      ),
+      'config-type --schema-file - (JSON)',
+    );
+
+    ok(
+      await withStdin(cfg, 'port: 8080\nhost: db.local\n', 'config', 'create', 'fin-cfg', 'fin-type', '-f', '-'),
+      'config -f - (YAML)',
+    );
+    const dataFile = join(tmp, 'data.json');
+    writeFileSync(dataFile, '{"port": 9090}');
+    ok(await cli('config', 'create', 'fin-cfg2', 'fin-type', '--data-file', dataFile), 'config --data-file JSON');
+    ok(
+      await withStdin(cfg, 'port: 7070\n', 'config', 'update', 'fin-cfg2', '--data-file', '-'),
+      'config update --data-file -',
+    );
+    const data = async (name: string) =>
+      (await admin.get('/configs?filter=' + encodeURIComponent(`name = "${name}"`))).body.data[0]?.data;
+    assert.deepEqual(await data('fin-cfg'), { port: 8080, host: 'db.local' });
+    assert.deepEqual(await data('fin-cfg2'), { port: 7070 });
+
+    // Bad input: a usage error naming the source, nothing written.
+    const badYaml = await withStdin(cfg, 'port: [1,\n', 'config', 'create', 'fin-bad', 'fin-type', '-f', '-');
+    assert.equal(badYaml.code, 2, badYaml.stderr);
+    assert.match(badYaml.stderr, /standard input is not valid YAML/);
+    const badJson = await withStdin(cfg, '{"port": ', 'config', 'create', 'fin-bad', 'fin-type', '-f', '-');
+    assert.equal(badJson.code, 2);
+    assert.match(badJson.stderr, /standard input is not valid JSON/);
+    const missing = await cli('config', 'create', 'fin-bad', 'fin-type', '-f', join(tmp, 'nope.yaml'));
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /cannot read/);
+    const twice = await withStdin(
+      cfg,
+      'port: 1\n',
+      'config',
+      'create',
+      'fin-bad',
+      'fin-type',
+      '-f',
+      '-',
+      '--body-file',
+      '-',
+    );
+    assert.equal(twice.code, 2);
+    assert.match(twice.stderr, /only one option can read standard input/);
+    const both = await cli('config', 'create', 'fin-bad', 'fin-type', '--data', '{"port": 1}', '--data-file', dataFile);
+    assert.equal(both.code, 2);
+    assert.equal(await data('fin-bad'), undefined);
   });
 });
