@@ -24,7 +24,7 @@ import {
   type Rec,
 } from './output.js';
 import { resolveId, type ListEnvelope } from './resolve.js';
-import { readStdin } from './stdin.js';
+import { passwordFromStdin, readStdin } from './stdin.js';
 
 /** How a flag's text becomes a JSON value. */
 export type FlagKind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'json' | 'file';
@@ -52,6 +52,11 @@ export interface FlagOverride {
    * input), e.g. `-f, --data-file`.
    */
   fromFile?: { name: string; short?: string };
+  /**
+   * A flag reading a secret from standard input's first line instead (e.g. `--password-stdin`), so it stays out of
+   * the shell history and the process list.
+   */
+  fromStdin?: string;
   /** No flag for this path (it stays settable through `--data`). */
   hidden?: boolean;
 }
@@ -119,6 +124,7 @@ export interface FlagDef {
   roles?: CliResource;
   invert?: boolean;
   fromFile?: { name: string; short?: string };
+  fromStdin?: string;
   description: string;
   modes: ReadonlySet<Mode>;
 }
@@ -223,6 +229,7 @@ export function deriveFlags(spec: EntitySpec): FlagDef[] {
         roles: o.roles,
         invert: o.invert,
         fromFile: o.fromFile,
+        fromStdin: o.fromStdin,
         description: (o.description ?? human(path)) + (hint ? ` (${hint})` : ''),
         modes,
       });
@@ -359,8 +366,8 @@ const PLACEHOLDER: Record<FlagKind, string> = {
   file: 'file',
 };
 
-/** Adds the option(s) of one flag; returns the attribute names of the flag and of its file variant. */
-function addFlag(cmd: Command, f: FlagDef): { attr: string; fileAttr?: string } {
+/** Adds the option(s) of one flag; returns the attribute names of the flag and of its file and stdin variants. */
+function addFlag(cmd: Command, f: FlagDef): { attr: string; fileAttr?: string; stdinAttr?: string } {
   const long = `--${f.name}`;
   const flags = (f.short ? `-${f.short}, ` : '') + long + (f.kind === 'bool' ? '' : ` <${PLACEHOLDER[f.kind]}>`);
   const opt = new Option(flags, f.description);
@@ -381,7 +388,16 @@ function addFlag(cmd: Command, f: FlagDef): { attr: string; fileAttr?: string } 
     cmd.addOption(fileOpt);
     fileAttr = fileOpt.attributeName();
   }
-  return { attr: opt.attributeName(), fileAttr };
+  let stdinAttr: string | undefined;
+  if (f.fromStdin) {
+    const stdinOpt = new Option(
+      `--${f.fromStdin}`,
+      `read the ${human(f.path)} from standard input (first line) instead of --${f.name}`,
+    );
+    cmd.addOption(stdinOpt);
+    stdinAttr = stdinOpt.attributeName();
+  }
+  return { attr: opt.attributeName(), fileAttr, stdinAttr };
 }
 
 /** `Dial` for `dial`: an argument with choices, matched case-insensitively; anything else is a usage error. */
@@ -476,6 +492,7 @@ function writeOptions(
       ...attrs
         .filter((a) => a.fileAttr !== undefined && opts[a.fileAttr] === '-')
         .map((a) => `--${a.f.fromFile!.name}`),
+      ...attrs.filter((a) => a.stdinAttr !== undefined && opts[a.stdinAttr] === true).map((a) => `--${a.f.fromStdin}`),
     ];
     if (stdinUsers.length > 1)
       throw new CliError(`error: only one option can read standard input (-): ${stdinUsers.join(', ')}`, 2);
@@ -501,8 +518,12 @@ function writeOptions(
       }
       setPath(body, f.path, await resolve(f, v));
     }
-    for (const { f, attr, fileAttr } of attrs) {
+    for (const { f, attr, fileAttr, stdinAttr } of attrs) {
       let v = opts[attr];
+      if (stdinAttr !== undefined && opts[stdinAttr] === true) {
+        if (v !== undefined) throw new CliError(`error: give --${f.name} or --${f.fromStdin}, not both`, 2);
+        v = await passwordFromStdin(`--${f.fromStdin}`);
+      }
       const file = fileAttr !== undefined ? (opts[fileAttr] as string | undefined) : undefined;
       let fromFile: unknown;
       if (file !== undefined) {

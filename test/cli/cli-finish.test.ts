@@ -1,7 +1,8 @@
 /**
  * The last of the CLI's script-facing input and output, through the BUILT binary (`npm run build` first) against a
  * real controller: `-o json|yaml|id` (and `--json`) on writes, `policy-advice` and `version`; entity file options
- * (`config --data-file`, `config-type --schema-file`) taking YAML as well as JSON, and `-` for standard input.
+ * (`config --data-file`, `config-type --schema-file`) taking YAML as well as JSON, and `-` for standard input;
+ * `authenticator create|update --password-stdin`.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -206,5 +207,51 @@ describe('edgectl finishing touches for scripts', () => {
     const both = await cli('config', 'create', 'fin-bad', 'fin-type', '--data', '{"port": 1}', '--data-file', dataFile);
     assert.equal(both.code, 2);
     assert.equal(await data('fin-bad'), undefined);
+  });
+
+  it('authenticator create and update take the password from standard input (--password-stdin)', async () => {
+    ok(await cli('identity', 'create', 'fin-pw', '-o', 'id'), 'identity');
+    const created = await withStdin(
+      cfg,
+      'first-secret-1\nignored\n',
+      'authenticator',
+      'create',
+      'fin-pw',
+      '-u',
+      'fin-user',
+      '--password-stdin',
+      '-o',
+      'id',
+    );
+    ok(created, 'authenticator create --password-stdin');
+    const caFile = join(tmp, 'ca.pem');
+    const other = join(tmp, 'other');
+    const login = (password: string) =>
+      edgectl(other, 'login', server.url, '-u', 'fin-user', '-p', password, '--ca', caFile);
+    ok(await login('first-secret-1'), 'login with the password read from stdin');
+
+    ok(
+      await withStdin(cfg, 'second-secret-2\n', 'authenticator', 'update', 'fin-user', '--password-stdin'),
+      'authenticator update --password-stdin',
+    );
+    assert.equal((await login('first-secret-1')).code, 1, 'the old password no longer works');
+    ok(await login('second-secret-2'), 'login with the new password');
+
+    const both = await withStdin(
+      cfg,
+      'x-secret-3\n',
+      'authenticator',
+      'update',
+      'fin-user',
+      '-p',
+      'y',
+      '--password-stdin',
+    );
+    assert.equal(both.code, 2, both.stderr);
+    assert.match(both.stderr, /give --password or --password-stdin, not both/);
+    const empty = await withStdin(cfg, '\n', 'authenticator', 'update', 'fin-user', '--password-stdin');
+    assert.equal(empty.code, 2, empty.stderr);
+    assert.match(empty.stderr, /holds no password/);
+    ok(await login('second-secret-2'), 'refused updates changed nothing');
   });
 });
