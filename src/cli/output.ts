@@ -216,12 +216,15 @@ export const isScriptFormat = (f: OutputFormat): f is 'json' | 'yaml' | 'id' =>
  */
 export function addOutputOptions(cmd: Command): Command {
   const taken = cmd.options.some((o) => o.short === '-o');
-  const opt = new Option(
-    `${taken ? '' : '-o, '}--output <format>`,
+  return cmd.addOption(writeOutputOption(taken)).addOption(new Option('-j, --json', 'same as -o json'));
+}
+
+/** The `-o FORMAT` option of a write or action command (without `-o` when `shortTaken`). */
+export const writeOutputOption = (shortTaken = false) =>
+  new Option(
+    `${shortTaken ? '' : '-o, '}--output <format>`,
     'table (the usual message), json or yaml (the API answer as sent), id (only the id(s), one a line)',
   ).choices(OUTPUT_FORMATS as unknown as string[]);
-  return cmd.addOption(opt).addOption(new Option('-j, --json', 'same as -o json'));
-}
 
 /**
  * The answer of a write in a script format: JSON or YAML as the API sent it, or the ids alone, one a line (`ids`

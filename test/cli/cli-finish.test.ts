@@ -254,4 +254,29 @@ describe('edgectl finishing touches for scripts', () => {
     assert.match(empty.stderr, /holds no password/);
     ok(await login('second-secret-2'), 'refused updates changed nothing');
   });
+
+  it('the other action verbs take -o id|yaml: identity disable|enable, enrollment create|refresh', async () => {
+    const idRun = await cli('identity', 'create', 'fin-act', '-o', 'id');
+    ok(idRun, 'identity');
+    const identityId = lines(idRun)[0]!;
+    const disabled = await cli('identity', 'disable', 'fin-act', '-o', 'id');
+    ok(disabled, 'disable -o id');
+    assert.equal(disabled.stdout, `${identityId}\n`);
+    assert.equal((await admin.get(`/identities/${identityId}`)).body.data.disabled, true);
+    const enabled = await cli('identity', 'enable', 'fin-act', '-o', 'yaml');
+    ok(enabled, 'enable -o yaml');
+    assert.ok(typeof parseYaml(enabled.stdout) === 'object');
+    assert.equal((await admin.get(`/identities/${identityId}`)).body.data.disabled, false);
+
+    const enr = await cli('enrollment', 'create', 'fin-act', '-m', 'updb', '-u', 'fin-act-user', '-o', 'id');
+    ok(enr, 'enrollment create -o id');
+    assert.equal(lines(enr).length, 1, 'only the id: no JWT, no message');
+    const enrollmentId = lines(enr)[0]!;
+    assert.equal((await admin.get(`/enrollments/${enrollmentId}`)).body.data.method, 'updb');
+    const refreshed = await cli('enrollment', 'refresh', enrollmentId, '-o', 'yaml');
+    ok(refreshed, 'enrollment refresh -o yaml');
+    assert.match((parseYaml(refreshed.stdout) as { data: { jwt: string } }).data.jwt, /^ey/);
+    const refreshedId = await cli('enrollment', 'refresh', enrollmentId, '-o', 'id');
+    assert.equal(refreshedId.stdout, `${enrollmentId}\n`);
+  });
 });
