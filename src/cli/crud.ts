@@ -11,9 +11,20 @@ import type { CliProp, CliResource, SchemaInfo } from './resource-meta.js';
 import { ApiError, requireApi, type Api } from './api.js';
 import { jsonOption } from './options.js';
 import { CliError, type CliIo } from './io.js';
-import { at, formatOf, outputOption, printJson, printListAs, printRecordAs, type Column, type Rec } from './output.js';
+import {
+  addOutputOptions,
+  at,
+  formatOf,
+  isScriptFormat,
+  outputOption,
+  printAnswerAs,
+  printListAs,
+  printRecordAs,
+  type Column,
+  type Rec,
+} from './output.js';
 import { resolveId, type ListEnvelope } from './resolve.js';
-import { readStdin } from './stdin.js';
+import { passwordFromStdin, readStdin } from './stdin.js';
 
 /** How a flag's text becomes a JSON value. */
 export type FlagKind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'json' | 'file';
@@ -36,8 +47,16 @@ export interface FlagOverride {
   roles?: CliResource;
   /** A boolean flag that sets the prop to the opposite (`--no-traversal` sets `noTraversal: true`). */
   invert?: boolean;
-  /** A second flag taking the value from a file (JSON for a `json` flag, text otherwise), e.g. `-f, --data-file`. */
+  /**
+   * A second flag taking the value from a file (JSON or YAML for a `json` flag, text otherwise; `-` for standard
+   * input), e.g. `-f, --data-file`.
+   */
   fromFile?: { name: string; short?: string };
+  /**
+   * A flag reading a secret from standard input's first line instead (e.g. `--password-stdin`), so it stays out of
+   * the shell history and the process list.
+   */
+  fromStdin?: string;
   /** No flag for this path (it stays settable through `--data`). */
   hidden?: boolean;
 }
@@ -105,6 +124,7 @@ export interface FlagDef {
   roles?: CliResource;
   invert?: boolean;
   fromFile?: { name: string; short?: string };
+  fromStdin?: string;
   description: string;
   modes: ReadonlySet<Mode>;
 }
@@ -167,7 +187,7 @@ const KIND_HINT: Record<FlagKind, string> = {
 };
 
 /** Flags every write verb has; derived flags must not take these names. */
-const RESERVED = new Set(['data', 'file', 'tags', 'json', 'help']);
+const RESERVED = new Set(['data', 'file', 'tags', 'json', 'output', 'help']);
 
 /**
  * The write flags of an entity: one per prop accepted on create or PATCH, plus one per leaf of a nested
@@ -209,6 +229,7 @@ export function deriveFlags(spec: EntitySpec): FlagDef[] {
         roles: o.roles,
         invert: o.invert,
         fromFile: o.fromFile,
+        fromStdin: o.fromStdin,
         description: (o.description ?? human(path)) + (hint ? ` (${hint})` : ''),
         modes,
       });
@@ -272,10 +293,10 @@ function parseTags(raw: string, previous: Rec | undefined): Rec {
 }
 
 /**
- * A request body document: JSON, or else YAML (a superset people write by hand; loaded only when needed, as
- * start-up time matters). Must be one object.
+ * A document: JSON, or else YAML (a superset people write by hand; loaded only when needed, as start-up time
+ * matters).
  */
-async function parseDocument(text: string, what: string): Promise<Rec> {
+async function parseAnyDocument(text: string, what: string): Promise<unknown> {
   let v: unknown;
   // Text that opens like JSON is judged as JSON, so its error is the one that helps; anything else as YAML.
   if (/^\s*[[{]/.test(text)) {
@@ -292,6 +313,12 @@ async function parseDocument(text: string, what: string): Promise<Rec> {
       throw new CliError(`error: ${what} is not valid YAML: ${(e as Error).message.split('\n')[0]}`, 2);
     }
   }
+  return v;
+}
+
+/** A request body document (JSON or YAML): must be one object. */
+async function parseDocument(text: string, what: string): Promise<Rec> {
+  const v = await parseAnyDocument(text, what);
   if (v === null || typeof v !== 'object' || Array.isArray(v))
     throw new CliError(`error: ${what} must hold one JSON or YAML object`, 2);
   return v as Rec;
@@ -339,8 +366,8 @@ const PLACEHOLDER: Record<FlagKind, string> = {
   file: 'file',
 };
 
-/** Adds the option(s) of one flag; returns the attribute names of the flag and of its file variant. */
-function addFlag(cmd: Command, f: FlagDef): { attr: string; fileAttr?: string } {
+/** Adds the option(s) of one flag; returns the attribute names of the flag and of its file and stdin variants. */
+function addFlag(cmd: Command, f: FlagDef): { attr: string; fileAttr?: string; stdinAttr?: string } {
   const long = `--${f.name}`;
   const flags = (f.short ? `-${f.short}, ` : '') + long + (f.kind === 'bool' ? '' : ` <${PLACEHOLDER[f.kind]}>`);
   const opt = new Option(flags, f.description);
@@ -352,24 +379,25 @@ function addFlag(cmd: Command, f: FlagDef): { attr: string; fileAttr?: string } 
     cmd.addOption(new Option(`--no-${f.name}`, `set ${human(f.path)} to ${f.invert ? 'true' : 'false'}`));
   let fileAttr: string | undefined;
   if (f.fromFile) {
-    const what = f.kind === 'json' ? 'a JSON file' : 'a file';
+    const what = f.kind === 'json' ? 'a JSON or YAML file' : 'a file';
+    // Read (and parsed) when the body is built: standard input can only be read asynchronously.
     const fileOpt = new Option(
       `${f.fromFile.short ? `-${f.fromFile.short}, ` : ''}--${f.fromFile.name} <file>`,
-      `${human(f.path)} from ${what} (instead of --${f.name})`,
+      `${human(f.path)} from ${what}, - for standard input (instead of --${f.name})`,
     );
-    fileOpt.argParser((raw: string) => {
-      const text = parseValue('file', raw, undefined) as string;
-      if (f.kind !== 'json') return text;
-      try {
-        return JSON.parse(text);
-      } catch (e) {
-        throw new InvalidArgumentError(`${raw} is not JSON: ${(e as Error).message}`);
-      }
-    });
     cmd.addOption(fileOpt);
     fileAttr = fileOpt.attributeName();
   }
-  return { attr: opt.attributeName(), fileAttr };
+  let stdinAttr: string | undefined;
+  if (f.fromStdin) {
+    const stdinOpt = new Option(
+      `--${f.fromStdin}`,
+      `read the ${human(f.path)} from standard input (first line) instead of --${f.name}`,
+    );
+    cmd.addOption(stdinOpt);
+    stdinAttr = stdinOpt.attributeName();
+  }
+  return { attr: opt.attributeName(), fileAttr, stdinAttr };
 }
 
 /** `Dial` for `dial`: an argument with choices, matched case-insensitively; anything else is a usage error. */
@@ -405,11 +433,24 @@ export async function resolveRoles(
   );
 }
 
+/** A file's text, or standard input's for `-`; an unreadable file is a usage error. */
+async function readText(file: string, flag: string): Promise<string> {
+  try {
+    return file === '-' ? await readStdin(`${flag} -`) : readFileSync(file, 'utf8');
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(`error: cannot read ${file}: ${(e as Error).message}`, 2);
+  }
+}
+
+const nameOf = (file: string) => (file === '-' ? 'standard input' : file);
+
 interface WriteOptions extends Rec {
   data?: string;
   file?: string;
   tags?: Rec;
   json?: boolean;
+  output?: string;
 }
 
 /** Adds the body options of one write mode and returns a builder of the request body from parsed options. */
@@ -436,8 +477,8 @@ function writeOptions(
       parseTags(raw, prev),
     )
     .addOption(bodyData)
-    .addOption(bodyFile)
-    .addOption(jsonOption());
+    .addOption(bodyFile);
+  addOutputOptions(cmd);
   // Shallower paths first, so `--primary JSON` is applied before `--primary-updb-max-attempts`.
   attrs.sort((a, b) => a.f.path.split('.').length - b.f.path.split('.').length);
 
@@ -445,16 +486,18 @@ function writeOptions(
     let body: Rec = mode === 'create' && spec.createDefaults ? structuredClone(spec.createDefaults) : {};
     const fileName = opts[bodyFile.attributeName()] as string | undefined;
     const dataText = opts[bodyData.attributeName()] as string | undefined;
-    if (fileName !== undefined) {
-      let text: string;
-      try {
-        text = fileName === '-' ? await readStdin(`-f -`) : readFileSync(fileName, 'utf8');
-      } catch (e) {
-        if (e instanceof CliError) throw e;
-        throw new CliError(`error: cannot read ${fileName}: ${(e as Error).message}`, 2);
-      }
-      body = deepMerge(body, await parseDocument(text, fileName === '-' ? 'standard input' : fileName));
-    }
+    // Standard input can be read once: one option may take it.
+    const stdinUsers = [
+      ...(fileName === '-' ? [bodyFile.long!] : []),
+      ...attrs
+        .filter((a) => a.fileAttr !== undefined && opts[a.fileAttr] === '-')
+        .map((a) => `--${a.f.fromFile!.name}`),
+      ...attrs.filter((a) => a.stdinAttr !== undefined && opts[a.stdinAttr] === true).map((a) => `--${a.f.fromStdin}`),
+    ];
+    if (stdinUsers.length > 1)
+      throw new CliError(`error: only one option can read standard input (-): ${stdinUsers.join(', ')}`, 2);
+    if (fileName !== undefined)
+      body = deepMerge(body, await parseDocument(await readText(fileName, bodyFile.long!), nameOf(fileName)));
     if (dataText !== undefined) body = deepMerge(body, parseJsonObject(dataText, `--${dataFlag}`));
     const resolve = async (f: FlagDef, v: unknown) => {
       if (!f.ref) return v;
@@ -475,9 +518,18 @@ function writeOptions(
       }
       setPath(body, f.path, await resolve(f, v));
     }
-    for (const { f, attr, fileAttr } of attrs) {
+    for (const { f, attr, fileAttr, stdinAttr } of attrs) {
       let v = opts[attr];
-      const fromFile = fileAttr !== undefined ? opts[fileAttr] : undefined;
+      if (stdinAttr !== undefined && opts[stdinAttr] === true) {
+        if (v !== undefined) throw new CliError(`error: give --${f.name} or --${f.fromStdin}, not both`, 2);
+        v = await passwordFromStdin(`--${f.fromStdin}`);
+      }
+      const file = fileAttr !== undefined ? (opts[fileAttr] as string | undefined) : undefined;
+      let fromFile: unknown;
+      if (file !== undefined) {
+        const text = await readText(file, `--${f.fromFile!.name}`);
+        fromFile = f.kind === 'json' ? await parseAnyDocument(text, nameOf(file)) : text;
+      }
       if (v !== undefined && fromFile !== undefined)
         throw new CliError(`error: give --${f.name} or --${f.fromFile!.name}, not both`, 2);
       v ??= fromFile;
@@ -666,13 +718,17 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     cmd.action(async (...params: unknown[]) => {
       const args = params.slice(0, positional.length) as string[];
       const opts = params[positional.length] as WriteOptions;
+      const format = formatOf(opts);
+      const script = isScriptFormat(format) ? format : undefined;
+      // The extras print for people unless told `json`: every script format keeps stdout to the answer alone.
+      opts.json = script !== undefined;
       const api = requireApi(io);
       const sent = await build(api, opts, args);
       spec.createExtras?.check?.(opts, sent);
       const body = await api.call<{ data: { id: string } }>('POST', `/${def.name}`, sent);
-      if (!opts.json) io.out(`created ${def.label} ${body.data.id}`);
+      if (!script) io.out(`created ${def.label} ${body.data.id}`);
       const extra = await spec.createExtras?.after({ api, io, id: body.data.id, opts, body: sent });
-      if (opts.json) printJson(io, extra ? { ...body, data: { ...body.data, ...extra } } : body);
+      if (script) await printAnswerAs(io, script, extra ? { ...body, data: { ...body.data, ...extra } } : body);
     });
   }
 
@@ -687,6 +743,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       );
     const build = writeOptions(cmd, spec, 'patch', []);
     cmd.action(async (idOrName: string, opts: WriteOptions) => {
+      const format = formatOf(opts);
       const api = requireApi(io);
       const body = await build(api, opts, []);
       if (Object.keys(body).length === 0)
@@ -696,13 +753,13 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
         );
       const id = await idOf(api, spec, idOrName);
       const res = await api.call('PATCH', `/${def.name}/${encodeURIComponent(id)}`, body);
-      if (opts.json) printJson(io, res);
+      if (isScriptFormat(format)) await printAnswerAs(io, format, res, [id]);
       else io.out(`updated ${def.label} ${id}`);
     });
   }
 
   if (serves('delete', def.ops.delete)) {
-    noun
+    const del = noun
       .command('delete')
       .alias('rm')
       .description(
@@ -711,46 +768,51 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       .argument(`[${ref.toLowerCase()}...]`, `${refHelp} (several allowed)`)
       .option('--filter <filter>', `delete every ${def.label} this filter matches (instead of ids)`)
       .option('-y, --yes', 'delete several records without asking (required without a terminal)')
-      .addOption(jsonOption())
       .addHelpText(
         'after',
         `\nExamples:\n  edgectl ${spec.noun} delete ${nameField ? 'NAME' : 'ID'}\n  edgectl ${spec.noun} delete ID1 ID2 --yes\n  edgectl ${spec.noun} delete --filter 'name contains "test-"' --yes`,
-      )
-      .action(async (refs: string[], opts: { filter?: string; yes?: boolean; json?: boolean }) => {
-        if (refs.length > 0 && opts.filter !== undefined)
-          throw new CliError('error: give ids or --filter, not both', 2);
-        if (refs.length === 0 && opts.filter === undefined)
-          throw new CliError(
-            `error: give the ${def.label}s to delete, or --filter (see edgectl ${spec.noun} delete --help)`,
-            2,
-          );
-        const api = requireApi(io);
-        const targets =
-          opts.filter !== undefined
-            ? await matching(api, `/${def.name}`, opts.filter)
-            : await Promise.all(refs.map((r) => idOf(api, spec, r)));
-        const ids = [...new Set(targets)];
-        if (ids.length === 0) {
-          io.out(`no ${def.label} matches the filter: nothing deleted`);
-          return;
+      );
+    addOutputOptions(del);
+    del.action(async (refs: string[], opts: { filter?: string; yes?: boolean; json?: boolean; output?: string }) => {
+      const format = formatOf(opts);
+      const script = isScriptFormat(format) ? format : undefined;
+      if (refs.length > 0 && opts.filter !== undefined) throw new CliError('error: give ids or --filter, not both', 2);
+      if (refs.length === 0 && opts.filter === undefined)
+        throw new CliError(
+          `error: give the ${def.label}s to delete, or --filter (see edgectl ${spec.noun} delete --help)`,
+          2,
+        );
+      const api = requireApi(io);
+      const targets =
+        opts.filter !== undefined
+          ? await matching(api, `/${def.name}`, opts.filter)
+          : await Promise.all(refs.map((r) => idOf(api, spec, r)));
+      const ids = [...new Set(targets)];
+      if (ids.length === 0) {
+        // A script reading ids gets none; the note goes to stderr so its stdout stays parseable.
+        if (script) io.err(`no ${def.label} matches the filter: nothing deleted`);
+        else io.out(`no ${def.label} matches the filter: nothing deleted`);
+        return;
+      }
+      // One named record is deleted as asked; several, or any filter, are confirmed first.
+      if (ids.length > 1 || opts.filter !== undefined) await confirmDelete(io, def.label, ids, opts.yes === true);
+      const results: unknown[] = [];
+      const deleted: string[] = [];
+      let failed = 0;
+      for (const id of ids) {
+        try {
+          results.push(await api.call('DELETE', `/${def.name}/${encodeURIComponent(id)}`));
+          deleted.push(id);
+          if (!script) io.out(`deleted ${def.label} ${id}`);
+        } catch (e) {
+          if (!(e instanceof CliError) || ids.length === 1) throw e;
+          failed++;
+          io.err(`${e.message.split('\n')[0]} (${def.label} ${id})`);
         }
-        // One named record is deleted as asked; several, or any filter, are confirmed first.
-        if (ids.length > 1 || opts.filter !== undefined) await confirmDelete(io, def.label, ids, opts.yes === true);
-        const results: unknown[] = [];
-        let failed = 0;
-        for (const id of ids) {
-          try {
-            results.push(await api.call('DELETE', `/${def.name}/${encodeURIComponent(id)}`));
-            if (!opts.json) io.out(`deleted ${def.label} ${id}`);
-          } catch (e) {
-            if (!(e instanceof CliError) || ids.length === 1) throw e;
-            failed++;
-            io.err(`${e.message.split('\n')[0]} (${def.label} ${id})`);
-          }
-        }
-        if (opts.json) printJson(io, ids.length === 1 ? results[0] : results);
-        if (failed > 0) throw new CliError(`error: ${failed} of ${ids.length} deletes failed`, 1);
-      });
+      }
+      if (script) await printAnswerAs(io, script, ids.length === 1 ? results[0] : results, deleted);
+      if (failed > 0) throw new CliError(`error: ${failed} of ${ids.length} deletes failed`, 1);
+    });
   }
 
   return noun;

@@ -5,7 +5,7 @@
  * (docs/reference-notes.md §11).
  */
 import Table from 'cli-table3';
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { CliError, type CliIo } from './io.js';
 
 export const OUTPUT_FORMATS = ['table', 'wide', 'json', 'yaml', 'id'] as const;
@@ -57,7 +57,7 @@ export function fitWidths(rows: readonly (readonly string[])[], width: number): 
   return out;
 }
 
-async function printYaml(io: CliIo, body: unknown): Promise<void> {
+export async function printYaml(io: CliIo, body: unknown): Promise<void> {
   // Loaded only when asked for: start-up time matters (test/cli/cli-startup.test.ts).
   const { stringify } = await import('yaml');
   io.out(stringify(body).trimEnd());
@@ -204,6 +204,48 @@ export function printRecord(io: CliIo, rec: Rec, width: number | null = widthOf(
   });
   for (const [k, v] of rows) table.push({ [k]: v });
   io.out(table.toString());
+}
+
+/** A format for scripts: the human text of a command is left out and only the answer is printed. */
+export const isScriptFormat = (f: OutputFormat): f is 'json' | 'yaml' | 'id' =>
+  f === 'json' || f === 'yaml' || f === 'id';
+
+/**
+ * `-o FORMAT` of a write or action command (create, update, delete…), `-j, --json` its alias. `-o` is left to the
+ * command when it already has its own `-o` (e.g. `ca create -o` for ottca), leaving `--output`.
+ */
+export function addOutputOptions(cmd: Command): Command {
+  const taken = cmd.options.some((o) => o.short === '-o');
+  return cmd.addOption(writeOutputOption(taken)).addOption(new Option('-j, --json', 'same as -o json'));
+}
+
+/** The `-o FORMAT` option of a write or action command (without `-o` when `shortTaken`). */
+export const writeOutputOption = (shortTaken = false) =>
+  new Option(
+    `${shortTaken ? '' : '-o, '}--output <format>`,
+    'table (the usual message), json or yaml (the API answer as sent), id (only the id(s), one a line)',
+  ).choices(OUTPUT_FORMATS as unknown as string[]);
+
+/**
+ * The answer of a write in a script format: JSON or YAML as the API sent it, or the ids alone, one a line (`ids`
+ * default to the answer's `data.id`, or each element's `id` of a list of answers).
+ */
+export async function printAnswerAs(
+  io: CliIo,
+  format: 'json' | 'yaml' | 'id',
+  body: unknown,
+  ids?: readonly string[],
+): Promise<void> {
+  if (format === 'json') printJson(io, body);
+  else if (format === 'yaml') await printYaml(io, body);
+  else for (const id of ids ?? idsOf(body)) io.out(id);
+}
+
+function idsOf(body: unknown): string[] {
+  if (Array.isArray(body)) return body.flatMap(idsOf);
+  const data = (body as { data?: unknown } | null)?.data;
+  const id = data !== null && typeof data === 'object' ? (data as Rec).id : undefined;
+  return typeof id === 'string' ? [id] : [];
 }
 
 export function printJson(io: CliIo, body: unknown): void {

@@ -10,7 +10,7 @@ import { registerEntity, resolveEntityId } from '../crud.js';
 import { authenticatorSpec } from '../entities/authenticator.js';
 import type { CliIo } from '../io.js';
 import { durationOption, expiresIn, jsonOption, jwtOutOption } from '../options.js';
-import { printJson } from '../output.js';
+import { formatOf, isScriptFormat, printAnswerAs, writeOutputOption } from '../output.js';
 import { emitEnrollmentJwt } from './enrollment.js';
 
 export function registerAuthenticator(program: Command, io: CliIo): void {
@@ -21,17 +21,26 @@ export function registerAuthenticator(program: Command, io: CliIo): void {
     .argument('id|username', "the authenticator's id, or its username (updb)")
     .addOption(durationOption('the new enrollment'))
     .addOption(jwtOutOption())
+    .addOption(writeOutputOption())
     .addOption(jsonOption())
-    .action(async (idOrName: string, opts: { durationMinutes?: number; jwtOut?: string; json?: boolean }) => {
-      const api = requireApi(io);
-      const id = await resolveEntityId(api, authenticatorSpec, idOrName);
-      const res = await api.call<{ data: { id: string } }>(
-        'POST',
-        `/authenticators/${encodeURIComponent(id)}/re-enroll`,
-        { expiresAt: expiresIn(opts.durationMinutes) },
-      );
-      if (opts.json) printJson(io, res);
-      else io.out(`re-enrolled authenticator ${id}: it is replaced by enrollment ${res.data.id}`);
-      await emitEnrollmentJwt(api, io, res.data.id, opts.jwtOut, opts.json === true);
-    });
+    .action(
+      async (
+        idOrName: string,
+        opts: { durationMinutes?: number; jwtOut?: string; json?: boolean; output?: string },
+      ) => {
+        const format = formatOf(opts);
+        const script = isScriptFormat(format) ? format : undefined;
+        const api = requireApi(io);
+        const id = await resolveEntityId(api, authenticatorSpec, idOrName);
+        const res = await api.call<{ data: { id: string } }>(
+          'POST',
+          `/authenticators/${encodeURIComponent(id)}/re-enroll`,
+          { expiresAt: expiresIn(opts.durationMinutes) },
+        );
+        // `-o id`: the new enrollment's id (the answer's), the record a script follows up on.
+        if (script) await printAnswerAs(io, script, res);
+        else io.out(`re-enrolled authenticator ${id}: it is replaced by enrollment ${res.data.id}`);
+        await emitEnrollmentJwt(api, io, res.data.id, opts.jwtOut, script !== undefined);
+      },
+    );
 }

@@ -12,7 +12,7 @@ import { caSpec } from '../entities/ca.js';
 import { writePrivateFile } from '../identity-file.js';
 import { CliError, type CliIo } from '../io.js';
 import { jsonOption } from '../options.js';
-import { printJson, type Rec } from '../output.js';
+import { formatOf, isScriptFormat, printAnswerAs, writeOutputOption, type Rec } from '../output.js';
 
 export function registerCa(program: Command, io: CliIo): void {
   const noun = registerEntity(program, io, {
@@ -37,8 +37,10 @@ export function registerCa(program: Command, io: CliIo): void {
     .description('verify a CA: upload a certificate it signed whose common name (CN) is its verification token')
     .argument('ca', "the CA's id or name")
     .requiredOption('--cert <file>', 'the verification certificate (PEM)')
+    .addOption(writeOutputOption())
     .addOption(jsonOption())
-    .action(async (idOrName: string, opts: { cert: string; json?: boolean }) => {
+    .action(async (idOrName: string, opts: { cert: string; json?: boolean; output?: string }) => {
+      const format = formatOf(opts);
       let pem: string;
       try {
         pem = readFileSync(opts.cert, 'utf8');
@@ -48,7 +50,7 @@ export function registerCa(program: Command, io: CliIo): void {
       const api = requireApi(io);
       const id = await resolveEntityId(api, caSpec, idOrName);
       const res = await api.call('POST', `/cas/${encodeURIComponent(id)}/verify`, pem, { contentType: 'text/plain' });
-      if (opts.json) printJson(io, res);
+      if (isScriptFormat(format)) await printAnswerAs(io, format, res, [id]);
       else io.out(`verified ca ${id}`);
     });
 

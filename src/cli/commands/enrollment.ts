@@ -15,7 +15,7 @@ import { identitySpec } from '../entities/identity.js';
 import { CliError, type CliIo } from '../io.js';
 import { emitJwts } from '../jwt-output.js';
 import { durationOption, expiresIn, jsonOption, jwtOutOption, positiveMinutes } from '../options.js';
-import { printJson, type Rec } from '../output.js';
+import { formatOf, isScriptFormat, printAnswerAs, writeOutputOption, type Rec } from '../output.js';
 import { resolveId } from '../resolve.js';
 
 interface CreateOptions {
@@ -25,6 +25,7 @@ interface CreateOptions {
   durationMinutes?: number;
   jwtOut?: string;
   json?: boolean;
+  output?: string;
 }
 
 /** Fetches an enrollment, prints or writes its JWT, and returns the record. */
@@ -80,8 +81,11 @@ export function registerEnrollment(program: Command, io: CliIo): void {
     .option('--ca <ca>', 'ottca: the CA (id or name) that issues the certificate')
     .addOption(durationOption('the enrollment'))
     .addOption(jwtOutOption())
+    .addOption(writeOutputOption())
     .addOption(jsonOption())
     .action(async (identity: string, opts: CreateOptions) => {
+      const format = formatOf(opts);
+      const script = isScriptFormat(format) ? format : undefined;
       if (opts.method === 'updb' && opts.username === undefined)
         throw new CliError('error: --method updb needs --username USERNAME', 2);
       if (opts.method !== 'updb' && opts.username !== undefined)
@@ -99,9 +103,9 @@ export function registerEnrollment(program: Command, io: CliIo): void {
       if (opts.username !== undefined) body.username = opts.username;
       if (opts.ca !== undefined) body.caId = await resolveId(api, cas, opts.ca);
       const res = await api.call<{ data: { id: string } }>('POST', '/enrollments', body);
-      if (!opts.json) io.out(`created enrollment ${res.data.id}`);
-      const e = await emitEnrollmentJwt(api, io, res.data.id, opts.jwtOut, opts.json === true);
-      if (opts.json) printJson(io, withJwt(res, e, opts.jwtOut));
+      if (!script) io.out(`created enrollment ${res.data.id}`);
+      const e = await emitEnrollmentJwt(api, io, res.data.id, opts.jwtOut, script !== undefined);
+      if (script) await printAnswerAs(io, script, withJwt(res, e, opts.jwtOut));
     });
 
   noun
@@ -115,22 +119,27 @@ export function registerEnrollment(program: Command, io: CliIo): void {
       ).argParser(positiveMinutes),
     )
     .addOption(jwtOutOption())
+    .addOption(writeOutputOption())
     .addOption(jsonOption())
-    .action(async (idArg: string, opts: { durationMinutes?: number; jwtOut?: string; json?: boolean }) => {
-      const api = requireApi(io);
-      const id = await resolveEntityId(api, enrollmentSpec, idArg);
-      let expiresAt: string;
-      if (opts.durationMinutes !== undefined) expiresAt = expiresIn(opts.durationMinutes);
-      else {
-        const current = (await api.call<{ data: Rec }>('GET', `/enrollments/${encodeURIComponent(id)}`)).data;
-        const span = enrollmentSpanMs(current);
-        expiresAt = span === undefined ? expiresIn(undefined) : new Date(Date.now() + span).toISOString();
-      }
-      const res = await api.call<{ data?: Rec }>('POST', `/enrollments/${encodeURIComponent(id)}/refresh`, {
-        expiresAt,
-      });
-      if (!opts.json) io.out(`refreshed enrollment ${id}: expires ${expiresAt}`);
-      const e = await emitEnrollmentJwt(api, io, id, opts.jwtOut, opts.json === true);
-      if (opts.json) printJson(io, withJwt(res, e, opts.jwtOut));
-    });
+    .action(
+      async (idArg: string, opts: { durationMinutes?: number; jwtOut?: string; json?: boolean; output?: string }) => {
+        const format = formatOf(opts);
+        const script = isScriptFormat(format) ? format : undefined;
+        const api = requireApi(io);
+        const id = await resolveEntityId(api, enrollmentSpec, idArg);
+        let expiresAt: string;
+        if (opts.durationMinutes !== undefined) expiresAt = expiresIn(opts.durationMinutes);
+        else {
+          const current = (await api.call<{ data: Rec }>('GET', `/enrollments/${encodeURIComponent(id)}`)).data;
+          const span = enrollmentSpanMs(current);
+          expiresAt = span === undefined ? expiresIn(undefined) : new Date(Date.now() + span).toISOString();
+        }
+        const res = await api.call<{ data?: Rec }>('POST', `/enrollments/${encodeURIComponent(id)}/refresh`, {
+          expiresAt,
+        });
+        if (!script) io.out(`refreshed enrollment ${id}: expires ${expiresAt}`);
+        const e = await emitEnrollmentJwt(api, io, id, opts.jwtOut, script !== undefined);
+        if (script) await printAnswerAs(io, script, withJwt(res, e, opts.jwtOut), [id]);
+      },
+    );
 }

@@ -11,7 +11,7 @@ import { identitySpec } from '../entities/identity.js';
 import { CliError, type CliIo } from '../io.js';
 import { emitJwts, identityJwts } from '../jwt-output.js';
 import { jwtOutOption, minutes } from '../options.js';
-import { printJson, type Rec } from '../output.js';
+import { formatOf, isScriptFormat, printAnswerAs, writeOutputOption, type Rec } from '../output.js';
 
 /** The enrollment methods a create body asks for. */
 function requestedMethods(body: Rec): string[] {
@@ -57,26 +57,30 @@ export function registerIdentity(program: Command, io: CliIo): void {
     .description('disable an identity: it can no longer authenticate and its API sessions end')
     .argument('id|name', "the identity's id or name")
     .option('--duration-minutes <n>', 'disable for this many minutes (0 or absent: until enabled again)', minutes)
-    .option('-j, --json', 'print the JSON response body')
-    .action(async (idOrName: string, opts: { durationMinutes?: number; json?: boolean }) => {
+    .addOption(writeOutputOption())
+    .option('-j, --json', 'same as -o json')
+    .action(async (idOrName: string, opts: { durationMinutes?: number; json?: boolean; output?: string }) => {
+      const format = formatOf(opts);
       const api = requireApi(io);
       const id = await resolveEntityId(api, identitySpec, idOrName);
       const res = await api.call('POST', `/identities/${encodeURIComponent(id)}/disable`, {
         durationMinutes: opts.durationMinutes ?? 0,
       });
-      if (opts.json) printJson(io, res);
+      if (isScriptFormat(format)) await printAnswerAs(io, format, res, [id]);
       else io.out(`disabled identity ${id}${opts.durationMinutes ? ` for ${opts.durationMinutes} minutes` : ''}`);
     });
   noun
     .command('enable')
     .description('enable a disabled identity (also clears its failed password attempts)')
     .argument('id|name', "the identity's id or name")
-    .option('-j, --json', 'print the JSON response body')
-    .action(async (idOrName: string, opts: { json?: boolean }) => {
+    .addOption(writeOutputOption())
+    .option('-j, --json', 'same as -o json')
+    .action(async (idOrName: string, opts: { json?: boolean; output?: string }) => {
+      const format = formatOf(opts);
       const api = requireApi(io);
       const id = await resolveEntityId(api, identitySpec, idOrName);
       const res = await api.call('POST', `/identities/${encodeURIComponent(id)}/enable`);
-      if (opts.json) printJson(io, res);
+      if (isScriptFormat(format)) await printAnswerAs(io, format, res, [id]);
       else io.out(`enabled identity ${id}`);
     });
 }

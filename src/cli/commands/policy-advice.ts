@@ -12,8 +12,17 @@ import { resolveEntityId } from '../crud.js';
 import { identitySpec } from '../entities/identity.js';
 import { serviceSpec } from '../entities/service.js';
 import { CliError, type CliIo } from '../io.js';
-import { jsonOption } from '../options.js';
-import { cell, col, printJson, printRecord, renderTable, type Rec } from '../output.js';
+import {
+  addOutputOptions,
+  cell,
+  col,
+  formatOf,
+  isScriptFormat,
+  printAnswerAs,
+  printRecord,
+  renderTable,
+  type Rec,
+} from '../output.js';
 
 interface Advice {
   identity?: Rec;
@@ -48,52 +57,53 @@ export const adviceRefusals = (a: Advice): string[] => adviceProblems(a).filter(
 const yesNo = (b: boolean) => (b ? 'yes' : 'no');
 
 export function registerPolicyAdvice(program: Command, io: CliIo): void {
-  program
+  const cmd = program
     .command('policy-advice')
     .alias('policy-advisor')
     .description('explain whether an identity can use a service: dial/bind permission and the edge routers they share')
     .argument('identity', "the identity's id or name")
-    .argument('service', "the service's id or name")
-    .addOption(jsonOption())
-    .action(async (identity: string, service: string, opts: { json?: boolean }) => {
-      const api = requireApi(io);
-      const [identityId, serviceId] = await Promise.all([
-        resolveEntityId(api, identitySpec, identity),
-        resolveEntityId(api, serviceSpec, service),
-      ]);
-      const res = await api.call<{ data: Advice }>(
-        'GET',
-        `/identities/${encodeURIComponent(identityId)}/policy-advice/${encodeURIComponent(serviceId)}`,
-      );
-      const a = res.data;
-      const refusals = adviceRefusals(a);
-      const refused = () => new CliError(`error: the identity cannot use the service: ${refusals.join('; ')}`, 1);
-      if (opts.json) {
-        printJson(io, res);
-        if (refusals.length > 0) throw refused();
-        return;
-      }
-      const online = a.commonRouters.filter((r) => r.isOnline).length;
-      const rows: [string, string][] = [
-        ['identity', cell(a.identity ?? a.identityId)],
-        ['service', cell(a.service ?? a.serviceId)],
-        ['dial allowed', yesNo(a.isDialAllowed)],
-        ['bind allowed', yesNo(a.isBindAllowed)],
-        ['identity edge routers', String(a.identityRouterCount)],
-        ['service edge routers', String(a.serviceRouterCount)],
-        ['common edge routers', `${a.commonRouters.length} (${online} online)`],
-      ];
-      printRecord(io, Object.fromEntries(rows));
-      if (a.commonRouters.length > 0)
-        io.out(
-          renderTable(
-            [col('COMMON EDGE ROUTER', 'name'), col('ID', 'id'), col('ONLINE', 'isOnline')],
-            a.commonRouters as Rec[],
-          ),
-        );
-      const problems = adviceProblems(a);
-      if (problems.length === 0) io.out('OKAY: the identity can use the service');
-      else for (const p of problems) io.out(`${refusals.includes(p) ? 'ERROR' : 'WARNING'}: ${p}`);
+    .argument('service', "the service's id or name");
+  addOutputOptions(cmd).action(async (identity: string, service: string, opts: { json?: boolean; output?: string }) => {
+    const format = formatOf(opts);
+    const api = requireApi(io);
+    const [identityId, serviceId] = await Promise.all([
+      resolveEntityId(api, identitySpec, identity),
+      resolveEntityId(api, serviceSpec, service),
+    ]);
+    const res = await api.call<{ data: Advice }>(
+      'GET',
+      `/identities/${encodeURIComponent(identityId)}/policy-advice/${encodeURIComponent(serviceId)}`,
+    );
+    const a = res.data;
+    const refusals = adviceRefusals(a);
+    const refused = () => new CliError(`error: the identity cannot use the service: ${refusals.join('; ')}`, 1);
+    if (isScriptFormat(format)) {
+      // `-o id`: the identity's and the service's ids, the pair the answer is about.
+      await printAnswerAs(io, format, res, [a.identityId, a.serviceId]);
       if (refusals.length > 0) throw refused();
-    });
+      return;
+    }
+    const online = a.commonRouters.filter((r) => r.isOnline).length;
+    const rows: [string, string][] = [
+      ['identity', cell(a.identity ?? a.identityId)],
+      ['service', cell(a.service ?? a.serviceId)],
+      ['dial allowed', yesNo(a.isDialAllowed)],
+      ['bind allowed', yesNo(a.isBindAllowed)],
+      ['identity edge routers', String(a.identityRouterCount)],
+      ['service edge routers', String(a.serviceRouterCount)],
+      ['common edge routers', `${a.commonRouters.length} (${online} online)`],
+    ];
+    printRecord(io, Object.fromEntries(rows));
+    if (a.commonRouters.length > 0)
+      io.out(
+        renderTable(
+          [col('COMMON EDGE ROUTER', 'name'), col('ID', 'id'), col('ONLINE', 'isOnline')],
+          a.commonRouters as Rec[],
+        ),
+      );
+    const problems = adviceProblems(a);
+    if (problems.length === 0) io.out('OKAY: the identity can use the service');
+    else for (const p of problems) io.out(`${refusals.includes(p) ? 'ERROR' : 'WARNING'}: ${p}`);
+    if (refusals.length > 0) throw refused();
+  });
 }

@@ -11,7 +11,7 @@ import { edgeRouterSpec, routerSpec } from '../entities/router.js';
 import { CliError, type CliIo } from '../io.js';
 import { emitJwts } from '../jwt-output.js';
 import { jsonOption, jwtOutOption } from '../options.js';
-import { printJson, type Rec } from '../output.js';
+import { formatOf, isScriptFormat, printAnswerAs, writeOutputOption, type Rec } from '../output.js';
 
 /** Reads a router's outstanding enrollment JWT and prints it or writes it to `out`. */
 async function emitRouterJwt(
@@ -68,13 +68,16 @@ export function registerRouters(program: Command, io: CliIo): void {
     .description('re-enroll an edge router: its certificate stops working and a new enrollment JWT is issued')
     .argument('id|name', "the edge router's id or name")
     .addOption(jwtOutOption())
+    .addOption(writeOutputOption())
     .addOption(jsonOption())
-    .action(async (idOrName: string, opts: { jwtOut?: string; json?: boolean }) => {
+    .action(async (idOrName: string, opts: { jwtOut?: string; json?: boolean; output?: string }) => {
+      const format = formatOf(opts);
+      const script = isScriptFormat(format) ? format : undefined;
       const api = requireApi(io);
       const id = await resolveEntityId(api, edgeRouterSpec, idOrName);
       const res = await api.call('POST', `/edge-routers/${encodeURIComponent(id)}/re-enroll`);
-      if (opts.json) printJson(io, res);
+      if (script) await printAnswerAs(io, script, res, [id]);
       else io.out(`re-enrolled edge router ${id}`);
-      await emitRouterJwt(api, io, edgeRouterSpec, 'erott', id, opts.jwtOut, opts.json === true);
+      await emitRouterJwt(api, io, edgeRouterSpec, 'erott', id, opts.jwtOut, script !== undefined);
     });
 }

@@ -2,11 +2,11 @@
  * `edgectl version`: the CLI's version and, when logged in, the controller's (`GET /version`), so a mismatch
  * between the two is visible in one command.
  */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { VERSION } from '../../version.js';
 import { apiFor } from '../api.js';
 import type { CliIo } from '../io.js';
-import { printJson } from '../output.js';
+import { formatOf, isScriptFormat, OUTPUT_FORMATS, printAnswerAs } from '../output.js';
 import { SessionStore } from '../session-store.js';
 import { HttpTransport } from '../transport/http.js';
 
@@ -22,8 +22,15 @@ export function registerVersion(program: Command, io: CliIo): void {
   program
     .command('version')
     .description("print the CLI's version and, when logged in, the controller's")
-    .option('-j, --json', 'print {cli, controller} as JSON; controller is the /version response body')
-    .action(async (opts: { json?: boolean }) => {
+    .addOption(
+      new Option(
+        '-o, --output <format>',
+        'table (text for people), json or yaml ({cli, controller}; controller is the /version response body), id (the CLI version alone)',
+      ).choices(OUTPUT_FORMATS as unknown as string[]),
+    )
+    .option('-j, --json', 'same as -o json')
+    .action(async (opts: { json?: boolean; output?: string }) => {
+      const format = formatOf(opts);
       const login = new SessionStore(io.env).current();
       // /version is anonymous, so no token is sent: the version still shows when the session has expired.
       const controller = () =>
@@ -31,8 +38,13 @@ export function registerVersion(program: Command, io: CliIo): void {
           'GET',
           '/version',
         );
-      if (opts.json) {
-        printJson(io, { cli: VERSION, controller: login ? await controller() : null });
+      if (format === 'id') {
+        // Nothing here has an id: `-o id` is the one bare value a script wants, the CLI's version (no request).
+        io.out(VERSION);
+        return;
+      }
+      if (isScriptFormat(format)) {
+        await printAnswerAs(io, format, { cli: VERSION, controller: login ? await controller() : null });
         return;
       }
       io.out(`edgectl CLI: v${VERSION}`);

@@ -24,7 +24,11 @@ export const authenticatorSpec: EntitySpec = {
     identityId: { name: 'identity', ref: identities, description: 'the identity it authenticates' },
     method: { short: 'm', choices: ['updb', 'cert'], description: 'method, updb by default' },
     username: { short: 'u', description: 'username (updb)' },
-    password: { short: 'p', description: "password (updb; checked against the identity's auth policy)" },
+    password: {
+      short: 'p',
+      description: "password (updb; checked against the identity's auth policy)",
+      fromStdin: 'password-stdin',
+    },
     certPem: { name: 'cert', kind: 'file', description: 'certificate PEM file (cert)' },
   },
 };
