@@ -47,17 +47,29 @@ export async function renderStoreSchema(): Promise<string> {
       '',
     ];
     const entries: string[] = [];
+    const member = (n: string) => (/^[A-Za-z_$][\w$]*$/.test(n) ? n : JSON.stringify(n));
+    const line = (c: ColumnInfo) => {
+      let t = tsType(c.type);
+      if (!c.notnull && !c.pk) t += ' | null';
+      if (c.dflt_value !== null) t = `Generated<${t}>`;
+      return `  ${member(c.name)}: ${t};`;
+    };
+    // Every entity table starts with the same base columns (migrations/helpers.ts `entityTable`): declared once.
+    const base = [
+      'id: string;',
+      'createdAt: string;',
+      'updatedAt: string;',
+      'tags: Generated<string>;',
+      'isSystem: Generated<number>;',
+    ];
+    out.push('export interface EntityColumns {', ...base.map((b) => `  ${b}`), '}', '');
     for (const { name } of tables) {
       const cols = store.raw.prepare(`select * from pragma_table_info(?) order by cid`).all(name) as ColumnInfo[];
-      out.push(`export interface ${pascal(name)} {`);
-      for (const c of cols) {
-        let t = tsType(c.type);
-        if (!c.notnull && !c.pk) t += ' | null';
-        if (c.dflt_value !== null) t = `Generated<${t}>`;
-        out.push(`  ${/^[A-Za-z_$][\w$]*$/.test(c.name) ? c.name : JSON.stringify(c.name)}: ${t};`);
-      }
-      out.push('}', '');
-      entries.push(`  ${/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name)}: ${pascal(name)};`);
+      const lines = cols.map(line);
+      const isEntity = base.every((b, i) => lines[i] === `  ${b}`);
+      out.push(`export interface ${pascal(name)}${isEntity ? ' extends EntityColumns' : ''} {`);
+      out.push(...(isEntity ? lines.slice(base.length) : lines), '}', '');
+      entries.push(`  ${member(name)}: ${pascal(name)};`);
     }
     out.push('export interface Database {', ...entries, '}', '');
     return out.join('\n');

@@ -7,18 +7,21 @@
  */
 import type { Generated } from 'kysely';
 
+export interface EntityColumns {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Generated<string>;
+  isSystem: Generated<number>;
+}
+
 export interface AccessMarkersTable {
   name: string;
   gen: Generated<number>;
   changedAt: string;
 }
 
-export interface ApiSessionCertsTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface ApiSessionCertsTable extends EntityColumns {
   apiSessionId: string;
   identityId: string;
   subject: string;
@@ -28,12 +31,7 @@ export interface ApiSessionCertsTable {
   validTo: string;
 }
 
-export interface ApiSessionsTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface ApiSessionsTable extends EntityColumns {
   tokenHash: string;
   identityId: string;
   authenticatorId: string;
@@ -45,23 +43,13 @@ export interface ApiSessionsTable {
   lastActivityAt: string;
 }
 
-export interface AuthPoliciesTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface AuthPoliciesTable extends EntityColumns {
   name: string;
   primary: string;
   secondary: string;
 }
 
-export interface AuthenticatorsTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface AuthenticatorsTable extends EntityColumns {
   identityId: string;
   method: string;
   username: string | null;
@@ -74,12 +62,7 @@ export interface AuthenticatorsTable {
   unverifiedFingerprint: string | null;
 }
 
-export interface CasTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface CasTable extends EntityColumns {
   name: string;
   certPem: string;
   fingerprint: string;
@@ -98,33 +81,18 @@ export interface CasIdentityRolesTable {
   position: number;
 }
 
-export interface ConfigTypesTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface ConfigTypesTable extends EntityColumns {
   name: string;
   schema: Generated<string>;
 }
 
-export interface ConfigsTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface ConfigsTable extends EntityColumns {
   name: string;
   configTypeId: string;
   data: Generated<string>;
 }
 
-export interface EdgeRouterPoliciesTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface EdgeRouterPoliciesTable extends EntityColumns {
   name: string;
   semantic: Generated<string>;
 }
@@ -146,12 +114,7 @@ export interface EdgeRouterPolicyEdgeRoutersTable {
   entityId: string;
 }
 
-export interface EdgeRoutersTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface EdgeRoutersTable extends EntityColumns {
   name: string;
   cost: Generated<number>;
   noTraversal: Generated<number>;
@@ -170,12 +133,7 @@ export interface EdgeRoutersRoleAttributesTable {
   position: number;
 }
 
-export interface EnrollmentsTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface EnrollmentsTable extends EntityColumns {
   method: string;
   tokenHash: string;
   identityId: string | null;
@@ -187,12 +145,7 @@ export interface EnrollmentsTable {
   transitRouterId: string | null;
 }
 
-export interface IdentitiesTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface IdentitiesTable extends EntityColumns {
   name: string;
   typeId: string;
   isAdmin: Generated<number>;
@@ -223,21 +176,11 @@ export interface IdentityServiceConfigsTable {
   configId: string;
 }
 
-export interface IdentityTypesTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface IdentityTypesTable extends EntityColumns {
   name: string;
 }
 
-export interface PostureChecksTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface PostureChecksTable extends EntityColumns {
   name: string;
   typeId: string;
 }
@@ -253,12 +196,7 @@ export interface SchemaMigrationsTable {
   timestamp: string;
 }
 
-export interface ServiceEdgeRouterPoliciesTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface ServiceEdgeRouterPoliciesTable extends EntityColumns {
   name: string;
   semantic: Generated<string>;
 }
@@ -285,12 +223,7 @@ export interface ServiceEdgeRouterPolicyServicesTable {
   entityId: string;
 }
 
-export interface ServicePoliciesTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface ServicePoliciesTable extends EntityColumns {
   name: string;
   type: string;
   semantic: Generated<string>;
@@ -324,12 +257,7 @@ export interface ServicePolicyServicesTable {
   entityId: string;
 }
 
-export interface ServicesTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface ServicesTable extends EntityColumns {
   name: string;
   terminatorStrategy: Generated<string>;
   encryptionRequired: Generated<number>;
@@ -347,12 +275,7 @@ export interface ServicesRoleAttributesTable {
   position: number;
 }
 
-export interface SessionsTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface SessionsTable extends EntityColumns {
   tokenHash: string;
   apiSessionId: string;
   identityId: string;
@@ -360,12 +283,7 @@ export interface SessionsTable {
   type: string;
 }
 
-export interface TerminatorsTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface TerminatorsTable extends EntityColumns {
   serviceId: string;
   routerId: string;
   binding: string;
@@ -375,12 +293,7 @@ export interface TerminatorsTable {
   precedence: Generated<string>;
 }
 
-export interface TransitRoutersTable {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  tags: Generated<string>;
-  isSystem: Generated<number>;
+export interface TransitRoutersTable extends EntityColumns {
   name: string;
   cost: Generated<number>;
   noTraversal: Generated<number>;

@@ -19,25 +19,7 @@ import { request, type HttpResponse } from '../harness/http.js';
 import { assertError, assertFieldError, unique } from '../harness/assert.js';
 import { generateKeyAndCsr } from '../../src/pki/index.js';
 import { verificationCounts } from '../../src/model/password.js';
-
-const policyBody = (name: string, updb: Record<string, unknown> = {}, secondary: Record<string, unknown> = {}) => ({
-  name,
-  primary: {
-    cert: { allowed: true, allowExpiredCerts: true },
-    extJwt: { allowed: true, allowedSigners: [] },
-    updb: {
-      allowed: true,
-      minPasswordLength: 5,
-      requireMixedCase: false,
-      requireNumberChar: false,
-      requireSpecialChar: false,
-      maxAttempts: 0,
-      lockoutDurationMinutes: 0,
-      ...updb,
-    },
-  },
-  secondary: { requireTotp: false, requireExtJwtSigner: null, ...secondary },
-});
+import { authPolicyBody } from '../harness/bodies.js';
 
 /** A password login sent from another loopback address, so it counts as another source. */
 function loginFrom(
@@ -101,21 +83,24 @@ describe('second factors that are not served yet', () => {
 
   test('create, update and patch refuse requireTotp and requireExtJwtSigner, naming the field', async () => {
     assertFieldError(
-      await admin.post('/auth-policies', policyBody(unique('totp'), {}, { requireTotp: true })),
+      await admin.post('/auth-policies', authPolicyBody(unique('totp'), {}, { secondary: { requireTotp: true } })),
       'secondary.requireTotp',
     );
     const signer = await admin.post(
       '/auth-policies',
-      policyBody(unique('signer'), {}, { requireExtJwtSigner: 'no-such-signer' }),
+      authPolicyBody(unique('signer'), {}, { secondary: { requireExtJwtSigner: 'no-such-signer' } }),
     );
     assertFieldError(signer, 'secondary.requireExtJwtSigner');
     assert.match(signer.body.error.cause.reason, /no external JWT signer/);
 
-    const created = await admin.post('/auth-policies', policyBody(unique('plain')));
+    const created = await admin.post('/auth-policies', authPolicyBody(unique('plain')));
     assert.equal(created.status, 201);
     const id = created.body.data.id;
     assertFieldError(
-      await admin.put(`/auth-policies/${id}`, policyBody(unique('plain'), {}, { requireTotp: true })),
+      await admin.put(
+        `/auth-policies/${id}`,
+        authPolicyBody(unique('plain'), {}, { secondary: { requireTotp: true } }),
+      ),
       'secondary.requireTotp',
     );
     assertFieldError(
@@ -136,7 +121,7 @@ describe('second factors that are not served yet', () => {
   });
 
   test('a stored policy asking for a second factor refuses password and certificate logins instead of skipping it', async () => {
-    const created = await admin.post('/auth-policies', policyBody(unique('2fa')));
+    const created = await admin.post('/auth-policies', authPolicyBody(unique('2fa')));
     const policyId = created.body.data.id;
     const user = await createUser(server, admin, { identity: { authPolicyId: policyId } });
     // Enroll a certificate identity under the same policy.
@@ -190,8 +175,8 @@ describe('lockout under concurrency', () => {
   after(() => server.close());
 
   const lockingPolicy = async () =>
-    (await admin.post('/auth-policies', policyBody(unique('lock'), { maxAttempts: 3, lockoutDurationMinutes: 5 }))).body
-      .data.id as string;
+    (await admin.post('/auth-policies', authPolicyBody(unique('lock'), { maxAttempts: 3, lockoutDurationMinutes: 5 })))
+      .body.data.id as string;
 
   test('60 wrong passwords at once verify at most maxAttempts guesses and lock the identity', async () => {
     const user = await createUser(server, admin, { identity: { authPolicyId: await lockingPolicy() } });

@@ -13,6 +13,7 @@ import {
   type TestServer,
 } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
+import { authPolicyBody } from '../harness/bodies.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -32,26 +33,6 @@ async function ownServer(t: { after(fn: () => Promise<void>): void }): Promise<T
   t.after(() => s.close());
   return s;
 }
-
-const policyBody = (name: string, updb: Record<string, unknown> = {}, primary: Record<string, unknown> = {}) => ({
-  name,
-  primary: {
-    cert: { allowed: true, allowExpiredCerts: true },
-    extJwt: { allowed: true, allowedSigners: [] },
-    updb: {
-      allowed: true,
-      minPasswordLength: 5,
-      requireMixedCase: false,
-      requireNumberChar: false,
-      requireSpecialChar: false,
-      maxAttempts: 0,
-      lockoutDurationMinutes: 0,
-      ...updb,
-    },
-    ...primary,
-  },
-  secondary: { requireTotp: false, requireExtJwtSigner: null },
-});
 
 describe('authenticate with a password', () => {
   test('answers the API session with the token in the body and both session headers', async () => {
@@ -200,7 +181,7 @@ describe('API session expiry (each test moves its own controller clock)', () => 
     const a = await s.admin();
     const pol = await a.post(
       '/auth-policies',
-      policyBody('lockout-ends', { maxAttempts: 1, lockoutDurationMinutes: 5 }),
+      authPolicyBody('lockout-ends', { maxAttempts: 1, lockoutDurationMinutes: 5 }),
     );
     assert.equal(pol.status, 201, pol.text);
     const u = await createUser(s, a, { identity: { authPolicyId: pol.body.data.id } });
@@ -258,7 +239,7 @@ describe('authentication policies', () => {
   });
 
   test('create, patch (nested), update, list and delete', async () => {
-    const res = await admin.post('/auth-policies', policyBody('crud-policy', { maxAttempts: 3 }));
+    const res = await admin.post('/auth-policies', authPolicyBody('crud-policy', { maxAttempts: 3 }));
     assert.equal(res.status, 201);
     const id = res.body.data.id;
     assert.equal((await admin.patch(`/auth-policies/${id}`, { primary: { updb: { maxAttempts: 7 } } })).status, 200);
@@ -267,8 +248,12 @@ describe('authentication policies', () => {
     assert.equal(d.primary.updb.allowed, true, 'other nested fields kept');
     assert.equal(d.primary.cert.allowed, true);
     assert.equal(
-      (await admin.put(`/auth-policies/${id}`, policyBody('crud-policy-2', { minPasswordLength: 2, maxAttempts: -4 })))
-        .status,
+      (
+        await admin.put(
+          `/auth-policies/${id}`,
+          authPolicyBody('crud-policy-2', { minPasswordLength: 2, maxAttempts: -4 }),
+        )
+      ).status,
       200,
     );
     d = (await admin.get(`/auth-policies/${id}`)).body.data;
@@ -286,7 +271,7 @@ describe('authentication policies', () => {
   });
 
   test('primary.updb.allowed false refuses password login', async () => {
-    const pol = await admin.post('/auth-policies', policyBody('no-updb', { allowed: false }));
+    const pol = await admin.post('/auth-policies', authPolicyBody('no-updb', { allowed: false }));
     const u = await createUser(server, admin);
     assert.equal((await admin.patch(`/identities/${u.id}`, { authPolicyId: pol.body.data.id })).status, 200);
     const res = await server
@@ -299,7 +284,7 @@ describe('authentication policies', () => {
   test('maxAttempts locks the identity for lockoutDurationMinutes; a success resets the count', async () => {
     const pol = await admin.post(
       '/auth-policies',
-      policyBody('lockout', { maxAttempts: 3, lockoutDurationMinutes: 5 }),
+      authPolicyBody('lockout', { maxAttempts: 3, lockoutDurationMinutes: 5 }),
     );
     const u = await createUser(server, admin, { identity: { authPolicyId: pol.body.data.id } });
     const c = server.client();
@@ -331,7 +316,7 @@ describe('authentication policies', () => {
   test('lockoutDurationMinutes 0 locks indefinitely', async () => {
     const pol = await admin.post(
       '/auth-policies',
-      policyBody('lockout-forever', { maxAttempts: 1, lockoutDurationMinutes: 0 }),
+      authPolicyBody('lockout-forever', { maxAttempts: 1, lockoutDurationMinutes: 0 }),
     );
     const u = await createUser(server, admin, { identity: { authPolicyId: pol.body.data.id } });
     await server.client().post('/authenticate?method=password', { username: u.username, password: 'nope-nope' });
@@ -343,7 +328,7 @@ describe('authentication policies', () => {
   test('password rules are enforced wherever a password is set, naming the rule', async () => {
     const pol = await admin.post(
       '/auth-policies',
-      policyBody('strict', {
+      authPolicyBody('strict', {
         minPasswordLength: 10,
         requireMixedCase: true,
         requireNumberChar: true,

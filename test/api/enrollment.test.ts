@@ -22,6 +22,7 @@ import {
   verifyEnrollmentJwt,
   type KeyAndCsr,
 } from '../../src/pki/index.js';
+import { authPolicyBody } from '../harness/bodies.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -282,23 +283,14 @@ describe('updb enrollment', () => {
   });
 
   test("the password must satisfy the identity's auth policy; a refused password leaves the token usable", async () => {
-    const policy = await admin.post('/auth-policies', {
-      name: unique('strict-enroll'),
-      primary: {
-        cert: { allowed: true, allowExpiredCerts: true },
-        extJwt: { allowed: true, allowedSigners: [] },
-        updb: {
-          allowed: true,
-          minPasswordLength: 12,
-          requireMixedCase: true,
-          requireNumberChar: true,
-          requireSpecialChar: false,
-          maxAttempts: 0,
-          lockoutDurationMinutes: 0,
-        },
-      },
-      secondary: { requireTotp: false, requireExtJwtSigner: null },
-    });
+    const policy = await admin.post(
+      '/auth-policies',
+      authPolicyBody(unique('strict-enroll'), {
+        minPasswordLength: 12,
+        requireMixedCase: true,
+        requireNumberChar: true,
+      }),
+    );
     assert.equal(policy.status, 201, policy.text);
     const username = unique('strict-user');
     const id = await createIdentity(admin, { authPolicyId: policy.body.data.id, enrollment: { updb: username } });
@@ -556,26 +548,9 @@ describe('cert authenticators from the admin API and certificate authentication'
     assert.equal((await admin.post(`/identities/${id}/enable`)).status, 200);
     assert.equal((await certLogin(enrolled.text, privateKeyPem)).status, 200);
 
-    const policyBody = (name: string, cert: Record<string, boolean>) => ({
-      name,
-      primary: {
-        cert,
-        extJwt: { allowed: true, allowedSigners: [] },
-        updb: {
-          allowed: true,
-          minPasswordLength: 5,
-          requireMixedCase: false,
-          requireNumberChar: false,
-          requireSpecialChar: false,
-          maxAttempts: 0,
-          lockoutDurationMinutes: 0,
-        },
-      },
-      secondary: { requireTotp: false, requireExtJwtSigner: null },
-    });
     const noCert = await admin.post(
       '/auth-policies',
-      policyBody(unique('no-cert'), { allowed: false, allowExpiredCerts: true }),
+      authPolicyBody(unique('no-cert'), {}, { cert: { allowed: false } }),
     );
     assert.equal((await admin.patch(`/identities/${id}`, { authPolicyId: noCert.body.data.id })).status, 200);
     assertError(await certLogin(enrolled.text, privateKeyPem), 401, 'INVALID_AUTH');
@@ -600,7 +575,7 @@ describe('cert authenticators from the admin API and certificate authentication'
     );
     const strict = await admin.post(
       '/auth-policies',
-      policyBody(unique('strict-cert'), { allowed: true, allowExpiredCerts: false }),
+      authPolicyBody(unique('strict-cert'), {}, { cert: { allowExpiredCerts: false } }),
     );
     assert.equal((await admin.patch(`/identities/${expiredId}`, { authPolicyId: strict.body.data.id })).status, 200);
     assertError(await certLogin(expired.chainPem, expiredKey.privateKeyPem), 401, 'INVALID_AUTH');

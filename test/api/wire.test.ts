@@ -8,6 +8,7 @@ import { startTestServer, createIdentity, type ApiClient, type TestServer } from
 import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError } from '../harness/assert.js';
+import { authPolicyBody } from '../harness/bodies.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -156,23 +157,7 @@ describe('error envelope for bad input', () => {
   });
 
   test('deleting a referenced auth policy is 409 CAN_NOT_DELETE_REFERENCED_ENTITY', async () => {
-    const pol = await admin.post('/auth-policies', {
-      name: 'referenced',
-      primary: {
-        cert: { allowed: true, allowExpiredCerts: true },
-        extJwt: { allowed: false, allowedSigners: [] },
-        updb: {
-          allowed: true,
-          minPasswordLength: 5,
-          requireMixedCase: false,
-          requireNumberChar: false,
-          requireSpecialChar: false,
-          maxAttempts: 0,
-          lockoutDurationMinutes: 0,
-        },
-      },
-      secondary: { requireTotp: false },
-    });
+    const pol = await admin.post('/auth-policies', authPolicyBody('referenced', {}, { extJwt: { allowed: false } }));
     assert.equal(pol.status, 201);
     await createIdentity(admin, { authPolicyId: pol.body.data.id });
     const res = await admin.delete(`/auth-policies/${pol.body.data.id}`);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from '../harness/server.js';
-import { edgectl, ROOT, type Run } from '../harness/cli.js';
+import { edgectl, type Run, assertBuilt } from '../harness/cli.js';
 
 const lastLine = (s: string) => s.trimEnd().split('\n').at(-1);
 
@@ -21,10 +21,7 @@ describe('edgectl admin CLI', () => {
   let cli: (...args: string[]) => Promise<Run>;
 
   before(async () => {
-    assert.ok(
-      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
-      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
-    );
+    assertBuilt();
     server = await startTestServer();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-cli-'));
     cfg = join(tmp, 'config');

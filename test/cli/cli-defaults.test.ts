@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from '../harness/server.js';
-import { edgectl, ROOT, type Run } from '../harness/cli.js';
+import { edgectl, type Run, assertBuilt } from '../harness/cli.js';
 
 const JWT_RE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 const minutesUntil = (iso: unknown) => (Date.parse(String(iso)) - Date.now()) / 60_000;
@@ -24,10 +24,7 @@ describe('edgectl CLI defaults', () => {
   let json: (...args: string[]) => Promise<any>;
 
   before(async () => {
-    assert.ok(
-      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
-      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
-    );
+    assertBuilt();
     server = await startTestServer();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-defaults-'));
     const cfg = join(tmp, 'config');

@@ -5,35 +5,16 @@
  * `authenticator create|update --password-stdin`.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { ADMIN, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { BIN, edgectl, ROOT, type Run } from '../harness/cli.js';
+import { edgectl, type Run, assertBuilt, edgectlWithStdin } from '../harness/cli.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
 const ID = /^[A-Za-z0-9._-]+$/;
-
-/** The CLI with `input` piped to its standard input. */
-function withStdin(configDir: string, input: string, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1' }, timeout: 30_000 },
-      (err, stdout, stderr) =>
-        resolve({
-          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
-          stdout: String(stdout),
-          stderr: String(stderr),
-        }),
-    );
-    child.stdin!.end(input);
-  });
-}
 
 describe('edgectl finishing touches for scripts', () => {
   let server: TestServer;
@@ -44,10 +25,7 @@ describe('edgectl finishing touches for scripts', () => {
   const lines = (r: Run) => r.stdout.trimEnd().split('\n');
 
   before(async () => {
-    assert.ok(
-      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
-      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
-    );
+    assertBuilt();
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-finish-'));
@@ -152,7 +130,7 @@ describe('edgectl finishing touches for scripts', () => {
     const type = (await admin.get('/config-types?filter=' + encodeURIComponent('name = "fin-type"'))).body.data[0];
     assert.deepEqual(type.schema.required, ['port']);
     ok(
-      await withStdin(
+      await edgectlWithStdin(
         cfg,
         '{"type": "object", "properties": {"a": {"type": "string"}}}',
         'config-type',
@@ -165,14 +143,14 @@ describe('edgectl finishing touches for scripts', () => {
     );
 
     ok(
-      await withStdin(cfg, 'port: 8080\nhost: db.local\n', 'config', 'create', 'fin-cfg', 'fin-type', '-f', '-'),
+      await edgectlWithStdin(cfg, 'port: 8080\nhost: db.local\n', 'config', 'create', 'fin-cfg', 'fin-type', '-f', '-'),
       'config -f - (YAML)',
     );
     const dataFile = join(tmp, 'data.json');
     writeFileSync(dataFile, '{"port": 9090}');
     ok(await cli('config', 'create', 'fin-cfg2', 'fin-type', '--data-file', dataFile), 'config --data-file JSON');
     ok(
-      await withStdin(cfg, 'port: 7070\n', 'config', 'update', 'fin-cfg2', '--data-file', '-'),
+      await edgectlWithStdin(cfg, 'port: 7070\n', 'config', 'update', 'fin-cfg2', '--data-file', '-'),
       'config update --data-file -',
     );
     const data = async (name: string) =>
@@ -181,16 +159,16 @@ describe('edgectl finishing touches for scripts', () => {
     assert.deepEqual(await data('fin-cfg2'), { port: 7070 });
 
     // Bad input: a usage error naming the source, nothing written.
-    const badYaml = await withStdin(cfg, 'port: [1,\n', 'config', 'create', 'fin-bad', 'fin-type', '-f', '-');
+    const badYaml = await edgectlWithStdin(cfg, 'port: [1,\n', 'config', 'create', 'fin-bad', 'fin-type', '-f', '-');
     assert.equal(badYaml.code, 2, badYaml.stderr);
     assert.match(badYaml.stderr, /standard input is not valid YAML/);
-    const badJson = await withStdin(cfg, '{"port": ', 'config', 'create', 'fin-bad', 'fin-type', '-f', '-');
+    const badJson = await edgectlWithStdin(cfg, '{"port": ', 'config', 'create', 'fin-bad', 'fin-type', '-f', '-');
     assert.equal(badJson.code, 2);
     assert.match(badJson.stderr, /standard input is not valid JSON/);
     const missing = await cli('config', 'create', 'fin-bad', 'fin-type', '-f', join(tmp, 'nope.yaml'));
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /cannot read/);
-    const twice = await withStdin(
+    const twice = await edgectlWithStdin(
       cfg,
       'port: 1\n',
       'config',
@@ -211,7 +189,7 @@ describe('edgectl finishing touches for scripts', () => {
 
   it('authenticator create and update take the password from standard input (--password-stdin)', async () => {
     ok(await cli('identity', 'create', 'fin-pw', '-o', 'id'), 'identity');
-    const created = await withStdin(
+    const created = await edgectlWithStdin(
       cfg,
       'first-secret-1\nignored\n',
       'authenticator',
@@ -231,13 +209,13 @@ describe('edgectl finishing touches for scripts', () => {
     ok(await login('first-secret-1'), 'login with the password read from stdin');
 
     ok(
-      await withStdin(cfg, 'second-secret-2\n', 'authenticator', 'update', 'fin-user', '--password-stdin'),
+      await edgectlWithStdin(cfg, 'second-secret-2\n', 'authenticator', 'update', 'fin-user', '--password-stdin'),
       'authenticator update --password-stdin',
     );
     assert.equal((await login('first-secret-1')).code, 1, 'the old password no longer works');
     ok(await login('second-secret-2'), 'login with the new password');
 
-    const both = await withStdin(
+    const both = await edgectlWithStdin(
       cfg,
       'x-secret-3\n',
       'authenticator',
@@ -249,7 +227,7 @@ describe('edgectl finishing touches for scripts', () => {
     );
     assert.equal(both.code, 2, both.stderr);
     assert.match(both.stderr, /give --password or --password-stdin, not both/);
-    const empty = await withStdin(cfg, '\n', 'authenticator', 'update', 'fin-user', '--password-stdin');
+    const empty = await edgectlWithStdin(cfg, '\n', 'authenticator', 'update', 'fin-user', '--password-stdin');
     assert.equal(empty.code, 2, empty.stderr);
     assert.match(empty.stderr, /holds no password/);
     ok(await login('second-secret-2'), 'refused updates changed nothing');

@@ -5,34 +5,15 @@
  * unknown filter field, examples in help, and `completion bash|zsh|fish`.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { BIN, edgectl, ROOT, type Run } from '../harness/cli.js';
+import { edgectl, type Run, assertBuilt, edgectlWithStdin } from '../harness/cli.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
-
-/** The CLI with `input` piped to its standard input. */
-function withStdin(configDir: string, input: string, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1' }, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        resolve({
-          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
-          stdout: String(stdout),
-          stderr: String(stderr),
-        });
-      },
-    );
-    child.stdin!.end(input);
-  });
-}
 
 describe('edgectl input for scripts', () => {
   let server: TestServer;
@@ -47,10 +28,7 @@ describe('edgectl input for scripts', () => {
       .sort();
 
   before(async () => {
-    assert.ok(
-      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
-      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
-    );
+    assertBuilt();
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-input-'));
@@ -65,7 +43,7 @@ describe('edgectl input for scripts', () => {
   });
 
   it('logs in with --password-stdin (first line), refusing it together with -p', async () => {
-    const wrong = await withStdin(
+    const wrong = await edgectlWithStdin(
       cfg,
       'not-the-password\n',
       'login',
@@ -78,7 +56,7 @@ describe('edgectl input for scripts', () => {
     );
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /INVALID_AUTH/);
-    const both = await withStdin(
+    const both = await edgectlWithStdin(
       cfg,
       `${ADMIN.password}\n`,
       'login',
@@ -93,7 +71,7 @@ describe('edgectl input for scripts', () => {
     );
     assert.equal(both.code, 2);
     ok(
-      await withStdin(
+      await edgectlWithStdin(
         cfg,
         `${ADMIN.password}\nignored second line\n`,
         'login',
@@ -111,7 +89,7 @@ describe('edgectl input for scripts', () => {
 
   it('creates from YAML or JSON on stdin (-f -) and from a YAML file, and updates from one', async () => {
     ok(
-      await withStdin(
+      await edgectlWithStdin(
         cfg,
         'name: in-yaml\nencryptionRequired: true\nroleAttributes: [a, b]\n',
         'service',
@@ -123,13 +101,16 @@ describe('edgectl input for scripts', () => {
       'create -f - (YAML)',
     );
     ok(
-      await withStdin(cfg, '{"roleAttributes":["j"]}', 'service', 'create', 'in-json', '-f', '-'),
+      await edgectlWithStdin(cfg, '{"roleAttributes":["j"]}', 'service', 'create', 'in-json', '-f', '-'),
       'create -f - (JSON)',
     );
     const file = join(tmp, 'svc.yaml');
     writeFileSync(file, '# a comment\nroleAttributes:\n  - from-file\n');
     ok(await cli('service', 'create', 'in-file', '-f', file), 'create -f FILE.yaml');
-    ok(await withStdin(cfg, 'roleAttributes: [changed]\n', 'service', 'update', 'in-file', '-f', '-'), 'update -f -');
+    ok(
+      await edgectlWithStdin(cfg, 'roleAttributes: [changed]\n', 'service', 'update', 'in-file', '-f', '-'),
+      'update -f -',
+    );
     const got = (await admin.get('/services?filter=' + encodeURIComponent('name contains "in-"'))).body.data as {
       name: string;
       roleAttributes: string[];
@@ -137,13 +118,13 @@ describe('edgectl input for scripts', () => {
     const attrs = Object.fromEntries(got.map((s) => [s.name, s.roleAttributes]));
     assert.deepEqual(attrs, { 'in-yaml': ['a', 'b'], 'in-json': ['j'], 'in-file': ['changed'] });
 
-    const notObject = await withStdin(cfg, '- a\n- b\n', 'service', 'create', 'bad', '-f', '-');
+    const notObject = await edgectlWithStdin(cfg, '- a\n- b\n', 'service', 'create', 'bad', '-f', '-');
     assert.equal(notObject.code, 2);
     assert.match(notObject.stderr, /standard input must hold one JSON or YAML object/);
-    const broken = await withStdin(cfg, 'a: [1, 2\n', 'service', 'create', 'bad', '-f', '-');
+    const broken = await edgectlWithStdin(cfg, 'a: [1, 2\n', 'service', 'create', 'bad', '-f', '-');
     assert.equal(broken.code, 2);
     assert.match(broken.stderr, /standard input is not valid YAML: /);
-    const brokenJson = await withStdin(cfg, '{"roleAttributes": [}', 'service', 'create', 'bad', '-f', '-');
+    const brokenJson = await edgectlWithStdin(cfg, '{"roleAttributes": [}', 'service', 'create', 'bad', '-f', '-');
     assert.equal(brokenJson.code, 2);
     assert.match(brokenJson.stderr, /standard input is not valid JSON: /);
   });

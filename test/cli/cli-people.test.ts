@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { ADMIN, startTestServer, type ApiClient, type TestServer, createRecord } from '../harness/server.js';
-import { BIN, edgectl, ROOT, type Run } from '../harness/cli.js';
+import { BIN, edgectl, ROOT, type Run, assertBuilt } from '../harness/cli.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
 
@@ -46,10 +46,7 @@ describe('edgectl for people and scripts', () => {
   let serviceId = '';
 
   before(async () => {
-    assert.ok(
-      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
-      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
-    );
+    assertBuilt();
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-people-'));

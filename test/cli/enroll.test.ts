@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { edgectl, ROOT, type Run } from '../harness/cli.js';
+import { edgectl, type Run, assertBuilt } from '../harness/cli.js';
 import {
   createSelfSignedCa,
   ExtendedKeyUsage,
@@ -42,10 +42,7 @@ describe('edgectl enroll and certificate login', () => {
   const asAdmin = (...args: string[]) => edgectl(cfgAdmin, ...args);
 
   before(async () => {
-    assert.ok(
-      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
-      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
-    );
+    assertBuilt();
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-enroll-'));

@@ -5,12 +5,12 @@
  * deleting it all again. Subtests run in order and build on each other.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from '../harness/server.js';
-import { edgectl, ROOT, type Run } from '../harness/cli.js';
+import { edgectl, type Run, assertBuilt } from '../harness/cli.js';
 
 const lastLine = (s: string) => s.trimEnd().split('\n').at(-1);
 
@@ -31,10 +31,7 @@ describe('edgectl network model', () => {
   const ids: Record<string, string> = {};
 
   before(async () => {
-    assert.ok(
-      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
-      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
-    );
+    assertBuilt();
     server = await startTestServer();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-net-'));
     const cfg = join(tmp, 'config');

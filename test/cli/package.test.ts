@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ROOT } from '../harness/cli.js';
+import { ROOT, assertBuilt } from '../harness/cli.js';
 import { VERSION } from '../../src/version.js';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -38,10 +38,7 @@ describe('the npm package', () => {
   let tarball: string;
 
   before(async () => {
-    assert.ok(
-      existsSync(join(ROOT, 'dist', 'cli', 'main.js')),
-      'dist/cli/main.js is missing: run `npm run build` before the CLI tests',
-    );
+    assertBuilt();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-pack-'));
     const packed = await run(NPM, ['pack', '--ignore-scripts', '--pack-destination', tmp], ROOT);
     assert.equal(packed.code, 0, packed.out);

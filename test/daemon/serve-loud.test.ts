@@ -2,32 +2,20 @@
  * `edgectl serve` failing loudly and safely: unknown config keys, wildcard listen addresses without an advertised
  * one, a busy listen address, unusable data dirs; and `--advertise` reaching the URL and the server certificate.
  */
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from '../harness/http.js';
+import { scratch } from '../harness/processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'edgectl');
-const dirs: string[] = [];
-const children: ChildProcess[] = [];
-// A failed test must not leave a controller running: the test process would wait for it forever.
-after(() => {
-  children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill('SIGKILL'));
-  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'edgectl-loud-'));
-  dirs.push(d);
-  return d;
-}
+const { tempDir, track } = scratch('edgectl-loud-');
 
 const ADMIN = { EDGECTL_ADMIN_USERNAME: 'admin', EDGECTL_ADMIN_PASSWORD: 'admin-Passw0rd' };
 
@@ -44,7 +32,7 @@ function spawnServe(args: string[], env: Record<string, string> = {}) {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.push(child);
+  track(child);
   let out = '';
   let err = '';
   child.stdout!.on('data', (c) => (out += c));

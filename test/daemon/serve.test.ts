@@ -1,29 +1,17 @@
 /**
  * `edgectl serve` as an operator runs it: the built binary, a real data dir, signals and restarts.
  */
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from '../harness/http.js';
+import { scratch } from '../harness/processes.js';
 
 const BIN = fileURLToPath(new URL('../../bin/edgectl', import.meta.url));
-const dirs: string[] = [];
-const children: ChildProcess[] = [];
-// A failed test must not leave its controller running: the test process would wait for it forever.
-after(() => {
-  children.forEach((c) => c.exitCode === null && c.signalCode === null && c.kill('SIGKILL'));
-  dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'edgectl-serve-'));
-  dirs.push(d);
-  return d;
-}
+const { tempDir, track } = scratch('edgectl-serve-');
 
 interface Served {
   child: ChildProcess;
@@ -38,7 +26,7 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
     env: { ...process.env, EDGECTL_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.push(child);
+  track(child);
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));

@@ -1,5 +1,6 @@
 /** Running the built CLI (`node bin/edgectl …`) from tests, with its saved login in a given config dir. */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,8 +15,13 @@ export interface Run {
 
 /** Runs the CLI; stdin is a pipe, so the CLI sees no terminal. Never rejects: the exit code is in the result. */
 export function edgectl(configDir: string, ...args: string[]): Promise<Run> {
+  return edgectlWithStdin(configDir, '', ...args);
+}
+
+/** The CLI with `input` written to its standard input (then closed). */
+export function edgectlWithStdin(configDir: string, input: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [BIN, ...args],
       { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1' }, timeout: 30_000 },
@@ -24,5 +30,13 @@ export function edgectl(configDir: string, ...args: string[]): Promise<Run> {
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },
     );
+    child.stdin!.end(input);
   });
+}
+
+/** Fails early, with the remedy, when the CLI tests run before a build. */
+export function assertBuilt(): void {
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
+    throw new Error('dist/cli/main.js is missing: run `npm run build` before the CLI tests');
+  }
 }
