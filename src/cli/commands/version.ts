@@ -2,6 +2,7 @@
  * `edgectl version`: the CLI's version and, when logged in, the controller's (`GET /version`), so a mismatch
  * between the two is visible in one command.
  */
+import { isSea } from 'node:sea';
 import { type Command, Option } from 'commander';
 import { VERSION } from '../../version.js';
 import { apiFor } from '../api.js';
@@ -47,7 +48,8 @@ export function registerVersion(program: Command, io: CliIo): void {
         await printAnswerAs(io, format, { cli: VERSION, controller: login ? await controller() : null });
         return;
       }
-      io.out(`edgectl CLI: v${VERSION}`);
+      // The one-file binary (README.md, "The one-file binary") says so, with the Node it carries.
+      io.out(`edgectl CLI: v${VERSION}${isSea() ? ` (one-file binary, Node ${process.version})` : ''}`);
       if (!login) {
         io.out('controller:  not logged in');
         return;
