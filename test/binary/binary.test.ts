@@ -161,5 +161,24 @@ describe('the one-file binary', () => {
     const check = await run('db', 'check-integrity', '--data-dir', data);
     assert.equal(check.code, 0, check.stderr);
     assert.match(check.stdout, /^ok: /);
+
+    // Two first starts at once on an empty cache both load the addon, and leave one whole copy behind.
+    const cache2 = join(home, 'cache2');
+    const both = await Promise.all(
+      [1, 2].map(
+        () =>
+          new Promise<Run>((resolve) => {
+            execFile(
+              exe,
+              ['db', 'check-integrity', '--data-dir', data],
+              { cwd: home, env: { ...env, XDG_CACHE_HOME: cache2 }, timeout: 30_000 },
+              (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
+            );
+          }),
+      ),
+    );
+    both.forEach((r) => assert.equal(r.code, 0, r.stderr));
+    const [sqlite] = readdirSync(join(cache2, 'edgectl', 'native'));
+    assert.deepEqual(readdirSync(join(cache2, 'edgectl', 'native', sqlite!)), ['better_sqlite3.node']);
   });
 });
