@@ -56,7 +56,7 @@ function cannon(
   spec: RunSpec,
   seconds: number,
   onResponse?: (status: number, ms: number) => void,
-  onError?: () => void,
+  onError?: (e: Error) => void,
 ): Promise<void> {
   let n = 0;
   const opts: autocannon.Options = {
@@ -83,21 +83,26 @@ export async function measureRun(spec: RunSpec): Promise<Measured> {
   if (spec.warmupSeconds > 0) await cannon(spec, spec.warmupSeconds);
   const ok = spec.ok ?? [200];
   const latencies: number[] = [];
-  let errors = 0;
+  const failures: Record<string, number> = {};
+  const fail = (kind: string) => (failures[kind] = (failures[kind] ?? 0) + 1);
   const server0 = processCpuSeconds(spec.pid);
   const load0 = process.cpuUsage();
   const t0 = performance.now();
   await cannon(
     spec,
     spec.seconds,
-    (status, ms) => (ok.includes(status) ? latencies.push(ms) : errors++),
-    () => errors++,
+    (status, ms) => (ok.includes(status) ? latencies.push(ms) : fail(String(status))),
+    (e) => fail(e.message),
   );
   const wall = (performance.now() - t0) / 1000;
   const load = process.cpuUsage(load0);
   const serverCpu = processCpuSeconds(spec.pid) - server0;
   const loadCpu = (load.user + load.system) / 1e6;
-  const stats = summarise(latencies, errors, wall);
+  const stats = summarise(
+    latencies,
+    Object.values(failures).reduce((a, b) => a + b, 0),
+    wall,
+  );
   return {
     ...stats,
     serverCpuUs: cpuPerRequestUs(serverCpu, stats.count),
@@ -105,5 +110,6 @@ export async function measureRun(spec: RunSpec): Promise<Measured> {
     serverCores: serverCpu / wall,
     loadCores: loadCpu / wall,
     bytes: spec.bytes,
+    ...(stats.errors ? { failures } : {}),
   };
 }

@@ -17,6 +17,8 @@ export interface Measured extends Stats {
   loadCores: number;
   /** Size of one response body, bytes. */
   bytes: number;
+  /** Unexpected statuses and request errors, by status or message (when there were any). */
+  failures?: Record<string, number>;
 }
 
 /** A scenario: the controller's run and the bare server's run right after it. */
