@@ -88,6 +88,7 @@ export async function measureRun(spec: RunSpec): Promise<Measured> {
   const server0 = processCpuSeconds(spec.pid);
   const load0 = process.cpuUsage();
   const t0 = performance.now();
+  const from = Number(process.hrtime.bigint() / 1000n);
   await cannon(
     spec,
     spec.seconds,
@@ -95,6 +96,7 @@ export async function measureRun(spec: RunSpec): Promise<Measured> {
     (e) => fail(e.message),
   );
   const wall = (performance.now() - t0) / 1000;
+  const to = Number(process.hrtime.bigint() / 1000n);
   const load = process.cpuUsage(load0);
   const serverCpu = processCpuSeconds(spec.pid) - server0;
   const loadCpu = (load.user + load.system) / 1e6;
@@ -110,6 +112,7 @@ export async function measureRun(spec: RunSpec): Promise<Measured> {
     serverCores: serverCpu / wall,
     loadCores: loadCpu / wall,
     bytes: spec.bytes,
+    window: [from, to],
     ...(stats.errors ? { failures } : {}),
   };
 }

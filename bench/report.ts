@@ -17,6 +17,8 @@ export interface Measured extends Stats {
   loadCores: number;
   /** Size of one response body, bytes. */
   bytes: number;
+  /** The measured run's start and end on the system's monotonic clock, µs (a CPU profile's time base). */
+  window: [number, number];
   /** Unexpected statuses and request errors, by status or message (when there were any). */
   failures?: Record<string, number>;
 }

@@ -43,6 +43,7 @@ const run = (throughput: number, serverCpuUs: number): Measured => ({
   serverCores: 1,
   loadCores: 0.5,
   bytes: 100,
+  window: [0, 1],
 });
 
 test('CPU per request and the two ratios to the bare server', () => {
