@@ -108,6 +108,12 @@ function peakRssMiB(pid: number): number {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), `edgectl-bench-${args.size}-`));
+// A failed run (a throw anywhere below) must not leave servers or a data dir behind.
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  if (!args.keep) rmSync(dataDir, { recursive: true, force: true });
+});
 console.log(`building the ${args.size} model in ${dataDir} …`);
 const model = JSON.parse(
   await runScript([
@@ -163,6 +169,7 @@ const controller = spawn(
     stdio: ['ignore', 'inherit', 'inherit'],
   },
 );
+children.push(controller);
 for (let waited = 0; ; waited += 100) {
   const up = await send({ ca, base: controllerOrigin }, agent, { method: 'GET', path: '/version' }).then(
     (r) => r.status === 200,
@@ -175,6 +182,7 @@ for (let waited = 0; ; waited += 100) {
 const bare = await startProcess(['--import', 'tsx', 'bench/baseline-server.ts', join(dataDir, 'pki')], (l) =>
   l.startsWith('https://') ? l.trim() : undefined,
 );
+children.push(bare.child);
 const origin: Target = { ca, base: controllerOrigin };
 const bareTarget: Target = { ca, base: bare.value };
 const CLIENT = '/edge/client/v1';
@@ -613,5 +621,4 @@ if (args.compare) {
     );
 }
 if (profDir) console.log(`controller CPU profile written to ${profDir} (on exit)`);
-if (!args.keep) rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);
