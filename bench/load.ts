@@ -1,9 +1,8 @@
 /**
- * A closed-loop load generator: N concurrent clients, each sending its next request when the previous one
- * answered, over keep-alive HTTPS connections, for a fixed time (bounded in count too). Loopback only.
+ * Single requests over a keep-alive HTTPS agent, for the benchmark's setup, checks and the mixed run's
+ * writer (the measured load is autocannon's: bench/cannon.ts). Loopback only.
  */
 import https from 'node:https';
-import { summarise, type Stats } from './stats.js';
 
 export interface Target {
   ca: string;
@@ -48,46 +47,4 @@ export function send(target: Target, agent: https.Agent, call: Call): Promise<{ 
     if (payload) req.write(payload);
     req.end();
   });
-}
-
-/**
- * Runs `makeCall(clientIndex, iteration)` from `concurrency` clients for `seconds` (at most `maxRequests`),
- * after `warmupSeconds` of the same load that is not recorded: connections, TLS sessions, the JIT of both
- * sides and the server's caches are warm when measuring starts, for the baseline as for the controller.
- */
-export async function runLoad(
-  target: Target,
-  opts: { concurrency: number; seconds: number; maxRequests?: number; warmupSeconds?: number },
-  makeCall: (client: number, i: number) => Call,
-): Promise<Stats> {
-  const agent = new https.Agent({ keepAlive: true, maxSockets: opts.concurrency, ca: target.ca });
-  const loop = async (seconds: number, max: number, record?: (ms: number, ok: boolean) => void) => {
-    let issued = 0;
-    const deadline = performance.now() + seconds * 1000;
-    await Promise.all(
-      Array.from({ length: opts.concurrency }, async (_, c) => {
-        for (let i = 0; performance.now() < deadline && issued < max; i++) {
-          issued++;
-          const call = makeCall(c, record ? i : -1 - i);
-          const t0 = performance.now();
-          try {
-            const res = await send(target, agent, call);
-            record?.(performance.now() - t0, (call.ok ?? [200]).includes(res.status));
-          } catch {
-            record?.(0, false);
-          }
-        }
-      }),
-    );
-  };
-  await loop(opts.warmupSeconds ?? 1, Number.MAX_SAFE_INTEGER);
-  const latencies: number[] = [];
-  let errors = 0;
-  const start = performance.now();
-  await loop(opts.seconds, opts.maxRequests ?? Number.MAX_SAFE_INTEGER, (ms, ok) =>
-    ok ? latencies.push(ms) : errors++,
-  );
-  const seconds = (performance.now() - start) / 1000;
-  agent.destroy();
-  return summarise(latencies, errors, seconds);
 }

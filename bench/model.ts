@@ -11,6 +11,7 @@ import { pkiCapability } from '../src/daemon/pki-capability.js';
 import { createEntity } from '../src/model/crud.js';
 import { silentLogger, withDb, type Ctx } from '../src/model/ctx.js';
 import { tokenMinter } from '../src/model/tokens.js';
+import { createApiSession } from '../src/model/services/api-session.js';
 import { loadOrCreateTokenKey } from '../src/daemon/token-key.js';
 import {
   authenticators,
@@ -79,12 +80,22 @@ export interface BuiltModel {
   /** Identities with a password authenticator, for the load clients: [username, password]. */
   users: { id: string; username: string; password: string }[];
   serviceIds: string[];
+  /**
+   * API sessions made directly in the store for the new-session scenario, round-robin over the users:
+   * their tokens, and the index of the user each belongs to.
+   */
+  fresh: { token: string; user: number }[];
   seconds: number;
 }
 
 const USER_PASSWORD = 'bench-Passw0rd!';
 
-export async function buildModel(dataDir: string, size: Size, loginUsers: number): Promise<BuiltModel> {
+export async function buildModel(
+  dataDir: string,
+  size: Size,
+  loginUsers: number,
+  freshApiSessions = 0,
+): Promise<BuiltModel> {
   const started = performance.now();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const pki = await loadOrCreateControllerPki(join(dataDir, 'pki'), { hosts: ['127.0.0.1'] });
@@ -134,14 +145,31 @@ export async function buildModel(dataDir: string, size: Size, loginUsers: number
     }
   });
   // Password hashing is deliberately slow; only the load clients get authenticators.
-  await inBatches(users.length, 50, (t, i) =>
-    createEntity(t, authenticators, {
-      identityId: users[i]!.id,
-      method: 'updb',
-      username: users[i]!.username,
-      password: USER_PASSWORD,
-    }),
-  );
+  const authenticatorIds: string[] = [];
+  // One by one outside any transaction: Argon2id never runs inside one (docs/decisions.md).
+  for (const u of users) {
+    authenticatorIds.push(
+      await createEntity(ctx, authenticators, {
+        identityId: u.id,
+        method: 'updb',
+        username: u.username,
+        password: USER_PASSWORD,
+      }),
+    );
+  }
+  // As many API sessions as a login would make, without an Argon2id verification each (the new-session
+  // scenario needs a fresh (API session, service) pair per request; a login per pair would measure Argon2id).
+  const fresh: BuiltModel['fresh'] = [];
+  await inBatches(users.length ? freshApiSessions : 0, 5000, async (t, k) => {
+    const user = k % users.length;
+    const id = await createApiSession(t, {
+      identityId: users[user]!.id,
+      authenticatorId: authenticatorIds[user]!,
+      ipAddress: '127.0.0.1',
+      configTypes: [],
+    });
+    fresh.push({ token: t.tokens.token('api-session', id), user });
+  });
 
   await inBatches(size.servicePolicies, 50, (t, j) => {
     const ids = rolesFor(j, 0);
@@ -204,5 +232,5 @@ export async function buildModel(dataDir: string, size: Size, loginUsers: number
     });
   });
   await store.close();
-  return { users, serviceIds, seconds: (performance.now() - started) / 1000 };
+  return { users, serviceIds, fresh, seconds: (performance.now() - started) / 1000 };
 }
