@@ -117,7 +117,10 @@ export class ExtJwtState {
 /** Reads at most `max` bytes of a response body; more aborts. */
 async function boundedText(res: Response, max: number): Promise<string> {
   const declared = Number(res.headers.get('content-length') ?? 0);
-  if (declared > max) throw new Error('JWKS too large');
+  if (declared > max) {
+    await res.body?.cancel();
+    throw new Error('JWKS too large');
+  }
   const reader = res.body?.getReader();
   if (!reader) return '';
   const chunks: Uint8Array[] = [];
