@@ -97,6 +97,29 @@ describe('edgectl jwt-signer and login --jwt', () => {
     assert.equal((await edgectl(userCfg, 'login', server.url, '--jwt', notJwt, '--ca', caFile)).code, 2);
   });
 
+  it('names signers in auth policies by name', async () => {
+    const r = await edgectl(
+      adminCfg,
+      'auth-policy',
+      'create',
+      'needs-idp',
+      '--require-ext-jwt-signer',
+      'cli-idp',
+      '--ext-jwt-allowed-signers',
+      'cli-idp',
+      '-o',
+      'id',
+    );
+    ok(r, 'auth-policy create');
+    const p = (await admin.get(`/auth-policies/${r.stdout.trim()}`)).body.data;
+    assert.equal(p.secondary.requireExtJwtSigner, signerId);
+    assert.deepEqual(p.primary.extJwt.allowedSigners, [signerId]);
+    const blocked = await edgectl(adminCfg, 'jwt-signer', 'delete', 'cli-idp', '--yes');
+    assert.equal(blocked.code, 1);
+    assert.match(blocked.stderr, /CAN_NOT_DELETE_REFERENCED_ENTITY/);
+    ok(await edgectl(adminCfg, 'auth-policy', 'delete', 'needs-idp', '--yes'), 'auth-policy delete');
+  });
+
   it('updates and deletes a signer by name', async () => {
     ok(await edgectl(adminCfg, 'jwt-signer', 'update', 'cli-idp', '--no-enabled', '--use-external-id'), 'update');
     const d = (await admin.get(`/external-jwt-signers/${signerId}`)).body.data;

@@ -65,6 +65,7 @@ Examples:
   edgectl login https://ctrl.example.com:1280 -u admin
   pass show edgectl/admin | edgectl login https://127.0.0.1:1280 -u admin --password-stdin --ca ca.pem
   edgectl login --identity laptop.json --context laptop     # keeps the admin's login in its own context
+  idp-token-command | edgectl login https://127.0.0.1:1280 --jwt - --context sso   # a JWT of an external signer
   edgectl --context laptop client services`;
 
 export function readCaFile(file: string): string {
