@@ -25,6 +25,7 @@ import { registerContext } from './commands/context.js';
 import { registerWhoami } from './commands/whoami.js';
 import { registerClient } from './commands/client.js';
 import { registerCompletion } from './commands/completion.js';
+import { registerJwtSigner } from './commands/jwt-signer.js';
 import { checkContextName } from './session-store.js';
 
 export function buildProgram(io: CliIo): Command {
@@ -56,6 +57,7 @@ export function buildProgram(io: CliIo): Command {
   registerApiSession(program, io);
   registerEnrollment(program, io);
   registerCa(program, io);
+  registerJwtSigner(program, io);
   registerNetwork(program, io);
   registerRouters(program, io);
   registerPolicyAdvice(program, io);

@@ -30,6 +30,7 @@ export const CLI_RESOURCES = [
   // Policies name posture checks in `postureCheckRoles` (and `@name` is resolved against them) before the
   // posture-check slice serves their operations; their definition is not in RESOURCES until then.
   'posture-checks',
+  'external-jwt-signers',
 ] as const;
 
 export const GENERATED_FILE = fileURLToPath(new URL('./resources.generated.ts', import.meta.url));

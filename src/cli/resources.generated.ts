@@ -179,4 +179,21 @@ export const RESOURCE_META: Readonly<Record<string, CliResource>> = {
       "roleAttributes": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
     },
   },
+  "external-jwt-signers": {
+    name: "external-jwt-signers",
+    label: "external JWT signer",
+    ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
+    props: {
+      "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "issuer": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "audience": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
+      "enabled": {"schema":{"type":"boolean"},"storage":"bool","create":"required","patch":true},
+      "kid": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "certPem": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "jwksEndpoint": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "claimsProperty": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+      "useExternalId": {"schema":{"type":"boolean"},"storage":"bool","create":"optional","patch":true},
+      "externalAuthUrl": {"schema":{"type":"string"},"storage":"text","create":"optional","patch":true},
+    },
+  },
 };

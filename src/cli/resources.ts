@@ -24,3 +24,4 @@ export const servicePolicies = resourceMeta('service-policies');
 export const edgeRouterPolicies = resourceMeta('edge-router-policies');
 export const serviceEdgeRouterPolicies = resourceMeta('service-edge-router-policies');
 export const postureChecks = resourceMeta('posture-checks');
+export const externalJwtSigners = resourceMeta('external-jwt-signers');

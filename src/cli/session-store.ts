@@ -21,7 +21,7 @@ export interface SavedLogin {
   /** The updb username, or for a certificate login the identity's name. */
   username: string;
   /** How the session was obtained; absent in logins saved before certificate logins existed: `password`. */
-  method?: 'password' | 'cert';
+  method?: 'password' | 'cert' | 'ext-jwt';
   /** The API session token, sent as `zt-session`. */
   token: string;
   /** PEM bundle to trust for this controller; absent when the system roots already trust it. */

@@ -28,6 +28,7 @@ import { prepareDataDir } from './data-dir.js';
 import { probeListen } from './listen-probe.js';
 import { createMetrics, startMetricsListener } from './metrics.js';
 import { VERSION } from '../version.js';
+import { ExtJwtState } from '../model/services/ext-jwt-keys.js';
 
 export interface AdminCredentials {
   username: string;
@@ -108,6 +109,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
         () => onTrustChanged(),
       ),
       tokens: tokenMinter(tokenKey.key),
+      extJwt: new ExtJwtState(),
     };
     if (!(await hasDefaultAdmin(ctx))) {
       let creds = await opts.adminCredentials?.();

@@ -5,6 +5,7 @@
 import type { Executor } from '../store/db.js';
 import type { PkiCapability } from './pki.js';
 import type { TokenMinter } from './tokens.js';
+import type { ExtJwtState } from './services/ext-jwt-keys.js';
 
 export interface Logger {
   info(obj: object | string, msg?: string): void;
@@ -30,6 +31,8 @@ export interface Ctx {
   pki?: PkiCapability;
   /** Derives the API-session, session and enrollment tokens the store keeps only as hashes (model/tokens.ts). */
   tokens: TokenMinter;
+  /** JWKS keys and recently verified external JWTs; absent where nothing verifies them (ext-jwt-keys.ts). */
+  extJwt?: ExtJwtState;
 }
 
 /** The same context bound to another executor (used to run a service inside a transaction). */

@@ -145,6 +145,23 @@ export interface EnrollmentsTable extends EntityColumns {
   transitRouterId: string | null;
 }
 
+export interface ExternalJwtSignersTable extends EntityColumns {
+  name: string;
+  issuer: string;
+  audience: string;
+  enabled: Generated<number>;
+  kid: string | null;
+  certPem: string | null;
+  jwksEndpoint: string | null;
+  claimsProperty: Generated<string>;
+  useExternalId: Generated<number>;
+  externalAuthUrl: string | null;
+  fingerprint: string | null;
+  commonName: string | null;
+  notBefore: string | null;
+  notAfter: string | null;
+}
+
 export interface IdentitiesTable extends EntityColumns {
   name: string;
   typeId: string;
@@ -321,6 +338,7 @@ export interface Database {
   edge_routers: EdgeRoutersTable;
   edge_routers_roleAttributes: EdgeRoutersRoleAttributesTable;
   enrollments: EnrollmentsTable;
+  external_jwt_signers: ExternalJwtSignersTable;
   identities: IdentitiesTable;
   identities_roleAttributes: IdentitiesRoleAttributesTable;
   identity_service_configs: IdentityServiceConfigsTable;

@@ -1,7 +1,8 @@
 /**
  * `edgectl login URL`: authenticates on the Management API with a username and password (`method=password`) or
  * with a client certificate over mutual TLS (`method=cert`: `--cert/--key`, or `--identity FILE` as written by
- * `edgectl enroll`) and saves the session for later commands. parity: `ziti edge login -u/-p`, `-c/-k`, `-f`
+ * `edgectl enroll`) or with a JWT of an external signer (`method=ext-jwt`: `--jwt FILE|-`) and saves the session for
+ * later commands. parity: `ziti edge login -u/-p`, `-c/-k`, `-f`
  * (docs/reference-notes.md §11), including trust on first use: when the system does not trust the controller's
  * certificate, the CA bundle the controller publishes at `/.well-known/est/cacerts` is shown and, once accepted,
  * saved with the login. Certificate logins save where the certificate and key are, and every later command
@@ -16,7 +17,7 @@ import { fetchPublishedCaBundle } from '../ca-bundle.js';
 import { readIdentityFile, type IdentityConfig } from '../identity-file.js';
 import { CliError, type CliIo } from '../io.js';
 import { SessionStore } from '../session-store.js';
-import { passwordFromStdin } from '../stdin.js';
+import { passwordFromStdin, readStdin } from '../stdin.js';
 import {
   MANAGEMENT_PREFIX,
   NetworkError,
@@ -34,6 +35,7 @@ interface LoginOptions {
   identity?: string;
   ca?: string;
   yes?: boolean;
+  jwt?: string;
 }
 
 const HELP = `
@@ -53,6 +55,7 @@ Credentials (one of):
   --cert FILE --key FILE   client certificate and its key (PEM), e.g. one issued through enrollment.
   --identity FILE          the certificate, key, CA bundle and controller URL of an identity file (\`edgectl enroll\`);
                            the URL argument may be left out.
+  --jwt FILE               a JWT from an external identity provider (method=ext-jwt; - reads it from standard input).
 
 The session is saved in $EDGECTL_CONFIG_DIR/config.json (default ~/.config/edgectl/config.json), mode 0600, under
 the context named by --context NAME or $EDGECTL_CONTEXT, else the current context (\`edgectl context list\`). A new
@@ -62,6 +65,7 @@ Examples:
   edgectl login https://ctrl.example.com:1280 -u admin
   pass show edgectl/admin | edgectl login https://127.0.0.1:1280 -u admin --password-stdin --ca ca.pem
   edgectl login --identity laptop.json --context laptop     # keeps the admin's login in its own context
+  idp-token-command | edgectl login https://127.0.0.1:1280 --jwt - --context sso   # a JWT of an external signer
   edgectl --context laptop client services`;
 
 export function readCaFile(file: string): string {
@@ -170,10 +174,26 @@ interface SessionData {
   identityId?: string;
 }
 
+/** The JWT of `--jwt FILE|-`: the file's (or standard input's) text, trimmed; alone, not beside other credentials. */
+async function readJwt(opts: LoginOptions, certLogin: boolean): Promise<string> {
+  if (certLogin || opts.username !== undefined || opts.password !== undefined || opts.passwordStdin)
+    throw new CliError('error: --jwt is a credential of its own: leave out -u/-p, --cert/--key and --identity', 2);
+  let text: string;
+  try {
+    text = opts.jwt === '-' ? await readStdin('--jwt -') : readFileSync(opts.jwt!, 'utf8');
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(`error: cannot read --jwt ${opts.jwt}: ${(e as Error).message}`, 2);
+  }
+  const jwt = text.trim();
+  if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(jwt)) throw new CliError(`error: --jwt ${opts.jwt} holds no JWT`, 2);
+  return jwt;
+}
+
 export function registerLogin(program: Command, io: CliIo): void {
   program
     .command('login')
-    .description('log in to a controller (password or client certificate) and save the session for later commands')
+    .description('log in to a controller (password, client certificate or external JWT) and save the session for later commands')
     .argument(
       '[url]',
       'controller address, e.g. https://127.0.0.1:1280 (https:// is assumed); with --identity, taken from the file',
@@ -187,6 +207,7 @@ export function registerLogin(program: Command, io: CliIo): void {
       '-f, --identity <file>',
       'log in with the certificate and key of an identity file (as written by `edgectl enroll`)',
     )
+    .option('--jwt <file>', 'log in with a JWT of an external JWT signer read from FILE (- for standard input)')
     .option('--ca <file>', 'PEM file of the CA certificates to trust for this controller')
     .option('-y, --yes', "trust the controller's published CA bundle without asking")
     .addHelpText('after', HELP)
@@ -196,6 +217,7 @@ export function registerLogin(program: Command, io: CliIo): void {
         opts.password = await passwordFromStdin();
       }
       const certLogin = opts.cert !== undefined || opts.key !== undefined || opts.identity !== undefined;
+      const jwt = opts.jwt !== undefined ? await readJwt(opts, certLogin) : undefined;
       if (certLogin && (opts.username !== undefined || opts.password !== undefined)) {
         throw new CliError(
           'error: give either -u/-p (password) or --cert/--key or --identity (certificate), not both',
@@ -221,7 +243,7 @@ export function registerLogin(program: Command, io: CliIo): void {
       if (given === undefined)
         throw new CliError('error: the controller URL is required (except with --identity, whose file names it)', 2);
       const url = normaliseControllerUrl(given);
-      if (!clientCert && !io.isTTY && (opts.username === undefined || opts.password === undefined)) {
+      if (!clientCert && !jwt && !io.isTTY && (opts.username === undefined || opts.password === undefined)) {
         throw new CliError('error: -u USERNAME and -p PASSWORD are required when there is no terminal to ask', 2);
       }
 
@@ -249,6 +271,12 @@ export function registerLogin(program: Command, io: CliIo): void {
           clientCert,
           body: '{}',
         });
+      } else if (jwt) {
+        res = await rawRequest('POST', `${url}${MANAGEMENT_PREFIX}/authenticate?method=ext-jwt`, {
+          ca,
+          headers: { authorization: `Bearer ${jwt}` },
+          body: '{}',
+        });
       } else {
         const creds = await credentials(io, opts);
         username = creds.username;
@@ -261,7 +289,7 @@ export function registerLogin(program: Command, io: CliIo): void {
       if (res.status !== 200) throw new ApiError(res.status, body);
       const data = (body as { data?: SessionData }).data;
       if (!data?.token) throw new CliError('error: the controller answered without a session token', 1);
-      username = clientCert ? (data.identity?.name ?? data.identityId ?? '?') : username!;
+      username = clientCert || jwt ? (data.identity?.name ?? data.identityId ?? '?') : username!;
       const context = store.contextName();
       const replaced = store.current();
       const where =
@@ -273,14 +301,14 @@ export function registerLogin(program: Command, io: CliIo): void {
       store.save({
         url,
         username,
-        method: clientCert ? 'cert' : 'password',
+        method: clientCert ? 'cert' : jwt ? 'ext-jwt' : 'password',
         token: data.token,
         ...(ca !== undefined ? { caCert: ca } : {}),
         loginTime: new Date().toISOString(),
         ...where,
       });
       io.out(
-        `logged in to ${url} as ${username}${clientCert ? ' with a client certificate' : ''} (context ${context}, saved in ${store.file})`,
+        `logged in to ${url} as ${username}${clientCert ? ' with a client certificate' : jwt ? ' with an external JWT' : ''} (context ${context}, saved in ${store.file})`,
       );
       if (replaced && (replaced.url !== url || replaced.username !== username)) {
         io.err(

@@ -3,7 +3,7 @@
  * from. The nested `primary`/`secondary` members get their flags from the schema (`--updb-min-password-length`,
  * `--no-cert-allowed`, `--require-totp` …), so a policy is creatable from flags alone.
  */
-import { authPolicies } from '../resources.js';
+import { authPolicies, externalJwtSigners } from '../resources.js';
 import type { EntitySpec } from '../crud.js';
 import { at, col, type Rec } from '../output.js';
 
@@ -55,6 +55,11 @@ export const authPolicySpec: EntitySpec = {
   flags: {
     primary: { description: 'primary methods (members not given keep their values)' },
     secondary: { description: 'secondary factors' },
+    'primary.extJwt.allowedSigners': { ref: externalJwtSigners, description: 'external JWT signers allowed' },
+    'secondary.requireExtJwtSigner': {
+      ref: externalJwtSigners,
+      description: 'external JWT signer whose token every request must also carry',
+    },
   },
   createHelp:
     '\nWithout flags a new policy has the settings of the system policy `default`: cert, ext-jwt and updb allowed,\nminimum password length 5, no lockout, no secondary factor.',

@@ -9,6 +9,7 @@ import type { Ctx } from '../../model/ctx.js';
 import { DomainError } from '../../model/errors.js';
 import type { Principal } from '../../model/services/api-session.js';
 import { resolveToken } from '../../model/services/api-session.js';
+import { withSecondaryExtJwt } from '../../model/services/ext-jwt-secondary.js';
 import { baseMeta, RAW, type Envelope } from './envelope.js';
 import type { DaemonDeps } from '../deps.js';
 
@@ -72,8 +73,10 @@ async function authorize(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Pr
     return token ? ((await resolveToken(ctx, token)) ?? undefined) : undefined;
   }
   if (!token) throw new DomainError('UNAUTHORIZED');
-  const principal = await resolveToken(ctx, token);
-  if (!principal) throw new DomainError('UNAUTHORIZED');
+  const resolved = await resolveToken(ctx, token);
+  if (!resolved) throw new DomainError('UNAUTHORIZED');
+  // A secondary ext-JWT requirement is met per request, by its bearer token (model/services/ext-jwt-secondary.ts).
+  const principal = await withSecondaryExtJwt(ctx, resolved, req.headers.authorization);
   if (access !== 'partial' && principal.authQueries.length > 0) throw new DomainError('UNAUTHORIZED');
   // parity: a non-admin on an admin operation is 401, not 403 (docs/reference-notes.md §3.4)
   if (access === 'admin' && !principal.identity.isAdmin) throw new DomainError('UNAUTHORIZED');

@@ -8,6 +8,9 @@ import {
   type AuthenticateBody,
 } from '../../model/services/authenticate.js';
 import { authenticateCert } from '../../model/services/authenticate-cert.js';
+import { authenticateExtJwt } from '../../model/services/ext-jwt.js';
+import { noteBearerEvidence } from '../../model/services/ext-jwt-secondary.js';
+import { wwwAuthenticate } from '../../model/services/ext-jwt-verify.js';
 import { currentApiSessionDetail, deleteApiSessions } from '../../model/services/api-session.js';
 import { peerCertificates } from '../http/tls.js';
 import { empty, ok } from '../http/envelope.js';
@@ -40,8 +43,7 @@ export const authRoutes: RouteDef[] = [
           authenticate = () => authenticateCert(rc.ctx, peerCertificates(rc.req), body, rc.req.ip);
           break;
         case 'ext-jwt':
-          // No external-JWT credential can match yet: a plain authentication failure.
-          authenticate = () => Promise.reject(new DomainError('INVALID_AUTH'));
+          authenticate = () => authenticateExtJwt(rc.ctx, rc.req.headers.authorization, body, rc.req.ip);
           break;
         default:
           throw new DomainError('INVALID_AUTH_METHOD', {
@@ -50,7 +52,18 @@ export const authRoutes: RouteDef[] = [
       }
       // Every method is rate limited per source; passwords also per username (daemon/auth-limiter.ts).
       const account = method === 'password' && typeof body.username === 'string' ? `user:${body.username}` : undefined;
-      const apiSessionId = await rc.deps.authLimiter.attempt(rc.req.ip, account, authenticate);
+      // A bearer JWT beside a password or certificate may answer a secondary ext-JWT requirement.
+      const primary = authenticate;
+      if (method !== 'ext-jwt')
+        authenticate = () => noteBearerEvidence(rc.ctx, body, rc.req.headers.authorization).then(primary);
+      const apiSessionId = await rc.deps.authLimiter
+        .attempt(rc.req.ip, account, authenticate)
+        .catch((e: unknown) => {
+          // Every 401 of an ext-jwt login says why, as a bearer-token challenge (no token, no signer named).
+          if (method === 'ext-jwt' && (e as { status?: number })?.status === 401)
+            rc.reply.header('www-authenticate', wwwAuthenticate(e));
+          throw e;
+        });
       const detail = await currentApiSessionDetail(rc.ctx, apiSessionId);
       // parity: both header names carry the token so existing clients find it (decisions.md, session header)
       rc.reply.header('svc-session', detail.token as string).header('zt-session', detail.token as string);

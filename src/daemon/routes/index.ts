@@ -10,6 +10,7 @@ import { crudRoutes } from './crud.js';
 import { currentIdentityRoutes } from './current-identity.js';
 import { enrollRoutes } from './enroll.js';
 import { enrollmentRoutes } from './enrollment.js';
+import { externalJwtSignerRoutes } from './external-jwt-signers.js';
 import { identityRoutes } from './identity.js';
 import { infoRoutes } from './info.js';
 import { relatedRoutes } from './related.js';
@@ -38,5 +39,7 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...certExtensionRoutes,
     ...authenticatorRoutes,
     ...routerEnrollmentRoutes,
+    // External JWT signers: the Client API's login-page listing (issue 8).
+    ...externalJwtSignerRoutes,
   ];
 }

@@ -40,7 +40,7 @@ function specRecord(rc: RequestContext) {
 /**
  * `/summary` keys, named as the reference names its stores (docs/reference-notes.md §13): `routers` counts
  * every router and `routers.edge` the edge ones; `services.edge` equals `services` (every service is an
- * edge service here). Stores this controller does not have yet (MFA, external JWT signers, posture check
+ * edge service here). Stores this controller does not have yet (MFA, posture check
  * types) count 0, which is what their listings hold.
  */
 const SUMMARY: Record<string, readonly string[]> = {
@@ -53,7 +53,7 @@ const SUMMARY: Record<string, readonly string[]> = {
   configs: [R.configs.table],
   edgeRouterPolicies: [R.edgeRouterPolicies.table],
   enrollments: [R.enrollments.table],
-  externalJwtSigners: [],
+  externalJwtSigners: [R.externalJwtSigners.table],
   identities: [R.identities.table],
   identityTypes: [R.identityTypes.table],
   mfas: [],

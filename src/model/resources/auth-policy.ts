@@ -5,6 +5,8 @@
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { authPolicyById } from '../../store/auth-policies.js';
+import { existingSignerIds } from '../../store/external-jwt-signers.js';
+import type { Ctx } from '../ctx.js';
 import type { Executor } from '../../store/db.js';
 import type { Input, ResourceDef, Row } from '../resource.js';
 import { NameSchema, StringListSchema } from '../schemas.js';
@@ -69,24 +71,30 @@ function normalisePrimary(p: AuthPolicy['primary']): AuthPolicy['primary'] {
 }
 
 /**
- * A second factor the controller cannot serve yet (no TOTP MFA, no external JWT signers) would be skipped at
- * authentication, so such a policy is refused rather than stored (decisions.md, "Authentication hardening").
+ * TOTP is not served yet, so a policy asking for it is refused rather than stored (decisions.md, "Authentication
+ * hardening"). Signers named as the second factor or among the allowed ones must exist (decisions.md,
+ * "External JWT signers").
  */
-function refuseUnservedSecondFactors(s: AuthPolicy['secondary']): void {
-  if (s.requireTotp)
+async function checkFactors(ctx: Ctx, p: Pick<AuthPolicy, 'primary' | 'secondary'>): Promise<void> {
+  const s = p.secondary;
+  if (s?.requireTotp)
     throw fieldError('secondary.requireTotp', 'TOTP MFA is not available yet: requireTotp must be false', true);
-  if (s.requireExtJwtSigner !== null) {
+  if (s && s.requireExtJwtSigner !== null && (await existingSignerIds(ctx.db, [s.requireExtJwtSigner])).length === 0) {
     throw fieldError(
       'secondary.requireExtJwtSigner',
       'no external JWT signer with this id exists',
       s.requireExtJwtSigner,
     );
   }
+  const allowed = p.primary?.extJwt?.allowedSigners ?? [];
+  const found = new Set(await existingSignerIds(ctx.db, allowed));
+  const missing = allowed.find((id) => !found.has(id));
+  if (missing !== undefined)
+    throw fieldError('primary.extJwt.allowedSigners', 'no external JWT signer with this id exists', missing);
 }
 
-/** True when the policy asks for a second factor: authentication cannot complete while none is served. */
-export const requiresSecondFactor = (p: AuthPolicy): boolean =>
-  Boolean(p.secondary?.requireTotp) || (p.secondary?.requireExtJwtSigner ?? null) !== null;
+/** True when the policy asks for a second factor that authentication cannot complete (TOTP, not served yet). */
+export const requiresSecondFactor = (p: AuthPolicy): boolean => Boolean(p.secondary?.requireTotp);
 
 export const authPolicies: ResourceDef = {
   name: 'auth-policies',
@@ -115,7 +123,7 @@ export const authPolicies: ResourceDef = {
   unique: ['name'],
   blockingRefs: [{ table: 'identities', column: 'authPolicyId', entity: 'identities' }],
   hooks: {
-    prepare(_ctx, input: Input, mode, existing?: Row) {
+    async prepare(ctx, input: Input, mode, existing?: Row) {
       const out = { ...input };
       if (mode === 'patch' && existing) {
         if (out.primary !== undefined) out.primary = mergePatch(existing.primary, out.primary);
@@ -125,8 +133,8 @@ export const authPolicies: ResourceDef = {
       if (out.secondary) {
         const s = out.secondary as AuthPolicy['secondary'];
         out.secondary = { requireTotp: s.requireTotp ?? false, requireExtJwtSigner: s.requireExtJwtSigner ?? null };
-        refuseUnservedSecondFactors(out.secondary as AuthPolicy['secondary']);
       }
+      await checkFactors(ctx, out as Pick<AuthPolicy, 'primary' | 'secondary'>);
       return out;
     },
   },

@@ -16,6 +16,7 @@ import { servicePolicies } from './service-policy.js';
 import { edgeRouterPolicies } from './edge-router-policy.js';
 import { serviceEdgeRouterPolicies } from './service-edge-router-policy.js';
 import { postureChecks } from './posture-check.js';
+import { externalJwtSigners } from './external-jwt-signer.js';
 
 export { apiSessions, authPolicies, authenticators, cas, enrollments, identities, identityTypes };
 export {
@@ -29,6 +30,7 @@ export {
   edgeRouterPolicies,
   serviceEdgeRouterPolicies,
   postureChecks,
+  externalJwtSigners,
 };
 
 export const RESOURCES: readonly ResourceDef[] = [
@@ -49,4 +51,5 @@ export const RESOURCES: readonly ResourceDef[] = [
   servicePolicies,
   edgeRouterPolicies,
   serviceEdgeRouterPolicies,
+  externalJwtSigners,
 ];

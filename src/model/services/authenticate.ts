@@ -15,6 +15,7 @@ import { identityStanding, setIdentityClientInfo } from '../../store/identities.
 import { clearAttempts, recordFailedAttempt, reserveAttempt } from './password-attempts.js';
 import { configTypesByIdOrName } from '../../store/access.js';
 import { createApiSession, type NewApiSession } from './api-session.js';
+import { extJwtAuthQueries } from './ext-jwt-secondary.js';
 
 export interface AuthenticateBody {
   username?: unknown;
@@ -72,8 +73,14 @@ export async function startApiSession(
 ): Promise<string> {
   const envInfo = infoObject(body.envInfo);
   const sdkInfo = infoObject(body.sdkInfo);
+  // A secondary ext-JWT requirement leaves the session partial (ext-jwt-secondary.ts).
+  const extJwt = await extJwtAuthQueries(ctx, session.identityId, body);
   await setIdentityClientInfo(ctx.db, session.identityId, { envInfo, sdkInfo });
-  return createApiSession(ctx, { ...session, configTypes: await resolveConfigTypes(ctx, configTypesOf(body)) });
+  return createApiSession(ctx, {
+    ...session,
+    authQueries: [...(session.authQueries ?? []), ...extJwt],
+    configTypes: await resolveConfigTypes(ctx, configTypesOf(body)),
+  });
 }
 
 /**
