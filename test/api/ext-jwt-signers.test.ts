@@ -64,7 +64,12 @@ describe('external JWT signers', () => {
   it('creates a JWKS signer, whose certificate fields are null', async () => {
     const res = await admin.post(
       '/external-jwt-signers',
-      body({ certPem: undefined, jwksEndpoint: 'http://127.0.0.1:9/jwks', useExternalId: true, claimsProperty: '/email' }),
+      body({
+        certPem: undefined,
+        jwksEndpoint: 'http://127.0.0.1:9/jwks',
+        useExternalId: true,
+        claimsProperty: '/email',
+      }),
     );
     assert.equal(res.status, 201, res.text);
     jwksId = res.body.data.id;
@@ -102,13 +107,25 @@ describe('external JWT signers', () => {
   });
 
   it('refuses a certPem that is not exactly one certificate (INVALID_CERT_PEM)', async () => {
-    for (const pem of [certPem + otherPem, 'garbage', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n']) {
-      assertError(await admin.post('/external-jwt-signers', body({ certPem: pem })), 400, 'INVALID_CERT_PEM', 'certPem');
+    for (const pem of [
+      certPem + otherPem,
+      'garbage',
+      '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n',
+    ]) {
+      assertError(
+        await admin.post('/external-jwt-signers', body({ certPem: pem })),
+        400,
+        'INVALID_CERT_PEM',
+        'certPem',
+      );
     }
   });
 
   it('judges a PATCH on the merged record and keeps what it leaves out', async () => {
-    assertFieldError(await admin.patch(`/external-jwt-signers/${certId}`, { jwksEndpoint: 'https://x.example/j' }), 'jwksEndpoint');
+    assertFieldError(
+      await admin.patch(`/external-jwt-signers/${certId}`, { jwksEndpoint: 'https://x.example/j' }),
+      'jwksEndpoint',
+    );
     assertFieldError(await admin.patch(`/external-jwt-signers/${certId}`, { certPem: null }), 'certPem');
     assertError(await admin.patch(`/external-jwt-signers/${certId}`, { certPem: 'nope' }), 400, 'INVALID_CERT_PEM');
     assertFieldError(await admin.patch(`/external-jwt-signers/${certId}`, { audience: '' }), 'audience');
@@ -117,7 +134,10 @@ describe('external JWT signers', () => {
     assert.equal(kept.kid, 'k1');
     assert.equal(kept.enabled, true);
     // Switching to a JWKS endpoint clears the certificate and what was derived from it.
-    const sw = await admin.patch(`/external-jwt-signers/${certId}`, { certPem: null, jwksEndpoint: 'https://x.example/j' });
+    const sw = await admin.patch(`/external-jwt-signers/${certId}`, {
+      certPem: null,
+      jwksEndpoint: 'https://x.example/j',
+    });
     assert.equal(sw.status, 200, sw.text);
     const now = (await admin.get(`/external-jwt-signers/${certId}`)).body.data;
     assert.equal(now.fingerprint, null);
@@ -133,7 +153,12 @@ describe('external JWT signers', () => {
   it('replaces every field on PUT', async () => {
     const cur = (await admin.get(`/external-jwt-signers/${certId}`)).body.data;
     assertFieldError(
-      await admin.put(`/external-jwt-signers/${certId}`, { name: cur.name, issuer: cur.issuer, audience: 'x', enabled: true }),
+      await admin.put(`/external-jwt-signers/${certId}`, {
+        name: cur.name,
+        issuer: cur.issuer,
+        audience: 'x',
+        enabled: true,
+      }),
       'certPem',
     );
     const res = await admin.put(`/external-jwt-signers/${certId}`, {
@@ -168,7 +193,11 @@ describe('external JWT signers', () => {
     assert.equal(entry.externalAuthUrl, 'https://idp.example/login');
     const filtered = await server.client('client').get(`/external-jwt-signers?${filterParam('name = "none"')}`);
     assert.equal(filtered.body.data.length, 0);
-    assert.equal((await server.client('management').get('/external-jwt-signers')).status, 401, 'management stays admin');
+    assert.equal(
+      (await server.client('management').get('/external-jwt-signers')).status,
+      401,
+      'management stays admin',
+    );
   });
 
   it('checks the signers an auth policy names and refuses deleting a named signer', async () => {
@@ -180,13 +209,20 @@ describe('external JWT signers', () => {
       'secondary.requireExtJwtSigner',
     );
     assertFieldError(
-      await admin.post('/auth-policies', authPolicyBody(unique('p'), {}, { extJwt: { allowedSigners: [jwksId, 'nope'] } })),
+      await admin.post(
+        '/auth-policies',
+        authPolicyBody(unique('p'), {}, { extJwt: { allowedSigners: [jwksId, 'nope'] } }),
+      ),
       'primary.extJwt.allowedSigners',
     );
     const policyId = await createRecord(
       admin,
       '/auth-policies',
-      authPolicyBody(unique('p'), {}, { extJwt: { allowedSigners: [jwksId] }, secondary: { requireExtJwtSigner: certId } }),
+      authPolicyBody(
+        unique('p'),
+        {},
+        { extJwt: { allowedSigners: [jwksId] }, secondary: { requireExtJwtSigner: certId } },
+      ),
     );
     for (const id of [certId, jwksId]) {
       const res = await admin.delete(`/external-jwt-signers/${id}`);

@@ -9,7 +9,14 @@ import { after, before, describe, it } from 'node:test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
-import { startTestServer, createIdentity, createRecord, createUser, type ApiClient, type TestServer } from '../harness/server.js';
+import {
+  startTestServer,
+  createIdentity,
+  createRecord,
+  createUser,
+  type ApiClient,
+  type TestServer,
+} from '../harness/server.js';
 import { assertError, unique } from '../harness/assert.js';
 import { authPolicyBody } from '../harness/bodies.js';
 import { checkResponse } from '../harness/schemas.js';
@@ -41,7 +48,11 @@ describe('ext-jwt login and secondary ext-JWT', () => {
   const jwksIss = unique('https://idp-jwks.example');
 
   const login = (token?: string): Promise<HttpResponse> =>
-    client.post('/authenticate?method=ext-jwt', undefined, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+    client.post(
+      '/authenticate?method=ext-jwt',
+      undefined,
+      token ? { headers: { authorization: `Bearer ${token}` } } : {},
+    );
   const certToken = (sub: string, extra: Partial<Parameters<typeof signJwt>[1]> = {}) =>
     signJwt(certKey, { iss: certIss, aud: 'edge', kid: 'cert-kid', claims: { sub }, ...extra });
   const refused = (res: HttpResponse, flavour: string, code = 'INVALID_AUTH') => {
@@ -154,7 +165,10 @@ describe('ext-jwt login and secondary ext-JWT', () => {
         .status,
       200,
     );
-    refused(await login(await signWith(k1, { iss: jwksIss, aud: 'edge', claims: { sub: 'alice@example.com' } })), 'invalid');
+    refused(
+      await login(await signWith(k1, { iss: jwksIss, aud: 'edge', claims: { sub: 'alice@example.com' } })),
+      'invalid',
+    );
     const byId = await login(await signWith(k1, { iss: jwksIss, aud: 'edge', claims: { sub: extUserId } }));
     assert.equal(byId.status, 200, byId.text);
   });
@@ -207,12 +221,19 @@ describe('ext-jwt login and secondary ext-JWT', () => {
   });
 
   it('honours the auth policy: extJwt.allowed and allowedSigners', async () => {
-    const policyId = await createRecord(admin, '/auth-policies', authPolicyBody(unique('no-jwt'), {}, { extJwt: { allowed: false } }));
+    const policyId = await createRecord(
+      admin,
+      '/auth-policies',
+      authPolicyBody(unique('no-jwt'), {}, { extJwt: { allowed: false } }),
+    );
     const id = await createIdentity(admin, { authPolicyId: policyId });
     refused(await login(await certToken(id)), 'invalid');
     assert.equal(
-      (await admin.patch(`/auth-policies/${policyId}`, { primary: { extJwt: { allowed: true, allowedSigners: [jwksSignerId] } } }))
-        .status,
+      (
+        await admin.patch(`/auth-policies/${policyId}`, {
+          primary: { extJwt: { allowed: true, allowedSigners: [jwksSignerId] } },
+        })
+      ).status,
       200,
     );
     refused(await login(await certToken(id)), 'invalid');
@@ -241,7 +262,10 @@ describe('ext-jwt login and secondary ext-JWT', () => {
     });
 
     it('gives a password login a partial session carrying the EXT-JWT query', async () => {
-      const res = await client.post('/authenticate?method=password', { username: user.username, password: user.password });
+      const res = await client.post('/authenticate?method=password', {
+        username: user.username,
+        password: user.password,
+      });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(checkResponse('client', '/authenticate', 'POST', 200, res.body), []);
       assert.deepEqual(res.body.data.authQueries, [

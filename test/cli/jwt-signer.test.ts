@@ -41,7 +41,10 @@ describe('edgectl jwt-signer and login --jwt', () => {
     certFile = join(tmp, 'signer.pem');
     writeFileSync(certFile, signer.certPem);
     identityId = await createIdentity(admin, { name: 'jwt-user' });
-    ok(await edgectl(adminCfg, 'login', server.url, '-u', ADMIN.username, '-p', ADMIN.password, '--ca', caFile), 'login');
+    ok(
+      await edgectl(adminCfg, 'login', server.url, '-u', ADMIN.username, '-p', ADMIN.password, '--ca', caFile),
+      'login',
+    );
   });
 
   after(async () => {
@@ -50,7 +53,21 @@ describe('edgectl jwt-signer and login --jwt', () => {
   });
 
   it('creates a certificate signer from a file, enabled and matching identity ids by default', async () => {
-    const r = await edgectl(adminCfg, 'jwt-signer', 'create', 'cli-idp', issuer, '-a', 'edge', '-p', certFile, '-k', 'kid-1', '-o', 'id');
+    const r = await edgectl(
+      adminCfg,
+      'jwt-signer',
+      'create',
+      'cli-idp',
+      issuer,
+      '-a',
+      'edge',
+      '-p',
+      certFile,
+      '-k',
+      'kid-1',
+      '-o',
+      'id',
+    );
     ok(r, 'create');
     signerId = r.stdout.trim();
     const d = (await admin.get(`/external-jwt-signers/${signerId}`)).body.data;
@@ -87,7 +104,16 @@ describe('edgectl jwt-signer and login --jwt', () => {
     assert.match(whoami.stdout, /ext-jwt/);
     const byStdin = await edgectlWithStdin(userCfg, jwt, 'login', server.url, '--jwt', '-', '--ca', caFile);
     ok(byStdin, 'login --jwt -');
-    const refused = await edgectlWithStdin(userCfg, jwt.slice(0, -4) + 'AAAA', 'login', server.url, '--jwt', '-', '--ca', caFile);
+    const refused = await edgectlWithStdin(
+      userCfg,
+      jwt.slice(0, -4) + 'AAAA',
+      'login',
+      server.url,
+      '--jwt',
+      '-',
+      '--ca',
+      caFile,
+    );
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /INVALID_AUTH/);
     const usage = await edgectl(userCfg, 'login', server.url, '--jwt', jwtFile, '-u', 'x', '-p', 'y', '--ca', caFile);

@@ -193,7 +193,9 @@ async function readJwt(opts: LoginOptions, certLogin: boolean): Promise<string> 
 export function registerLogin(program: Command, io: CliIo): void {
   program
     .command('login')
-    .description('log in to a controller (password, client certificate or external JWT) and save the session for later commands')
+    .description(
+      'log in to a controller (password, client certificate or external JWT) and save the session for later commands',
+    )
     .argument(
       '[url]',
       'controller address, e.g. https://127.0.0.1:1280 (https:// is assumed); with --identity, taken from the file',

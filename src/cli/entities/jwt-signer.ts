@@ -10,7 +10,8 @@ import type { EntitySpec } from '../crud.js';
 import { col, type Rec } from '../output.js';
 import { externalJwtSigners } from '../resources.js';
 
-const key = (r: Rec) => (r.jwksEndpoint ? `jwks ${String(r.jwksEndpoint)}` : r.fingerprint ? `cert ${String(r.fingerprint)}` : '');
+const key = (r: Rec) =>
+  r.jwksEndpoint ? `jwks ${String(r.jwksEndpoint)}` : r.fingerprint ? `cert ${String(r.fingerprint)}` : '';
 
 export const jwtSignerSpec: EntitySpec = {
   def: externalJwtSigners,
@@ -30,19 +31,19 @@ export const jwtSignerSpec: EntitySpec = {
   createDefaults: { enabled: true, useExternalId: false, claimsProperty: 'sub' },
   flags: {
     name: { description: 'name (unique)' },
-    issuer: { description: 'the `iss` claim of the signer\'s tokens (unique)' },
-    audience: { short: 'a', description: 'a value the tokens\' `aud` claim must contain' },
+    issuer: { description: "the `iss` claim of the signer's tokens (unique)" },
+    audience: { short: 'a', description: "a value the tokens' `aud` claim must contain" },
     certPem: {
       name: 'cert-pem',
       description: 'the signing certificate as PEM (exactly one of this and --jwks-endpoint)',
       fromFile: { name: 'cert-file', short: 'p' },
     },
-    jwksEndpoint: { short: 'u', description: 'http(s) URL of the signer\'s JWKS' },
+    jwksEndpoint: { short: 'u', description: "http(s) URL of the signer's JWKS" },
     claimsProperty: { short: 'c', description: 'claim naming the identity, a JSON pointer (default sub)' },
     useExternalId: { short: 'x', description: 'match the claim against identity externalId (default: identity id)' },
-    kid: { short: 'k', description: 'key id of --cert-pem (default: the certificate\'s SHA-1 fingerprint)' },
+    kid: { short: 'k', description: "key id of --cert-pem (default: the certificate's SHA-1 fingerprint)" },
     externalAuthUrl: { description: 'where clients get a token (shown on the login listing)' },
-    enabled: { description: 'accept this signer\'s tokens (default on create)' },
+    enabled: { description: "accept this signer's tokens (default on create)" },
   },
   createHelp:
     '\nA new signer is enabled, matches the `sub` claim against identity ids (--use-external-id for externalId),\nand needs --audience and exactly one of --cert-pem/--cert-file or --jwks-endpoint.',

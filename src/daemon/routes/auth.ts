@@ -56,14 +56,12 @@ export const authRoutes: RouteDef[] = [
       const primary = authenticate;
       if (method !== 'ext-jwt')
         authenticate = () => noteBearerEvidence(rc.ctx, body, rc.req.headers.authorization).then(primary);
-      const apiSessionId = await rc.deps.authLimiter
-        .attempt(rc.req.ip, account, authenticate)
-        .catch((e: unknown) => {
-          // Every 401 of an ext-jwt login says why, as a bearer-token challenge (no token, no signer named).
-          if (method === 'ext-jwt' && (e as { status?: number })?.status === 401)
-            rc.reply.header('www-authenticate', wwwAuthenticate(e));
-          throw e;
-        });
+      const apiSessionId = await rc.deps.authLimiter.attempt(rc.req.ip, account, authenticate).catch((e: unknown) => {
+        // Every 401 of an ext-jwt login says why, as a bearer-token challenge (no token, no signer named).
+        if (method === 'ext-jwt' && (e as { status?: number })?.status === 401)
+          rc.reply.header('www-authenticate', wwwAuthenticate(e));
+        throw e;
+      });
       const detail = await currentApiSessionDetail(rc.ctx, apiSessionId);
       // parity: both header names carry the token so existing clients find it (decisions.md, session header)
       rc.reply.header('svc-session', detail.token as string).header('zt-session', detail.token as string);

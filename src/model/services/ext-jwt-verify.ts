@@ -31,7 +31,19 @@ export const wwwAuthenticate = (e: unknown): string =>
   `Bearer error="${e instanceof BearerRefusal ? e.flavour : 'invalid'}"`;
 
 /** Signature algorithms accepted from external signers: asymmetric only, so no key can double as a shared secret. */
-const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+const ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+];
 
 /** Longer than any real identity token; refused unparsed. */
 const MAX_TOKEN_CHARS = 16 * 1024;
@@ -124,4 +136,3 @@ export async function verifyBearer(ctx: Ctx, token: string | undefined): Promise
   ctx.extJwt?.remember(token, verified, expMs, nowMs);
   return { ...verified, untilMs: Math.min(expMs, nowMs + (ctx.extJwt?.opts.verifiedTtlMs ?? 0)) };
 }
-

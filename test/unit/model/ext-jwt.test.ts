@@ -27,7 +27,11 @@ describe('claims pointer', () => {
 
   it('refuses pointers that name nothing', () => {
     for (const bad of ['', '/', 'a//b', 'a/', 'a~2', 'a~']) {
-      assert.throws(() => parseClaimsPointer(bad), (e: unknown) => e instanceof DomainError && e.status === 400, bad);
+      assert.throws(
+        () => parseClaimsPointer(bad),
+        (e: unknown) => e instanceof DomainError && e.status === 400,
+        bad,
+      );
     }
   });
 });
@@ -84,7 +88,9 @@ describe('JWKS fetch limits', () => {
       if (req.url === '/status') return void res.writeHead(404).end();
       if (req.url === '/redirect') return void res.writeHead(302, { location: '/ok' }).end();
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ keys: [{ kid: 'a', kty: 'oct' }, { kty: 'oct' }, { kid: 'enc', use: 'enc', kty: 'oct' }] }));
+      res.end(
+        JSON.stringify({ keys: [{ kid: 'a', kty: 'oct' }, { kty: 'oct' }, { kid: 'enc', use: 'enc', kty: 'oct' }] }),
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
