@@ -12,6 +12,7 @@ import { enrollRoutes } from './enroll.js';
 import { enrollmentRoutes } from './enrollment.js';
 import { identityRoutes } from './identity.js';
 import { infoRoutes } from './info.js';
+import { mfaRoutes } from './mfa.js';
 import { relatedRoutes } from './related.js';
 import { identityAccessRoutes } from './identity-access.js';
 import { isReplacedByAccessRoutes, servicesAccessRoutes } from './services-access.js';
@@ -38,5 +39,7 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...certExtensionRoutes,
     ...authenticatorRoutes,
     ...routerEnrollmentRoutes,
+    // TOTP MFA (issue 8).
+    ...mfaRoutes,
   ];
 }

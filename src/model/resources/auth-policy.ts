@@ -69,12 +69,11 @@ function normalisePrimary(p: AuthPolicy['primary']): AuthPolicy['primary'] {
 }
 
 /**
- * A second factor the controller cannot serve yet (no TOTP MFA, no external JWT signers) would be skipped at
+ * A second factor the controller cannot serve yet (no external JWT signers) would be skipped at
  * authentication, so such a policy is refused rather than stored (decisions.md, "Authentication hardening").
+ * TOTP is served: `requireTotp` makes sessions partial (services/auth-queries.ts).
  */
 function refuseUnservedSecondFactors(s: AuthPolicy['secondary']): void {
-  if (s.requireTotp)
-    throw fieldError('secondary.requireTotp', 'TOTP MFA is not available yet: requireTotp must be false', true);
   if (s.requireExtJwtSigner !== null) {
     throw fieldError(
       'secondary.requireExtJwtSigner',
@@ -84,9 +83,11 @@ function refuseUnservedSecondFactors(s: AuthPolicy['secondary']): void {
   }
 }
 
-/** True when the policy asks for a second factor: authentication cannot complete while none is served. */
-export const requiresSecondFactor = (p: AuthPolicy): boolean =>
-  Boolean(p.secondary?.requireTotp) || (p.secondary?.requireExtJwtSigner ?? null) !== null;
+/**
+ * True when the policy asks for a second factor that is not served: authentication cannot complete. TOTP is
+ * answered by a partial session instead (services/auth-queries.ts).
+ */
+export const requiresSecondFactor = (p: AuthPolicy): boolean => (p.secondary?.requireExtJwtSigner ?? null) !== null;
 
 export const authPolicies: ResourceDef = {
   name: 'auth-policies',

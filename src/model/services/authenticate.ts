@@ -15,6 +15,7 @@ import { identityStanding, setIdentityClientInfo } from '../../store/identities.
 import { clearAttempts, recordFailedAttempt, reserveAttempt } from './password-attempts.js';
 import { configTypesByIdOrName } from '../../store/access.js';
 import { createApiSession, type NewApiSession } from './api-session.js';
+import { secondaryFactors } from './auth-queries.js';
 
 export interface AuthenticateBody {
   username?: unknown;
@@ -63,7 +64,8 @@ export async function resolveConfigTypes(ctx: Ctx, requested: string[]): Promise
 
 /**
  * The common end of every primary authentication: the identity's `envInfo`/`sdkInfo` are updated from the
- * body and a new API session is created (parity: §5.1). Call inside the authentication's transaction.
+ * body and a new API session is created (parity: §5.1), partial while second factors are outstanding (§4.4).
+ * Call inside the authentication's transaction.
  */
 export async function startApiSession(
   ctx: Ctx,
@@ -73,7 +75,13 @@ export async function startApiSession(
   const envInfo = infoObject(body.envInfo);
   const sdkInfo = infoObject(body.sdkInfo);
   await setIdentityClientInfo(ctx.db, session.identityId, { envInfo, sdkInfo });
-  return createApiSession(ctx, { ...session, configTypes: await resolveConfigTypes(ctx, configTypesOf(body)) });
+  // Second factors still to answer make the session partial (services/auth-queries.ts).
+  const factors = await secondaryFactors(ctx.db, session.identityId);
+  return createApiSession(ctx, {
+    ...session,
+    ...factors,
+    configTypes: await resolveConfigTypes(ctx, configTypesOf(body)),
+  });
 }
 
 /**
