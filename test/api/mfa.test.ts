@@ -234,6 +234,10 @@ describe('partial sessions and /authenticate/mfa', () => {
     });
     assert.equal(read.status, 200, read.text);
     assert.deepEqual(read.body.data.recoveryCodes, Array(19).fill('******'));
+    server.clock.advance(STEP_MS);
+    const inBody = await s1.get('/current-identity/mfa/recovery-codes', { body: { code: await totp(mfa.secret) } });
+    assert.equal(inBody.status, 200, inBody.text);
+    assert.equal(inBody.body.data.recoveryCodes.length, 19);
 
     server.clock.advance(STEP_MS);
     const regen = await s1.post('/current-identity/mfa/recovery-codes', { code: mfa.recoveryCodes[1] });

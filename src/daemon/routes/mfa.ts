@@ -35,6 +35,30 @@ function codeOf(rc: RequestContext): string | undefined {
   return typeof body?.code === 'string' ? body.code : undefined;
 }
 
+const MAX_GET_BODY = 4096;
+
+/**
+ * The `code` of a GET's JSON body. Fastify parses no GET bodies, but the reference's read of the recovery
+ * codes takes the code in the body too (docs/decisions.md, newer request shapes): read it here, small only.
+ */
+async function getBodyCode(rc: RequestContext): Promise<string | undefined> {
+  const length = Number(rc.req.headers['content-length'] ?? 0);
+  if (!(length > 0) || length > MAX_GET_BODY) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of rc.req.raw) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_GET_BODY) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: unknown } | null;
+    return typeof body?.code === 'string' ? body.code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const caller = (rc: RequestContext) => ({
   apiSessionId: rc.principal!.apiSessionId,
   identityId: rc.principal!.identity.id,
@@ -146,7 +170,8 @@ export const mfaRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailMfaRecoveryCodesEnvelope',
     async handler(rc) {
-      const codes = await limited(rc, () => maskedRecoveryCodes(rc.ctx, rc.principal!.identity.id, codeOf(rc)));
+      const code = codeOf(rc) ?? (await getBodyCode(rc));
+      const codes = await limited(rc, () => maskedRecoveryCodes(rc.ctx, rc.principal!.identity.id, code));
       return ok({ recoveryCodes: codes });
     },
   },
