@@ -219,6 +219,7 @@ describe('edgectl admin CLI', () => {
     // TOTP is served: a policy requiring it is stored (sessions of its identities start partial).
     const totp = await cli('auth-policy', 'create', 'cli-totp', '--require-totp');
     assert.equal(totp.code, 0, totp.stderr);
+    assert.equal((await cli('auth-policy', 'delete', 'cli-totp')).code, 0);
     const c = await cli(
       'auth-policy',
       'create',
