@@ -140,6 +140,7 @@ describe('enrolling and verifying', () => {
     assertError(await c.post('/current-identity/mfa/verify', { code: await totp(secret, 1) }), 404, 'NOT_FOUND');
     assertError(await c.post('/current-identity/mfa'), 409, 'MFA_EXISTS');
 
+    assert.ok((await admin.get('/summary')).body.data.mfas >= 1, '/summary counts enrollments');
     const identity = await admin.get(`/identities/${user.id}`);
     assert.equal(identity.body.data.isMfaEnabled, true);
     check('management', '/identities/{id}', 'GET', 200, identity.body);
