@@ -9,6 +9,7 @@ import { registerServe } from './commands/serve.js';
 import { registerDb } from './commands/db.js';
 import { registerLogin } from './commands/login.js';
 import { registerLogout } from './commands/logout.js';
+import { registerMfa } from './commands/mfa.js';
 import { registerVersion } from './commands/version.js';
 import { registerIdentity } from './commands/identity.js';
 import { registerAuthPolicy } from './commands/auth-policy.js';
@@ -49,6 +50,7 @@ export function buildProgram(io: CliIo): Command {
   registerDb(program, io);
   registerLogin(program, io);
   registerLogout(program, io);
+  registerMfa(program, io);
   registerEnroll(program, io);
   registerVersion(program, io);
   registerIdentity(program, io);

@@ -83,7 +83,8 @@ export const rateLimited = (retryAfterSeconds: number) =>
 
 /** The credential failures that spend the failure budgets; anything else (bad request, success) gives it back. */
 const isCredentialFailure = (e: unknown) =>
-  e instanceof DomainError && (e.code === 'INVALID_AUTH' || e.code === 'UNAUTHORIZED');
+  e instanceof DomainError &&
+  (e.code === 'INVALID_AUTH' || e.code === 'UNAUTHORIZED' || e.code === 'MFA_INVALID_TOKEN');
 
 export class AuthLimiter {
   private readonly perSource: TokenBuckets;

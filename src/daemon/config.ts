@@ -25,6 +25,8 @@ export interface DaemonConfig {
   authRateLimit: AuthRateLimitConfig;
   /** Connection and request-time bounds of the listener (docs/decisions.md, "Connections"). */
   limits: ConnectionLimits;
+  /** Issuer named in TOTP provisioning URLs (`edge.totp.issuer`). */
+  totpIssuer: string;
   /** Browser origins allowed cross-origin access (exact `scheme://host[:port]`); empty: none. */
   corsAllowedOrigins: string[];
   /** Prometheus metrics (docs/decisions.md, "Metrics and health"). */
@@ -60,6 +62,7 @@ export const DEFAULTS = {
   maxConnectionsPerAddress: 500,
   headersTimeout: '10s',
   requestTimeout: '60s',
+  totpIssuer: 'edgectl',
 };
 
 /** The longest duration any setting accepts: expiries computed from it stay far inside a Date's range. */
@@ -81,6 +84,7 @@ export const CONFIG_KEYS = [
   'edge.api.sessionTimeout',
   'edge.enrollment.edgeIdentity.duration',
   'edge.enrollment.edgeRouter.duration',
+  'edge.totp.issuer',
   ...AUTH_RATE_LIMIT_KEYS.map((k) => `edge.api.rateLimit.auth.${k}` as const),
   'web.cors.allowedOrigins',
   'limits.maxConnections',
@@ -142,6 +146,14 @@ export function parseListen(listen: string): { host: string; port: number } {
   const port = Number(m[2]);
   if (port < 0 || port > 65535) throw new Error(`listen port ${port} is out of range`);
   return { host: m[1] || '0.0.0.0', port };
+}
+
+/** An authenticator app shows the issuer next to the account: a short printable name. */
+function totpIssuer(v: unknown): string {
+  if (v === undefined || v === null) return DEFAULTS.totpIssuer;
+  if (typeof v !== 'string' || v.trim() === '' || v.length > 100 || /[\u0000-\u001f:]/.test(v))
+    throw new Error('edge.totp.issuer must be a name of 1 to 100 characters without a colon');
+  return v.trim();
 }
 
 function durationSetting(
@@ -342,6 +354,7 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
       1000,
     ),
     authRateLimit: parseAuthRateLimit(get(doc, 'edge.api.rateLimit.auth')),
+    totpIssuer: totpIssuer(get(doc, 'edge.totp.issuer')),
     limits: connectionLimits(doc),
     corsAllowedOrigins: corsOrigins(get(doc, 'web.cors.allowedOrigins')),
     metrics: metricsConfig(doc),

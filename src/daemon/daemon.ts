@@ -101,6 +101,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
         sessionTimeoutMs: cfg.sessionTimeoutMs,
         identityEnrollmentDurationMs: cfg.identityEnrollmentDurationMs,
         routerEnrollmentDurationMs: cfg.routerEnrollmentDurationMs,
+        totpIssuer: cfg.totpIssuer,
       },
       log,
       pki: pkiCapability(

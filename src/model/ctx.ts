@@ -20,6 +20,8 @@ export interface Settings {
   /** Enrollment durations in milliseconds (edge.enrollment.*.duration). */
   identityEnrollmentDurationMs: number;
   routerEnrollmentDurationMs: number;
+  /** Issuer named in TOTP provisioning URLs (edge.totp.issuer; default `edgectl`). */
+  totpIssuer?: string;
 }
 
 export interface Ctx {

@@ -5,7 +5,7 @@
  * string stores the parameters, so they can be raised later without invalidating old hashes.
  * Verification of an unknown user runs against a fixed dummy hash so both failure paths cost the same.
  */
-import { hash, verify } from '@node-rs/argon2';
+import { hash, hashRaw, verify } from '@node-rs/argon2';
 import { fieldError } from './errors.js';
 
 const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1, outputLen: 32 } as const;
@@ -15,7 +15,7 @@ const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, p
  * (bench/auth-timing.ts), which swaps in a fixed-cost check so the database work of the two failure
  * paths is what it compares; nothing in src/ replaces them.
  */
-export const argon2 = { hash, verify };
+export const argon2 = { hash, hashRaw, verify };
 
 /**
  * Hashes a new password. `db` is the caller's executor: Argon2id never runs inside a database transaction
@@ -25,6 +25,23 @@ export const argon2 = { hash, verify };
 export async function hashPassword(password: string, db: { readonly isTransaction: boolean }): Promise<string> {
   if (db.isTransaction) throw new Error('Argon2id must not run inside a database transaction');
   return argon2.hash(password, OPTIONS);
+}
+
+/**
+ * Argon2id of short secrets that share one salt (an MFA enrollment's recovery codes, docs/decisions.md "TOTP
+ * MFA"): a presented code is hashed once and compared with every stored hash, instead of one verification per
+ * stored code. Base64. Same cost and the same no-transaction rule as passwords.
+ */
+export async function hashWithSalt(
+  secret: string,
+  salt: Uint8Array,
+  db: { readonly isTransaction: boolean },
+): Promise<string> {
+  if (db.isTransaction) throw new Error('Argon2id must not run inside a database transaction');
+  const { algorithm, memoryCost, timeCost, parallelism, outputLen } = OPTIONS;
+  return (await argon2.hashRaw(secret, { algorithm, memoryCost, timeCost, parallelism, outputLen, salt })).toString(
+    'base64',
+  );
 }
 
 let dummyHash: Promise<string> | undefined;

@@ -14,12 +14,18 @@ export type TokenKind = 'api-session' | 'session' | 'enrollment';
 /** What the model needs to show a token again: the token of record `id` of one kind. */
 export interface TokenMinter {
   token(kind: TokenKind, id: string): string;
+  /** A 32-byte key for one purpose, derived from the same secret (e.g. sealing MFA secrets at rest). */
+  key(purpose: KeyPurpose): Buffer;
 }
+
+/** What derived keys are for; each purpose gets its own key. */
+export type KeyPurpose = 'mfa-secrets';
 
 export const TOKEN_KEY_BYTES = 32;
 
 /** Domain label of the derivation, so a later scheme can change it without colliding with this one. */
 const LABEL = 'edgectl-token-v1';
+const KEY_LABEL = 'edgectl-key-v1';
 
 /** A minter over a 32-byte secret key (the daemon loads it from the data dir; tests pass a fixed one). */
 export function tokenMinter(key: Uint8Array): TokenMinter {
@@ -33,6 +39,10 @@ export function tokenMinter(key: Uint8Array): TokenMinter {
       b[8] = (b[8]! & 0x3f) | 0x80;
       const h = b.toString('hex');
       return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    },
+    key(purpose) {
+      // Another label than the tokens', so no key equals any token's MAC.
+      return createHmac('sha256', secret).update(`${KEY_LABEL}:${purpose}`).digest();
     },
   };
 }

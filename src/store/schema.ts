@@ -41,6 +41,7 @@ export interface ApiSessionsTable extends EntityColumns {
   isMfaRequired: Generated<number>;
   isMfaComplete: Generated<number>;
   lastActivityAt: string;
+  mfaPassedAt: string | null;
 }
 
 export interface AuthPoliciesTable extends EntityColumns {
@@ -197,6 +198,16 @@ export interface IdentityTypesTable extends EntityColumns {
   name: string;
 }
 
+export interface MfasTable extends EntityColumns {
+  identityId: string;
+  isVerified: Generated<number>;
+  secretSealed: string;
+  recoverySalt: string;
+  recoveryHashes: Generated<string>;
+  recoveryCodesSealed: string | null;
+  lastTimeStep: number | null;
+}
+
 export interface PostureChecksTable extends EntityColumns {
   name: string;
   typeId: string;
@@ -343,6 +354,7 @@ export interface Database {
   identities_roleAttributes: IdentitiesRoleAttributesTable;
   identity_service_configs: IdentityServiceConfigsTable;
   identity_types: IdentityTypesTable;
+  mfas: MfasTable;
   posture_checks: PostureChecksTable;
   posture_checks_roleAttributes: PostureChecksRoleAttributesTable;
   schema_migrations: SchemaMigrationsTable;

@@ -6,6 +6,8 @@ export interface HttpResponse<T = any> {
   headers: Record<string, string | string[] | undefined>;
   body: T;
   text: string;
+  /** The raw body (binary answers such as PNGs). */
+  bytes?: Buffer;
 }
 
 export interface RequestOptions {
@@ -36,7 +38,8 @@ export function request(ca: string, method: string, url: string, opts: RequestOp
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         let body: unknown = text;
         if ((res.headers['content-type'] ?? '').includes('json') && text !== '') {
           try {
@@ -45,7 +48,7 @@ export function request(ca: string, method: string, url: string, opts: RequestOp
             body = text;
           }
         }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text, bytes });
       });
     });
     req.on('error', reject);

@@ -53,6 +53,16 @@ const createExtras: EntitySpec['createExtras'] = {
 export function registerIdentity(program: Command, io: CliIo): void {
   const noun = registerEntity(program, io, { ...identitySpec, createExtras });
   noun
+    .command('mfa-remove')
+    .description("remove an identity's MFA enrollment (admin; no code needed), e.g. for a lost device")
+    .argument('id|name', "the identity's id or name")
+    .action(async (idOrName: string) => {
+      const api = requireApi(io);
+      const id = await resolveEntityId(api, identitySpec, idOrName);
+      await api.call('DELETE', `/identities/${encodeURIComponent(id)}/mfa`);
+      io.out(`removed the MFA enrollment of identity ${id}`);
+    });
+  noun
     .command('disable')
     .description('disable an identity: it can no longer authenticate and its API sessions end')
     .argument('id|name', "the identity's id or name")

@@ -16,6 +16,7 @@ import { ApiError } from '../api.js';
 import { fetchPublishedCaBundle } from '../ca-bundle.js';
 import { readIdentityFile, type IdentityConfig } from '../identity-file.js';
 import { CliError, type CliIo } from '../io.js';
+import { MFA_CODE_ENV, mfaCode } from '../mfa-code.js';
 import { SessionStore } from '../session-store.js';
 import { passwordFromStdin, readStdin } from '../stdin.js';
 import {
@@ -36,6 +37,7 @@ interface LoginOptions {
   ca?: string;
   yes?: boolean;
   jwt?: string;
+  mfaCode?: string;
 }
 
 const HELP = `
@@ -56,6 +58,9 @@ Credentials (one of):
   --identity FILE          the certificate, key, CA bundle and controller URL of an identity file (\`edgectl enroll\`);
                            the URL argument may be left out.
   --jwt FILE               a JWT from an external identity provider (method=ext-jwt; - reads it from standard input).
+
+MFA: when the identity has TOTP MFA (or its auth policy requires it), the code is taken from --mfa-code, else
+$EDGECTL_MFA_CODE, else asked for on a terminal; a recovery code works in its place (once).
 
 The session is saved in $EDGECTL_CONFIG_DIR/config.json (default ~/.config/edgectl/config.json), mode 0600, under
 the context named by --context NAME or $EDGECTL_CONTEXT, else the current context (\`edgectl context list\`). A new
@@ -190,6 +195,36 @@ async function readJwt(opts: LoginOptions, certLogin: boolean): Promise<string> 
   return jwt;
 }
 
+const isMfaQuery = (q: unknown) => (q as { typeId?: unknown } | null)?.typeId === 'MFA';
+const hasMfaQuery = (qs: unknown[] | undefined) => Array.isArray(qs) && qs.some(isMfaQuery);
+
+/**
+ * Answers the MFA query of a new, partial session (`POST /authenticate/mfa`). A refused code ends the partial
+ * session, so nothing half-logged-in is left behind or saved.
+ */
+async function completeMfa(
+  io: CliIo,
+  url: string,
+  ca: string | undefined,
+  clientCert: ClientCertificate | undefined,
+  token: string,
+  option: string | undefined,
+): Promise<void> {
+  const send = (method: 'POST' | 'DELETE', path: string, body?: string) =>
+    rawRequest(method, `${url}${MANAGEMENT_PREFIX}${path}`, { ca, clientCert, headers: { 'zt-session': token }, body });
+  let code: string;
+  try {
+    code = await mfaCode(io, { option, optionName: '--mfa-code', env: true, purpose: 'login' });
+  } catch (e) {
+    await send('DELETE', '/current-api-session').catch(() => undefined);
+    throw e;
+  }
+  const res = await send('POST', '/authenticate/mfa', JSON.stringify({ code }));
+  if (res.status === 200) return;
+  await send('DELETE', '/current-api-session').catch(() => undefined);
+  throw new ApiError(res.status, bodyOf(res.text), 'hint: the MFA code was not accepted (a code is accepted once)');
+}
+
 export function registerLogin(program: Command, io: CliIo): void {
   program
     .command('login')
@@ -212,6 +247,7 @@ export function registerLogin(program: Command, io: CliIo): void {
     .option('--jwt <file>', 'log in with a JWT of an external JWT signer read from FILE (- for standard input)')
     .option('--ca <file>', 'PEM file of the CA certificates to trust for this controller')
     .option('-y, --yes', "trust the controller's published CA bundle without asking")
+    .option('--mfa-code <code>', `the MFA code when the login asks for one (else $${MFA_CODE_ENV}, else a prompt)`)
     .addHelpText('after', HELP)
     .action(async (rawUrl: string | undefined, opts: LoginOptions) => {
       if (opts.passwordStdin) {
@@ -291,6 +327,10 @@ export function registerLogin(program: Command, io: CliIo): void {
       if (res.status !== 200) throw new ApiError(res.status, body);
       const data = (body as { data?: SessionData }).data;
       if (!data?.token) throw new CliError('error: the controller answered without a session token', 1);
+      if (hasMfaQuery(data.authQueries)) {
+        await completeMfa(io, url, ca, clientCert, data.token, opts.mfaCode);
+        data.authQueries = data.authQueries!.filter((q) => !isMfaQuery(q));
+      }
       username = clientCert || jwt ? (data.identity?.name ?? data.identityId ?? '?') : username!;
       const context = store.contextName();
       const replaced = store.current();
@@ -323,7 +363,7 @@ export function registerLogin(program: Command, io: CliIo): void {
         );
       if (Array.isArray(data.authQueries) && data.authQueries.length > 0) {
         io.err(
-          'warning: this session still needs a secondary factor (MFA), which edgectl cannot answer yet; admin commands will be refused',
+          'warning: this session still needs a secondary factor that edgectl cannot answer; admin commands will be refused',
         );
       }
     });

@@ -14,6 +14,8 @@ export interface RequestOptions {
   contentType?: string;
   /** The `Accept` header (default `application/json`). */
   accept?: string;
+  /** Extra request headers (e.g. `mfa-validation-code`). */
+  headers?: Record<string, string>;
 }
 
 export interface TransportResponse {
@@ -161,7 +163,10 @@ export class HttpTransport implements Transport {
     body?: unknown,
     options: RequestOptions = {},
   ): Promise<TransportResponse> {
-    const headers: Record<string, string> = this.target.token ? { 'zt-session': this.target.token } : {};
+    const headers: Record<string, string> = {
+      ...options.headers,
+      ...(this.target.token ? { 'zt-session': this.target.token } : {}),
+    };
     if (options.accept) headers.accept = options.accept;
     const raw = await rawRequest(method, this.target.url + (this.target.prefix ?? MANAGEMENT_PREFIX) + path, {
       ca: this.target.ca,

@@ -13,6 +13,7 @@ import { enrollmentRoutes } from './enrollment.js';
 import { externalJwtSignerRoutes } from './external-jwt-signers.js';
 import { identityRoutes } from './identity.js';
 import { infoRoutes } from './info.js';
+import { mfaRoutes } from './mfa.js';
 import { relatedRoutes } from './related.js';
 import { identityAccessRoutes } from './identity-access.js';
 import { isReplacedByAccessRoutes, servicesAccessRoutes } from './services-access.js';
@@ -41,5 +42,7 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...routerEnrollmentRoutes,
     // External JWT signers: the Client API's login-page listing (issue 8).
     ...externalJwtSignerRoutes,
+    // TOTP MFA (issue 8).
+    ...mfaRoutes,
   ];
 }

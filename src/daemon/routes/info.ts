@@ -40,8 +40,8 @@ function specRecord(rc: RequestContext) {
 /**
  * `/summary` keys, named as the reference names its stores (docs/reference-notes.md §13): `routers` counts
  * every router and `routers.edge` the edge ones; `services.edge` equals `services` (every service is an
- * edge service here). Stores this controller does not have yet (MFA, posture check
- * types) count 0, which is what their listings hold.
+ * edge service here). `mfas` counts TOTP enrollments, verified or not. Stores this controller does not have yet
+ * (posture check types) count 0, which is what their listings hold.
  */
 const SUMMARY: Record<string, readonly string[]> = {
   apiSessionCertificates: [apiSessionCerts.table],
@@ -56,7 +56,7 @@ const SUMMARY: Record<string, readonly string[]> = {
   externalJwtSigners: [R.externalJwtSigners.table],
   identities: [R.identities.table],
   identityTypes: [R.identityTypes.table],
-  mfas: [],
+  mfas: ['mfas'],
   postureCheckTypes: [],
   postureChecks: [R.postureChecks.table],
   routers: [R.transitRouters.table, R.edgeRouters.table],

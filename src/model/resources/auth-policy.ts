@@ -71,14 +71,11 @@ function normalisePrimary(p: AuthPolicy['primary']): AuthPolicy['primary'] {
 }
 
 /**
- * TOTP is not served yet, so a policy asking for it is refused rather than stored (decisions.md, "Authentication
- * hardening"). Signers named as the second factor or among the allowed ones must exist (decisions.md,
+ * Signers named as the second factor or among the allowed ones must exist (decisions.md,
  * "External JWT signers").
  */
 async function checkFactors(ctx: Ctx, p: Pick<AuthPolicy, 'primary' | 'secondary'>): Promise<void> {
   const s = p.secondary;
-  if (s?.requireTotp)
-    throw fieldError('secondary.requireTotp', 'TOTP MFA is not available yet: requireTotp must be false', true);
   if (s && s.requireExtJwtSigner !== null && (await existingSignerIds(ctx.db, [s.requireExtJwtSigner])).length === 0) {
     throw fieldError(
       'secondary.requireExtJwtSigner',
@@ -92,9 +89,6 @@ async function checkFactors(ctx: Ctx, p: Pick<AuthPolicy, 'primary' | 'secondary
   if (missing !== undefined)
     throw fieldError('primary.extJwt.allowedSigners', 'no external JWT signer with this id exists', missing);
 }
-
-/** True when the policy asks for a second factor that authentication cannot complete (TOTP, not served yet). */
-export const requiresSecondFactor = (p: AuthPolicy): boolean => Boolean(p.secondary?.requireTotp);
 
 export const authPolicies: ResourceDef = {
   name: 'auth-policies',

@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { identitiesWithApiSession } from '../../store/api-sessions.js';
 import { authPolicyExists, authPolicyNames } from '../../store/auth-policies.js';
 import { authenticatorsOfIdentities } from '../../store/authenticators.js';
+import { identitiesWithVerifiedMfa } from '../../store/mfas.js';
 import { edgeRouterExists } from '../../store/routers.js';
 import type { Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';
@@ -88,11 +89,12 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   if (rows.length === 0) return;
   const ids = rows.map((r) => r.id as string);
   const now = ctx.now();
-  const [authenticators, policies, withSession, enrollments] = await Promise.all([
+  const [authenticators, policies, withSession, enrollments, withMfa] = await Promise.all([
     authenticatorsOfIdentities(ctx.db, ids),
     authPolicyNames(ctx.db),
     identitiesWithApiSession(ctx.db, ids),
     enrollmentSummaries(ctx, ids),
+    identitiesWithVerifiedMfa(ctx.db, ids),
   ]);
   const policyNames = new Map(policies.map((p) => [p.id, p.name]));
   for (const r of rows) {
@@ -112,7 +114,8 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
     r.hasApiSession = withSession.has(id);
     r.hasEdgeRouterConnection = false;
     r.edgeRouterConnectionStatus = 'offline';
-    r.isMfaEnabled = r.isMfaEnabled ?? false;
+    // A verified TOTP enrollment (services/mfa.ts).
+    r.isMfaEnabled = withMfa.has(id);
   }
 }
 

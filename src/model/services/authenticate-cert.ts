@@ -17,7 +17,7 @@ import type { ParsedCertificate } from '../../pki/index.js';
 import { withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { requirePki } from '../pki.js';
-import { policyForIdentity, requiresSecondFactor } from '../resources/auth-policy.js';
+import { policyForIdentity } from '../resources/auth-policy.js';
 import { isDisabled } from '../resources/identity.js';
 import { externalIdFromCertificate } from '../ca/external-id.js';
 import { findIssuingCa, verifiedCas } from '../ca/trust.js';
@@ -109,9 +109,6 @@ export async function authenticateCert(
     const policy = await policyForIdentity(trx, identity.authPolicyId);
     if (!policy.primary.cert.allowed)
       throw refused(ctx, 'auth policy does not allow certificates', { identityId: identity.id });
-    // No second factor is served yet: a policy asking for one (stored before it was refused) is not skipped.
-    if (requiresSecondFactor(policy))
-      throw refused(ctx, 'auth policy requires a second factor that is not available', { identityId: identity.id });
     if (!policy.primary.cert.allowExpiredCerts && !match.withinValidity) {
       throw refused(ctx, 'certificate outside its validity and the auth policy does not allow expired certificates', {
         identityId: identity.id,

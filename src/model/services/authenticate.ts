@@ -16,6 +16,7 @@ import { clearAttempts, recordFailedAttempt, reserveAttempt } from './password-a
 import { configTypesByIdOrName } from '../../store/access.js';
 import { createApiSession, type NewApiSession } from './api-session.js';
 import { extJwtAuthQueries } from './ext-jwt-secondary.js';
+import { secondaryFactors } from './auth-queries.js';
 
 export interface AuthenticateBody {
   username?: unknown;
@@ -64,7 +65,8 @@ export async function resolveConfigTypes(ctx: Ctx, requested: string[]): Promise
 
 /**
  * The common end of every primary authentication: the identity's `envInfo`/`sdkInfo` are updated from the
- * body and a new API session is created (parity: §5.1). Call inside the authentication's transaction.
+ * body and a new API session is created (parity: §5.1), partial while second factors are outstanding (§4.4).
+ * Call inside the authentication's transaction.
  */
 export async function startApiSession(
   ctx: Ctx,
@@ -76,9 +78,13 @@ export async function startApiSession(
   // A secondary ext-JWT requirement leaves the session partial (ext-jwt-secondary.ts).
   const extJwt = await extJwtAuthQueries(ctx, session.identityId, body);
   await setIdentityClientInfo(ctx.db, session.identityId, { envInfo, sdkInfo });
+  // Second factors still to answer make the session partial (services/auth-queries.ts); a secondary ext-JWT
+  // requirement adds its own query (ext-jwt-secondary.ts).
+  const factors = await secondaryFactors(ctx.db, session.identityId);
   return createApiSession(ctx, {
     ...session,
-    authQueries: [...(session.authQueries ?? []), ...extJwt],
+    ...factors,
+    authQueries: [...(session.authQueries ?? []), ...factors.authQueries, ...extJwt],
     configTypes: await resolveConfigTypes(ctx, configTypesOf(body)),
   });
 }

@@ -21,7 +21,7 @@ import {
   resetFailedAttempts,
 } from '../../store/password-attempts.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
-import { policyForIdentity, requiresSecondFactor, type AuthPolicy } from '../resources/auth-policy.js';
+import { policyForIdentity, type AuthPolicy } from '../resources/auth-policy.js';
 import { isDisabled } from '../resources/identity.js';
 import { deleteIdentityApiSessions } from './api-session.js';
 
@@ -33,8 +33,7 @@ export interface AttemptTarget {
   identityId: string;
 }
 
-export type RefusalReason =
-  'unknown' | 'disabled' | 'method not allowed' | 'second factor required' | 'too many attempts';
+export type RefusalReason = 'unknown' | 'disabled' | 'method not allowed' | 'too many attempts';
 
 export type Reservation =
   { ok: true; target: AttemptTarget; attempt: number; policy: AuthPolicy } | { ok: false; reason: RefusalReason };
@@ -63,9 +62,7 @@ export async function reserveAttempt(
           ? 'disabled'
           : purpose === 'login' && !policy.primary.updb.allowed
             ? 'method not allowed'
-            : purpose === 'login' && requiresSecondFactor(policy)
-              ? 'second factor required'
-              : undefined;
+            : undefined;
     // A refusal adds 0: the same statement writes the same row, so it costs what counting costs.
     const counted = await addFailedAttempts(trx, subject.authenticatorId, refusal ? 0 : 1);
     if (refusal) return { ok: false, reason: refusal, counted: counted !== undefined };

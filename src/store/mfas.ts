@@ -1,0 +1,160 @@
+/**
+ * TOTP MFA enrollments (queries only; docs/design.md "Store"). One row per identity; secrets arrive sealed and
+ * recovery codes hashed: this module never sees a clear secret.
+ */
+import type { TypedExecutor } from './executor.js';
+import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
+
+export interface MfaRecord {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  tags: Record<string, unknown>;
+  identityId: string;
+  isVerified: boolean;
+  secretSealed: string;
+  recoverySalt: string;
+  recoveryHashes: string[];
+  recoveryCodesSealed: string | null;
+  lastTimeStep: number | null;
+}
+
+export interface NewMfaRecord {
+  id: string;
+  identityId: string;
+  secretSealed: string;
+  recoverySalt: string;
+  recoveryHashes: string[];
+  recoveryCodesSealed: string;
+  createdAt: string;
+}
+
+/** The identity's enrollment, verified or not; undefined when it has none. */
+export async function mfaOfIdentity(db: TypedExecutor, identityId: string): Promise<MfaRecord | undefined> {
+  const row = await db.selectFrom('mfas').selectAll().where('identityId', '=', identityId).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    tags: jsonFromDb<Record<string, unknown>>(row.tags),
+    identityId: row.identityId,
+    isVerified: boolFromDb(row.isVerified),
+    secretSealed: row.secretSealed,
+    recoverySalt: row.recoverySalt,
+    recoveryHashes: jsonFromDb<string[]>(row.recoveryHashes),
+    recoveryCodesSealed: row.recoveryCodesSealed,
+    lastTimeStep: row.lastTimeStep === null ? null : Number(row.lastTimeStep),
+  };
+}
+
+/** Inserts an unverified enrollment; the unique identityId makes a concurrent second one fail. */
+export async function insertMfa(db: TypedExecutor, m: NewMfaRecord): Promise<void> {
+  await db
+    .insertInto('mfas')
+    .values({
+      id: m.id,
+      createdAt: m.createdAt,
+      updatedAt: m.createdAt,
+      tags: '{}',
+      isSystem: boolToDb(false),
+      identityId: m.identityId,
+      isVerified: boolToDb(false),
+      secretSealed: m.secretSealed,
+      recoverySalt: m.recoverySalt,
+      recoveryHashes: jsonToDb(m.recoveryHashes)!,
+      recoveryCodesSealed: m.recoveryCodesSealed,
+      lastTimeStep: null,
+    })
+    .execute();
+}
+
+/**
+ * Records `step` as the newest accepted TOTP time step, only if it is newer than the stored one (RFC 6238
+ * §5.2): of two concurrent requests with the same code exactly one gets true.
+ */
+export async function acceptTimeStep(db: TypedExecutor, id: string, step: number, at: string): Promise<boolean> {
+  const res = await db
+    .updateTable('mfas')
+    .set({ lastTimeStep: step, updatedAt: at })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('lastTimeStep', 'is', null), eb('lastTimeStep', '<', step)]))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Marks the enrollment verified and forgets the clear recovery codes kept for the user until then. */
+export async function markMfaVerified(db: TypedExecutor, id: string, at: string): Promise<void> {
+  await db
+    .updateTable('mfas')
+    .set({ isVerified: boolToDb(true), recoveryCodesSealed: null, updatedAt: at })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Replaces the recovery code hashes (and salt), e.g. after one was used or all were regenerated. */
+export async function setRecoveryHashes(
+  db: TypedExecutor,
+  id: string,
+  salt: string,
+  hashes: string[],
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('mfas')
+    .set({ recoverySalt: salt, recoveryHashes: jsonToDb(hashes)!, updatedAt: at })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Deletes the identity's enrollment; answers whether there was one. */
+export async function deleteMfaOfIdentity(db: TypedExecutor, identityId: string): Promise<boolean> {
+  const res = await db.deleteFrom('mfas').where('identityId', '=', identityId).executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/** Which of the identities have a verified enrollment (identity records' `isMfaEnabled`). */
+export async function identitiesWithVerifiedMfa(
+  db: TypedExecutor,
+  identityIds: readonly string[],
+): Promise<Set<string>> {
+  if (identityIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('mfas')
+    .select('identityId')
+    .where('identityId', 'in', identityIds)
+    .where('isVerified', '=', boolToDb(true))
+    .execute();
+  return new Set(rows.map((r) => r.identityId));
+}
+
+/**
+ * An API session's secondary-factor state: `authQueries` replaced by what is still outstanding, and, when the
+ * MFA factor was passed, `isMfaComplete` and the time (for posture checks).
+ */
+export async function setApiSessionFactors(
+  db: TypedExecutor,
+  apiSessionId: string,
+  change: { authQueries: unknown[]; mfaPassedAt?: string },
+  at: string,
+): Promise<void> {
+  await db
+    .updateTable('api_sessions')
+    .set({
+      authQueries: jsonToDb(change.authQueries)!,
+      ...(change.mfaPassedAt ? { isMfaComplete: boolToDb(true), mfaPassedAt: change.mfaPassedAt } : {}),
+      updatedAt: at,
+    })
+    .where('id', '=', apiSessionId)
+    .execute();
+}
+
+/** An API session's outstanding auth queries; undefined when the session is gone. */
+export async function apiSessionAuthQueries(db: TypedExecutor, apiSessionId: string): Promise<unknown[] | undefined> {
+  const row = await db
+    .selectFrom('api_sessions')
+    .select('authQueries')
+    .where('id', '=', apiSessionId)
+    .executeTakeFirst();
+  return row ? jsonFromDb<unknown[]>(row.authQueries) : undefined;
+}
