@@ -26,6 +26,7 @@ import { registerWhoami } from './commands/whoami.js';
 import { registerClient } from './commands/client.js';
 import { registerCompletion } from './commands/completion.js';
 import { checkContextName } from './session-store.js';
+import { closeOffline, registerOffline } from './offline.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('edgectl')
@@ -65,6 +66,8 @@ export function buildProgram(io: CliIo): Command {
   registerCompletion(program, io);
   // Last: sub-collections attach to the nouns registered above.
   registerRelations(program, io);
+  // After every command exists: `--data-dir` goes on each admin command.
+  registerOffline(program, io);
   return program;
 }
 
@@ -88,6 +91,8 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     }
     io.err(`edgectl: ${(e as Error).message ?? String(e)}`);
     return 1;
+  } finally {
+    await closeOffline(io);
   }
 }
 
