@@ -132,7 +132,16 @@ function offlineApi(io: CliIo, dataDir: string): Api {
     token: '',
     loginTime: new Date().toISOString(),
   };
-  return apiFor(login, transport);
+  return {
+    login,
+    transport,
+    // No login hints: a 401 here is no expired session, and `edgectl login` would not help.
+    async call<T>(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<T> {
+      const res = await transport.request(method, path, body, options);
+      if (res.status >= 200 && res.status < 300) return res.body as T;
+      throw new ApiError(res.status, res.body);
+    },
+  };
 }
 
 /** The saved login as an {@link Api}; "not logged in" is a plain failure (exit 1), not a usage error. */

@@ -159,4 +159,27 @@ describe('edgectl db (offline)', () => {
     assert.deepEqual(identityNames(store), ['Default Admin', 'before-snapshot']);
     assert.equal(existsSync(join(dir, 'edgectl.lock')), false, 'the lock is released');
   });
+
+  it('a store with a pending migration: admin commands refuse it, info names it, migrate applies it', async () => {
+    // 0007 only adds the built-in config types when missing: recording it as not applied makes it pending.
+    const pending = '0007-builtin-config-types';
+    const d = new Database(store);
+    d.prepare('DELETE FROM schema_migrations WHERE name = ?').run(pending);
+    d.close();
+
+    const refused = await edgectlSlow(join(work, 'config'), 'identity', 'list', '--data-dir', dir);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, new RegExp(`needs migrations \\(${pending}\\): run \`edgectl db migrate`));
+
+    const info = await db('info', '-o', 'json');
+    assert.equal(info.code, 0, info.stderr);
+    assert.deepEqual(JSON.parse(info.stdout).data.pendingMigrations, [pending]);
+
+    const r = await db('migrate');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), `applied ${pending}`);
+    const list = await edgectlSlow(join(work, 'config'), 'config-type', 'list', '-o', 'id', '--data-dir', dir);
+    assert.equal(list.code, 0, list.stderr);
+    assert.equal(list.stdout.trim().split('\n').length, 5);
+  });
 });
