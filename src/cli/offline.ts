@@ -33,10 +33,11 @@ export function registerOffline(program: Command, io: CliIo): void {
   });
 }
 
-/** Closes what an offline command opened (its session, the store, the lock). */
+/** Closes what an offline command opened (its session, the store, the lock); the next command of `io` is online. */
 export async function closeOffline(io: CliIo): Promise<void> {
   const offline = io.offline;
   io.offline = undefined;
+  io.dataDir = undefined;
   try {
     await offline?.close();
   } catch (e) {
