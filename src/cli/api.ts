@@ -4,6 +4,7 @@
  */
 import { CliError, type CliIo } from './io.js';
 import { clientCertificateOf, SessionStore, type SavedLogin } from './session-store.js';
+import { OfflineTransport } from './transport/offline.js';
 import {
   CLIENT_PREFIX,
   HttpTransport,
@@ -117,8 +118,35 @@ function savedLogin(io: CliIo): SavedLogin {
   throw new CliError('error: not logged in: run `edgectl login URL -u USER` first', 1);
 }
 
+/**
+ * With `--data-dir`: the stopped controller's own app in-process, as its default admin (docs/decisions.md,
+ * "Offline CLI"); one transport per command, closed when the command ends.
+ */
+function offlineApi(io: CliIo, dataDir: string): Api {
+  // Reused when a command asks twice: the lock is held once.
+  const transport = io.offline instanceof OfflineTransport ? io.offline : new OfflineTransport(dataDir, io.env);
+  io.offline = transport;
+  const login: SavedLogin = {
+    url: `${dataDir} (offline)`,
+    username: 'default admin',
+    token: '',
+    loginTime: new Date().toISOString(),
+  };
+  return {
+    login,
+    transport,
+    // No login hints: a 401 here is no expired session, and `edgectl login` would not help.
+    async call<T>(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<T> {
+      const res = await transport.request(method, path, body, options);
+      if (res.status >= 200 && res.status < 300) return res.body as T;
+      throw new ApiError(res.status, res.body);
+    },
+  };
+}
+
 /** The saved login as an {@link Api}; "not logged in" is a plain failure (exit 1), not a usage error. */
 export function requireApi(io: CliIo): Api {
+  if (io.dataDir !== undefined) return offlineApi(io, io.dataDir);
   const login = savedLogin(io);
   return apiFor(
     login,
@@ -128,6 +156,11 @@ export function requireApi(io: CliIo): Api {
 
 /** The saved login as a Client API client: what the logged-in identity itself may see and do. */
 export function requireClientApi(io: CliIo): Api {
+  if (io.dataDir !== undefined)
+    throw new CliError(
+      'error: `edgectl client` commands act as an enrolled identity through the Client API, and --data-dir has no identity to act as: log in as it (`edgectl login --identity FILE`) and run them against the running controller',
+      1,
+    );
   const login = savedLogin(io);
   return apiFor(
     login,

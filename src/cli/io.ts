@@ -6,6 +6,10 @@ export interface CliIo {
   isTTY: boolean;
   /** The terminal's width, when stdout is a terminal. */
   columns?: number;
+  /** Set by `--data-dir` on an admin command: work on this stopped controller's store (cli/offline.ts). */
+  dataDir?: string;
+  /** The offline transport opened by this command, closed when the command ends. */
+  offline?: { close(): Promise<void> };
 }
 
 export const processIo = (): CliIo => ({

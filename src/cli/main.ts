@@ -28,6 +28,7 @@ import { registerClient } from './commands/client.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerJwtSigner } from './commands/jwt-signer.js';
 import { checkContextName } from './session-store.js';
+import { closeOffline, registerOffline } from './offline.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('edgectl')
@@ -69,6 +70,8 @@ export function buildProgram(io: CliIo): Command {
   registerCompletion(program, io);
   // Last: sub-collections attach to the nouns registered above.
   registerRelations(program, io);
+  // After every command exists: `--data-dir` goes on each admin command.
+  registerOffline(program, io);
   return program;
 }
 
@@ -92,6 +95,8 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     }
     io.err(`edgectl: ${(e as Error).message ?? String(e)}`);
     return 1;
+  } finally {
+    await closeOffline(io);
   }
 }
 

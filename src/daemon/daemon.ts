@@ -7,28 +7,21 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
-import { loadOrCreateControllerPki, type ControllerPki } from '../pki/ca.js';
-import { acquireLock, openStore, type OpenedStore } from '../model/store.js';
 import type { Ctx, Logger } from '../model/ctx.js';
 import { sweepExpiredApiSessions } from '../model/services/api-session.js';
 import { sweepExpiredSessionCerts } from '../model/services/api-session-certs.js';
 import { createDefaultAdmin, hasDefaultAdmin } from '../model/services/default-admin.js';
 import { reconcileTokens } from '../model/services/token-reconcile.js';
-import { tokenMinter } from '../model/tokens.js';
-import { loadOrCreateTokenKey } from './token-key.js';
 import type { DaemonConfig } from './config.js';
-import { buildServer } from './server.js';
-import { listenerCaPem, listenerTrustRefresher } from './listener-trust.js';
-import { pkiCapability } from './pki-capability.js';
-import type { DaemonDeps } from './deps.js';
+import { buildControllerApp, openControllerCore } from './controller.js';
 import { createLogger } from './log.js';
-import { AuthLimiter } from './auth-limiter.js';
+import { listenerTrustRefresher } from './listener-trust.js';
+import type { OpenedStore } from '../model/store.js';
+import type { ControllerPki } from '../pki/ca.js';
 import { STORE_FILE } from './store-check.js';
 import { prepareDataDir } from './data-dir.js';
 import { probeListen } from './listen-probe.js';
 import { createMetrics, startMetricsListener } from './metrics.js';
-import { VERSION } from '../version.js';
-import { ExtJwtState } from '../model/services/ext-jwt-keys.js';
 
 export interface AdminCredentials {
   username: string;
@@ -83,36 +76,12 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
   await probeListen(cfg.host, cfg.port);
   prepareDataDir(cfg.dataDir);
   const log = createLogger(cfg.logLevel, opts.logStream);
-  const release = acquireLock(cfg.dataDir);
-  let store: OpenedStore | undefined;
-  try {
-    const pki = await loadOrCreateControllerPki(join(cfg.dataDir, 'pki'), { hosts: [cfg.host, cfg.advertisedHost] });
-    log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
-    const tokenKey = loadOrCreateTokenKey(cfg.dataDir);
-    if (tokenKey.created) log.info('token key created');
-    store = await openStore(join(cfg.dataDir, DB_FILE), { verify: true });
-    let advertisedUrl = '';
-    // Bound once the listener exists; CA changes before that are picked up by the initial CA list.
-    let onTrustChanged: () => void = () => {};
-    const ctx: Ctx = {
-      db: store.db,
-      now: opts.now ?? (() => new Date()),
-      settings: {
-        sessionTimeoutMs: cfg.sessionTimeoutMs,
-        identityEnrollmentDurationMs: cfg.identityEnrollmentDurationMs,
-        routerEnrollmentDurationMs: cfg.routerEnrollmentDurationMs,
-        totpIssuer: cfg.totpIssuer,
-      },
-      log,
-      pki: pkiCapability(
-        pki,
-        () => advertisedUrl,
-        () => onTrustChanged(),
-      ),
-      tokens: tokenMinter(tokenKey.key),
-      extJwt: new ExtJwtState(),
-    };
-    if (!(await hasDefaultAdmin(ctx))) {
+  // Lock, PKI, token key, checked store, context: shared with the offline CLI (controller.ts).
+  const core = await openControllerCore(cfg, {
+    log,
+    now: opts.now,
+    prepare: async (ctx) => {
+      if (await hasDefaultAdmin(ctx)) return;
       let creds = await opts.adminCredentials?.();
       if (!creds) {
         creds = { username: 'admin', password: strongPassword() };
@@ -123,17 +92,10 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       }
       await createDefaultAdmin(ctx, creds.username, creds.password);
       log.info({ username: creds.username }, 'default admin created');
-    }
-
-    const deps: DaemonDeps = {
-      caBundlePem: pki.caBundlePem,
-      caBundlePkcs7: pki.caBundlePkcs7Base64(),
-      advertisedUrl: '',
-      startedAt: new Date(),
-      version: VERSION,
-      authLimiter: new AuthLimiter(cfg.authRateLimit),
-    };
-    const tls = { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: await listenerCaPem(ctx, pki.caBundlePem) };
+    },
+  });
+  try {
+    const { ctx, pki, tls } = core;
     // Metrics exist only when served somewhere (docs/decisions.md, "Metrics and health").
     const metrics =
       cfg.metrics.enabled || cfg.metrics.listen
@@ -141,24 +103,14 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
         : undefined;
     // openStore({ verify: true }) ran quick_check just now: the first integrity result.
     metrics?.recordIntegrityCheck('ok');
-    const { app } = buildServer({
-      ctx,
-      deps,
-      tls,
-      logger: log,
-      limits: cfg.limits,
-      corsAllowedOrigins: cfg.corsAllowedOrigins,
-      metrics,
-      serveMetrics: cfg.metrics.enabled,
-    });
-    onTrustChanged = listenerTrustRefresher(app.server as unknown as TlsServer, tls, pki.caBundlePem, ctx, log);
+    const app = buildControllerApp(cfg, core, { logger: log, metrics, serveMetrics: cfg.metrics.enabled });
+    core.onTrustChanged(listenerTrustRefresher(app.server as unknown as TlsServer, tls, pki.caBundlePem, ctx, log));
     await app.listen({ host: cfg.host, port: cfg.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : cfg.port;
     const url = `https://${urlHost(cfg.advertisedHost)}:${cfg.advertisedPort ?? port}`;
     // The advertised URL is only known once the port is bound (port 0 in tests).
-    deps.advertisedUrl = url;
-    advertisedUrl = url;
+    core.setAdvertisedUrl(url);
     // Records whose tokens the key cannot show again (migrated clear tokens, a replaced key) are re-keyed or
     // ended. After listen because re-signed JWTs name the advertised URL; its transaction holds the store's
     // only connection, so requests that touch the store wait for it.
@@ -204,7 +156,6 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     }, sweepEvery);
     sweeper.unref();
 
-    const opened = store;
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -212,18 +163,16 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       app,
       ctx,
       pki,
-      store: opened,
+      store: core.store,
       log,
       ...(metricsUrl ? { metricsUrl } : {}),
       sweepNow: sweepOnce,
       close() {
         closing ??= (async () => {
           clearInterval(sweeper);
-          onTrustChanged = () => {};
           await metricsListener?.close();
           await app.close();
-          await opened.close();
-          release();
+          await core.close();
           log.info('edgectl controller stopped');
           log.flush?.();
         })();
@@ -231,8 +180,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       },
     };
   } catch (e) {
-    await store?.close();
-    release();
+    await core.close();
     throw e;
   }
 }

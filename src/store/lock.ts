@@ -6,12 +6,14 @@
  * by whoever holds a second, short-lived O_EXCL file, the breaker, and only after re-reading it under the
  * breaker: without that, two starters that both saw the same stale lock could each remove it, and the
  * second would delete the first one's fresh lock, so both would run (docs/decisions.md, "Store at start").
- * The file holds `PID NONCE`: the nonce tells this process's own locks from a stale one left by an earlier
- * process that had the same pid, and keeps two locks taken inside one process apart.
+ * The file holds `PID NONCE HOST`: the nonce tells this process's own locks from a stale one left by an earlier
+ * process that had the same pid, and keeps two locks taken inside one process apart; the host name is only
+ * reported, so whoever is refused knows where the holder runs.
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 
 export const LOCK_FILE = 'edgectl.lock';
 const BREAKER_SUFFIX = '.break';
@@ -34,6 +36,7 @@ function alive(pid: number): boolean {
 interface LockContent {
   pid: number;
   nonce: string;
+  host?: string;
 }
 
 function readLock(path: string): LockContent | undefined {
@@ -99,8 +102,8 @@ export function look(path: string): Seen | undefined {
 }
 
 function parse(text: string): LockContent {
-  const [pid, nonce = ''] = text.trim().split(/\s+/);
-  return { pid: Number(pid), nonce };
+  const [pid, nonce = '', host] = text.trim().split(/\s+/);
+  return { pid: Number(pid), nonce, ...(host ? { host } : {}) };
 }
 
 /**
@@ -130,7 +133,7 @@ export function acquireLock(dataDir: string): () => void {
   const path = join(dataDir, LOCK_FILE);
   const nonce = randomBytes(8).toString('hex');
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    if (createExclusive(path, `${process.pid} ${nonce}`)) {
+    if (createExclusive(path, `${process.pid} ${nonce} ${hostname()}`)) {
       held.add(nonce);
       return () => {
         if (!held.delete(nonce)) return;
@@ -142,7 +145,8 @@ export function acquireLock(dataDir: string): () => void {
     if (!seen) continue; // removed meanwhile: try again at once
     const c = parse(seen.text);
     const wellFormed = Number.isInteger(c.pid) && c.pid > 0;
-    if (wellFormed && live(c)) throw new Error(`the data dir ${dataDir} is in use by process ${c.pid}`);
+    if (wellFormed && live(c))
+      throw new Error(`the data dir ${dataDir} is in use by process ${c.pid}${c.host ? ` on ${c.host}` : ''}`);
     // A lock without a pid is either being written right now or was left by a crash in between: only an old one is stale.
     const stale = wellFormed || Date.now() - seen.mtimeMs > BREAKER_STALE_MS;
     if (stale && breakStaleLock(path, seen)) continue;

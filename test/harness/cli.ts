@@ -20,11 +20,23 @@ export function edgectl(configDir: string, ...args: string[]): Promise<Run> {
 
 /** The CLI with `input` written to its standard input (then closed). */
 export function edgectlWithStdin(configDir: string, input: string, ...args: string[]): Promise<Run> {
+  return runCli(configDir, input, 30_000, args);
+}
+
+/**
+ * The CLI with a longer time limit: offline commands (`--data-dir`) build the whole controller in-process, which
+ * takes many seconds on a loaded machine.
+ */
+export function edgectlSlow(configDir: string, ...args: string[]): Promise<Run> {
+  return runCli(configDir, '', 180_000, args);
+}
+
+function runCli(configDir: string, input: string, timeout: number, args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1' }, timeout: 30_000 },
+      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1' }, timeout },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError, type CliIo } from '../io.js';
+import { registerDbOffline } from './db-offline.js';
 
 export function registerDb(program: Command, io: CliIo): void {
   const db = program.command('db').description('offline operations on the controller store');
@@ -23,4 +24,5 @@ export function registerDb(program: Command, io: CliIo): void {
         1,
       );
     });
+  registerDbOffline(db, io);
 }

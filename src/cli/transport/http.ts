@@ -1,6 +1,6 @@
 /**
- * How the admin CLI reaches the Management API. Commands only see {@link Transport}, so an offline
- * transport over the model services (docs/design.md, Layers; an `--offline` transport) can be added without touching them.
+ * How the admin CLI reaches the Management API. Commands only see {@link Transport}: this one speaks HTTPS to a
+ * running controller; `offline.ts` sends the same requests in-process to a stopped controller's app (`--data-dir`).
  */
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';

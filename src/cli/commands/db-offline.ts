@@ -1,0 +1,135 @@
+/**
+ * `edgectl db snapshot|restore|migrate|info`: the store of a stopped controller (README.md, "Offline"), each
+ * holding the data dir's lock while it runs. `db snapshot` without `--data-dir` asks the running controller
+ * (`POST /database/snapshot`). The daemon's modules are loaded inside the actions only (CLI start-up stays light).
+ */
+import { resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { requireApi } from '../api.js';
+import { CliError, type CliIo } from '../io.js';
+import { formatOf, printAnswerAs } from '../output.js';
+
+const DATA_DIR_DEFAULT = 'data directory (env EDGECTL_DATA_DIR; default ./edgectl-data)';
+
+/** The data dir of an offline-only command: the flag, else `$EDGECTL_DATA_DIR`, else `./edgectl-data` (as `serve`). */
+const dataDirOf = (io: CliIo, flag: string | undefined): string =>
+  resolve(flag ?? io.env.EDGECTL_DATA_DIR ?? './edgectl-data');
+
+async function maintenance() {
+  return import('../../daemon/store-maintenance.js');
+}
+
+/** Runs an offline operation, turning its refusals into the CLI's one-line errors (exit 1). */
+async function offline<T>(fn: () => Promise<T>): Promise<T> {
+  const { OfflineRefused } = await import('../../daemon/offline.js');
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof OfflineRefused) throw new CliError(e.message, 1);
+    if (e instanceof CliError) throw e;
+    throw new CliError(`error: ${(e as Error).message}`, 1);
+  }
+}
+
+const formatOption = () =>
+  new Option('-o, --output <format>', 'text (default), json or yaml').choices(['text', 'json', 'yaml']);
+
+type Format = { output?: 'text' | 'json' | 'yaml' };
+
+async function print(io: CliIo, opts: Format, data: unknown, text: () => void): Promise<void> {
+  if (opts.output === 'json' || opts.output === 'yaml') await printAnswerAs(io, opts.output, { data });
+  else text();
+}
+
+export function registerDbOffline(db: Command, io: CliIo): void {
+  db.command('snapshot')
+    .description(
+      "back up the store: with --data-dir, SQLite's online backup of a stopped controller's store; else the running controller's snapshot",
+    )
+    .option(
+      '--data-dir <dir>',
+      "the stopped controller's data dir (without it: ask the controller you are logged in to)",
+    )
+    .option('--out <file>', 'where the offline snapshot goes (default: <store>-YYYYMMDD-HHMMSS beside the store)')
+    .addOption(formatOption())
+    .action(async (opts: { dataDir?: string; out?: string } & Format) => {
+      if (opts.dataDir === undefined) {
+        if (opts.out !== undefined)
+          throw new CliError('error: --out needs --data-dir: the controller writes its snapshots beside its store', 2);
+        const body = await requireApi(io).call('POST', '/database/snapshot', {});
+        if (opts.output === 'json' || opts.output === 'yaml') await printAnswerAs(io, opts.output, body ?? {});
+        else io.out('snapshot taken by the controller, beside its store');
+        return;
+      }
+      const { snapshotOffline } = await maintenance();
+      const file = await offline(() => snapshotOffline(opts.dataDir!, opts.out));
+      await print(io, opts, { path: file }, () => io.out(`snapshot written to ${file}`));
+    });
+
+  db.command('restore')
+    .description(
+      "replace a stopped controller's store with a snapshot, after checking it is an edgectl store this version knows; the replaced store is kept beside it",
+    )
+    .argument('<file>', 'the snapshot to restore')
+    .option('--data-dir <dir>', DATA_DIR_DEFAULT)
+    .addOption(formatOption())
+    .action(async (file: string, opts: { dataDir?: string } & Format) => {
+      const { restoreOffline } = await maintenance();
+      const r = await offline(() => restoreOffline(dataDirOf(io, opts.dataDir), file));
+      await print(
+        io,
+        opts,
+        {
+          store: r.store,
+          replaced: r.replaced ?? null,
+          schemaVersion: r.schema.applied.at(-1) ?? null,
+          pendingMigrations: r.schema.pending,
+        },
+        () => {
+          io.out(`restored ${resolve(file)} into ${r.store} (schema ${r.schema.applied.at(-1) ?? 'none'})`);
+          if (r.replaced) io.out(`the replaced store is kept as ${r.replaced}`);
+          if (r.schema.pending.length > 0)
+            io.out(
+              `it needs ${r.schema.pending.length} migration(s): \`edgectl db migrate\` or the controller's next start applies them`,
+            );
+        },
+      );
+    });
+
+  db.command('migrate')
+    .description("apply the pending migrations to a stopped controller's store and name them")
+    .option('--data-dir <dir>', DATA_DIR_DEFAULT)
+    .addOption(formatOption())
+    .action(async (opts: { dataDir?: string } & Format) => {
+      const { migrateOffline } = await maintenance();
+      const r = await offline(() => migrateOffline(dataDirOf(io, opts.dataDir)));
+      await print(io, opts, r, () => {
+        if (r.applied.length === 0) io.out(`${r.store} is up to date (schema ${r.schema})`);
+        else for (const name of r.applied) io.out(`applied ${name}`);
+      });
+    });
+
+  db.command('info')
+    .description("show a stopped controller's store: schema version, entity counts, file sizes")
+    .option('--data-dir <dir>', DATA_DIR_DEFAULT)
+    .addOption(formatOption())
+    .option('-j, --json', 'same as -o json')
+    .action(async (opts: { dataDir?: string; json?: boolean } & Format) => {
+      // `-j` with another `-o` is the usual usage error.
+      const output = opts.json ? (formatOf({ json: true, output: opts.output }) as 'json') : opts.output;
+      const { storeInfoOffline } = await maintenance();
+      const info = await offline(() => storeInfoOffline(dataDirOf(io, opts.dataDir)));
+      await print(io, { output }, info, () => {
+        const rows: [string, string][] = [
+          ['store', info.store],
+          ['schema', `${info.schemaVersion ?? 'none'} (${info.migrations.length} migrations)`],
+        ];
+        if (info.pendingMigrations.length > 0) rows.push(['pending', info.pendingMigrations.join(', ')]);
+        if (info.unknownMigrations.length > 0) rows.push(['unknown', info.unknownMigrations.join(', ')]);
+        rows.push(['size', `${info.sizes.db} bytes`], ['wal size', `${info.sizes.wal} bytes`]);
+        for (const [name, n] of Object.entries(info.counts)) rows.push([name, String(n)]);
+        const width = Math.max(...rows.map(([k]) => k.length));
+        for (const [k, v] of rows) io.out(`${k.padEnd(width)}  ${v}`);
+      });
+    });
+}

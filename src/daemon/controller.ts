@@ -1,0 +1,145 @@
+/**
+ * What `edgectl serve` and the offline CLI (`--data-dir`) share: the locked data dir, the PKI, the token key, the
+ * store opened with the start-up checks, the model context and the Fastify app with every route. The daemon
+ * then listens and starts its sweepers; the offline CLI only injects requests (docs/decisions.md, "Offline CLI").
+ */
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import { loadOrCreateControllerPki, type ControllerPki } from '../pki/ca.js';
+import { acquireLock, openStore, type OpenedStore } from '../model/store.js';
+import type { Ctx } from '../model/ctx.js';
+import { tokenMinter } from '../model/tokens.js';
+import { loadOrCreateTokenKey } from './token-key.js';
+import type { DaemonConfig } from './config.js';
+import { buildServer, type TlsMaterial } from './server.js';
+import { listenerCaPem } from './listener-trust.js';
+import { pkiCapability } from './pki-capability.js';
+import type { DaemonDeps } from './deps.js';
+import { AuthLimiter } from './auth-limiter.js';
+import { STORE_FILE } from './store-check.js';
+import type { DaemonMetrics } from './metrics.js';
+import { VERSION } from '../version.js';
+import { ExtJwtState } from '../model/services/ext-jwt-keys.js';
+
+export interface ControllerCore {
+  pki: ControllerPki;
+  store: OpenedStore;
+  ctx: Ctx;
+  deps: DaemonDeps;
+  tls: TlsMaterial;
+  /** Sets the URL clients are given (JWT issuer, `/version`); the daemon knows it once its port is bound. */
+  setAdvertisedUrl(url: string): void;
+  /** What runs when the trusted CAs change (the daemon refreshes its listener's trust). */
+  onTrustChanged(fn: () => void): void;
+  /** Closes the store and releases the data dir's lock. */
+  close(): Promise<void>;
+}
+
+export interface CoreOptions {
+  log: PinoLogger;
+  now?: () => Date;
+  /** Runs once the lock is held, before anything in the data dir is read or written (the offline CLI's checks). */
+  locked?: () => void;
+  /** Runs once the store is open and the context exists, before anything else (e.g. the default admin). */
+  prepare?: (ctx: Ctx) => Promise<void>;
+}
+
+/**
+ * Takes the data dir's lock, then loads the PKI and the token key and opens the store with the start-up checks
+ * (`verify`: quick_check, migrations, schema). Everything opened is closed again if a later step fails.
+ */
+export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): Promise<ControllerCore> {
+  const { log } = opts;
+  const release = acquireLock(cfg.dataDir);
+  let store: OpenedStore | undefined;
+  try {
+    opts.locked?.();
+    const pki = await loadOrCreateControllerPki(join(cfg.dataDir, 'pki'), { hosts: [cfg.host, cfg.advertisedHost] });
+    log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
+    const tokenKey = loadOrCreateTokenKey(cfg.dataDir);
+    if (tokenKey.created) log.info('token key created');
+    store = await openStore(join(cfg.dataDir, STORE_FILE), { verify: true });
+    let advertisedUrl = '';
+    let trustChanged: () => void = () => {};
+    const ctx: Ctx = {
+      db: store.db,
+      now: opts.now ?? (() => new Date()),
+      settings: {
+        sessionTimeoutMs: cfg.sessionTimeoutMs,
+        identityEnrollmentDurationMs: cfg.identityEnrollmentDurationMs,
+        routerEnrollmentDurationMs: cfg.routerEnrollmentDurationMs,
+        totpIssuer: cfg.totpIssuer,
+      },
+      log,
+      pki: pkiCapability(
+        pki,
+        () => advertisedUrl,
+        () => trustChanged(),
+      ),
+      tokens: tokenMinter(tokenKey.key),
+      extJwt: new ExtJwtState(),
+    };
+    await opts.prepare?.(ctx);
+    const deps: DaemonDeps = {
+      caBundlePem: pki.caBundlePem,
+      caBundlePkcs7: pki.caBundlePkcs7Base64(),
+      advertisedUrl: '',
+      startedAt: new Date(),
+      version: VERSION,
+      authLimiter: new AuthLimiter(cfg.authRateLimit),
+    };
+    const tls = { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: await listenerCaPem(ctx, pki.caBundlePem) };
+    const opened = store;
+    let closing: Promise<void> | undefined;
+    return {
+      pki,
+      store: opened,
+      ctx,
+      deps,
+      tls,
+      setAdvertisedUrl(url) {
+        advertisedUrl = url;
+        deps.advertisedUrl = url;
+      },
+      onTrustChanged(fn) {
+        trustChanged = fn;
+      },
+      close() {
+        closing ??= (async () => {
+          trustChanged = () => {};
+          try {
+            await opened.close();
+          } finally {
+            release();
+          }
+        })();
+        return closing;
+      },
+    };
+  } catch (e) {
+    await store?.close();
+    release();
+    throw e;
+  }
+}
+
+export interface AppOptions {
+  logger: PinoLogger;
+  metrics?: DaemonMetrics;
+  serveMetrics?: boolean;
+}
+
+/** The Fastify app with the whole route table, validation and error envelope; it does not listen. */
+export function buildControllerApp(cfg: DaemonConfig, core: ControllerCore, opts: AppOptions): FastifyInstance {
+  return buildServer({
+    ctx: core.ctx,
+    deps: core.deps,
+    tls: core.tls,
+    logger: opts.logger,
+    limits: cfg.limits,
+    corsAllowedOrigins: cfg.corsAllowedOrigins,
+    metrics: opts.metrics,
+    serveMetrics: opts.serveMetrics,
+  }).app;
+}

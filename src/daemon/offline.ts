@@ -1,0 +1,132 @@
+/**
+ * The controller without a listener, for admin commands run with `--data-dir` against a stopped controller's
+ * store: the same app (routes, validation, error envelope) as `serve`, reached with `inject()` as the default
+ * admin. No sweeper, listener or metrics run (docs/decisions.md, "Offline CLI").
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { inspectStoreFile, migrationNames } from '../model/store.js';
+import { reconcileTokens } from '../model/services/token-reconcile.js';
+import { closeDefaultAdminSession, openDefaultAdminSession } from '../model/services/offline-session.js';
+import { loadConfig } from './config.js';
+import { buildControllerApp, openControllerCore, type ControllerCore } from './controller.js';
+import { createLogger } from './log.js';
+import { STORE_FILE } from './store-check.js';
+
+/** A refusal the CLI prints as is (exit 1). */
+export class OfflineRefused extends Error {}
+
+export interface InjectedResponse {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+export interface OfflineController {
+  dataDir: string;
+  /** One request below the root (`/edge/management/v1/...`), as the default admin. */
+  request(method: string, url: string, payload?: string, headers?: Record<string, string>): Promise<InjectedResponse>;
+  close(): Promise<void>;
+}
+
+const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
+
+/**
+ * Whether `dataDir` holds a store this version can run as it is: present, an edgectl store, written by no newer
+ * version, with no migration pending (an offline read never changes the schema; `edgectl db migrate` does).
+ */
+export function checkOfflineStore(dataDir: string): string {
+  const file = join(dataDir, STORE_FILE);
+  if (!existsSync(file))
+    throw new OfflineRefused(
+      `error: no store in ${dataDir} (no ${STORE_FILE}): --data-dir names a controller's data dir`,
+    );
+  let summary;
+  try {
+    summary = inspectStoreFile(file, migrationNames);
+  } catch (e) {
+    throw new OfflineRefused(`error: ${(e as Error).message}; check it with \`edgectl db check-integrity\``);
+  }
+  if (summary.unknown.length > 0)
+    throw new OfflineRefused(
+      `error: the store ${file} was written by a newer edgectl (unknown migrations: ${summary.unknown.join(', ')})`,
+    );
+  if (summary.pending.length > 0)
+    throw new OfflineRefused(
+      `error: the store ${file} needs migrations (${summary.pending.join(', ')}): run \`edgectl db migrate --data-dir ${dataDir}\` first`,
+    );
+  return file;
+}
+
+/** Says who holds the lock and what to do, instead of the bare lock error. */
+export function lockRefusal(e: unknown): Error {
+  const message = (e as Error).message ?? String(e);
+  if (!/in use by process/.test(message)) return e as Error;
+  return new OfflineRefused(
+    `error: ${message}: a running controller (or another offline command) owns this store; stop it first, or run the command online (without --data-dir)`,
+  );
+}
+
+/**
+ * Opens the controller on `dataDir` for in-process requests: the data dir's lock for as long as it is open, the
+ * PKI, token key and store with the start-up checks, the settings `serve` would read from the environment
+ * (`$EDGECTL_CONFIG`, `$EDGECTL_ADVERTISE`…: the advertised URL is the issuer of enrollment JWTs).
+ */
+export async function openOfflineController(dir: string, env: NodeJS.ProcessEnv): Promise<OfflineController> {
+  const dataDir = resolve(dir);
+  let cfg;
+  try {
+    cfg = loadConfig({ flags: { dataDir, logLevel: 'silent' }, env });
+  } catch (e) {
+    throw new OfflineRefused(`error: ${(e as Error).message}`);
+  }
+  const log = createLogger('silent');
+  let core: ControllerCore;
+  try {
+    core = await openControllerCore(cfg, { log, locked: () => checkOfflineStore(dataDir) });
+  } catch (e) {
+    throw lockRefusal(e);
+  }
+  let app: FastifyInstance | undefined;
+  let sessionId: string | undefined;
+  try {
+    core.setAdvertisedUrl(`https://${urlHost(cfg.advertisedHost)}:${cfg.advertisedPort ?? cfg.port}`);
+    // As at a controller's start: stored tokens the key cannot show again are re-keyed or ended.
+    await reconcileTokens(core.ctx);
+    const session = await openDefaultAdminSession(core.ctx);
+    sessionId = session.id;
+    const built = buildControllerApp(cfg, core, { logger: log });
+    app = built;
+    await built.ready();
+    let closing: Promise<void> | undefined;
+    return {
+      dataDir,
+      async request(method, url, payload, headers = {}) {
+        const res = await built.inject({
+          method: method as 'GET',
+          url,
+          payload,
+          headers: { 'zt-session': session.token, ...headers },
+        });
+        return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text: res.body };
+      },
+      close() {
+        closing ??= (async () => {
+          try {
+            await closeDefaultAdminSession(core.ctx, session.id);
+            await built.close();
+          } finally {
+            await core.close();
+          }
+        })();
+        return closing;
+      },
+    };
+  } catch (e) {
+    if (sessionId) await closeDefaultAdminSession(core.ctx, sessionId).catch(() => {});
+    await app?.close().catch(() => {});
+    await core.close();
+    throw e;
+  }
+}

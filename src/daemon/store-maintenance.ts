@@ -1,0 +1,188 @@
+/**
+ * The offline `edgectl db` operations on a stopped controller's data dir: snapshot, restore, migrate, info. Each
+ * holds the data dir's lock while it runs, so none of them ever writes beside a running controller
+ * (docs/decisions.md, "Offline CLI").
+ */
+import { existsSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import {
+  acquireLock,
+  backupStoreFile,
+  countStoreRows,
+  inspectStoreFile,
+  migrationNames,
+  openStore,
+  storeFiles,
+  type StoreFileSummary,
+} from '../model/store.js';
+import { lockRefusal, OfflineRefused } from './offline.js';
+import { STORE_FILE } from './store-check.js';
+
+/** The entities `db info` counts, by table. */
+const COUNTED: ReadonlyArray<readonly [string, string]> = [
+  ['identities', 'identities'],
+  ['authenticators', 'authenticators'],
+  ['enrollments', 'enrollments'],
+  ['services', 'services'],
+  ['configs', 'configs'],
+  ['configTypes', 'config_types'],
+  ['serviceEdgeRouterPolicies', 'service_edge_router_policies'],
+  ['edgeRouterPolicies', 'edge_router_policies'],
+  ['servicePolicies', 'service_policies'],
+  ['edgeRouters', 'edge_routers'],
+  ['transitRouters', 'transit_routers'],
+  ['postureChecks', 'posture_checks'],
+  ['cas', 'cas'],
+  ['authPolicies', 'auth_policies'],
+  ['apiSessions', 'api_sessions'],
+  ['sessions', 'sessions'],
+];
+
+/** `YYYYMMDD-HHMMSS` in UTC: the suffix of snapshot and backup names (docs/decisions.md, "Offline CLI"). */
+export function snapshotStamp(d: Date): string {
+  const iso = d.toISOString();
+  return `${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
+}
+
+/** Runs `fn` holding the data dir's lock; a live holder is a clear refusal naming it. */
+async function locked<T>(dataDir: string, fn: (file: string) => Promise<T>): Promise<T> {
+  if (!existsSync(dataDir)) throw new OfflineRefused(`error: there is no data dir ${dataDir}`);
+  let release: () => void;
+  try {
+    release = acquireLock(dataDir);
+  } catch (e) {
+    throw lockRefusal(e);
+  }
+  try {
+    return await fn(join(dataDir, STORE_FILE));
+  } finally {
+    release();
+  }
+}
+
+function summary(file: string): StoreFileSummary {
+  try {
+    return inspectStoreFile(file, migrationNames);
+  } catch (e) {
+    throw new OfflineRefused(`error: ${(e as Error).message}`);
+  }
+}
+
+function requireStore(file: string): void {
+  if (!existsSync(file)) throw new OfflineRefused(`error: there is no store ${file}`);
+}
+
+const sizeOf = (f: string): number => (existsSync(f) ? statSync(f).size : 0);
+
+/** SQLite's online backup of the store to `out`, or to `<store>-YYYYMMDD-HHMMSS` beside it; mode 0600. */
+export async function snapshotOffline(dir: string, out: string | undefined, now = new Date()): Promise<string> {
+  const dataDir = resolve(dir);
+  return locked(dataDir, async (file) => {
+    requireStore(file);
+    const dest = resolve(out ?? `${file}-${snapshotStamp(now)}`);
+    if (existsSync(dest)) throw new OfflineRefused(`error: ${dest} exists: give another --out`);
+    if (!existsSync(dirname(dest))) throw new OfflineRefused(`error: there is no directory ${dirname(dest)}`);
+    await backupStoreFile(file, dest);
+    return dest;
+  });
+}
+
+export interface RestoreResult {
+  store: string;
+  /** Where the store that was there is kept, if there was one. */
+  replaced?: string;
+  schema: StoreFileSummary;
+}
+
+/**
+ * Replaces the store with `source` after checking that it is an edgectl store this version knows (the
+ * migrations table, no unknown migration). The store it replaces is kept as `<store>.replaced-YYYYMMDD-HHMMSS`.
+ * Both copies are SQLite backups (whatever sits in a -wal file is included), and the new store is put in place
+ * by a rename, so an interrupted restore leaves the old store or the new one.
+ */
+export async function restoreOffline(dir: string, source: string, now = new Date()): Promise<RestoreResult> {
+  const dataDir = resolve(dir);
+  const from = resolve(source);
+  return locked(dataDir, async (file) => {
+    if (from === file) throw new OfflineRefused(`error: ${from} is the store itself`);
+    const schema = summary(from);
+    if (schema.unknown.length > 0)
+      throw new OfflineRefused(
+        `error: ${from} was written by a newer edgectl (unknown migrations: ${schema.unknown.join(', ')}); refusing to restore it`,
+      );
+    const stamp = snapshotStamp(now);
+    const incoming = `${file}.restoring-${stamp}`;
+    let replaced: string | undefined;
+    if (existsSync(file) && statSync(file).size > 0) {
+      replaced = `${file}.replaced-${stamp}`;
+      if (existsSync(replaced)) throw new OfflineRefused(`error: ${replaced} exists: try again in a second`);
+      await backupStoreFile(file, replaced);
+    }
+    try {
+      await backupStoreFile(from, incoming);
+      for (const f of storeFiles(file).slice(1)) if (existsSync(f)) unlinkSync(f);
+      renameSync(incoming, file);
+    } catch (e) {
+      if (existsSync(incoming)) unlinkSync(incoming);
+      throw e;
+    }
+    return { store: file, ...(replaced ? { replaced } : {}), schema };
+  });
+}
+
+/** Applies pending migrations, checking the store as a controller's start does; the names applied. */
+export async function migrateOffline(dir: string): Promise<{ store: string; applied: string[]; schema: string }> {
+  const dataDir = resolve(dir);
+  return locked(dataDir, async (file) => {
+    requireStore(file);
+    const before = summary(file);
+    if (before.unknown.length > 0)
+      throw new OfflineRefused(
+        `error: the store ${file} was written by a newer edgectl (unknown migrations: ${before.unknown.join(', ')})`,
+      );
+    if (before.pending.length > 0) {
+      try {
+        const store = await openStore(file, { verify: true });
+        await store.close();
+      } catch (e) {
+        throw new OfflineRefused(`error: ${(e as Error).message}`);
+      }
+    }
+    return { store: file, applied: before.pending, schema: migrationNames[migrationNames.length - 1]! };
+  });
+}
+
+export interface StoreInfo {
+  store: string;
+  /** The last migration applied: the store's schema version. */
+  schemaVersion: string | null;
+  migrations: string[];
+  pendingMigrations: string[];
+  unknownMigrations: string[];
+  sizes: { db: number; wal: number };
+  counts: Record<string, number>;
+}
+
+/** What `db info` shows: the schema version, the sizes of the store and its WAL, and entity counts. */
+export async function storeInfoOffline(dir: string): Promise<StoreInfo> {
+  const dataDir = resolve(dir);
+  return locked(dataDir, async (file) => {
+    requireStore(file);
+    const s = summary(file);
+    const rows = countStoreRows(
+      file,
+      COUNTED.map(([, t]) => t),
+    );
+    const counts: Record<string, number> = {};
+    for (const [name, table] of COUNTED) if (rows[table] !== undefined) counts[name] = rows[table];
+    return {
+      store: file,
+      schemaVersion: s.applied[s.applied.length - 1] ?? null,
+      migrations: s.applied,
+      pendingMigrations: s.pending,
+      unknownMigrations: s.unknown,
+      sizes: { db: sizeOf(file), wal: sizeOf(`${file}-wal`) },
+      counts,
+    };
+  });
+}
