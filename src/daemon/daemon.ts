@@ -15,6 +15,7 @@ import { sweepExpiredSessionCerts } from '../model/services/api-session-certs.js
 import { createDefaultAdmin, hasDefaultAdmin } from '../model/services/default-admin.js';
 import { reconcileTokens } from '../model/services/token-reconcile.js';
 import { tokenMinter } from '../model/tokens.js';
+import { DatabaseOps } from '../model/integrity/run.js';
 import { loadOrCreateTokenKey } from './token-key.js';
 import type { DaemonConfig } from './config.js';
 import { buildServer } from './server.js';
@@ -122,6 +123,11 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       log.info({ username: creds.username }, 'default admin created');
     }
 
+    // Metrics exist only when served somewhere (docs/decisions.md, "Metrics and health").
+    const metrics =
+      cfg.metrics.enabled || cfg.metrics.listen
+        ? createMetrics({ ctx, storeFile: join(cfg.dataDir, DB_FILE) })
+        : undefined;
     const deps: DaemonDeps = {
       caBundlePem: pki.caBundlePem,
       caBundlePkcs7: pki.caBundlePkcs7Base64(),
@@ -129,13 +135,14 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       startedAt: new Date(),
       version: VERSION,
       authLimiter: new AuthLimiter(cfg.authRateLimit),
+      database: new DatabaseOps({
+        ctx,
+        store,
+        file: join(cfg.dataDir, DB_FILE),
+        onScanDone: (ok, findings, at) => metrics?.recordIntegrityCheck(ok ? 'ok' : 'failed', at, findings),
+      }),
     };
     const tls = { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: await listenerCaPem(ctx, pki.caBundlePem) };
-    // Metrics exist only when served somewhere (docs/decisions.md, "Metrics and health").
-    const metrics =
-      cfg.metrics.enabled || cfg.metrics.listen
-        ? createMetrics({ ctx, storeFile: join(cfg.dataDir, DB_FILE) })
-        : undefined;
     // openStore({ verify: true }) ran quick_check just now: the first integrity result.
     metrics?.recordIntegrityCheck('ok');
     const { app } = buildServer({
@@ -219,6 +226,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
           onTrustChanged = () => {};
           await metricsListener?.close();
           await app.close();
+          // A background integrity scan still running finishes before its store closes.
+          await deps.database.idle().catch(() => {});
           await opened.close();
           release();
           log.info('edgectl controller stopped');

@@ -7,6 +7,7 @@ import { authenticatorRoutes } from './authenticator.js';
 import { caRoutes } from './ca.js';
 import { certExtensionRoutes } from './cert-extension.js';
 import { crudRoutes } from './crud.js';
+import { databaseRoutes } from './database.js';
 import { currentIdentityRoutes } from './current-identity.js';
 import { enrollRoutes } from './enroll.js';
 import { enrollmentRoutes } from './enrollment.js';
@@ -38,5 +39,7 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...certExtensionRoutes,
     ...authenticatorRoutes,
     ...routerEnrollmentRoutes,
+    // Database operations (issue 10).
+    ...databaseRoutes,
   ];
 }
