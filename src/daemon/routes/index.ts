@@ -12,6 +12,7 @@ import { currentIdentityRoutes } from './current-identity.js';
 import { enrollRoutes } from './enroll.js';
 import { enrollmentRoutes } from './enrollment.js';
 import { identityRoutes } from './identity.js';
+import { identityTraceRoutes } from './identity-trace.js';
 import { infoRoutes } from './info.js';
 import { relatedRoutes } from './related.js';
 import { identityAccessRoutes } from './identity-access.js';
@@ -41,5 +42,6 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...routerEnrollmentRoutes,
     // Database operations (issue 10).
     ...databaseRoutes,
+    ...identityTraceRoutes,
   ];
 }

@@ -20,6 +20,7 @@ import {
   PrecedenceSchema,
 } from '../schemas.js';
 import { removeIdReferences } from '../policy/matches.js';
+import { tracingOf } from '../services/identity-trace.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
 
 export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router'] as const;
@@ -95,6 +96,7 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
     enrollmentSummaries(ctx, ids),
   ]);
   const policyNames = new Map(policies.map((p) => [p.id, p.name]));
+  const tracing = await tracingOf(ctx, ids);
   for (const r of rows) {
     const id = r.id as string;
     const auths: Record<string, unknown> = {};
@@ -113,6 +115,7 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
     r.hasEdgeRouterConnection = false;
     r.edgeRouterConnectionStatus = 'offline';
     r.isMfaEnabled = r.isMfaEnabled ?? false;
+    r.tracing = tracing.get(id);
   }
 }
 
