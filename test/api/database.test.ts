@@ -99,8 +99,16 @@ test('a clean store checks clean; the results have the reference shape', async (
 test('every derived structure damaged in the file is reported, fixed after a snapshot, then checks clean', async () => {
   // The model: a service selected by a Dial policy, an edge router policy and a service edge router policy,
   // two edge routers (one a tunneler with its system records), an identity with an API session.
-  const svc = await createRecord(admin, '/services', { name: unique('svc'), roleAttributes: ['web'], encryptionRequired: true });
-  const other = await createRecord(admin, '/services', { name: unique('svc2'), roleAttributes: ['db'], encryptionRequired: true });
+  const svc = await createRecord(admin, '/services', {
+    name: unique('svc'),
+    roleAttributes: ['web'],
+    encryptionRequired: true,
+  });
+  const other = await createRecord(admin, '/services', {
+    name: unique('svc2'),
+    roleAttributes: ['db'],
+    encryptionRequired: true,
+  });
   const sp = await createRecord(admin, '/service-policies', {
     name: unique('sp'),
     type: 'Dial',
@@ -176,7 +184,9 @@ test('every derived structure damaged in the file is reported, fixed after a sna
 
   const expected: RegExp[] = [
     new RegExp(`service-policies ${sp}: serviceRoles select services ${svc}, but service_policy_services lacks`),
-    new RegExp(`service-edge-router-policies ${serp}: service_edge_router_policy_services pairs it with services ${other}`),
+    new RegExp(
+      `service-edge-router-policies ${serp}: service_edge_router_policy_services pairs it with services ${other}`,
+    ),
     new RegExp(`edge-router-policies ${erp}: edgeRouterRoles select edge-routers ${plain}`),
     new RegExp(`edge router ${tunneler} is tunneler-enabled but has no Router identity`),
     new RegExp(`edge router ${tunneler} is tunneler-enabled but has no system edge router policy`),

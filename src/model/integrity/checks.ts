@@ -146,7 +146,14 @@ const tunnelerRecords: IntegrityCheck = {
   async scan(ctx) {
     const routers = await edgeRouterTunnelers(ctx.db);
     const policies = new Map((await systemEdgeRouterPolicies(ctx.db)).map((p) => [p.id, p]));
-    const idents = new Map((await identitiesByIds(ctx.db, routers.map((r) => r.id))).map((i) => [i.id, i]));
+    const idents = new Map(
+      (
+        await identitiesByIds(
+          ctx.db,
+          routers.map((r) => r.id),
+        )
+      ).map((i) => [i.id, i]),
+    );
     const tunnelers = new Set(routers.filter((r) => r.tunneler).map((r) => r.id));
     const out: Finding[] = [];
     for (const r of routers) {
