@@ -296,3 +296,20 @@ test('database operations are for admins: anonymous and non-admin callers get 40
     assertError(await c.post('/database/snapshot'), 401, 'UNAUTHORIZED');
   }
 });
+
+test('more than 1000 findings: the first 1000 are kept and tooManyErrors says so; the fix repairs them all', async () => {
+  damage((db) => {
+    const insert = db.prepare('insert into services_roleAttributes ("ownerId", value, position) values (?, ?, 0)');
+    for (let i = 0; i < 1005; i++) insert.run(`gone-service-${String(i).padStart(4, '0')}`, 'x');
+  }, true);
+  const many = await check();
+  assert.equal(many.tooManyErrors, true);
+  assert.equal(many.results.length, 1000);
+  assert.equal((await admin.post('/database/fix-data-integrity')).status, 202);
+  const fixed = await waitResults();
+  assert.equal(fixed.tooManyErrors, true);
+  assert.ok(fixed.results.every((r) => r.fixed));
+  const clean = await check();
+  assert.equal(clean.tooManyErrors, false);
+  assert.deepEqual(clean.results, []);
+});
