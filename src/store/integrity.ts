@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import { dynamic, type Executor } from './db.js';
+import { triggerStatements } from './migrations/0005-access-sessions.js';
 import { matchedBySql, type MatchSide } from './policy-match.js';
 import { boolToDb } from './values.js';
 
@@ -210,4 +211,19 @@ export async function bumpAllMarkers(db: Executor, changedAt: string): Promise<v
 /** Gives a tunneler router's identity back the Router type and the router's name. */
 export async function restoreRouterIdentity(db: Executor, id: string, name: string, updatedAt: string): Promise<void> {
   await db.updateTable('identities').set({ name, typeId: 'Router', updatedAt }).where('id', '=', id).execute();
+}
+
+/** The names of the triggers the store holds. */
+export async function triggerNames(db: Executor): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger'`.execute(db);
+  return rows.map((r) => r.name);
+}
+
+/** The store's own triggers (migration 0005): a missing one is created again from here. */
+export const storeTriggers = triggerStatements;
+
+/** Creates one of {@link storeTriggers} again. */
+export async function createStoreTrigger(db: Executor, name: string): Promise<void> {
+  const t = triggerStatements().find((x) => x.name === name);
+  if (t) await sql.raw(t.sql).execute(db);
 }

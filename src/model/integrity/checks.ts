@@ -17,6 +17,9 @@ import {
   foreignKeyOrphans,
   identitiesByIds,
   insertMarker,
+  createStoreTrigger,
+  storeTriggers,
+  triggerNames,
   markerNames,
   matchDifference,
   orphanTerminators,
@@ -105,6 +108,20 @@ const markers: IntegrityCheck = {
         .filter((m) => !known.has(m))
         .map((m) => ({ description: `access marker ${m} is unknown`, repair: (c: Ctx) => deleteMarker(c.db, m) })),
     ];
+  },
+};
+
+/** The triggers that bump the markers and take a router's terminators with it: without one, caches go stale. */
+const triggers: IntegrityCheck = {
+  name: 'store-triggers',
+  async scan(ctx) {
+    const present = new Set(await triggerNames(ctx.db));
+    return storeTriggers()
+      .filter((t) => !present.has(t.name))
+      .map((t) => ({
+        description: `trigger ${t.name} is missing (writes it watches no longer move the access markers or cascade)`,
+        repair: (c: Ctx) => createStoreTrigger(c.db, t.name),
+      }));
   },
 };
 
@@ -258,6 +275,7 @@ const policyMatches: IntegrityCheck = {
 export const INTEGRITY_CHECKS: readonly IntegrityCheck[] = [
   sqliteFile,
   markers,
+  triggers,
   foreignKeys,
   roleReferences,
   terminators,
