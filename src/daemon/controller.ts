@@ -20,6 +20,7 @@ import { AuthLimiter } from './auth-limiter.js';
 import { STORE_FILE } from './store-check.js';
 import type { DaemonMetrics } from './metrics.js';
 import { VERSION } from '../version.js';
+import { DatabaseOps } from '../model/integrity/run.js';
 import { ExtJwtState } from '../model/services/ext-jwt-keys.js';
 
 export interface ControllerCore {
@@ -32,6 +33,8 @@ export interface ControllerCore {
   setAdvertisedUrl(url: string): void;
   /** What runs when the trusted CAs change (the daemon refreshes its listener's trust). */
   onTrustChanged(fn: () => void): void;
+  /** Told after each completed integrity scan (the daemon feeds its metrics). */
+  onIntegrityScan(fn: (ok: boolean, findings: number, at: Date) => void): void;
   /** Closes the store and releases the data dir's lock. */
   close(): Promise<void>;
 }
@@ -62,6 +65,7 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
     store = await openStore(join(cfg.dataDir, STORE_FILE), { verify: true });
     let advertisedUrl = '';
     let trustChanged: () => void = () => {};
+    let scanDone: (ok: boolean, findings: number, at: Date) => void = () => {};
     const ctx: Ctx = {
       db: store.db,
       now: opts.now ?? (() => new Date()),
@@ -88,6 +92,12 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
       startedAt: new Date(),
       version: VERSION,
       authLimiter: new AuthLimiter(cfg.authRateLimit),
+      database: new DatabaseOps({
+        ctx,
+        store,
+        file: join(cfg.dataDir, STORE_FILE),
+        onScanDone: (ok, findings, at) => scanDone(ok, findings, at),
+      }),
     };
     const tls = { key: pki.serverKeyPem, cert: pki.serverCertChainPem, ca: await listenerCaPem(ctx, pki.caBundlePem) };
     const opened = store;
@@ -105,10 +115,15 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
       onTrustChanged(fn) {
         trustChanged = fn;
       },
+      onIntegrityScan(fn) {
+        scanDone = fn;
+      },
       close() {
         closing ??= (async () => {
           trustChanged = () => {};
           try {
+            // A background integrity scan still running finishes before its store closes.
+            await deps.database.idle().catch(() => {});
             await opened.close();
           } finally {
             release();

@@ -101,6 +101,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       cfg.metrics.enabled || cfg.metrics.listen
         ? createMetrics({ ctx, storeFile: join(cfg.dataDir, DB_FILE) })
         : undefined;
+    core.onIntegrityScan((ok, findings, at) => metrics?.recordIntegrityCheck(ok ? 'ok' : 'failed', at, findings));
     // openStore({ verify: true }) ran quick_check just now: the first integrity result.
     metrics?.recordIntegrityCheck('ok');
     const app = buildControllerApp(cfg, core, { logger: log, metrics, serveMetrics: cfg.metrics.enabled });

@@ -1,3 +1,4 @@
+import type { DatabaseOps } from '../model/integrity/run.js';
 import type { AuthLimiter } from './auth-limiter.js';
 
 /** What the routes need from the running daemon besides the model context. */
@@ -11,4 +12,6 @@ export interface DaemonDeps {
   version: string;
   /** Rate limits of authentication and self-service password changes. */
   authLimiter: AuthLimiter;
+  /** The integrity scan and fix, and online snapshots of the store (routes/database.ts). */
+  database: DatabaseOps;
 }

@@ -34,8 +34,11 @@ export interface DaemonMetrics {
   registry: Registry;
   /** Counts requests, latencies and authentications of a server (its hooks). */
   instrument(app: FastifyInstance): void;
-  /** Records the outcome of a store integrity check (at start; a future periodic scan calls it too). */
-  recordIntegrityCheck(result: IntegrityResult, at?: Date): void;
+  /**
+   * Records the outcome of a store integrity check: the start-up quick_check, then every data-integrity scan
+   * (`findings`: how many it reported; ok means none remained unfixed).
+   */
+  recordIntegrityCheck(result: IntegrityResult, at?: Date, findings?: number): void;
   /** The Prometheus text exposition and its content type. */
   scrape(): Promise<{ contentType: string; text: string }>;
 }
@@ -143,7 +146,12 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
   });
   const integrityOk = new Gauge({
     name: 'edgectl_store_integrity_ok',
-    help: 'Whether the last store integrity check passed (1) or found problems (0); the start-up quick_check for now',
+    help: 'Whether the last store integrity check (start-up quick_check, then each data-integrity scan) passed (1) or left problems (0)',
+    registers: [registry],
+  });
+  const integrityFindings = new Gauge({
+    name: 'edgectl_store_integrity_findings',
+    help: 'How many findings the last data-integrity scan reported (fixed or not)',
     registers: [registry],
   });
   const integrityAt = new Gauge({
@@ -172,8 +180,9 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
         }
       });
     },
-    recordIntegrityCheck(result, at = new Date()) {
+    recordIntegrityCheck(result, at = new Date(), findings = 0) {
       integrityOk.set(result === 'ok' ? 1 : 0);
+      integrityFindings.set(findings);
       integrityAt.set(at.getTime() / 1000);
     },
     async scrape() {

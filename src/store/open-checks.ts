@@ -9,7 +9,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { runMigrations } from './migrations/index.js';
 import type { Migration } from 'kysely';
 
-export const INTEGRITY_HINT = 'check it with `edgectl db check-integrity`, or restore a backup';
+export const INTEGRITY_HINT = 'check it with `edgectl db check-integrity --data-dir DIR`, or restore a backup';
 
 export class StoreRefused extends Error {}
 

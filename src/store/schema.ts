@@ -179,6 +179,9 @@ export interface IdentitiesTable extends EntityColumns {
   sdkInfo: Generated<string>;
   disabledAt: string | null;
   disabledUntil: string | null;
+  traceUntil: string | null;
+  traceId: string | null;
+  traceChannels: string | null;
 }
 
 export interface IdentitiesRoleAttributesTable {

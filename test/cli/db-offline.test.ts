@@ -43,7 +43,7 @@ describe('edgectl db (offline)', () => {
   after(() => server?.close());
 
   it('refuses snapshot, restore, migrate and info while the controller runs', async () => {
-    for (const args of [['snapshot'], ['restore', store], ['migrate'], ['info']]) {
+    for (const args of [['snapshot'], ['restore', store], ['migrate'], ['info'], ['check-integrity']]) {
       const r = await db(...args);
       assert.equal(r.code, 1, args.join(' '));
       assert.match(r.stderr, new RegExp(`in use by process ${process.pid}`), args.join(' '));
@@ -181,5 +181,19 @@ describe('edgectl db (offline)', () => {
     const list = await edgectlSlow(join(work, 'config'), 'config-type', 'list', '-o', 'id', '--data-dir', dir);
     assert.equal(list.code, 0, list.stderr);
     assert.equal(list.stdout.trim().split('\n').length, 5);
+  });
+
+  it('check-integrity runs the controller scan in-process: a damaged marker is found, --fix repairs it', async () => {
+    const raw = new Database(store);
+    raw.prepare(`DELETE FROM access_markers WHERE name = 'catalog'`).run();
+    raw.close();
+    const found = await db('check-integrity');
+    assert.equal(found.code, 1, found.stdout + found.stderr);
+    assert.match(found.stdout, /^problem: access marker catalog is missing/m);
+    const fixed = await db('check-integrity', '--fix');
+    assert.equal(fixed.code, 0, fixed.stdout + fixed.stderr);
+    assert.match(fixed.stdout, /^fixed: access marker catalog is missing/m);
+    const clean = await db('check-integrity');
+    assert.equal(clean.code, 0, clean.stdout + clean.stderr);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { requireApi } from '../api.js';
+import { requireApi, type Api } from '../api.js';
 import { CliError, type CliIo } from '../io.js';
 import { formatOf, printAnswerAs } from '../output.js';
 
@@ -56,9 +56,10 @@ export function registerDbOffline(db: Command, io: CliIo): void {
       if (opts.dataDir === undefined) {
         if (opts.out !== undefined)
           throw new CliError('error: --out needs --data-dir: the controller writes its snapshots beside its store', 2);
-        const body = await requireApi(io).call('POST', '/database/snapshot', {});
-        if (opts.output === 'json' || opts.output === 'yaml') await printAnswerAs(io, opts.output, body ?? {});
-        else io.out('snapshot taken by the controller, beside its store');
+        const api = requireApi(io);
+        if (opts.output === 'json' || opts.output === 'yaml')
+          await printAnswerAs(io, opts.output, (await api.call('POST', '/database/snapshot', {})) ?? {});
+        else await onlineSnapshot(api, io);
         return;
       }
       const { snapshotOffline } = await maintenance();
@@ -132,4 +133,11 @@ export function registerDbOffline(db: Command, io: CliIo): void {
         for (const [k, v] of rows) io.out(`${k.padEnd(width)}  ${v}`);
       });
     });
+}
+
+/** `POST /database/snapshot`: prints where the controller wrote it. */
+export async function onlineSnapshot(api: Api, io: CliIo): Promise<void> {
+  const res = await api.call<{ data?: { path?: string } }>('POST', '/database/snapshot');
+  const path = res.data?.path;
+  io.out(path ? `snapshot written on the controller's host: ${path}` : 'snapshot written');
 }

@@ -93,4 +93,47 @@ export function registerIdentity(program: Command, io: CliIo): void {
       if (isScriptFormat(format)) await printAnswerAs(io, format, res, [id]);
       else io.out(`enabled identity ${id}`);
     });
+  noun
+    .command('trace')
+    .description("turn an identity's data-flow tracing on for a while (it ends by itself), or off with --disable")
+    .argument('id|name', "the identity's id or name")
+    .option('--duration <duration>', 'how long, as a Go duration (30s, 10m, 1h30m)', '10m')
+    .option('--trace-id <id>', 'the trace id (default: the controller makes one)')
+    .option('--channel <name>', 'a channel to trace (repeatable)', (v: string, all: string[]) => [...all, v], [])
+    .option('--disable', 'turn tracing off')
+    .addOption(writeOutputOption())
+    .option('-j, --json', 'same as -o json')
+    .action(
+      async (
+        idOrName: string,
+        opts: {
+          duration: string;
+          traceId?: string;
+          channel: string[];
+          disable?: boolean;
+          json?: boolean;
+          output?: string;
+        },
+      ) => {
+        const format = formatOf(opts);
+        const api = requireApi(io);
+        const id = await resolveEntityId(api, identitySpec, idOrName);
+        const body = opts.disable
+          ? { enabled: false }
+          : {
+              enabled: true,
+              duration: opts.duration,
+              ...(opts.traceId !== undefined ? { traceId: opts.traceId } : {}),
+              channels: opts.channel,
+            };
+        const res = await api.call<{ data: { enabled?: boolean; traceId?: string; until?: string } }>(
+          'PUT',
+          `/identities/${encodeURIComponent(id)}/trace`,
+          body,
+        );
+        if (isScriptFormat(format)) await printAnswerAs(io, format, res, [id]);
+        else if (!res.data.enabled) io.out(`tracing of identity ${id} is off`);
+        else io.out(`tracing identity ${id} until ${res.data.until} (trace id ${res.data.traceId})`);
+      },
+    );
 }

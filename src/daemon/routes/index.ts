@@ -7,11 +7,13 @@ import { authenticatorRoutes } from './authenticator.js';
 import { caRoutes } from './ca.js';
 import { certExtensionRoutes } from './cert-extension.js';
 import { crudRoutes } from './crud.js';
+import { databaseRoutes } from './database.js';
 import { currentIdentityRoutes } from './current-identity.js';
 import { enrollRoutes } from './enroll.js';
 import { enrollmentRoutes } from './enrollment.js';
 import { externalJwtSignerRoutes } from './external-jwt-signers.js';
 import { identityRoutes } from './identity.js';
+import { identityTraceRoutes } from './identity-trace.js';
 import { infoRoutes } from './info.js';
 import { mfaRoutes } from './mfa.js';
 import { relatedRoutes } from './related.js';
@@ -44,5 +46,8 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...externalJwtSignerRoutes,
     // TOTP MFA (issue 8).
     ...mfaRoutes,
+    // Database operations (issue 10).
+    ...databaseRoutes,
+    ...identityTraceRoutes,
   ];
 }

@@ -21,6 +21,7 @@ import {
   PrecedenceSchema,
 } from '../schemas.js';
 import { removeIdReferences } from '../policy/matches.js';
+import { tracingOf } from '../services/identity-trace.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
 
 export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router'] as const;
@@ -97,6 +98,7 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
     identitiesWithVerifiedMfa(ctx.db, ids),
   ]);
   const policyNames = new Map(policies.map((p) => [p.id, p.name]));
+  const tracing = await tracingOf(ctx, ids);
   for (const r of rows) {
     const id = r.id as string;
     const auths: Record<string, unknown> = {};
@@ -116,6 +118,7 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
     r.edgeRouterConnectionStatus = 'offline';
     // A verified TOTP enrollment (services/mfa.ts).
     r.isMfaEnabled = withMfa.has(id);
+    r.tracing = tracing.get(id);
   }
 }
 

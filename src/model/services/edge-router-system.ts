@@ -20,14 +20,24 @@ import { identities } from '../resources/identity.js';
 
 export const systemPolicyName = (routerId: string) => `edge-router-${routerId}-system`;
 
-async function createTunnelerRecords(ctx: Ctx, id: string, name: string): Promise<void> {
+/** The router's identity (same id and name, type Router). Also used by the integrity fix (model/integrity). */
+export async function createRouterIdentity(ctx: Ctx, id: string, name: string): Promise<void> {
   await createEntity(ctx, identities, { name, type: 'Router', isAdmin: false }, { id });
+}
+
+/** The router's system edge router policy. Also used by the integrity fix (model/integrity). */
+export async function createSystemPolicy(ctx: Ctx, id: string): Promise<void> {
   await createEntity(
     ctx,
     edgeRouterPolicies,
     { name: systemPolicyName(id), semantic: 'AnyOf', identityRoles: [`@${id}`], edgeRouterRoles: [`@${id}`] },
     { id, isSystem: true },
   );
+}
+
+async function createTunnelerRecords(ctx: Ctx, id: string, name: string): Promise<void> {
+  await createRouterIdentity(ctx, id, name);
+  await createSystemPolicy(ctx, id);
 }
 
 /**

@@ -73,20 +73,33 @@ const FEEDS: Record<(typeof MARKERS)[number], [table: string, events: Event[]][]
 /** Same text format as every other timestamp of the store (ISO-8601 UTC with milliseconds). */
 const NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
-async function markerTriggers(db: AnyDb): Promise<void> {
+/**
+ * The name and statement of every marker trigger, and of the two triggers that take a router's terminators
+ * with it (what a foreign key would do if routers were one table). Exported so the data-integrity scan can
+ * find a missing one and create it again (src/model/integrity).
+ */
+export function triggerStatements(): { name: string; sql: string }[] {
+  const out: { name: string; sql: string }[] = [];
   for (const [marker, feeds] of Object.entries(FEEDS)) {
     for (const [table, events] of feeds) {
       for (const event of events) {
         const name = `access_${marker}_${table}_${event.split(' ')[0]}`;
-        await sql
-          .raw(
+        out.push({
+          name,
+          sql:
             `create trigger "${name}" after ${event} on "${table}" for each row begin ` +
-              `update access_markers set gen = gen + 1, "changedAt" = ${NOW} where name = '${marker}'; end`,
-          )
-          .execute(db);
+            `update access_markers set gen = gen + 1, "changedAt" = ${NOW} where name = '${marker}'; end`,
+        });
       }
     }
   }
+  for (const routers of ['edge_routers', 'transit_routers']) {
+    out.push({
+      name: `${routers}_terminators`,
+      sql: `create trigger "${routers}_terminators" after delete on "${routers}" for each row begin delete from terminators where "routerId" = old.id; end`,
+    });
+  }
+  return out;
 }
 
 export async function up(db: AnyDb): Promise<void> {
@@ -150,14 +163,5 @@ export async function up(db: AnyDb): Promise<void> {
     .execute();
   await db.schema.createIndex('terminators_by_service').on('terminators').column('serviceId').execute();
   await db.schema.createIndex('terminators_by_router').on('terminators').column('routerId').execute();
-  // What a foreign key would do if routers were one table: a router's terminators go with it.
-  for (const routers of ['edge_routers', 'transit_routers']) {
-    await sql
-      .raw(
-        `create trigger "${routers}_terminators" after delete on "${routers}" for each row begin delete from terminators where "routerId" = old.id; end`,
-      )
-      .execute(db);
-  }
-
-  await markerTriggers(db);
+  for (const t of triggerStatements()) await sql.raw(t.sql).execute(db);
 }

@@ -12,6 +12,7 @@ import * as m0006 from './0006-token-hashes.js';
 import * as m0007 from './0007-builtin-config-types.js';
 import * as m0008 from './0008-mfa.js';
 import * as m0009 from './0009-external-jwt-signers.js';
+import * as m0010 from './0010-identity-trace.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-builtin-config-types': m0007,
   '0008-mfa': m0008,
   '0009-external-jwt-signers': m0009,
+  '0010-identity-trace': m0010,
 };
 
 /**

@@ -1,0 +1,284 @@
+/**
+ * The data-integrity checks (docs/decisions.md, "Data-integrity scan"): each is named, scans the store for one
+ * kind of damage and says how to repair what it found. A new derived structure (a new table the controller
+ * keeps from other records) gets a check here: a `scan` that recomputes it from its sources and describes each
+ * difference, and a `fix` (or per-finding `repair`) that rewrites it. The runner (./run.ts) scans every check,
+ * repairs in one transaction and scans again.
+ */
+import { MARKERS } from '../../store/migrations/0005-access-sessions.js';
+import {
+  allIds,
+  danglingIdRoles,
+  deleteForeignKeyOrphans,
+  deleteMarker,
+  deleteRoleEntry,
+  deleteTerminators,
+  edgeRouterTunnelers,
+  foreignKeyOrphans,
+  identitiesByIds,
+  insertMarker,
+  createStoreTrigger,
+  storeTriggers,
+  triggerNames,
+  markerNames,
+  matchDifference,
+  orphanTerminators,
+  resetForeignKeyOrphans,
+  restoreRouterIdentity,
+  sqliteIntegrityProblems,
+  systemEdgeRouterPolicies,
+} from '../../store/integrity.js';
+import { rematchPolicy } from '../../store/policy-match.js';
+import { deleteRouterIdentity } from '../../store/router-identities.js';
+import { iso, type Ctx } from '../ctx.js';
+import { deleteEntity } from '../crud.js';
+import { POLICY_KINDS, TARGETS } from '../policy/kinds.js';
+import { matchSide, removeIdReferences } from '../policy/matches.js';
+import { edgeRouterPolicies } from '../resources/edge-router-policy.js';
+import { createRouterIdentity, createSystemPolicy, systemPolicyName } from '../services/edge-router-system.js';
+
+export interface Finding {
+  /** Human-readable, naming the records involved; also how a re-scan recognises the same problem. */
+  description: string;
+  /** Repairs this finding on the fix's transaction (absent: the check's `fix` handles it, or nothing can). */
+  repair?: (ctx: Ctx) => Promise<void>;
+}
+
+export interface IntegrityCheck {
+  name: string;
+  /** Damage to the file itself: nothing may be repaired while such a finding stands (restore instead). */
+  fatal?: boolean;
+  scan(ctx: Ctx): Promise<Finding[]>;
+  /** Repairs the findings of this check's last scan; default: each finding's own `repair`, in order. */
+  fix?(ctx: Ctx, findings: readonly Finding[]): Promise<void>;
+}
+
+const sqliteFile: IntegrityCheck = {
+  name: 'sqlite-integrity',
+  fatal: true,
+  async scan(ctx) {
+    return (await sqliteIntegrityProblems(ctx.db)).map((m) => ({
+      description: `SQLite integrity_check: ${m} (the file is damaged; edgectl cannot repair it: restore a snapshot)`,
+    }));
+  },
+};
+
+/** Which rows may be pointed at a built-in record instead of being deleted with their missing parent. */
+const RESET_TO: Record<string, string> = {
+  'identities.authPolicyId': 'default',
+  'identities.typeId': 'User',
+};
+
+const foreignKeys: IntegrityCheck = {
+  name: 'foreign-keys',
+  async scan(ctx) {
+    const out: Finding[] = [];
+    for (const fk of await foreignKeyOrphans(ctx.db)) {
+      const reset = RESET_TO[`${fk.table}.${fk.column}`];
+      const repair = async (c: Ctx) => {
+        if (reset) await resetForeignKeyOrphans(c.db, fk, reset);
+        else await deleteForeignKeyOrphans(c.db, fk);
+      };
+      for (const r of fk.rows) {
+        out.push({
+          description: `${fk.table} ${r.row}: ${fk.column} names ${fk.parent} ${r.value}, which does not exist`,
+          repair,
+        });
+      }
+    }
+    return out;
+  },
+  async fix(ctx, findings) {
+    // One repair per foreign key covers all its rows.
+    for (const repair of new Set(findings.map((f) => f.repair))) await repair?.(ctx);
+  },
+};
+
+const markers: IntegrityCheck = {
+  name: 'access-markers',
+  async scan(ctx) {
+    const present = new Set(await markerNames(ctx.db));
+    const known = new Set<string>(MARKERS);
+    return [
+      ...MARKERS.filter((m) => !present.has(m)).map((m) => ({
+        description: `access marker ${m} is missing (the access caches cannot tell when its data changes)`,
+        repair: (c: Ctx) => insertMarker(c.db, m, iso(c.now())),
+      })),
+      ...[...present]
+        .filter((m) => !known.has(m))
+        .map((m) => ({ description: `access marker ${m} is unknown`, repair: (c: Ctx) => deleteMarker(c.db, m) })),
+    ];
+  },
+};
+
+/** The triggers that bump the markers and take a router's terminators with it: without one, caches go stale. */
+const triggers: IntegrityCheck = {
+  name: 'store-triggers',
+  async scan(ctx) {
+    const present = new Set(await triggerNames(ctx.db));
+    return storeTriggers()
+      .filter((t) => !present.has(t.name))
+      .map((t) => ({
+        description: `trigger ${t.name} is missing (writes it watches no longer move the access markers or cascade)`,
+        repair: (c: Ctx) => createStoreTrigger(c.db, t.name),
+      }));
+  },
+};
+
+const roleReferences: IntegrityCheck = {
+  name: 'policy-role-references',
+  async scan(ctx) {
+    const out: Finding[] = [];
+    for (const kind of POLICY_KINDS) {
+      for (const side of kind.sides) {
+        const target = TARGETS[side.target];
+        for (const { ownerId, value } of await danglingIdRoles(ctx.db, side.rolesTable, target.table)) {
+          out.push({
+            description: `${kind.collection} ${ownerId}: ${side.prop} names ${value}, but there is no ${target.collection} record with that id`,
+            repair: async (c) => {
+              await deleteRoleEntry(c.db, side.rolesTable, ownerId, value);
+              if (side.matchTable)
+                await rematchPolicy(c.db, matchSide(kind, side), side.matchTable, target.table, ownerId);
+            },
+          });
+        }
+      }
+    }
+    return out;
+  },
+};
+
+const terminators: IntegrityCheck = {
+  name: 'terminator-routers',
+  async scan(ctx) {
+    return (await orphanTerminators(ctx.db)).map((t) => ({
+      description: `terminators ${t.id}: routerId names router ${t.routerId}, which does not exist`,
+      repair: (c: Ctx) => deleteTerminators(c.db, [t.id]),
+    }));
+  },
+};
+
+const tunnelerRecords: IntegrityCheck = {
+  name: 'tunneler-system-records',
+  async scan(ctx) {
+    const routers = await edgeRouterTunnelers(ctx.db);
+    const policies = new Map((await systemEdgeRouterPolicies(ctx.db)).map((p) => [p.id, p]));
+    const idents = new Map(
+      (
+        await identitiesByIds(
+          ctx.db,
+          routers.map((r) => r.id),
+        )
+      ).map((i) => [i.id, i]),
+    );
+    const tunnelers = new Set(routers.filter((r) => r.tunneler).map((r) => r.id));
+    const out: Finding[] = [];
+    for (const r of routers) {
+      const ident = idents.get(r.id);
+      if (r.tunneler) {
+        if (!ident) {
+          out.push({
+            description: `edge router ${r.id} is tunneler-enabled but has no Router identity ${r.id}`,
+            repair: (c) => createRouterIdentity(c, r.id, r.name),
+          });
+        } else if (ident.typeId !== 'Router' || ident.name !== r.name) {
+          out.push({
+            description: `identity ${r.id} of tunneler-enabled edge router ${r.id} should be of type Router and named "${r.name}" (is ${ident.typeId}, "${ident.name}")`,
+            repair: (c) => restoreRouterIdentity(c.db, r.id, r.name, iso(c.now())),
+          });
+        }
+        const p = policies.get(r.id);
+        const want = `@${r.id}`;
+        if (!p) {
+          out.push({
+            description: `edge router ${r.id} is tunneler-enabled but has no system edge router policy ${systemPolicyName(r.id)}`,
+            repair: (c) => createSystemPolicy(c, r.id),
+          });
+        } else if (
+          p.name !== systemPolicyName(r.id) ||
+          p.semantic !== 'AnyOf' ||
+          p.identityRoles.join() !== want ||
+          p.edgeRouterRoles.join() !== want
+        ) {
+          out.push({
+            description: `system edge router policy ${p.id} of edge router ${r.id} differs from what the router needs (name ${systemPolicyName(r.id)}, AnyOf, ${want} on both sides)`,
+            repair: async (c) => {
+              await deleteEntity(c, edgeRouterPolicies, p.id, { allowSystem: true });
+              await createSystemPolicy(c, r.id);
+            },
+          });
+        }
+      } else if (ident?.typeId === 'Router') {
+        out.push({
+          description: `edge router ${r.id} is not tunneler-enabled but its Router identity ${r.id} remains`,
+          repair: async (c) => {
+            await removeIdReferences(c, 'identity', r.id);
+            await deleteRouterIdentity(c.db, r.id);
+          },
+        });
+      }
+    }
+    for (const p of policies.values()) {
+      if (tunnelers.has(p.id)) continue;
+      out.push({
+        description: `system edge router policy ${p.id} ("${p.name}") belongs to no tunneler-enabled edge router`,
+        repair: (c) => deleteEntity(c, edgeRouterPolicies, p.id, { allowSystem: true }),
+      });
+    }
+    return out;
+  },
+};
+
+const policyMatches: IntegrityCheck = {
+  name: 'policy-matches',
+  async scan(ctx) {
+    const out: Finding[] = [];
+    for (const kind of POLICY_KINDS) {
+      const ids = await allIds(ctx.db, kind.table);
+      for (const side of kind.sides) {
+        if (!side.matchTable) continue;
+        const matchTable = side.matchTable;
+        const target = TARGETS[side.target];
+        const repair = (policyId: string) => (c: Ctx) =>
+          rematchPolicy(c.db, matchSide(kind, side), matchTable, target.table, policyId);
+        for (const policyId of ids) {
+          const fixIt = repair(policyId);
+          const diff = await matchDifference(ctx.db, matchSide(kind, side), matchTable, target.table, policyId);
+          for (const id of diff.missing) {
+            out.push({
+              description: `${kind.collection} ${policyId}: ${side.prop} select ${target.collection} ${id}, but ${matchTable} lacks the pair`,
+              repair: fixIt,
+            });
+          }
+          for (const id of diff.extra) {
+            out.push({
+              description: `${kind.collection} ${policyId}: ${matchTable} pairs it with ${target.collection} ${id}, which its ${side.prop} do not select`,
+              repair: fixIt,
+            });
+          }
+        }
+      }
+    }
+    return out;
+  },
+  async fix(ctx, findings) {
+    // Findings of one policy side share one recomputation.
+    for (const repair of new Set(findings.map((f) => f.repair))) await repair?.(ctx);
+  },
+};
+
+/**
+ * Every check, in repair order: the file first (nothing is repaired on a damaged file), then the markers,
+ * dangling rows, role entries and system records, and the match tables last, recomputed from what the earlier
+ * repairs left.
+ */
+export const INTEGRITY_CHECKS: readonly IntegrityCheck[] = [
+  sqliteFile,
+  markers,
+  triggers,
+  foreignKeys,
+  roleReferences,
+  terminators,
+  tunnelerRecords,
+  policyMatches,
+];

@@ -1,0 +1,171 @@
+/**
+ * Database operations of the Management API (parity: docs/reference-notes.md §8): the data-integrity scan and
+ * fix running in the background, one at a time, and online snapshots at most once a minute. One instance per
+ * store; the daemon builds it, an offline command can build its own over the same store.
+ */
+import { existsSync } from 'node:fs';
+import { withTx, type OpenedStore } from '../../store/db.js';
+import { bumpAllMarkers } from '../../store/integrity.js';
+import { backupStore } from '../../store/snapshot.js';
+import { iso, withDb, type Ctx } from '../ctx.js';
+import { DomainError } from '../errors.js';
+import { INTEGRITY_CHECKS, type Finding, type IntegrityCheck } from './checks.js';
+
+/** The reference keeps at most this many results, then says `tooManyErrors`. */
+export const MAX_RESULTS = 1000;
+/** At most one requested snapshot per this many milliseconds. */
+export const SNAPSHOT_INTERVAL_MS = 60_000;
+/** What the time fields say before any scan ran (the reference's zero time). */
+export const NO_TIME = '0001-01-01T00:00:00.000Z';
+
+export interface IntegrityResult {
+  description: string;
+  fixed: boolean;
+}
+
+/** The wire shape of `GET /database/data-integrity-results` (`dataIntegrityCheckDetails`). */
+export interface IntegrityDetails {
+  inProgress: boolean;
+  fixingErrors: boolean;
+  startTime: string;
+  endTime: string;
+  error: string;
+  tooManyErrors: boolean;
+  results: IntegrityResult[];
+}
+
+export interface ScanFinding extends Finding {
+  check: IntegrityCheck;
+}
+
+/** Runs every check's scan, in order. */
+export async function scanIntegrity(ctx: Ctx, checks = INTEGRITY_CHECKS): Promise<ScanFinding[]> {
+  const out: ScanFinding[] = [];
+  for (const check of checks) for (const f of await check.scan(ctx)) out.push({ ...f, check });
+  return out;
+}
+
+/**
+ * Repairs the findings of one scan in ONE transaction, check by check in the list's order, and moves every
+ * access marker on so the caches recompute. Refused (nothing written) while a fatal finding stands.
+ */
+export async function repairIntegrity(ctx: Ctx, findings: readonly ScanFinding[]): Promise<void> {
+  if (findings.some((f) => f.check.fatal)) return;
+  await withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    const checks = [...new Set(findings.map((f) => f.check))];
+    for (const check of checks) {
+      const own = findings.filter((f) => f.check === check);
+      if (check.fix) await check.fix(tctx, own);
+      else for (const f of own) await f.repair?.(tctx);
+    }
+    await bumpAllMarkers(trx, iso(ctx.now()));
+  });
+}
+
+export interface DatabaseOpsOptions {
+  ctx: Ctx;
+  /** The open store (its connection makes the online backup) and its file. */
+  store: OpenedStore;
+  file: string;
+  /** Told after each completed scan: whether nothing remained unfixed, how many findings, and when. */
+  onScanDone?(ok: boolean, findings: number, at: Date): void;
+}
+
+const UTC_STAMP = (d: Date) => iso(d).replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+
+export class DatabaseOps {
+  private details: IntegrityDetails = {
+    inProgress: false,
+    fixingErrors: false,
+    startTime: NO_TIME,
+    endTime: NO_TIME,
+    error: '',
+    tooManyErrors: false,
+    results: [],
+  };
+  private running: Promise<void> | undefined;
+  private lastSnapshotAt: number | undefined;
+
+  constructor(private readonly opts: DatabaseOpsOptions) {}
+
+  /** A copy of the last (or running) scan's state. */
+  results(): IntegrityDetails {
+    return { ...this.details, results: [...this.details.results] };
+  }
+
+  /** Starts a scan (and repair with `fix`) in the background; 429 while one runs (parity: §8). */
+  start(fix: boolean): void {
+    if (this.running) throw new DomainError('RATE_LIMITED');
+    const { ctx } = this.opts;
+    this.details = {
+      inProgress: true,
+      fixingErrors: fix,
+      startTime: iso(ctx.now()),
+      endTime: NO_TIME,
+      error: '',
+      tooManyErrors: false,
+      results: [],
+    };
+    this.running = this.run(fix).finally(() => (this.running = undefined));
+  }
+
+  /** Resolves when no scan runs (tests, shutdown). */
+  async idle(): Promise<void> {
+    await this.running;
+  }
+
+  private async run(fix: boolean): Promise<void> {
+    const { ctx } = this.opts;
+    let results: IntegrityResult[] = [];
+    let error = '';
+    try {
+      const found = await scanIntegrity(ctx);
+      if (!fix || found.length === 0) {
+        results = found.map((f) => ({ description: f.description, fixed: false }));
+      } else if (found.some((f) => f.check.fatal)) {
+        results = found.map((f) => ({ description: f.description, fixed: false }));
+        error = 'the database file is damaged: nothing was repaired; restore a snapshot (edgectl db restore)';
+      } else {
+        const snapshot = await this.takeSnapshot();
+        ctx.log.info({ file: snapshot, findings: found.length }, 'data integrity fix: snapshot taken, repairing');
+        await repairIntegrity(ctx, found);
+        const left = new Set((await scanIntegrity(ctx)).map((f) => f.description));
+        results = found.map((f) => ({ description: f.description, fixed: !left.has(f.description) }));
+      }
+    } catch (e) {
+      error = (e as Error).message ?? String(e);
+      ctx.log.error({ err: e }, 'data integrity scan failed');
+    }
+    const at = ctx.now();
+    this.details = {
+      ...this.details,
+      inProgress: false,
+      endTime: iso(at),
+      error,
+      tooManyErrors: results.length > MAX_RESULTS,
+      results: results.slice(0, MAX_RESULTS),
+    };
+    const ok = error === '' && results.every((r) => r.fixed);
+    this.opts.onScanDone?.(ok, results.length, at);
+  }
+
+  /** A requested snapshot: at most one per minute by the controller's clock, else 429 (parity: §8). */
+  async snapshot(): Promise<string> {
+    const now = this.opts.ctx.now().getTime();
+    if (this.lastSnapshotAt !== undefined && now - this.lastSnapshotAt < SNAPSHOT_INTERVAL_MS) {
+      throw new DomainError('RATE_LIMITED');
+    }
+    this.lastSnapshotAt = now;
+    return this.takeSnapshot();
+  }
+
+  /** `<store file>-YYYYMMDD-HHMMSS` beside the store (a counter added if that name exists), mode 0600. */
+  private async takeSnapshot(): Promise<string> {
+    const base = `${this.opts.file}-${UTC_STAMP(this.opts.ctx.now())}`;
+    let dest = base;
+    for (let i = 1; existsSync(dest); i++) dest = `${base}-${i}`;
+    await backupStore(this.opts.store.raw, dest);
+    return dest;
+  }
+}

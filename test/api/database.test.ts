@@ -1,0 +1,318 @@
+/**
+ * Database operations of the Management API: the data-integrity check and fix (each derived structure is
+ * damaged directly in the store file through a second SQLite connection, then reported, repaired and found
+ * clean), the one-at-a-time rule, snapshots (0600, at most one a minute by the controller's clock), admin only,
+ * and the results' reference shape.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { request } from '../harness/http.js';
+import { checkResponse } from '../harness/schemas.js';
+import { assertError, unique } from '../harness/assert.js';
+import {
+  createIdentity,
+  createRecord,
+  createUser,
+  startTestServer,
+  type ApiClient,
+  type TestServer,
+} from '../harness/server.js';
+
+let s: TestServer;
+let admin: ApiClient;
+let storeFile: string;
+
+before(async () => {
+  s = await startTestServer({ clock: 'frozen', yaml: 'metrics:\n  enabled: true\n' });
+  admin = await s.admin();
+  storeFile = join(s.dataDir, 'edgectl.db');
+});
+after(() => s?.close());
+
+interface Details {
+  inProgress: boolean;
+  fixingErrors: boolean;
+  error: string;
+  tooManyErrors: boolean;
+  results: { description: string; fixed: boolean }[];
+}
+
+/** Polls the results until the scan is over; checks the answer against the reference schema. */
+async function waitResults(): Promise<Details> {
+  for (let i = 0; i < 400; i++) {
+    const res = await admin.get('/database/data-integrity-results');
+    assert.equal(res.status, 200);
+    if (!res.body.data.inProgress) {
+      assert.deepEqual(
+        checkResponse('management', '/database/data-integrity-results', 'GET', 200, res.body),
+        [],
+        res.text,
+      );
+      assert.deepEqual(res.body.meta.pagination, { limit: -1, offset: 0, totalCount: res.body.data.results.length });
+      assert.deepEqual(res.body.meta.filterableFields, []);
+      return res.body.data;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error('the scan did not finish');
+}
+
+async function check(): Promise<Details> {
+  const res = await admin.post('/database/check-data-integrity');
+  assert.equal(res.status, 202, res.text);
+  assert.deepEqual(res.body.data, {});
+  return waitResults();
+}
+
+/** A second connection to the live store; `fkOff` lets it write rows whose references point nowhere. */
+function damage(fn: (db: Database.Database) => void, fkOff = false): void {
+  const db = new Database(storeFile);
+  try {
+    db.pragma('busy_timeout = 5000');
+    if (fkOff) db.pragma('foreign_keys = OFF');
+    fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+async function metric(name: string): Promise<number | undefined> {
+  const res = await request(s.ca, 'GET', `${s.url}/metrics`, { headers: { accept: '*/*' } });
+  const line = res.text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.split(' ')[1]);
+}
+
+const NOW = () => new Date().toISOString();
+
+test('a clean store checks clean; the results have the reference shape', async () => {
+  const d = await check();
+  assert.equal(d.error, '');
+  assert.equal(d.fixingErrors, false);
+  assert.equal(d.tooManyErrors, false);
+  assert.deepEqual(d.results, []);
+  assert.equal(await metric('edgectl_store_integrity_ok'), 1);
+});
+
+test('every derived structure damaged in the file is reported, fixed after a snapshot, then checks clean', async () => {
+  // The model: a service selected by a Dial policy, an edge router policy and a service edge router policy,
+  // two edge routers (one a tunneler with its system records), an identity with an API session.
+  const svc = await createRecord(admin, '/services', {
+    name: unique('svc'),
+    roleAttributes: ['web'],
+    encryptionRequired: true,
+  });
+  const other = await createRecord(admin, '/services', {
+    name: unique('svc2'),
+    roleAttributes: ['db'],
+    encryptionRequired: true,
+  });
+  const sp = await createRecord(admin, '/service-policies', {
+    name: unique('sp'),
+    type: 'Dial',
+    semantic: 'AnyOf',
+    identityRoles: ['#all'],
+    serviceRoles: ['#web'],
+  });
+  const serp = await createRecord(admin, '/service-edge-router-policies', {
+    name: unique('serp'),
+    semantic: 'AnyOf',
+    serviceRoles: ['#web'],
+    edgeRouterRoles: ['#all'],
+  });
+  const tunneler = await createRecord(admin, '/edge-routers', { name: unique('tun'), isTunnelerEnabled: true });
+  const plain = await createRecord(admin, '/edge-routers', { name: unique('plain'), roleAttributes: ['edge'] });
+  const erp = await createRecord(admin, '/edge-router-policies', {
+    name: unique('erp'),
+    semantic: 'AnyOf',
+    identityRoles: ['#all'],
+    edgeRouterRoles: ['#edge'],
+  });
+  const user = await createUser(s, admin);
+  const identity = await createIdentity(admin);
+
+  damage((db) => {
+    // Match tables: a missing pair, a pair no role selects.
+    db.prepare('delete from service_policy_services where "policyId" = ? and "entityId" = ?').run(sp, svc);
+    db.prepare('insert into service_edge_router_policy_services ("policyId", "entityId") values (?, ?)').run(
+      serp,
+      other,
+    );
+    db.prepare('delete from edge_router_policy_edge_routers where "policyId" = ?').run(erp);
+    // The tunneler's system records: policy and identity gone; a system policy of no router.
+    db.prepare('delete from edge_router_policies where id = ?').run(tunneler);
+    db.prepare('delete from identities where id = ?').run(tunneler);
+    db.prepare(
+      `insert into edge_router_policies (id, "createdAt", "updatedAt", "isSystem", name, semantic)
+       values ('ghost-erp', ?, ?, 1, 'edge-router-ghost-system', 'AnyOf')`,
+    ).run(NOW(), NOW());
+    // A dangling @id role entry, a terminator of no router, a missing access marker.
+    db.prepare('insert into service_policies_serviceRoles ("ownerId", value, position) values (?, ?, 9)').run(
+      sp,
+      '@no-such-service',
+    );
+    db.prepare(
+      `insert into terminators (id, "createdAt", "updatedAt", "serviceId", "routerId", binding, address)
+       values ('term-orphan', ?, ?, ?, 'no-such-router', 'transport', 'tcp:x:1')`,
+    ).run(NOW(), NOW(), svc);
+    db.prepare(`delete from access_markers where name = 'router'`).run();
+    // A trigger that keeps the access caches honest.
+    db.exec('drop trigger access_catalog_services_update');
+  });
+  damage((db) => {
+    // Orphans written past the foreign keys: a session of a gone API session, an API-session certificate of a
+    // gone API session, an authenticator and an attribute of a gone identity, a service config of a gone config.
+    db.prepare(
+      `insert into sessions (id, "createdAt", "updatedAt", "tokenHash", "apiSessionId", "identityId", "serviceId", type)
+       values ('sess-orphan', ?, ?, 'h1', 'gone-api-session', ?, ?, 'Dial')`,
+    ).run(NOW(), NOW(), user.id, svc);
+    db.prepare(
+      `insert into api_session_certs (id, "createdAt", "updatedAt", "apiSessionId", "identityId", subject, fingerprint,
+         certificate, "validFrom", "validTo")
+       values ('cert-orphan', ?, ?, 'gone-api-session-2', ?, 'cn', 'fp', 'pem', ?, ?)`,
+    ).run(NOW(), NOW(), identity, NOW(), NOW());
+    db.prepare(
+      `insert into authenticators (id, "createdAt", "updatedAt", "identityId", method, username)
+       values ('auth-orphan', ?, ?, 'gone-identity', 'updb', 'ghost-user')`,
+    ).run(NOW(), NOW());
+    db.prepare('insert into identities_roleAttributes ("ownerId", value, position) values (?, ?, 0)').run(
+      'gone-identity-2',
+      'attr',
+    );
+    db.prepare('insert into services_configs ("ownerId", value, position) values (?, ?, 0)').run(svc, 'gone-config');
+  }, true);
+
+  const expected: RegExp[] = [
+    new RegExp(`service-policies ${sp}: serviceRoles select services ${svc}, but service_policy_services lacks`),
+    new RegExp(
+      `service-edge-router-policies ${serp}: service_edge_router_policy_services pairs it with services ${other}`,
+    ),
+    new RegExp(`edge-router-policies ${erp}: edgeRouterRoles select edge-routers ${plain}`),
+    new RegExp(`edge router ${tunneler} is tunneler-enabled but has no Router identity`),
+    new RegExp(`edge router ${tunneler} is tunneler-enabled but has no system edge router policy`),
+    /system edge router policy ghost-erp .* belongs to no tunneler-enabled edge router/,
+    new RegExp(`service-policies ${sp}: serviceRoles names @no-such-service`),
+    /terminators term-orphan: routerId names router no-such-router/,
+    /access marker router is missing/,
+    /trigger access_catalog_services_update is missing/,
+    /sessions sess-orphan: apiSessionId names api_sessions gone-api-session,/,
+    /api_session_certs cert-orphan: apiSessionId names api_sessions gone-api-session-2/,
+    /authenticators auth-orphan: identityId names identities gone-identity,/,
+    /identities_roleAttributes ownerId=gone-identity-2, value=attr: ownerId names identities gone-identity-2/,
+    new RegExp(`services_configs ownerId=${svc}, value=gone-config: value names configs gone-config`),
+  ];
+  const found = await check();
+  assert.equal(found.error, '');
+  for (const re of expected) {
+    assert.ok(
+      found.results.some((r) => re.test(r.description) && !r.fixed),
+      `${re} not among\n${found.results.map((r) => r.description).join('\n')}`,
+    );
+  }
+  assert.equal(await metric('edgectl_store_integrity_ok'), 0);
+  assert.equal(await metric('edgectl_store_integrity_findings'), found.results.length);
+
+  // Fix, with a check sent at the same time: one of them runs, the other is refused.
+  const snapshotsBefore = snapshots();
+  const [fix, second] = await Promise.all([
+    admin.post('/database/fix-data-integrity'),
+    admin.post('/database/check-data-integrity'),
+  ]);
+  const statuses = [fix.status, second.status].sort();
+  assert.deepEqual(statuses, [202, 429], `${fix.text} ${second.text}`);
+  assertError(fix.status === 429 ? fix : second, 429, 'RATE_LIMITED');
+  let fixed = await waitResults();
+  if (fix.status === 429) {
+    // The check won the race: run the fix now.
+    assert.equal((await admin.post('/database/fix-data-integrity')).status, 202);
+    fixed = await waitResults();
+  }
+  assert.equal(fixed.fixingErrors, true);
+  assert.equal(fixed.error, '');
+  assert.ok(fixed.results.length >= expected.length);
+  assert.deepEqual(
+    fixed.results.filter((r) => !r.fixed),
+    [],
+  );
+
+  const taken = snapshots().filter((f) => !snapshotsBefore.includes(f));
+  assert.equal(taken.length, 1, `snapshots: ${taken.join(', ')}`);
+  assert.equal(statSync(join(s.dataDir, taken[0]!)).mode & 0o777, 0o600);
+
+  const clean = await check();
+  assert.deepEqual(clean.results, []);
+  assert.equal(await metric('edgectl_store_integrity_ok'), 1);
+
+  // The repaired model answers as before.
+  const routers = await admin.get(`/edge-router-policies/${erp}/edge-routers`);
+  assert.deepEqual(
+    routers.body.data.map((r: { id: string }) => r.id),
+    [plain],
+  );
+  assert.equal((await admin.get(`/identities/${tunneler}`)).body.data.type.id, 'Router');
+  assert.equal((await admin.get(`/edge-router-policies/${tunneler}`)).body.data.isSystem, true);
+  assert.equal((await admin.get('/edge-router-policies/ghost-erp')).status, 404);
+  const granted = await admin.get(`/services/${svc}/service-policies`);
+  assert.deepEqual(
+    granted.body.data.map((p: { id: string }) => p.id),
+    [sp],
+  );
+});
+
+function snapshots(): string[] {
+  return readdirSync(s.dataDir).filter((f) => /^edgectl\.db-\d{8}-\d{6}(-\d+)?$/.test(f));
+}
+
+test('snapshot: a 0600 copy beside the store, at most once a minute by the controller clock', async () => {
+  const first = await admin.post('/database/snapshot');
+  assert.equal(first.status, 200, first.text);
+  const path: string = first.body.data.path;
+  assert.equal(dirname(path), s.dataDir);
+  assert.ok(existsSync(path));
+  assert.equal(statSync(path).mode & 0o777, 0o600);
+  // The copy is a complete store.
+  const copy = new Database(path, { readonly: true });
+  try {
+    assert.ok((copy.prepare('select count(*) as n from identities').get() as { n: number }).n >= 1);
+  } finally {
+    copy.close();
+  }
+
+  assertError(await admin.post('/database/snapshot'), 429, 'RATE_LIMITED');
+  s.clock.advance(59_000);
+  assertError(await admin.post('/database/snapshot'), 429, 'RATE_LIMITED');
+  s.clock.advance(1_000);
+  const again = await admin.post('/database/snapshot');
+  assert.equal(again.status, 200, again.text);
+  assert.notEqual(again.body.data.path, path);
+});
+
+test('database operations are for admins: anonymous and non-admin callers get 401', async () => {
+  const { client } = await createUser(s, admin, { api: 'management' });
+  const anonymous = s.client('management');
+  for (const c of [client, anonymous]) {
+    assertError(await c.post('/database/check-data-integrity'), 401, 'UNAUTHORIZED');
+    assertError(await c.post('/database/fix-data-integrity'), 401, 'UNAUTHORIZED');
+    assertError(await c.get('/database/data-integrity-results'), 401, 'UNAUTHORIZED');
+    assertError(await c.post('/database/snapshot'), 401, 'UNAUTHORIZED');
+  }
+});
+
+test('more than 1000 findings: the first 1000 are kept and tooManyErrors says so; the fix repairs them all', async () => {
+  damage((db) => {
+    const insert = db.prepare('insert into services_roleAttributes ("ownerId", value, position) values (?, ?, 0)');
+    for (let i = 0; i < 1005; i++) insert.run(`gone-service-${String(i).padStart(4, '0')}`, 'x');
+  }, true);
+  const many = await check();
+  assert.equal(many.tooManyErrors, true);
+  assert.equal(many.results.length, 1000);
+  assert.equal((await admin.post('/database/fix-data-integrity')).status, 202);
+  const fixed = await waitResults();
+  assert.equal(fixed.tooManyErrors, true);
+  assert.ok(fixed.results.every((r) => r.fixed));
+  const clean = await check();
+  assert.equal(clean.tooManyErrors, false);
+  assert.deepEqual(clean.results, []);
+});
