@@ -183,6 +183,8 @@ export interface IdentityTypesTable extends EntityColumns {
 export interface PostureChecksTable extends EntityColumns {
   name: string;
   typeId: string;
+  version: Generated<number>;
+  details: Generated<string>;
 }
 
 export interface PostureChecksRoleAttributesTable {

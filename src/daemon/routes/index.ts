@@ -17,6 +17,7 @@ import { identityAccessRoutes } from './identity-access.js';
 import { isReplacedByAccessRoutes, servicesAccessRoutes } from './services-access.js';
 import { sessionRoutes } from './sessions.js';
 import { routerEnrollmentRoutes } from './router-enrollment.js';
+import { postureRoutes } from './posture.js';
 
 export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
   return [
@@ -38,5 +39,7 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...certExtensionRoutes,
     ...authenticatorRoutes,
     ...routerEnrollmentRoutes,
+    // Posture check types, posture responses, posture data and failed service requests (issue 9).
+    ...postureRoutes,
   ];
 }

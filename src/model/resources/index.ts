@@ -49,4 +49,6 @@ export const RESOURCES: readonly ResourceDef[] = [
   servicePolicies,
   edgeRouterPolicies,
   serviceEdgeRouterPolicies,
+  // Posture checks (issue 9).
+  postureChecks,
 ];

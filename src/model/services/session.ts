@@ -2,7 +2,7 @@
  * Creating, reading and removing sessions (docs/reference-notes.md §4.5).
  *
  * Create checks, in the reference's order: the identity may not Dial or Bind the service (404), may not use
- * the requested type (400, cause field `ServiceId`), posture (open hook, `access/posture.ts`), no edge router
+ * the requested type (400, cause field `ServiceId`), posture (`access/posture.ts`), no edge router
  * shared by the identity's and the service's router policies (400 NO_EDGE_ROUTERS_AVAILABLE). Only then is
  * an existing session of the same API session, service and type returned instead of a new one, so a repeat
  * re-checks access. Access and routers come from the access engine (memory, kept current by the store's
@@ -68,7 +68,10 @@ export async function createSession(
     identityId: caller.identityId,
     apiSessionId: caller.apiSessionId,
     serviceId,
+    serviceName: (view.catalog.records.get(serviceId)?.name as string | undefined) ?? '',
     type,
+    identityPolicyIds: view.identity.servicePolicyIds,
+    serviceAccessGen: m.serviceAccess.gen,
     policies: () => grantingPolicies(ctx.db, view.identity.servicePolicyIds, serviceId, type),
   });
   const edgeRouters = await sessionEdgeRouters(ctx, m, view.identity, serviceId);

@@ -10,6 +10,7 @@ import * as m0004 from './0004-cas-session-certs.js';
 import * as m0005 from './0005-access-sessions.js';
 import * as m0006 from './0006-token-hashes.js';
 import * as m0007 from './0007-builtin-config-types.js';
+import * as m0011 from './0011-posture-checks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-access-sessions': m0005,
   '0006-token-hashes': m0006,
   '0007-builtin-config-types': m0007,
+  '0011-posture-checks': m0011,
 };
 
 /**
