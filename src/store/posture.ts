@@ -13,6 +13,8 @@ export interface PolicyCheckRow {
   checkId: string;
   checkName: string;
   typeId: string;
+  createdAt: string;
+  updatedAt: string;
   details: Record<string, unknown>;
 }
 
@@ -28,6 +30,8 @@ export async function policyPostureChecks(db: TypedExecutor): Promise<PolicyChec
       'c.id as checkId',
       'c.name as checkName',
       'c.typeId as typeId',
+      'c.createdAt as createdAt',
+      'c.updatedAt as updatedAt',
       'c.details as details',
     ])
     .orderBy('m.policyId')

@@ -16,6 +16,8 @@ export interface PolicyCheck {
   id: string;
   name: string;
   typeId: string;
+  createdAt: string;
+  updatedAt: string;
   details: Details;
 }
 
@@ -46,7 +48,14 @@ async function loadModel(db: Executor): Promise<PostureModel> {
       };
       out.set(r.policyId, p);
     }
-    p.checks.push({ id: r.checkId, name: r.checkName, typeId: r.typeId, details: r.details });
+    p.checks.push({
+      id: r.checkId,
+      name: r.checkName,
+      typeId: r.typeId,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+      details: r.details,
+    });
   }
   for (const s of await servicesOfPolicies(db, [...out.keys()])) out.get(s.policyId)?.services.add(s.serviceId);
   return out;

@@ -11,7 +11,14 @@ import type { Ctx } from '../ctx.js';
 import { fieldError, type DomainError, type FieldCause } from '../errors.js';
 import { validateAgainst } from '../json-schema.js';
 import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView } from './evaluate.js';
-import { ensureIdentity, ensureSession, processKey, type IdentityPosture, type ApiSessionPosture } from './state.js';
+import {
+  clearMfaPassed,
+  ensureIdentity,
+  ensureSession,
+  processKey,
+  type IdentityPosture,
+  type ApiSessionPosture,
+} from './state.js';
 import { mfaType } from './types/mfa.js';
 
 const Str = Type.String({ maxLength: 4096 });
@@ -111,14 +118,30 @@ export async function submitPostureResponses(
   const now = ctx.now();
   const identity = ensureIdentity(caller.identityId);
   const session = ensureSession(caller.identityId, caller.apiSessionId);
+  const before = await passingState(ctx, caller);
   for (const item of items) RESPONSE_KINDS[item.typeId as string]!.apply(item, identity, session, now);
-  identity.changedAt = now;
+  // `service-updates` moves only when what the identity may use changed (§4.6).
+  if ((await passingState(ctx, caller)) !== before) identity.changedAt = now;
 
   const woken = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.woken === true);
   const unlocked = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.unlocked === true);
   const services = woken || unlocked ? await mfaPromptServices(ctx, caller, woken, unlocked) : [];
   await removeFailingSessions(ctx, caller.identityId);
   return { services };
+}
+
+/** Which of the caller's policies carrying checks pass now, as one comparable string. */
+async function passingState(ctx: Ctx, caller: PostureCaller): Promise<string> {
+  const engine = accessEngine(ctx);
+  const m = await engine.markers(ctx);
+  const model = await postureModel(ctx, m.serviceAccess.gen);
+  if (model.size === 0) return '';
+  const { servicePolicyIds } = await engine.identity(ctx, m, caller.identityId);
+  const pv = postureView(caller.identityId, caller.apiSessionId, ctx.now());
+  return servicePolicyIds
+    .filter((id) => model.has(id))
+    .map((id) => (evaluatePolicy(model.get(id)!, pv).isPassing ? '1' : '0'))
+    .join('');
 }
 
 /** Services of the caller under an MFA check that prompts on the reported wake/unlock, with their new timeouts. */
@@ -174,4 +197,10 @@ export async function removeFailingSessions(ctx: Ctx, identityId: string): Promi
     failing.push(s.id);
   }
   await deleteSessionsByIds(ctx.db, failing);
+}
+
+/** MFA removed from the identity (the MFA slice's event): no API session passes MFA, failing sessions go. */
+export async function mfaRemoved(ctx: Ctx, identityId: string): Promise<void> {
+  clearMfaPassed(identityId);
+  await removeFailingSessions(ctx, identityId);
 }

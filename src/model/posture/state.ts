@@ -60,6 +60,10 @@ export function findProcess(
   return undefined;
 }
 
+/** When the identity's posture last changed what it may use (ISO; '' when never). */
+export const postureChangedAt = (identityId: string): string =>
+  identities.get(identityId)?.changedAt?.toISOString() ?? '';
+
 export const identityPosture = (identityId: string): IdentityPosture | undefined => identities.get(identityId);
 
 export function ensureIdentity(identityId: string): IdentityPosture {
