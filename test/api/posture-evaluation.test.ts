@@ -63,6 +63,34 @@ async function setup(policies: string[][]) {
 const dial = (c: ApiClient, serviceId: string) => c.post('/sessions', { serviceId, type: 'Dial' });
 
 describe('posture at session create', () => {
+  test('a wake reported after MFA starts the grace: the reply lists the services it touches', async () => {
+    const mfa = await check('MFA', { timeoutSeconds: 3600, promptOnWake: true });
+    const { user, service, apiSessionId } = await setup([[mfa]]);
+    recordMfaPassed(apiSessionId, user.id, server.clock.now());
+    const quiet = await user.client.post('/posture-response', { id: mfa, typeId: 'ENDPOINT_STATE', unlocked: true });
+    assert.deepEqual(quiet.body.data.services, []);
+    const res = await user.client.post('/posture-response', { id: mfa, typeId: 'ENDPOINT_STATE', woken: true });
+    assert.equal(res.status, 201);
+    assert.deepEqual(checkResponse('client', '/posture-response', 'POST', 201, res.body), []);
+    const listed = res.body.data.services as {
+      id: string;
+      postureQueryType: string;
+      timeout: number;
+      timeoutRemaining: number;
+    }[];
+    assert.equal(listed.length, 1);
+    assert.equal(listed[0]!.id, service);
+    assert.equal(listed[0]!.postureQueryType, 'MFA');
+    assert.equal(listed[0]!.timeout, 3600);
+    assert.ok(
+      listed[0]!.timeoutRemaining <= 300 && listed[0]!.timeoutRemaining > 290,
+      String(listed[0]!.timeoutRemaining),
+    );
+    assert.equal((await dial(user.client, service)).status, 201);
+    server.clock.advance(301_000);
+    assertError(await dial(user.client, service), 409, 'INVALID_POSTURE');
+  });
+
   test('an OS and an MFA check: refused and recorded, then allowed once both pass', async () => {
     const os = await check('OS', { operatingSystems: [{ type: 'Windows', versions: ['>=10.0.19041 <11'] }] });
     const mfa = await check('MFA', { timeoutSeconds: 600 });
@@ -169,7 +197,14 @@ describe('posture at session create', () => {
     assert.equal((await dial(user.client, service)).status, 201);
 
     const other = await setup([[dom], []]);
-    assert.equal((await dial(other.user.client, other.service)).status, 201);
+    const created = await dial(other.user.client, other.service);
+    assert.equal(created.status, 201);
+    // The management detail names only the policies that pass: the one without checks.
+    const detail = await admin.get(`/sessions/${created.body.data.id}`);
+    assert.deepEqual(
+      (detail.body.data.servicePolicies as { id: string }[]).map((p) => p.id),
+      [other.policies[1]],
+    );
   });
 
   test('a reported posture that stops passing removes the session and moves service-updates', async () => {

@@ -5,6 +5,7 @@
  * the refusal is recorded as a failed service request (§9.3). The granting policies are only looked up when
  * none of those carrying checks passes; with no posture checks in the store nothing is queried.
  */
+import type { Markers } from '../../store/access-markers.js';
 import { iso, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView } from '../posture/evaluate.js';
@@ -70,5 +71,22 @@ export async function checkSessionPosture(ctx: Ctx, req: PostureRequest): Promis
         ]),
       ),
     },
+  });
+}
+
+/** The granting policies that pass the posture of an API session (all of them while no check exists). */
+export async function passingPolicies<P extends { id: string }>(
+  ctx: Ctx,
+  m: Markers,
+  granting: P[],
+  identityId: string,
+  apiSessionId: string,
+): Promise<P[]> {
+  const model = await postureModel(ctx, m.serviceAccess.gen);
+  if (model.size === 0) return granting;
+  const view = postureView(identityId, apiSessionId, ctx.now());
+  return granting.filter((g) => {
+    const p = model.get(g.id);
+    return !p || evaluatePolicy(p, view).isPassing;
   });
 }

@@ -19,7 +19,7 @@ import type { ListOptions } from '../list-query.js';
 import { renderRecord } from '../render.js';
 import type { Row } from '../resource.js';
 import { accessEngine } from '../access/engine.js';
-import { checkSessionPosture } from '../access/posture.js';
+import { checkSessionPosture, passingPolicies } from '../access/posture.js';
 import { BIND, DIAL, grantingPolicies } from '../access/queries.js';
 import { decorateSession, sessions } from '../resources/session.js';
 import { sessionEdgeRouters } from './session-routers.js';
@@ -138,7 +138,7 @@ export async function sessionDetail(ctx: Ctx, id: string, identityId?: string): 
 
 /**
  * Management detail: adds `servicePolicies`, the policies of the session's type that grant the identity the
- * service and pass posture (every granting policy passes until posture checks exist).
+ * service and pass posture (docs/reference-notes.md §4.5).
  */
 export async function sessionManagementDetail(ctx: Ctx, id: string): Promise<Record<string, unknown>> {
   const row = await getSession(ctx, id);
@@ -150,8 +150,15 @@ export async function sessionManagementDetail(ctx: Ctx, id: string): Promise<Rec
     row.serviceId as string,
     row.type as SessionType,
   );
+  const passing = await passingPolicies(
+    ctx,
+    await engine.markers(ctx),
+    policies,
+    row.identityId as string,
+    row.apiSessionId as string,
+  );
   const out = renderRecord(sessions, row);
-  out.servicePolicies = policies.map((p) => ({
+  out.servicePolicies = passing.map((p) => ({
     _links: { self: { href: `./service-policies/${p.id}` } },
     entity: 'service-policies',
     id: p.id,

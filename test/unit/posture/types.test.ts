@@ -175,6 +175,14 @@ describe('MFA', () => {
       timeoutRemaining: 200,
     });
     assert.deepEqual(mfaType.timeout!({}, view({}, { mfaPassedAt: at(100) })), { timeout: -1, timeoutRemaining: -1 });
+    // A wake after the pass leaves the grace, if shorter than the timeout.
+    assert.deepEqual(
+      mfaType.timeout!(
+        { timeoutSeconds: 3600, promptOnWake: true },
+        view({}, { mfaPassedAt: at(100), wokenAt: at(60) }),
+      ),
+      { timeout: 3600, timeoutRemaining: PROMPT_GRACE_SECONDS - 60 },
+    );
   });
 });
 

@@ -47,11 +47,10 @@ function remaining(m: Mfa, { session, now }: PostureView): { remaining: number; 
     limit(PROMPT_GRACE_SECONDS - secondsBetween(at, now));
     return secondsBetween(at, now) < PROMPT_GRACE_SECONDS;
   };
-  return {
-    remaining: left,
-    onWake: prompt(m.promptOnWake, session.wokenAt),
-    onUnlock: prompt(m.promptOnUnlock, session.unlockedAt),
-  };
+  // Both prompts first: each may shorten `left`.
+  const onWake = prompt(m.promptOnWake, session.wokenAt);
+  const onUnlock = prompt(m.promptOnUnlock, session.unlockedAt);
+  return { remaining: left, onWake, onUnlock };
 }
 
 export const mfaType: PostureCheckType = {
