@@ -19,6 +19,7 @@ import { registerEnroll } from './commands/enroll.js';
 import { registerEnrollment } from './commands/enrollment.js';
 import { registerCa } from './commands/ca.js';
 import { registerNetwork } from './commands/network.js';
+import { registerPostureChecks } from './commands/posture-check.js';
 import { registerRouters } from './commands/router.js';
 import { registerPolicyAdvice } from './commands/policy-advice.js';
 import { registerRelations } from './relations.js';
@@ -62,6 +63,7 @@ export function buildProgram(io: CliIo): Command {
   registerCa(program, io);
   registerJwtSigner(program, io);
   registerNetwork(program, io);
+  registerPostureChecks(program, io);
   registerRouters(program, io);
   registerPolicyAdvice(program, io);
   registerContext(program, io);

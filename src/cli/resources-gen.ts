@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { postureChecks, RESOURCES } from '../model/resources/index.js';
+import { RESOURCES } from '../model/resources/index.js';
 import { toCliResource, type CliResource } from './resource-meta.js';
 
 /** The collections the CLI has commands for; ones the model does not define (yet) are left out. */
@@ -27,8 +27,6 @@ export const CLI_RESOURCES = [
   'service-policies',
   'edge-router-policies',
   'service-edge-router-policies',
-  // Policies name posture checks in `postureCheckRoles` (and `@name` is resolved against them) before the
-  // posture-check slice serves their operations; their definition is not in RESOURCES until then.
   'posture-checks',
   'external-jwt-signers',
 ] as const;
@@ -40,7 +38,7 @@ export const REGENERATE = 'node --import tsx src/cli/resources-gen.ts';
 export function snapshot(): Record<string, CliResource> {
   const out: Record<string, CliResource> = {};
   for (const name of CLI_RESOURCES) {
-    const def = [...RESOURCES, postureChecks].find((d) => d.name === name);
+    const def = RESOURCES.find((d) => d.name === name);
     if (def) out[name] = toCliResource(def);
   }
   return out;

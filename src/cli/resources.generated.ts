@@ -172,11 +172,21 @@ export const RESOURCE_META: Readonly<Record<string, CliResource>> = {
   "posture-checks": {
     name: "posture-checks",
     label: "posture check",
-    ops: {},
+    ops: {"list":true,"create":true,"detail":true,"update":true,"patch":true,"delete":true},
     props: {
       "name": {"schema":{"type":"string"},"storage":"text","create":"required","patch":true},
-      "typeId": {"schema":{"type":"string"},"storage":"text","create":"required"},
+      "typeId": {"schema":{"anyOf":[{"type":"string","const":"OS"},{"type":"string","const":"PROCESS"},{"type":"string","const":"PROCESS_MULTI"},{"type":"string","const":"DOMAIN"},{"type":"string","const":"MAC"},{"type":"string","const":"MFA"}]},"storage":"text","create":"required"},
       "roleAttributes": {"schema":{"type":"array","items":{"type":"string"}},"storage":"set","create":"optional","patch":true},
+      "operatingSystems": {"schema":{"type":"array","items":{"type":"object","properties":{"type":{"anyOf":[{"type":"string","const":"Windows"},{"type":"string","const":"WindowsServer"},{"type":"string","const":"Android"},{"type":"string","const":"iOS"},{"type":"string","const":"Linux"},{"type":"string","const":"macOS"}]},"versions":{"type":"array","items":{"type":"string"}}}}},"storage":"json","create":"optional","patch":true},
+      "process": {"schema":{"type":"object","properties":{"osType":{"anyOf":[{"type":"string","const":"Windows"},{"type":"string","const":"WindowsServer"},{"type":"string","const":"Android"},{"type":"string","const":"iOS"},{"type":"string","const":"Linux"},{"type":"string","const":"macOS"}]},"path":{"type":"string"},"hashes":{"type":"array","items":{"type":"string"}},"signerFingerprint":{"type":"string"}}},"storage":"json","create":"optional","patch":true},
+      "semantic": {"schema":{"anyOf":[{"type":"string","const":"AllOf"},{"type":"string","const":"AnyOf"}]},"storage":"json","create":"optional","patch":true},
+      "processes": {"schema":{"type":"array","items":{"type":"object","properties":{"osType":{"anyOf":[{"type":"string","const":"Windows"},{"type":"string","const":"WindowsServer"},{"type":"string","const":"Android"},{"type":"string","const":"iOS"},{"type":"string","const":"Linux"},{"type":"string","const":"macOS"}]},"path":{"type":"string"},"hashes":{"type":"array","items":{"type":"string"}},"signerFingerprints":{"type":"array","items":{"type":"string"}}}}},"storage":"json","create":"optional","patch":true},
+      "domains": {"schema":{"type":"array","items":{"type":"string"}},"storage":"json","create":"optional","patch":true},
+      "macAddresses": {"schema":{"type":"array","items":{"type":"string"}},"storage":"json","create":"optional","patch":true},
+      "timeoutSeconds": {"schema":{"type":"integer"},"storage":"json","create":"optional","patch":true},
+      "promptOnWake": {"schema":{"type":"boolean"},"storage":"json","create":"optional","patch":true},
+      "promptOnUnlock": {"schema":{"type":"boolean"},"storage":"json","create":"optional","patch":true},
+      "ignoreLegacyEndpoints": {"schema":{"type":"boolean"},"storage":"json","create":"optional","patch":true},
     },
   },
   "external-jwt-signers": {

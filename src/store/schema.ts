@@ -214,6 +214,8 @@ export interface MfasTable extends EntityColumns {
 export interface PostureChecksTable extends EntityColumns {
   name: string;
   typeId: string;
+  version: Generated<number>;
+  details: Generated<string>;
 }
 
 export interface PostureChecksRoleAttributesTable {

@@ -21,6 +21,7 @@ import { identityAccessRoutes } from './identity-access.js';
 import { isReplacedByAccessRoutes, servicesAccessRoutes } from './services-access.js';
 import { sessionRoutes } from './sessions.js';
 import { routerEnrollmentRoutes } from './router-enrollment.js';
+import { postureRoutes } from './posture.js';
 
 export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
   return [
@@ -49,5 +50,8 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     // Database operations (issue 10).
     ...databaseRoutes,
     ...identityTraceRoutes,
+
+    // Posture check types, posture responses, posture data and failed service requests (issue 9).
+    ...postureRoutes,
   ];
 }

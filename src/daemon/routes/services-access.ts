@@ -4,6 +4,7 @@
  * caller's edge routers, a service's edge routers and terminators, and the terminators' CRUD. The client's
  * service update/patch/delete are the management operations, for admins only.
  */
+import { postureChangedAt } from '../../model/posture/state.js';
 import { getRow, listEntities } from '../../model/crud.js';
 import { renderRecord } from '../../model/render.js';
 import { edgeRouters } from '../../model/resources/edge-router.js';
@@ -212,6 +213,8 @@ export const servicesAccessRoutes: RouteDef[] = [
         m.catalog.changedAt,
         m.serviceAccess.changedAt,
         m.identity.changedAt,
+        // A posture response or MFA change that altered what this identity may use.
+        postureChangedAt(rc.principal!.identity.id),
         session?.createdAt ?? '',
         rc.deps.startedAt.toISOString(),
       ];

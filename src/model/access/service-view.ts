@@ -54,22 +54,15 @@ const PERMISSIONS: readonly string[][] = [[], ['Dial'], ['Bind'], ['Bind', 'Dial
 /** `permissions` from Dial/Bind bits, `Bind` first (§2.3). */
 export const permissionsOf = (bits: number | undefined): string[] => [...PERMISSIONS[(bits ?? 0) & (DIAL | BIND)]!];
 
-/**
- * `postureQueries`: per granting policy that carries posture checks, the checks and whether they pass.
- * Posture checks cannot be defined yet (posture slice), so no policy carries any and the list is empty;
- * the posture slice fills this in where the field is already served.
- */
-export function postureQueriesOf(): unknown[] {
-  return [];
-}
-
 /** The wire record: the rendered service plus the identity's view of it. */
 export function serviceRecord(
   base: Record<string, unknown>,
   bits: number | undefined,
   config: Record<string, unknown>,
+  postureQueries: unknown[] = [],
 ): Record<string, unknown> {
-  return { ...base, config, permissions: permissionsOf(bits), postureQueries: postureQueriesOf() };
+  // `postureQueries`: per granting policy carrying posture checks (src/model/posture/queries.ts).
+  return { ...base, config, permissions: permissionsOf(bits), postureQueries };
 }
 
 const PERMISSIONS_JSON = PERMISSIONS.map((p) => JSON.stringify(p));
@@ -84,14 +77,21 @@ export function encodedServiceRecord(
   prefix: Buffer,
   bits: number | undefined,
   config: Record<string, unknown>,
+  postureQueries: unknown[] = [],
 ): Buffer[] {
   const b = (bits ?? 0) & (DIAL | BIND);
-  for (const _ in config) {
+  if (postureQueries.length > 0) {
     return [
       prefix,
       Buffer.from(
-        `,"config":${JSON.stringify(config)},"permissions":${PERMISSIONS_JSON[b]},"postureQueries":${JSON.stringify(postureQueriesOf())}}`,
+        `,"config":${JSON.stringify(config)},"permissions":${PERMISSIONS_JSON[b]},"postureQueries":${JSON.stringify(postureQueries)}}`,
       ),
+    ];
+  }
+  for (const _ in config) {
+    return [
+      prefix,
+      Buffer.from(`,"config":${JSON.stringify(config)},"permissions":${PERMISSIONS_JSON[b]},"postureQueries":[]}`),
     ];
   }
   return [prefix, EMPTY_TAIL[b]!];

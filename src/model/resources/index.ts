@@ -52,4 +52,7 @@ export const RESOURCES: readonly ResourceDef[] = [
   edgeRouterPolicies,
   serviceEdgeRouterPolicies,
   externalJwtSigners,
+
+  // Posture checks (issue 9).
+  postureChecks,
 ];

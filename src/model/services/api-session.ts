@@ -13,6 +13,7 @@ import {
   insertApiSession,
   touchApiSession,
 } from '../../store/api-sessions.js';
+import { dropApiSession } from '../posture/state.js';
 import type { Ctx } from '../ctx.js';
 import { iso } from '../ctx.js';
 import { newId, isUuid } from '../ids.js';
@@ -104,7 +105,11 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
 }
 
 /** Removes API sessions; what depends on them goes with them through the store's cascades. */
-export const deleteApiSessions = (ctx: Ctx, ids: string[]): Promise<number> => deleteApiSessionsByIds(ctx.db, ids);
+export const deleteApiSessions = (ctx: Ctx, ids: string[]): Promise<number> => {
+  // Posture scoped to an API session goes with it (docs/reference-notes.md §4.2).
+  ids.forEach(dropApiSession);
+  return deleteApiSessionsByIds(ctx.db, ids);
+};
 
 export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> =>
   deleteApiSessionsOfIdentity(ctx.db, identityId);

@@ -1,6 +1,6 @@
 /**
- * Hooks on the MFA factor, for code that keeps state about it (posture checks' MFA data, docs/decisions.md
- * "TOTP MFA"). Listeners run after the change is committed; one that throws is logged and does not affect the
+ * Hooks on the MFA factor for observers beyond the posture data, which services/mfa.ts updates itself
+ * (docs/decisions.md "TOTP MFA"). Listeners run after the change is committed; one that throws is logged and does not affect the
  * request or the other listeners.
  */
 import type { Ctx } from '../ctx.js';

@@ -34,6 +34,8 @@ import { hashWithSalt } from '../password.js';
 import { open, seal } from '../secret-box.js';
 import { isMfaQuery } from './auth-queries.js';
 import { emitMfaPassed, emitMfaRemoved } from './mfa-events.js';
+import { recordMfaPassed } from '../posture/state.js';
+import { mfaRemoved } from '../posture/responses.js';
 
 export const DEFAULT_TOTP_ISSUER = 'edgectl';
 export const RECOVERY_CODE_COUNT = 20;
@@ -251,7 +253,19 @@ export async function verifyMfa(ctx: Ctx, caller: MfaCaller, code: string | unde
     await markMfaVerified(trx, m.id, iso(at));
     await passMfa(ctx, trx, caller.apiSessionId, at);
   });
+  mfaPassed(ctx, caller, at);
+}
+
+/** After a commit: the posture checks' MFA data learns of the pass, then any listeners. */
+function mfaPassed(ctx: Ctx, caller: MfaCaller, at: Date): void {
+  recordMfaPassed(caller.apiSessionId, caller.identityId, at);
   emitMfaPassed(ctx, caller.apiSessionId, caller.identityId, at);
+}
+
+/** After a commit: MFA posture fails from now on (sessions that relied on it go), then any listeners. */
+async function mfaGone(ctx: Ctx, identityId: string): Promise<void> {
+  await mfaRemoved(ctx, identityId);
+  emitMfaRemoved(ctx, identityId);
 }
 
 /** `POST /authenticate/mfa`: TOTP or a recovery code; no verified enrollment is 409 MFA_NOT_ENROLLED. */
@@ -260,7 +274,7 @@ export async function authenticateMfa(ctx: Ctx, caller: MfaCaller, code: string 
   if (!m || !m.isVerified) throw new DomainError('MFA_NOT_ENROLLED');
   const at = ctx.now();
   await withCode(ctx, m, code, 'totp-or-recovery', (trx) => passMfa(ctx, trx, caller.apiSessionId, at));
-  emitMfaPassed(ctx, caller.apiSessionId, caller.identityId, at);
+  mfaPassed(ctx, caller, at);
 }
 
 /** Removes the caller's enrollment: unverified without a code, verified with a TOTP or recovery code. */
@@ -268,13 +282,13 @@ export async function deleteOwnMfa(ctx: Ctx, identityId: string, code: string | 
   const m = await requireMfa(ctx.db, identityId);
   if (m.isVerified) await withCode(ctx, m, code, 'totp-or-recovery', (trx) => deleteMfaOfIdentity(trx, identityId));
   else await deleteMfaOfIdentity(ctx.db, identityId);
-  emitMfaRemoved(ctx, identityId);
+  await mfaGone(ctx, identityId);
 }
 
 /** Admin removal (`DELETE /identities/{id}/mfa`): no code; an unknown identity is 404. */
 export async function removeIdentityMfa(ctx: Ctx, identityId: string): Promise<void> {
   if (!(await identityExists(ctx.db, identityId))) throw notFound(identityId, 'identity');
-  if (await deleteMfaOfIdentity(ctx.db, identityId)) emitMfaRemoved(ctx, identityId);
+  if (await deleteMfaOfIdentity(ctx.db, identityId)) await mfaGone(ctx, identityId);
 }
 
 async function requireVerified(db: Executor, identityId: string): Promise<MfaRecord> {

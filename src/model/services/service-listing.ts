@@ -27,6 +27,8 @@ import {
   serviceRecord,
   type ConfigTypeSelection,
 } from '../access/service-view.js';
+import { postureModel, postureView } from '../posture/evaluate.js';
+import { postureQueriesFor } from '../posture/queries.js';
 
 export interface ServiceListRequest {
   list: ListOptions;
@@ -60,12 +62,27 @@ async function configSelection(
   return selectConfigTypes(view.catalog, types);
 }
 
-const recordFor = (view: AccessView, selection: ConfigTypeSelection, base: Record<string, unknown>) => {
+/** The caller's `postureQueries` per service id, from the posture checks as of the view's markers. */
+type PostureQueries = (serviceId: string) => unknown[];
+
+async function postureQueriesOf(ctx: Ctx, view: AccessView, identityId: string, apiSessionId: string) {
+  const model = await postureModel(ctx, view.markers.serviceAccess.gen);
+  const pv = postureView(identityId, apiSessionId, ctx.now());
+  return (serviceId: string) => postureQueriesFor(model, view.identity.servicePolicyIds, serviceId, pv);
+}
+
+const recordFor = (
+  view: AccessView,
+  selection: ConfigTypeSelection,
+  base: Record<string, unknown>,
+  pq?: PostureQueries,
+) => {
   const id = base.id as string;
   return serviceRecord(
     base,
     view.grants.perms.get(id),
     configView(view.catalog, id, view.identity.overrides, selection),
+    pq?.(id),
   );
 };
 
@@ -83,6 +100,7 @@ export async function listServicesOf(
 ): Promise<ServicePage> {
   const view = await accessEngine(ctx).view(ctx, identityId);
   const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
+  const pq = await postureQueriesOf(ctx, view, identityId, apiSessionId);
   if (isPlainPage(req)) {
     const paging = parsePagingParams(req.list.limit, req.list.offset);
     const limit = clampLimit(paging.limit);
@@ -97,6 +115,7 @@ export async function listServicesOf(
           prefix,
           view.grants.perms.get(id),
           configView(view.catalog, id, view.identity.overrides, selection),
+          pq(id),
         ),
       );
     }
@@ -108,7 +127,7 @@ export async function listServicesOf(
   }
   const scope = allOf(roleFilterScope(services, req.roleFilter, req.roleSemantic), idIn(view.grants.ids));
   const page = await listEntities(ctx, services, req.list, scope);
-  return { records: page.rows.map((r) => recordFor(view, selection, renderRecord(services, r))), page };
+  return { records: page.rows.map((r) => recordFor(view, selection, renderRecord(services, r), pq)), page };
 }
 
 /** Client `GET /services/{id}`: 404 unless the identity may Dial or Bind it. */
@@ -121,7 +140,8 @@ export async function serviceOf(
   const view = await accessEngine(ctx).view(ctx, identityId);
   const base = view.grants.perms.has(serviceId) ? view.catalog.records.get(serviceId) : undefined;
   if (!base) throw notFound(serviceId, 'service');
-  return recordFor(view, await configSelection(ctx, view, apiSessionId), base);
+  const pq = await postureQueriesOf(ctx, view, identityId, apiSessionId);
+  return recordFor(view, await configSelection(ctx, view, apiSessionId), base, pq);
 }
 
 /**

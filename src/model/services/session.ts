@@ -2,7 +2,7 @@
  * Creating, reading and removing sessions (docs/reference-notes.md §4.5).
  *
  * Create checks, in the reference's order: the identity may not Dial or Bind the service (404), may not use
- * the requested type (400, cause field `ServiceId`), posture (open hook, `access/posture.ts`), no edge router
+ * the requested type (400, cause field `ServiceId`), posture (`access/posture.ts`), no edge router
  * shared by the identity's and the service's router policies (400 NO_EDGE_ROUTERS_AVAILABLE). Only then is
  * an existing session of the same API session, service and type returned instead of a new one, so a repeat
  * re-checks access. Access and routers come from the access engine (memory, kept current by the store's
@@ -19,7 +19,7 @@ import type { ListOptions } from '../list-query.js';
 import { renderRecord } from '../render.js';
 import type { Row } from '../resource.js';
 import { accessEngine } from '../access/engine.js';
-import { checkSessionPosture } from '../access/posture.js';
+import { checkSessionPosture, passingPolicies } from '../access/posture.js';
 import { BIND, DIAL, grantingPolicies } from '../access/queries.js';
 import { decorateSession, sessions } from '../resources/session.js';
 import { sessionEdgeRouters } from './session-routers.js';
@@ -68,7 +68,10 @@ export async function createSession(
     identityId: caller.identityId,
     apiSessionId: caller.apiSessionId,
     serviceId,
+    serviceName: (view.catalog.records.get(serviceId)?.name as string | undefined) ?? '',
     type,
+    identityPolicyIds: view.identity.servicePolicyIds,
+    serviceAccessGen: m.serviceAccess.gen,
     policies: () => grantingPolicies(ctx.db, view.identity.servicePolicyIds, serviceId, type),
   });
   const edgeRouters = await sessionEdgeRouters(ctx, m, view.identity, serviceId);
@@ -135,7 +138,7 @@ export async function sessionDetail(ctx: Ctx, id: string, identityId?: string): 
 
 /**
  * Management detail: adds `servicePolicies`, the policies of the session's type that grant the identity the
- * service and pass posture (every granting policy passes until posture checks exist).
+ * service and pass posture (docs/reference-notes.md §4.5).
  */
 export async function sessionManagementDetail(ctx: Ctx, id: string): Promise<Record<string, unknown>> {
   const row = await getSession(ctx, id);
@@ -147,8 +150,15 @@ export async function sessionManagementDetail(ctx: Ctx, id: string): Promise<Rec
     row.serviceId as string,
     row.type as SessionType,
   );
+  const passing = await passingPolicies(
+    ctx,
+    await engine.markers(ctx),
+    policies,
+    row.identityId as string,
+    row.apiSessionId as string,
+  );
   const out = renderRecord(sessions, row);
-  out.servicePolicies = policies.map((p) => ({
+  out.servicePolicies = passing.map((p) => ({
     _links: { self: { href: `./service-policies/${p.id}` } },
     entity: 'service-policies',
     id: p.id,

@@ -14,6 +14,8 @@ import * as m0008 from './0008-mfa.js';
 import * as m0009 from './0009-external-jwt-signers.js';
 import * as m0010 from './0010-identity-trace.js';
 
+import * as m0011 from './0011-posture-checks.js';
+
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-services-policies': m0002,
@@ -25,6 +27,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-mfa': m0008,
   '0009-external-jwt-signers': m0009,
   '0010-identity-trace': m0010,
+
+  '0011-posture-checks': m0011,
 };
 
 /**

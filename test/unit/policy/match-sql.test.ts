@@ -61,7 +61,7 @@ function entityBody(target: TargetKind, n: number): Record<string, unknown> {
   const base = { name: `${target}-${n}`, roleAttributes: someAttrs() };
   if (target === 'identity') return { ...base, type: 'User', isAdmin: false };
   if (target === 'service') return { ...base, encryptionRequired: true };
-  if (target === 'postureCheck') return { ...base, typeId: 'OS' };
+  if (target === 'postureCheck') return { ...base, typeId: 'MFA' };
   return base;
 }
 

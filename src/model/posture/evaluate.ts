@@ -1,0 +1,112 @@
+/**
+ * Posture evaluation (docs/reference-notes.md §4.5 step 3, §9.3): a policy passes when all its checks pass
+ * (a policy without checks passes); a session needs one passing policy among those of the requested type that
+ * grant the identity the service. The policies carrying checks are cached per generation of the
+ * `serviceAccess` marker, which every posture-check and policy write bumps; with no check in the store the
+ * evaluation is a lookup in an empty map.
+ */
+import type { Executor } from '../../store/db.js';
+import { policyPostureChecks, servicesOfPolicies } from '../../store/posture.js';
+import type { Ctx } from '../ctx.js';
+import { identityPosture, sessionPosture } from './state.js';
+import { postureCheckType } from './types/index.js';
+import type { CheckOutcome, Details, PostureView } from './types/type.js';
+
+export interface PolicyCheck {
+  id: string;
+  name: string;
+  typeId: string;
+  createdAt: string;
+  updatedAt: string;
+  details: Details;
+}
+
+export interface CheckedPolicy {
+  id: string;
+  name: string;
+  type: 'Dial' | 'Bind';
+  checks: PolicyCheck[];
+  services: Set<string>;
+}
+
+/** The service policies that carry posture checks. */
+export type PostureModel = ReadonlyMap<string, CheckedPolicy>;
+
+const models = new WeakMap<object, { gen: number; model: Promise<PostureModel> }>();
+
+async function loadModel(db: Executor): Promise<PostureModel> {
+  const out = new Map<string, CheckedPolicy>();
+  for (const r of await policyPostureChecks(db)) {
+    let p = out.get(r.policyId);
+    if (!p) {
+      p = {
+        id: r.policyId,
+        name: r.policyName,
+        type: r.policyType as 'Dial' | 'Bind',
+        checks: [],
+        services: new Set(),
+      };
+      out.set(r.policyId, p);
+    }
+    p.checks.push({
+      id: r.checkId,
+      name: r.checkName,
+      typeId: r.typeId,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+      details: r.details,
+    });
+  }
+  for (const s of await servicesOfPolicies(db, [...out.keys()])) out.get(s.policyId)?.services.add(s.serviceId);
+  return out;
+}
+
+/** The policies carrying checks as of generation `gen` of the `serviceAccess` marker. */
+export function postureModel(ctx: Ctx, gen: number): Promise<PostureModel> {
+  if (ctx.db.isTransaction) return loadModel(ctx.db);
+  const hit = models.get(ctx.db);
+  if (hit && hit.gen === gen) return hit.model;
+  const model = loadModel(ctx.db);
+  models.set(ctx.db, { gen, model });
+  model.catch(() => models.delete(ctx.db));
+  return model;
+}
+
+export const postureView = (identityId: string, apiSessionId: string, now: Date): PostureView => ({
+  identity: identityPosture(identityId),
+  session: sessionPosture(identityId, apiSessionId),
+  now,
+});
+
+export function evaluateCheck(check: PolicyCheck, view: PostureView): CheckOutcome {
+  const type = postureCheckType(check.typeId);
+  if (!type) return { isPassing: false, failure: {} };
+  return type.evaluate(check.details, check.id, view);
+}
+
+export interface PolicyOutcome {
+  policy: CheckedPolicy;
+  isPassing: boolean;
+  checks: { check: PolicyCheck; outcome: CheckOutcome }[];
+}
+
+export function evaluatePolicy(policy: CheckedPolicy, view: PostureView): PolicyOutcome {
+  const checks = policy.checks.map((check) => ({ check, outcome: evaluateCheck(check, view) }));
+  return { policy, isPassing: checks.every((c) => c.outcome.isPassing), checks };
+}
+
+/** The identity's policies (among `identityPolicyIds`) that grant the service with checks. */
+export function checkedPoliciesFor(
+  model: PostureModel,
+  identityPolicyIds: readonly string[],
+  serviceId: string,
+  type?: 'Dial' | 'Bind',
+): CheckedPolicy[] {
+  const out: CheckedPolicy[] = [];
+  if (model.size === 0) return out;
+  for (const id of identityPolicyIds) {
+    const p = model.get(id);
+    if (p && p.services.has(serviceId) && (type === undefined || p.type === type)) out.push(p);
+  }
+  return out;
+}

@@ -1,0 +1,206 @@
+/**
+ * Client posture responses (docs/reference-notes.md §9.2): each item names a posture check (`id`) and a
+ * `typeId`, plus the data of that type; the data is kept in memory (state.ts). The reply lists the services
+ * whose MFA checks now run against a wake/unlock grace. Sessions whose posture no longer passes are removed.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { deleteSessionsByIds, sessionsOfIdentityForPosture } from '../../store/posture.js';
+import { accessEngine } from '../access/engine.js';
+import { grantingPolicies } from '../access/queries.js';
+import type { Ctx } from '../ctx.js';
+import { fieldError, type DomainError, type FieldCause } from '../errors.js';
+import { validateAgainst } from '../json-schema.js';
+import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView } from './evaluate.js';
+import {
+  clearMfaPassed,
+  ensureIdentity,
+  ensureSession,
+  processKey,
+  type IdentityPosture,
+  type ApiSessionPosture,
+} from './state.js';
+import { mfaType } from './types/mfa.js';
+
+const Str = Type.String({ maxLength: 4096 });
+const Strings = Type.Array(Str, { maxItems: 1000 });
+
+interface ResponseKind {
+  schema: TSchema;
+  apply(item: Record<string, unknown>, identity: IdentityPosture, session: ApiSessionPosture, now: Date): void;
+}
+
+/** One entry per response `typeId`: the data it carries and where it is kept. */
+const RESPONSE_KINDS: Record<string, ResponseKind> = {
+  OS: {
+    schema: Type.Object({ type: Str, version: Str, build: Type.Optional(Str) }),
+    apply: (r, p, _s, now) =>
+      (p.os = {
+        postureCheckId: r.id as string,
+        lastUpdatedAt: now,
+        type: r.type as string,
+        version: r.version as string,
+        build: (r.build as string | undefined) ?? '',
+      }),
+  },
+  DOMAIN: {
+    schema: Type.Object({ domain: Str }),
+    apply: (r, p, _s, now) =>
+      (p.domain = { postureCheckId: r.id as string, lastUpdatedAt: now, domain: r.domain as string }),
+  },
+  MAC: {
+    schema: Type.Object({ macAddresses: Strings }),
+    apply: (r, p, _s, now) =>
+      (p.mac = { postureCheckId: r.id as string, lastUpdatedAt: now, addresses: r.macAddresses as string[] }),
+  },
+  PROCESS: {
+    schema: Type.Object({
+      path: Str,
+      isRunning: Type.Boolean(),
+      hash: Type.Optional(Str),
+      signerFingerprints: Type.Optional(Strings),
+    }),
+    apply: (r, p, _s, now) =>
+      p.processes.set(processKey(r.id as string, r.path as string), {
+        postureCheckId: r.id as string,
+        lastUpdatedAt: now,
+        path: r.path as string,
+        isRunning: r.isRunning as boolean,
+        ...(typeof r.hash === 'string' && { hash: r.hash }),
+        signerFingerprints: (r.signerFingerprints as string[] | undefined) ?? [],
+      }),
+  },
+  ENDPOINT_STATE: {
+    schema: Type.Object({ woken: Type.Optional(Type.Boolean()), unlocked: Type.Optional(Type.Boolean()) }),
+    apply: (r, _p, s, now) => {
+      if (r.woken === true) s.wokenAt = now;
+      if (r.unlocked === true) s.unlockedAt = now;
+    },
+  },
+};
+// PROCESS_MULTI checks are answered with PROCESS responses, one per process (the reference's clients do so).
+RESPONSE_KINDS.PROCESS_MULTI = RESPONSE_KINDS.PROCESS!;
+
+export const RESPONSE_TYPE_IDS = Object.keys(RESPONSE_KINDS);
+
+export interface PostureCaller {
+  identityId: string;
+  apiSessionId: string;
+}
+
+export interface MfaTimeoutService {
+  id: string;
+  name: string;
+  postureQueryType: string;
+  timeout: number;
+  timeoutRemaining: number;
+}
+
+/** Validates every item first (a bad one changes nothing), then keeps them and answers the MFA services. */
+export async function submitPostureResponses(
+  ctx: Ctx,
+  caller: PostureCaller,
+  items: Record<string, unknown>[],
+): Promise<{ services: MfaTimeoutService[] }> {
+  items.forEach((item, i) => {
+    const prefix = items.length > 1 ? `[${i}].` : '';
+    if (typeof item.id !== 'string' || item.id === '') throw fieldError(`${prefix}id`, 'id is required', item.id);
+    const kind = RESPONSE_KINDS[item.typeId as string];
+    if (!kind) throw fieldError(`${prefix}typeId`, `must be one of ${RESPONSE_TYPE_IDS.join(', ')}`, item.typeId);
+    try {
+      validateAgainst(kind.schema as unknown as Record<string, unknown>, item, '_');
+    } catch (e) {
+      // Name the item's own field (`version`, `[2].path` in a bulk request), not a made-up root.
+      const cause = (e as DomainError).errorCause as FieldCause | undefined;
+      if (cause?.field) cause.field = prefix + cause.field.replace(/^_\.?/, '');
+      throw e;
+    }
+  });
+  const now = ctx.now();
+  const identity = ensureIdentity(caller.identityId);
+  const session = ensureSession(caller.identityId, caller.apiSessionId);
+  const before = await passingState(ctx, caller);
+  for (const item of items) RESPONSE_KINDS[item.typeId as string]!.apply(item, identity, session, now);
+  // `service-updates` moves only when what the identity may use changed (§4.6).
+  if ((await passingState(ctx, caller)) !== before) identity.changedAt = now;
+
+  const woken = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.woken === true);
+  const unlocked = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.unlocked === true);
+  const services = woken || unlocked ? await mfaPromptServices(ctx, caller, woken, unlocked) : [];
+  await removeFailingSessions(ctx, caller.identityId);
+  return { services };
+}
+
+/** Which of the caller's policies carrying checks pass now, as one comparable string. */
+async function passingState(ctx: Ctx, caller: PostureCaller): Promise<string> {
+  const engine = accessEngine(ctx);
+  const m = await engine.markers(ctx);
+  const model = await postureModel(ctx, m.serviceAccess.gen);
+  if (model.size === 0) return '';
+  const { servicePolicyIds } = await engine.identity(ctx, m, caller.identityId);
+  const pv = postureView(caller.identityId, caller.apiSessionId, ctx.now());
+  return servicePolicyIds
+    .filter((id) => model.has(id))
+    .map((id) => (evaluatePolicy(model.get(id)!, pv).isPassing ? '1' : '0'))
+    .join('');
+}
+
+/** Services of the caller under an MFA check that prompts on the reported wake/unlock, with their new timeouts. */
+async function mfaPromptServices(
+  ctx: Ctx,
+  caller: PostureCaller,
+  woken: boolean,
+  unlocked: boolean,
+): Promise<MfaTimeoutService[]> {
+  const engine = accessEngine(ctx);
+  const view = await engine.view(ctx, caller.identityId);
+  const model = await postureModel(ctx, view.markers.serviceAccess.gen);
+  if (model.size === 0) return [];
+  const pv = postureView(caller.identityId, caller.apiSessionId, ctx.now());
+  const out: MfaTimeoutService[] = [];
+  for (const serviceId of view.grants.ids) {
+    for (const p of checkedPoliciesFor(model, view.identity.servicePolicyIds, serviceId)) {
+      const mfa = p.checks.find(
+        (c) => c.typeId === 'MFA' && ((woken && c.details.promptOnWake) || (unlocked && c.details.promptOnUnlock)),
+      );
+      if (!mfa) continue;
+      out.push({
+        id: serviceId,
+        name: (view.catalog.records.get(serviceId)?.name as string | undefined) ?? '',
+        postureQueryType: 'MFA',
+        ...mfaType.timeout!(mfa.details, pv),
+      });
+      break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Removes the identity's sessions that no granting policy lets pass any more (after its posture changed).
+ * Costs nothing while no posture check exists.
+ */
+export async function removeFailingSessions(ctx: Ctx, identityId: string): Promise<void> {
+  const engine = accessEngine(ctx);
+  const m = await engine.markers(ctx);
+  const model = await postureModel(ctx, m.serviceAccess.gen);
+  if (model.size === 0) return;
+  const identity = await engine.identity(ctx, m, identityId);
+  const failing: string[] = [];
+  for (const s of await sessionsOfIdentityForPosture(ctx.db, identityId)) {
+    const type = s.type as 'Dial' | 'Bind';
+    const checked = checkedPoliciesFor(model, identity.servicePolicyIds, s.serviceId, type);
+    if (checked.length === 0) continue;
+    const pv = postureView(identityId, s.apiSessionId, ctx.now());
+    if (checked.some((p) => evaluatePolicy(p, pv).isPassing)) continue;
+    const granting = await grantingPolicies(ctx.db, identity.servicePolicyIds, s.serviceId, type);
+    if (granting.some((g) => !model.has(g.id))) continue;
+    failing.push(s.id);
+  }
+  await deleteSessionsByIds(ctx.db, failing);
+}
+
+/** MFA removed from the identity (the MFA slice's event): no API session passes MFA, failing sessions go. */
+export async function mfaRemoved(ctx: Ctx, identityId: string): Promise<void> {
+  clearMfaPassed(identityId);
+  await removeFailingSessions(ctx, identityId);
+}

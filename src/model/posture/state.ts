@@ -1,0 +1,114 @@
+/**
+ * What clients reported about their posture, held in memory as the reference does (docs/reference-notes.md
+ * §9.2): OS, domain, MAC addresses and processes per identity; MFA passes and wake/unlock events per API
+ * session. Also the identity's last failed service requests. Nothing here is persisted: a restart forgets it
+ * and clients report again. One store per process, keyed by ids that are unique across controllers, so the
+ * MFA events (`recordMfaPassed`/`clearMfaPassed`) need no context (docs/decisions.md, "Posture").
+ */
+
+export interface Reported {
+  postureCheckId: string;
+  lastUpdatedAt: Date;
+}
+export interface OsPosture extends Reported {
+  type: string;
+  version: string;
+  build: string;
+}
+export interface ProcessPosture extends Reported {
+  path: string;
+  isRunning: boolean;
+  hash?: string;
+  signerFingerprints: string[];
+}
+export interface ApiSessionPosture {
+  mfaPassedAt?: Date;
+  wokenAt?: Date;
+  unlockedAt?: Date;
+  /** The client said it is `ziti-sdk-c` ≥ 0.25.0 (not learnt yet: see types/mfa.ts). */
+  sdkNew?: boolean;
+}
+export interface IdentityPosture {
+  os?: OsPosture;
+  domain?: Reported & { domain: string };
+  mac?: Reported & { addresses: string[] };
+  /** Keyed by {@link processKey}. */
+  processes: Map<string, ProcessPosture>;
+  sessions: Map<string, ApiSessionPosture>;
+  failed: Record<string, unknown>[];
+  /** Last time the reported posture changed (moves `service-updates`). */
+  changedAt?: Date;
+}
+
+/** At most this many failed service requests are kept per identity, the newest (§9.3). */
+export const MAX_FAILED_REQUESTS = 100;
+
+const identities = new Map<string, IdentityPosture>();
+const sessionOwner = new Map<string, string>();
+
+export const processKey = (checkId: string, path: string) => `${checkId}\n${path.toLowerCase()}`;
+
+/** The reported process for a check (and path, for multi-process checks). */
+export function findProcess(
+  p: IdentityPosture | undefined,
+  checkId: string,
+  path?: string,
+): ProcessPosture | undefined {
+  if (!p) return undefined;
+  if (path !== undefined) return p.processes.get(processKey(checkId, path));
+  for (const [k, v] of p.processes) if (k.startsWith(`${checkId}\n`)) return v;
+  return undefined;
+}
+
+/** When the identity's posture last changed what it may use (ISO; '' when never). */
+export const postureChangedAt = (identityId: string): string =>
+  identities.get(identityId)?.changedAt?.toISOString() ?? '';
+
+export const identityPosture = (identityId: string): IdentityPosture | undefined => identities.get(identityId);
+
+export function ensureIdentity(identityId: string): IdentityPosture {
+  let p = identities.get(identityId);
+  if (!p) identities.set(identityId, (p = { processes: new Map(), sessions: new Map(), failed: [] }));
+  return p;
+}
+
+export function ensureSession(identityId: string, apiSessionId: string): ApiSessionPosture {
+  const p = ensureIdentity(identityId);
+  let s = p.sessions.get(apiSessionId);
+  if (!s) {
+    p.sessions.set(apiSessionId, (s = {}));
+    sessionOwner.set(apiSessionId, identityId);
+  }
+  return s;
+}
+
+export const sessionPosture = (identityId: string, apiSessionId: string): ApiSessionPosture | undefined =>
+  identities.get(identityId)?.sessions.get(apiSessionId);
+
+/** The MFA event of the MFA slice: this API session passed MFA at `at`. */
+export function recordMfaPassed(apiSessionId: string, identityId: string, at: Date): void {
+  ensureSession(identityId, apiSessionId).mfaPassedAt = at;
+  ensureIdentity(identityId).changedAt = at;
+}
+
+/** The MFA event of the MFA slice: the identity's MFA was removed, so none of its API sessions passes it. */
+export function clearMfaPassed(identityId: string): void {
+  const p = identities.get(identityId);
+  if (!p) return;
+  for (const s of p.sessions.values()) delete s.mfaPassedAt;
+  p.changedAt = new Date();
+}
+
+/** Posture scoped to an API session goes with it (§4.2). */
+export function dropApiSession(apiSessionId: string): void {
+  const owner = sessionOwner.get(apiSessionId);
+  if (owner === undefined) return;
+  sessionOwner.delete(apiSessionId);
+  identities.get(owner)?.sessions.delete(apiSessionId);
+}
+
+export function recordFailure(identityId: string, failure: Record<string, unknown>): void {
+  const f = ensureIdentity(identityId).failed;
+  f.push(failure);
+  if (f.length > MAX_FAILED_REQUESTS) f.splice(0, f.length - MAX_FAILED_REQUESTS);
+}
