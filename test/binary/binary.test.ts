@@ -6,7 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { builtBinary } from '../harness/binary.js';
 import { scratch } from '../harness/processes.js';
@@ -162,16 +162,18 @@ describe('the one-file binary', () => {
     assert.equal(check.code, 0, check.stderr);
     assert.match(check.stdout, /^ok: /);
 
-    // Two first starts at once on an empty cache both load the addon, and leave one whole copy behind.
+    // Two first starts at once on an empty cache both load the addon, and leave one whole copy behind (each on
+    // its own copy of the store: an offline scan holds its data dir's lock).
     const cache2 = join(home, 'cache2');
+    cpSync(data, `${data}-2`, { recursive: true });
     const both = await Promise.all(
-      [1, 2].map(
-        () =>
+      [data, `${data}-2`].map(
+        (dir) =>
           new Promise<Run>((resolve) => {
             execFile(
               exe,
-              ['db', 'check-integrity', '--data-dir', data],
-              { cwd: home, env: { ...env, XDG_CACHE_HOME: cache2 }, timeout: 30_000 },
+              ['db', 'check-integrity', '--data-dir', dir],
+              { cwd: home, env: { ...env, XDG_CACHE_HOME: cache2 }, timeout: 60_000 },
               (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr }),
             );
           }),
