@@ -1,6 +1,6 @@
 /**
  * `edgectl db …`: database operations. Online (the logged-in controller's Management API) by default; with
- * `--data-dir DIR` on the store files of a stopped (or running, read-only) controller. Which of the two a
+ * `--data-dir DIR` on a stopped controller's store. Which of the two a
  * command uses is decided in one place, {@link dbTarget}.
  *
  * - `check-integrity [--fix]`: online, starts the controller's data-integrity scan (or fix), waits for it with
@@ -50,7 +50,7 @@ export function registerCheckIntegrity(db: Command, io: CliIo): Command {
       .command('check-integrity')
       .description(
         "check the store: online, the controller's data-integrity scan (derived tables, orphans, system records, " +
-          "SQLite's own checks); with --data-dir, the store file's structure and schema (read-only)",
+          "SQLite's own checks); with --data-dir, the file's structure and schema, then the same scan on the stopped controller's store",
       ),
   )
     .option('--fix', 'repair what the scan finds (the controller takes a snapshot first)')
