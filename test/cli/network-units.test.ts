@@ -85,11 +85,11 @@ describe('network CLI pieces', () => {
     );
   });
 
-  it('leaves roles of a collection the controller cannot list to the server', async () => {
-    const api = fakeApi([]);
-    assert.equal(postureChecks.ops.list, undefined, 'update this test when posture checks get their operations');
-    assert.deepEqual(await resolveRoles(api, postureChecks, ['@pc'], '--posture-check-roles'), ['@pc']);
-    assert.deepEqual(api.calls, []);
+  it('resolves posture-check roles by name too, now that posture checks are listed', async () => {
+    const api = fakeApi([{ id: 'PC1', name: 'pc' }]);
+    assert.notEqual(postureChecks.ops.list, undefined);
+    assert.deepEqual(await resolveRoles(api, postureChecks, ['@pc', '#os'], '--posture-check-roles'), ['@PC1', '#os']);
+    assert.ok(api.calls.length > 0);
   });
 
   it('has a sub-collection command for every related listing of the controller, and no other', () => {
