@@ -62,7 +62,12 @@ export interface Api {
   call<T = unknown>(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<T>;
 }
 
-export function apiFor(login: SavedLogin, transport: Transport, which: 'management' | 'client' = 'management'): Api {
+/** `which: 'offline'` gives no login hints: a 401 there is no expired session, and `edgectl login` would not help. */
+export function apiFor(
+  login: SavedLogin,
+  transport: Transport,
+  which: 'management' | 'client' | 'offline' = 'management',
+): Api {
   return {
     login,
     transport,
@@ -72,7 +77,7 @@ export function apiFor(login: SavedLogin, transport: Transport, which: 'manageme
       throw new ApiError(
         res.status,
         res.body,
-        res.status === 401 ? await unauthorizedHint(login, transport, which, path) : undefined,
+        res.status === 401 && which !== 'offline' ? await unauthorizedHint(login, transport, which, path) : undefined,
       );
     },
   };
@@ -132,16 +137,7 @@ function offlineApi(io: CliIo, dataDir: string): Api {
     token: '',
     loginTime: new Date().toISOString(),
   };
-  return {
-    login,
-    transport,
-    // No login hints: a 401 here is no expired session, and `edgectl login` would not help.
-    async call<T>(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<T> {
-      const res = await transport.request(method, path, body, options);
-      if (res.status >= 200 && res.status < 300) return res.body as T;
-      throw new ApiError(res.status, res.body);
-    },
-  };
+  return apiFor(login, transport, 'offline');
 }
 
 /** The saved login as an {@link Api}; "not logged in" is a plain failure (exit 1), not a usage error. */

@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ApiError, requireApi, type Api } from '../api.js';
 import { CliError, type CliIo } from '../io.js';
+import type { IntegrityDetails } from '../../model/integrity/run.js';
 import { registerDbOffline } from './db-offline.js';
 
 /** Where a `db` command runs: on a data dir's files, or through the logged-in controller. */
@@ -82,16 +83,6 @@ export async function offlineFileCheck(dir: string, io: CliIo): Promise<void> {
     `${file} failed the integrity check (${problems.length} problem${problems.length === 1 ? '' : 's'}); restore a backup`,
     1,
   );
-}
-
-interface IntegrityDetails {
-  inProgress: boolean;
-  fixingErrors: boolean;
-  startTime: string;
-  endTime: string;
-  error: string;
-  tooManyErrors: boolean;
-  results: { description: string; fixed: boolean }[];
 }
 
 const POLL_MS = 250;
