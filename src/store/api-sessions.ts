@@ -3,9 +3,10 @@
  * `apiSessionByTokenHash` runs on every authenticated request: it is a `sql` template, prepared once by its
  * text (db.ts), not the query builder, whose per-call compile costs more than the query.
  */
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
+import { TOUCH_API_SESSION_SQL } from './write-gen.js';
 
 export interface NewApiSessionRecord {
   id: string;
@@ -87,9 +88,12 @@ export async function apiSessionByTokenHash(
   };
 }
 
-/** Records activity on an API session. */
+/**
+ * Records activity on an API session. Its exact text is the one principal-table write that does not move
+ * the principal generation (write-gen.ts): the API-session cache records the activity itself.
+ */
 export async function touchApiSession(db: TypedExecutor, id: string, at: string): Promise<void> {
-  await db.updateTable('api_sessions').set({ lastActivityAt: at }).where('id', '=', id).execute();
+  await db.executeQuery(CompiledQuery.raw(TOUCH_API_SESSION_SQL, [at, id]));
 }
 
 /** Deletes API sessions by id; answers how many there were. */

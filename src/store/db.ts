@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import type { Database as StoreSchema } from './schema.js';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
+import { noteStatement, noteUnknownWrite } from './write-gen.js';
 import {
   checkSchema,
   INTEGRITY_HINT,
@@ -52,7 +53,7 @@ export async function openStore(
   let raw: Database.Database | undefined;
   let db: Kysely<DB> | undefined;
   try {
-    raw = new Database(file, { readonly: opts.readonly ?? false });
+    raw = countWrites(new Database(file, { readonly: opts.readonly ?? false }));
     if (!opts.readonly) raw.pragma('journal_mode = WAL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('synchronous = NORMAL');
@@ -83,10 +84,30 @@ export async function openStore(
 }
 
 /**
+ * Counts the write generations (write-gen.ts) of statements prepared or executed on the connection directly,
+ * not through kysely (maintenance, tests): every statement is prepared right before it runs.
+ */
+function countWrites(raw: Database.Database): Database.Database {
+  const prepare = raw.prepare.bind(raw);
+  const exec = raw.exec.bind(raw);
+  raw.prepare = ((sql: string) => {
+    const stmt = prepare(sql);
+    noteStatement(sql, stmt.reader);
+    return stmt;
+  }) as typeof raw.prepare;
+  raw.exec = (sql: string) => {
+    noteUnknownWrite();
+    return exec(sql);
+  };
+  return raw;
+}
+
+/**
  * kysely prepares a statement for every query it runs, and preparing is the largest single cost of a small
  * query (more than running it). better-sqlite3 statements are reusable, so they are kept by SQL text (the
  * parameters are bound per run), least recently used first out. A statement that is still iterating is
- * never handed out twice: a fresh one is prepared instead.
+ * never handed out twice: a fresh one is prepared instead. kysely prepares each statement right before running
+ * it, so this is also where the write generations are counted (write-gen.ts).
  */
 function withStatementCache(raw: Database.Database, max = 2000): SqliteDatabase {
   const statements = new Map<string, Database.Statement>();
@@ -96,9 +117,10 @@ function withStatementCache(raw: Database.Database, max = 2000): SqliteDatabase 
       if (stmt && !stmt.busy) {
         statements.delete(sql);
         statements.set(sql, stmt);
+        noteStatement(sql, stmt.reader);
         return stmt as unknown as SqliteStatement;
       }
-      stmt = raw.prepare(sql);
+      stmt = raw.prepare(sql); // counted by countWrites
       statements.set(sql, stmt);
       if (statements.size > max) statements.delete(statements.keys().next().value as string);
       return stmt as unknown as SqliteStatement;

@@ -23,6 +23,7 @@
  */
 import type { Executor } from '../../store/db.js';
 import { readMarkers, type Markers } from '../../store/access-markers.js';
+import { anyWriteGen } from '../../store/write-gen.js';
 import type { StoredSession } from '../../store/sessions.js';
 import type { Ctx } from '../ctx.js';
 import {
@@ -109,8 +110,21 @@ export class AccessEngine {
     return Object.entries(caches).map(([cache, c]) => ({ cache, hits: c.hits, misses: c.misses, entries: c.size }));
   }
 
+  /** The markers as last read, while no statement that could move them has run since (store/write-gen.ts). */
+  private lastMarkers: { gen: number; markers: Promise<Markers> } | undefined;
+
   markers(ctx: Ctx): Promise<Markers> {
-    return readMarkers(ctx.db);
+    if (ctx.db.isTransaction) return readMarkers(ctx.db);
+    // Read the generation first: a write racing the read moves it, so the next request reads again.
+    const gen = anyWriteGen();
+    if (this.lastMarkers?.gen === gen) return this.lastMarkers.markers;
+    const markers = readMarkers(ctx.db);
+    const entry = { gen, markers };
+    this.lastMarkers = entry;
+    markers.catch(() => {
+      if (this.lastMarkers === entry) this.lastMarkers = undefined;
+    });
+    return markers;
   }
 
   serviceCatalog(ctx: Ctx, m: Markers): Promise<ServiceCatalog> {

@@ -23,6 +23,9 @@ import { isDisabled } from '../resources/identity.js';
 import { getEntity } from '../crud.js';
 import { renderRecord } from '../render.js';
 import type { Row } from '../resource.js';
+import { policyForIdentity } from '../resources/auth-policy.js';
+import { cachedPrincipal, forgetPrincipal, principalGeneration, rememberPrincipal } from './api-session-cache.js';
+import type { CachedPrincipal } from './api-session-cache.js';
 
 export interface SessionIdentity {
   id: string;
@@ -38,6 +41,8 @@ export interface Principal {
   identity: SessionIdentity;
   /** Outstanding secondary-factor queries: non-empty means partially authenticated. */
   authQueries: unknown[];
+  /** The auth policy's required secondary ext-JWT signer, when known (null: none); ext-jwt-secondary.ts. */
+  extJwtSigner?: string | null;
 }
 
 export interface NewApiSession {
@@ -69,30 +74,20 @@ export async function createApiSession(ctx: Ctx, s: NewApiSession): Promise<stri
 
 const activityGranularityMs = (ctx: Ctx) => Math.min(1000, Math.max(10, ctx.settings.sessionTimeoutMs / 10));
 
-const isExpired = (ctx: Ctx, lastActivityAt: string, now: Date) =>
-  new Date(lastActivityAt).getTime() + ctx.settings.sessionTimeoutMs <= now.getTime();
+const isExpired = (ctx: Ctx, lastActivityMs: number, now: Date) =>
+  lastActivityMs + ctx.settings.sessionTimeoutMs <= now.getTime();
 
-/**
- * The principal behind a session token, or null when the token is unknown, expired, or its identity is
- * disabled. A valid lookup records activity.
- */
-export async function resolveToken(ctx: Ctx, token: string): Promise<Principal | null> {
-  if (!isUuid(token)) return null;
-  // Every authenticated request runs this: the store keeps it a prepared template query (store/api-sessions.ts).
+/** The store's answer for a token, as the cache keeps it (api-session-cache.ts). */
+async function lookupToken(ctx: Ctx, token: string): Promise<CachedPrincipal | undefined> {
+  const genBefore = principalGeneration();
+  // Every cache miss runs this: the store keeps it a prepared template query (store/api-sessions.ts).
   const row = await apiSessionByTokenHash(ctx.db, tokenHash(token));
-  if (!row) return null;
-  const now = ctx.now();
-  if (isExpired(ctx, row.lastActivityAt, now)) {
-    await deleteApiSessions(ctx, [row.sessionId]);
-    return null;
-  }
-  if (isDisabled(row, now)) return null;
-  if (now.getTime() - new Date(row.lastActivityAt).getTime() >= activityGranularityMs(ctx)) {
-    await touchApiSession(ctx.db, row.sessionId, iso(now));
-  }
-  return {
-    apiSessionId: row.sessionId,
-    token,
+  if (!row) return undefined;
+  const policy = await policyForIdentity(ctx.db, row.authPolicyId);
+  const found: CachedPrincipal = {
+    sessionId: row.sessionId,
+    lastActivityMs: new Date(row.lastActivityAt).getTime(),
+    authQueries: row.authQueries,
     identity: {
       id: row.identityId,
       name: row.name,
@@ -100,7 +95,40 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
       isDefaultAdmin: row.isDefaultAdmin,
       authPolicyId: row.authPolicyId,
     },
-    authQueries: row.authQueries,
+    disabledAt: row.disabledAt,
+    disabledUntil: row.disabledUntil,
+    extJwtSigner: policy.secondary?.requireExtJwtSigner ?? null,
+  };
+  rememberPrincipal(ctx.db, token, genBefore, found);
+  return found;
+}
+
+/**
+ * The principal behind a session token, or null when the token is unknown, expired, or its identity is
+ * disabled. A valid lookup records activity. Answers come from memory while no write could have changed
+ * them (api-session-cache.ts); expiry and the disabled period are judged on every request.
+ */
+export async function resolveToken(ctx: Ctx, token: string): Promise<Principal | null> {
+  if (!isUuid(token)) return null;
+  const found = cachedPrincipal(ctx.db, token) ?? (await lookupToken(ctx, token));
+  if (!found) return null;
+  const now = ctx.now();
+  if (isExpired(ctx, found.lastActivityMs, now)) {
+    forgetPrincipal(ctx.db, token);
+    await deleteApiSessions(ctx, [found.sessionId]);
+    return null;
+  }
+  if (isDisabled(found, now)) return null;
+  if (now.getTime() - found.lastActivityMs >= activityGranularityMs(ctx)) {
+    found.lastActivityMs = now.getTime();
+    await touchApiSession(ctx.db, found.sessionId, iso(now));
+  }
+  return {
+    apiSessionId: found.sessionId,
+    token,
+    identity: found.identity,
+    authQueries: found.authQueries,
+    extJwtSigner: found.extJwtSigner,
   };
 }
 

@@ -87,8 +87,11 @@ export async function withSecondaryExtJwt(
   authorization: string | string[] | undefined,
 ): Promise<Principal> {
   const others = principal.authQueries.filter((q) => !isExtJwtQuery(q));
-  const policy = await policyForIdentity(ctx.db, principal.identity.authPolicyId);
-  const required = policy.secondary?.requireExtJwtSigner ?? null;
+  // The API-session cache carries the policy's requirement (api-session-cache.ts); look it up otherwise.
+  const required =
+    principal.extJwtSigner !== undefined
+      ? principal.extJwtSigner
+      : ((await policyForIdentity(ctx.db, principal.identity.authPolicyId)).secondary?.requireExtJwtSigner ?? null);
   let shown: VerifiedToken | undefined;
   if (required !== null) {
     try {

@@ -1,0 +1,87 @@
+/**
+ * Write generations: in-process counters bumped by the store's connection (db.ts) as each statement runs, so
+ * the model can cache what it derived from the store and know, without a query, when that may be stale.
+ * The counting happens where every statement passes, so no write path has to remember to invalidate.
+ *
+ * - `anyWriteGen` moves with every statement that may write (and every commit or rollback).
+ * - `principalGen` moves with every write that may change what an API-session token resolves to: a write
+ *   naming `api_sessions`, `identities` or `auth_policies` (deletes of identities reach API sessions by
+ *   their foreign-key cascade, within the same statement), any DDL, and the end of a transaction that had
+ *   such a write. The one write it ignores is the activity touch of {@link TOUCH_API_SESSION_SQL}, which the
+ *   API-session cache applies to itself.
+ *
+ * The daemon is the store's only writer while it runs (store/lock.ts), so nothing changes the file behind
+ * these counters. They are process-wide, not per connection: another store in the same process (tests) only
+ * makes them move more often, never less.
+ */
+
+/** The activity touch of an API session; the only principal-table write that leaves `principalGen` alone. */
+export const TOUCH_API_SESSION_SQL = 'update "api_sessions" set "lastActivityAt" = ? where "id" = ?';
+
+const PRINCIPAL_TABLES = /\b(api_sessions|identities|auth_policies)\b/i;
+const READ = /^\s*(select|with)\b/i;
+const RETURNING = /\breturning\b/i;
+const TX_START = /^\s*begin\b/i;
+const SAVEPOINT = /^\s*savepoint\b/i;
+const TX_END = /^\s*(commit|end|rollback|release)\b/i;
+const DML = /^\s*(with|insert|update|delete|replace)\b/i;
+
+const Kind = { Read: 0, TxStart: 1, TxEnd: 2, Write: 3, PrincipalWrite: 4 } as const;
+type Kind = (typeof Kind)[keyof typeof Kind];
+
+const kinds = new Map<string, Kind>();
+let anyWrite = 0;
+let principal = 0;
+/** A principal write ran since the last transaction start: its commit or rollback moves the counter again. */
+let principalDirty = false;
+
+function classify(sql: string, reader: boolean): Kind {
+  if (reader && READ.test(sql) && !RETURNING.test(sql)) return Kind.Read;
+  if (TX_START.test(sql)) return Kind.TxStart;
+  if (SAVEPOINT.test(sql)) return Kind.Read;
+  if (TX_END.test(sql)) return Kind.TxEnd;
+  if (sql === TOUCH_API_SESSION_SQL) return Kind.Write;
+  // DDL, pragmas and anything else unusual count as principal writes: rare, and never wrong to count.
+  if (!DML.test(sql) || PRINCIPAL_TABLES.test(sql)) return Kind.PrincipalWrite;
+  return Kind.Write;
+}
+
+/** Called by the store's connection right before a statement runs (db.ts). */
+export function noteStatement(sql: string, reader: boolean): void {
+  let kind = kinds.get(sql);
+  if (kind === undefined) {
+    kind = classify(sql, reader);
+    if (kinds.size >= 5000) kinds.clear();
+    kinds.set(sql, kind);
+  }
+  switch (kind) {
+    case Kind.Read:
+      return;
+    case Kind.TxStart:
+      principalDirty = false;
+      return;
+    case Kind.TxEnd:
+      anyWrite++;
+      if (principalDirty) principal++;
+      principalDirty = false;
+      return;
+    case Kind.Write:
+      anyWrite++;
+      return;
+    case Kind.PrincipalWrite:
+      anyWrite++;
+      principal++;
+      principalDirty = true;
+      return;
+  }
+}
+
+/** A batch of statements run without preparing (`exec`): counted as a principal write. */
+export function noteUnknownWrite(): void {
+  anyWrite++;
+  principal++;
+  principalDirty = true;
+}
+
+export const anyWriteGen = (): number => anyWrite;
+export const principalGen = (): number => principal;
