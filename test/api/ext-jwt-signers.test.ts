@@ -229,6 +229,15 @@ describe('external JWT signers', () => {
       assertError(res, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
       assert.match(res.body.error.cause.reason, new RegExp(policyId));
     }
+    // A patch with null lifts the second factor (null is a value here); the allowed signers still hold both.
+    const lifted = await admin.patch(`/auth-policies/${policyId}`, { secondary: { requireExtJwtSigner: null } });
+    assert.equal(lifted.status, 200, JSON.stringify(lifted.body));
+    assert.equal((await admin.get(`/auth-policies/${policyId}`)).body.data.secondary.requireExtJwtSigner, null);
+    for (const id of [jwksId]) {
+      const res = await admin.delete(`/external-jwt-signers/${id}`);
+      assertError(res, 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
+      assert.match(res.body.error.cause.reason, new RegExp(policyId));
+    }
     assert.equal((await admin.delete(`/auth-policies/${policyId}`)).status, 200);
     assert.equal((await admin.delete(`/external-jwt-signers/${certId}`)).status, 200);
     assert.equal((await admin.get(`/external-jwt-signers/${certId}`)).status, 404);

@@ -121,7 +121,13 @@ export const authPolicies: ResourceDef = {
       const out = { ...input };
       if (mode === 'patch' && existing) {
         if (out.primary !== undefined) out.primary = mergePatch(existing.primary, out.primary);
-        if (out.secondary !== undefined) out.secondary = mergePatch(existing.secondary, out.secondary);
+        if (out.secondary !== undefined) {
+          const patch = out.secondary as Partial<AuthPolicy['secondary']> | null;
+          out.secondary = mergePatch(existing.secondary, patch);
+          // null is a value here ("no signer"), not "leave as is": a patch can lift the requirement.
+          if (patch?.requireExtJwtSigner === null)
+            out.secondary = { ...(out.secondary as AuthPolicy['secondary']), requireExtJwtSigner: null };
+        }
       }
       if (out.primary) out.primary = normalisePrimary(out.primary as AuthPolicy['primary']);
       if (out.secondary) {
