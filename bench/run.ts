@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --size small|medium|large] [--seconds N] [--connections N] [--repeat N] [--warmup N]
- *  [--only KEY,...] [--write-rate N] [--fresh N] [--compare FILE] [--cpu-prof DIR] [--keep]`
+ *  [--only KEY,...] [--write-rate N] [--fresh N] [--posture] [--compare FILE] [--cpu-prof DIR] [--keep]`
  *
  * Builds a model of the given size through the model services (in its own process), starts the built
  * controller and a bare Fastify server with the same TLS material and options (each in its own process), and
@@ -11,6 +11,9 @@
  * (/proc/<pid>/stat), and the load generator's own. See docs/policy-engine.md, "Benchmark", for the method.
  * A table is printed with the issue's targets checked; the figures go to bench/results/<size>-<time>.json
  * and `--compare FILE` prints the changes against an earlier one.
+ *
+ * `--posture` then attaches an OS and an MFA posture check to a quarter of the service policies (bench/posture.ts)
+ * and runs the session-create scenarios again, reported beside the figures without checks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -25,6 +28,7 @@ import { send, type Target } from './load.js';
 import { measureRun, type Req } from './cannon.js';
 import { compareResults, medianPair, ratios, type Measured, type ScenarioResult } from './report.js';
 import { summarise } from './stats.js';
+import { attachPostureChecks, guardedPolicyNames, passPostureChecks } from './posture.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -41,6 +45,7 @@ const { values: args } = parseArgs({
     compare: { type: 'string' },
     'cpu-prof': { type: 'string' },
     keep: { type: 'boolean', default: false },
+    posture: { type: 'boolean', default: false },
   },
 });
 const size = SIZES[args.size!];
@@ -53,7 +58,8 @@ const writeRate = Number(args['write-rate']);
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 // Enough fresh API sessions that no (API session, service) pair repeats at 3,000 new sessions a second
 // (each API session yields one pair per service its identity may Dial, so this is generous).
-const freshCount = Number(args.fresh ?? Math.ceil(3000 * (seconds + warmupSeconds) * repeat));
+// With --posture the new-session scenario runs twice, so the pool is twice as large.
+const freshCount = Number(args.fresh ?? Math.ceil(3000 * (seconds + warmupSeconds) * repeat * (args.posture ? 2 : 1)));
 const ADMIN = { username: 'bench-admin', password: 'bench-Admin-Passw0rd!' };
 const LOGIN_USERS = 16;
 
@@ -223,7 +229,8 @@ interface Scenario {
 const results: Record<string, ScenarioResult & { runs: { edgectl: Measured; bare: Measured }[] }> = {};
 
 async function measure(s: Scenario): Promise<void> {
-  if (only && !only.has(s.key)) return;
+  // A scenario's run with posture checks is selected by the same key.
+  if (only && !only.has(s.key.replace(/-posture$/, ''))) return;
   // The controller's own answer, for the bare server to send (its size is what the comparison is about).
   const sample = Array.isArray(s.requests) ? s.requests[0]! : s.requests(-1);
   const res = await call(origin, sample);
@@ -297,22 +304,25 @@ await measure({
   name: 'client service list (limit 500)',
   requests: asEachUser((headers) => ({ method: 'GET', path: `${CLIENT}/services?limit=500`, headers })),
 });
-for (const [type, serviceId] of [
-  ['Dial', model.serviceIds[0]!],
-  ['Bind', model.serviceIds[1] ?? model.serviceIds[0]!],
-] as const) {
-  await measure({
-    key: `session-${type.toLowerCase()}`,
-    name: `session create (${type}, repeat)`,
-    ok: [201],
-    requests: asEachUser((headers) => ({
-      method: 'POST',
-      path: `${CLIENT}/sessions`,
-      headers,
-      body: JSON.stringify({ serviceId, type }),
-    })),
-  });
+async function repeatSessions(posture: string): Promise<void> {
+  for (const [type, serviceId] of [
+    ['Dial', model.serviceIds[0]!],
+    ['Bind', model.serviceIds[1] ?? model.serviceIds[0]!],
+  ] as const) {
+    await measure({
+      key: `session-${type.toLowerCase()}${posture ? '-posture' : ''}`,
+      name: `session create (${type}, repeat)${posture}`,
+      ok: [201],
+      requests: asEachUser((headers) => ({
+        method: 'POST',
+        path: `${CLIENT}/sessions`,
+        headers,
+        body: JSON.stringify({ serviceId, type }),
+      })),
+    });
+  }
 }
+await repeatSessions('');
 
 // New sessions: a session is keyed by (API session, service, type), so each request takes the next pair of
 // a fresh API session (made by the model build, no login) and a service its identity may Dial, walking every
@@ -501,12 +511,112 @@ const policyAllServices = await visibleAfter(
   newToken,
 );
 
+// --posture: the session-create scenarios again with an OS and an MFA check on a quarter of the policies
+// (bench/posture.ts). The load clients pass both; the model's fresh API sessions report the OS through their
+// identity but never passed MFA, so their checked policies fail and only services another policy grants
+// them are created (found by one probe per user; the refused ones make a scenario of their own).
+const WITH_POSTURE = ' with posture checks';
+/** [with checks, without] scenario names, for the side-by-side report. */
+const beside: [string, string][] = [];
+let posturePolicies = 0;
+if (args.posture) {
+  const adminCall = (r: Req) => call(origin, r);
+  const attached = await attachPostureChecks(adminCall, MGMT, asAdmin, guardedPolicyNames(size.servicePolicies));
+  posturePolicies = attached.policies;
+  for (const t of tokens) await passPostureChecks(adminCall, CLIENT, t, attached.osCheckId);
+  await repeatSessions(WITH_POSTURE);
+  beside.push(
+    [`session create (Dial, repeat)${WITH_POSTURE}`, 'session create (Dial, repeat)'],
+    [`session create (Bind, repeat)${WITH_POSTURE}`, 'session create (Bind, repeat)'],
+  );
+  if (dialable.length > 0) {
+    const probeAt = new Set<number>();
+    const probes = await Promise.all(
+      tokens.map(async (_t, u) => {
+        let k = model.fresh.length - 1;
+        while (k >= 0 && model.fresh[k]!.user !== u) k--;
+        const passable: string[] = [];
+        const refused: string[] = [];
+        if (k < 0) return { token: '', passable, refused };
+        probeAt.add(k);
+        const token = model.fresh[k]!.token;
+        for (const serviceId of dialable[u]!) {
+          const r = await call(origin, {
+            method: 'POST',
+            path: `${CLIENT}/sessions`,
+            headers: { 'zt-session': token },
+            body: JSON.stringify({ serviceId, type: 'Dial' }),
+          });
+          if (r.status === 201) passable.push(serviceId);
+          else if (r.status === 409) refused.push(serviceId);
+          else throw new Error(`probe session create: ${r.status} ${r.body}`);
+        }
+        return { token, passable, refused };
+      }),
+    );
+    // Fresh API sessions after those the first run used, skipping the probes'.
+    let at = freshAt + 1;
+    let svcAt = 0;
+    let reused = 0;
+    const nextPassable = () => {
+      for (let tries = 0; ; tries++) {
+        if (tries > 2 * model.fresh.length) throw new Error('no fresh API session may create a session');
+        if (at >= model.fresh.length) {
+          at = 0;
+          reused++;
+        }
+        const f = model.fresh[at]!;
+        const list = probes[f.user]!.passable;
+        if (probeAt.has(at) || svcAt >= list.length) {
+          at++;
+          svcAt = 0;
+          continue;
+        }
+        return { token: f.token, serviceId: list[svcAt++]! };
+      }
+    };
+    const name = `session create (new session each request)${WITH_POSTURE}, MFA not passed`;
+    await measure({
+      key: 'new-sessions-posture',
+      name,
+      ok: [201],
+      requests: () => {
+        const p = nextPassable();
+        return {
+          method: 'POST',
+          path: `${CLIENT}/sessions`,
+          headers: { 'zt-session': p.token },
+          body: JSON.stringify({ serviceId: p.serviceId, type: 'Dial' }),
+        };
+      },
+      alongside: () => async () => ({ pairsReused: reused }),
+    });
+    beside.push([name, 'session create (new session each request)']);
+    const refusals = probes.flatMap((p) =>
+      p.refused.length > 0 ? [{ token: p.token, serviceId: p.refused[0]! }] : [],
+    );
+    if (refusals.length > 0)
+      await measure({
+        key: 'session-refused-posture',
+        name: 'session create refused by posture (409, repeat)',
+        ok: [409],
+        requests: refusals.map((p) => ({
+          method: 'POST',
+          path: `${CLIENT}/sessions`,
+          headers: { 'zt-session': p.token },
+          body: JSON.stringify({ serviceId: p.serviceId, type: 'Dial' }),
+        })),
+      });
+  }
+}
+
 const rss = peakRssMiB(controller.pid!);
 controller.kill('SIGTERM');
 bare.child.kill('SIGTERM');
 await new Promise((r) => controller.on('exit', r));
 const dataMiB = dirSize(dataDir) / 1024 / 1024;
 
+const r0 = (name: string) => results[name];
 const fmt = (n: number | undefined, d = 1) => (n !== undefined && Number.isFinite(n) ? n.toFixed(d) : '—');
 console.log(
   `\nedgectl benchmark — size ${args.size}, ${connections} connections (autocannon), ${seconds} s per run after ${warmupSeconds} s warm-up, median of ${repeat}\n`,
@@ -551,6 +661,18 @@ for (const [name, r] of Object.entries(results)) {
     if (m.failures) console.log(`  ! ${who} failures: ${JSON.stringify(m.failures)}`);
   if (r.edgectl.loadCores > r.edgectl.serverCores)
     console.log('  ! the load generator used more CPU than the controller: it may be the bottleneck');
+}
+if (args.posture) {
+  console.log(`\nsession create with posture checks (OS + MFA on ${posturePolicies} service policies) beside without:`);
+  for (const [withName, withoutName] of beside) {
+    const w = r0(withName)?.edgectl;
+    const wo = r0(withoutName)?.edgectl;
+    if (!w || !wo) continue;
+    console.log(
+      `  ${withName}: ${fmt(w.throughput, 0)} req/s (${fmt((w.throughput / wo.throughput) * 100, 0)} % of ${fmt(wo.throughput, 0)}), ` +
+        `p50 ${fmt(w.p50, 2)} / ${fmt(wo.p50, 2)} ms, p99 ${fmt(w.p99, 2)} / ${fmt(wo.p99, 2)} ms, CPU ${fmt(w.serverCpuUs, 0)} / ${fmt(wo.serverCpuUs, 0)} µs`,
+    );
+  }
 }
 console.log(
   `\npolicy #all identities → visible in ${fmt(policyAllIdentities, 0)} ms; policy #all services → visible in ${fmt(policyAllServices, 0)} ms`,
@@ -602,6 +724,7 @@ const out = {
   dataDirMiB: dataMiB,
   peakRssMiB: rss,
   targets: Object.fromEntries(targets.map(([k, v]) => [k, v ?? null])),
+  ...(args.posture && { posture: { policies: posturePolicies, beside } }),
 };
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
 const file = join(root, 'bench', 'results', `${args.size}-${out.at.replace(/[:.]/g, '-')}.json`);

@@ -127,7 +127,7 @@ export async function deleteEntity(
   id: string,
   opts: { allowSystem?: boolean } = {},
 ): Promise<void> {
-  await withTx(ctx.db, async (trx) => {
+  const gone = await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const existing = await getRow(tctx, def, id);
     if (existing.isSystem && !opts.allowSystem) {
@@ -149,7 +149,9 @@ export async function deleteEntity(
     }
     await def.hooks?.beforeDelete?.(tctx, existing);
     await mappingConstraints(() => deleteRow(trx, def, id));
+    return existing;
   });
+  def.hooks?.afterDelete?.(gone);
 }
 
 /** One page of a resource, filtered and sorted by the filter language and paged by the reference's rules. */

@@ -65,12 +65,6 @@ export async function sessionsOfIdentityForPosture(
     .execute();
 }
 
-/** Ids of an identity's current API sessions. */
-export async function apiSessionIdsOfIdentity(db: TypedExecutor, identityId: string): Promise<Set<string>> {
-  const rows = await db.selectFrom('api_sessions').select('id').where('identityId', '=', identityId).execute();
-  return new Set(rows.map((r) => r.id));
-}
-
 /** Deletes sessions by id. */
 export async function deleteSessionsByIds(db: TypedExecutor, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;

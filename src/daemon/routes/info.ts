@@ -1,6 +1,7 @@
 /** Informational endpoints: version, specs, resource counts and the CA bundle (parity: docs/reference-notes.md §0, §13). */
 import { countTables } from '../../model/counts.js';
 import { notFound } from '../../model/errors.js';
+import { postureCheckTypeCount } from '../../model/posture/check-types.js';
 import * as R from '../../model/resources/index.js';
 import { apiSessionCerts } from '../../model/resources/api-session-cert.js';
 import { sessions } from '../../model/resources/session.js';
@@ -40,8 +41,8 @@ function specRecord(rc: RequestContext) {
 /**
  * `/summary` keys, named as the reference names its stores (docs/reference-notes.md §13): `routers` counts
  * every router and `routers.edge` the edge ones; `services.edge` equals `services` (every service is an
- * edge service here). `mfas` counts TOTP enrollments, verified or not. Stores this controller does not have yet
- * (posture check types) count 0, which is what their listings hold.
+ * edge service here). `mfas` counts TOTP enrollments, verified or not. Posture check types are constants in
+ * code, not a table: their count is added below.
  */
 const SUMMARY: Record<string, readonly string[]> = {
   apiSessionCertificates: [apiSessionCerts.table],
@@ -169,6 +170,7 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
         for (const [key, tables] of Object.entries(SUMMARY)) {
           counts[key] = await countTables(rc.ctx, tables);
         }
+        counts.postureCheckTypes = postureCheckTypeCount();
         return ok(counts);
       },
     },

@@ -4,11 +4,12 @@
  * CRUD (their resource definition).
  */
 import { Type } from '@sinclair/typebox';
-import { postureCheckTypeRecord, postureCheckTypeRecords } from '../../model/posture/check-types.js';
+import { listPostureCheckTypes, postureCheckTypeRecord } from '../../model/posture/check-types.js';
 import { identityFailedServiceRequests, identityPostureData } from '../../model/posture/data.js';
 import { submitPostureResponses } from '../../model/posture/responses.js';
 import { listOf, ok } from '../http/envelope.js';
 import type { RequestContext, RouteDef } from '../http/route.js';
+import { listOptions } from './crud.js';
 
 const MGMT = ['management'] as const;
 const Item = Type.Object({ id: Type.String(), typeId: Type.String() }, { additionalProperties: true });
@@ -28,12 +29,9 @@ export const postureRoutes: RouteDef[] = [
     access: 'admin',
     success: 200,
     envelope: 'listPostureCheckTypesEnvelope',
-    async handler() {
-      const data = postureCheckTypeRecords();
-      return listOf(data, {
-        pagination: { limit: data.length, offset: 0, totalCount: data.length },
-        filterableFields: [],
-      });
+    async handler(rc) {
+      const page = await listPostureCheckTypes(rc.ctx, listOptions(rc));
+      return listOf(page.rows, page);
     },
   },
   {

@@ -3,7 +3,6 @@
  * clients reported (`/identities/{id}/posture-data`, MFA and endpoint state per current API session) and its
  * last failed service requests (`/identities/{id}/failed-service-requests`).
  */
-import { apiSessionIdsOfIdentity } from '../../store/posture.js';
 import { getRow } from '../crud.js';
 import type { Ctx } from '../ctx.js';
 import { identities } from '../resources/identity.js';
@@ -33,10 +32,8 @@ function sessionData(apiSessionId: string, s: ApiSessionPosture) {
 
 export async function identityPostureData(ctx: Ctx, identityId: string): Promise<Record<string, unknown>> {
   await getRow(ctx, identities, identityId);
+  // Posture of an API session is dropped when the session ends (§4.2), so every entry here is a current one.
   const p = identityPosture(identityId);
-  const current = p && p.sessions.size > 0 ? await apiSessionIdsOfIdentity(ctx.db, identityId) : new Set<string>();
-  // Posture of an API session that has ended is forgotten here (§4.2).
-  for (const id of p?.sessions.keys() ?? []) if (!current.has(id)) p!.sessions.delete(id);
   return {
     mac: { ...base(p?.mac), addresses: p?.mac?.addresses ?? [] },
     domain: { ...base(p?.domain), domain: p?.domain?.domain ?? '' },

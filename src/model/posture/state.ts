@@ -107,6 +107,20 @@ export function dropApiSession(apiSessionId: string): void {
   identities.get(owner)?.sessions.delete(apiSessionId);
 }
 
+/** Every API session of the identity ended together (disable, lock): their posture goes at once. */
+export function dropIdentityApiSessions(identityId: string): void {
+  const p = identities.get(identityId);
+  if (!p) return;
+  for (const id of p.sessions.keys()) sessionOwner.delete(id);
+  p.sessions.clear();
+}
+
+/** A deleted identity leaves nothing behind: its reported posture, its API sessions' and its failed requests. */
+export function dropIdentity(identityId: string): void {
+  dropIdentityApiSessions(identityId);
+  identities.delete(identityId);
+}
+
 export function recordFailure(identityId: string, failure: Record<string, unknown>): void {
   const f = ensureIdentity(identityId).failed;
   f.push(failure);

@@ -4,6 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Ctx } from '../ctx.js';
+import { dropApiSession } from '../posture/state.js';
 import { attachRefs, IDENTITY_REF } from '../refs.js';
 import type { ResourceDef, Row } from '../resource.js';
 
@@ -41,7 +42,8 @@ export const apiSessions: ResourceDef = {
     mfaComplete: { kind: 'scalar', type: 'bool', column: 'isMfaComplete' },
   },
   links: (id) => ({ sessions: `./api-sessions/${id}/sessions` }),
-  hooks: { decorate },
+  // Posture scoped to an API session goes with it (docs/reference-notes.md §4.2).
+  hooks: { decorate, afterDelete: (row) => dropApiSession(row.id as string) },
   ops: { list: 'listAPISessions', detail: 'detailAPISessions', delete: 'deleteAPISessions' },
   envelopes: { list: 'listApiSessionsEnvelope', detail: 'detailApiSessionEnvelope' },
 };

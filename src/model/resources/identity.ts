@@ -21,6 +21,7 @@ import {
   PrecedenceSchema,
 } from '../schemas.js';
 import { removeIdReferences } from '../policy/matches.js';
+import { dropIdentity } from '../posture/state.js';
 import { tracingOf } from '../services/identity-trace.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
 
@@ -242,6 +243,8 @@ export const identities: ResourceDef = {
       await refuseWhileRouterExists(ctx, row);
       await removeIdReferences(ctx, 'identity', row.id as string);
     },
+    // Its API sessions went by cascade; the posture held in memory for them and for the identity goes too.
+    afterDelete: (row) => dropIdentity(row.id as string),
   },
   ops: {
     list: 'listIdentities',

@@ -13,7 +13,7 @@ import {
   insertApiSession,
   touchApiSession,
 } from '../../store/api-sessions.js';
-import { dropApiSession } from '../posture/state.js';
+import { dropApiSession, dropIdentityApiSessions } from '../posture/state.js';
 import type { Ctx } from '../ctx.js';
 import { iso } from '../ctx.js';
 import { newId, isUuid } from '../ids.js';
@@ -139,8 +139,10 @@ export const deleteApiSessions = (ctx: Ctx, ids: string[]): Promise<number> => {
   return deleteApiSessionsByIds(ctx.db, ids);
 };
 
-export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> =>
-  deleteApiSessionsOfIdentity(ctx.db, identityId);
+export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> => {
+  dropIdentityApiSessions(identityId);
+  return deleteApiSessionsOfIdentity(ctx.db, identityId);
+};
 
 /** Removes every API session idle for longer than the timeout, in batches. */
 export async function sweepExpiredApiSessions(ctx: Ctx): Promise<number> {
