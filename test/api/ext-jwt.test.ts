@@ -272,7 +272,9 @@ describe('ext-jwt login and secondary ext-JWT', () => {
         { typeId: 'EXT-JWT', provider: 'url', httpUrl: 'https://idp-cert.example/login', id: certSignerId },
       ]);
       const session = client.withToken(res.body.data.token);
-      assertError(await session.get('/services'), 401, 'UNAUTHORIZED');
+      const missing = await session.get('/services');
+      assertError(missing, 401, 'UNAUTHORIZED');
+      assert.equal(missing.headers['www-authenticate'], 'Bearer error="missing"');
       assert.equal((await session.get('/current-api-session')).status, 200, 'a partial route');
       const bearer = { authorization: `Bearer ${await certToken(user.id)}` };
       const full = await session.get('/services', { headers: bearer });
@@ -282,9 +284,13 @@ describe('ext-jwt login and secondary ext-JWT', () => {
       assertError(await session.get('/current-identity'), 401, 'UNAUTHORIZED');
       // Another identity's token, or an expired one, does not count.
       const others = { authorization: `Bearer ${await certToken(userId)}` };
-      assertError(await session.get('/services', { headers: others }), 401, 'UNAUTHORIZED');
+      const other = await session.get('/services', { headers: others });
+      assertError(other, 401, 'UNAUTHORIZED');
+      assert.equal(other.headers['www-authenticate'], 'Bearer error="invalid"', 'valid, but for another identity');
       const expired = { authorization: `Bearer ${await certToken(user.id, { expiresIn: -5 })}` };
-      assertError(await session.get('/services', { headers: expired }), 401, 'UNAUTHORIZED');
+      const stale = await session.get('/services', { headers: expired });
+      assertError(stale, 401, 'UNAUTHORIZED');
+      assert.equal(stale.headers['www-authenticate'], 'Bearer error="expired"');
     });
 
     it('starts a full session when the password login carries the bearer JWT', async () => {

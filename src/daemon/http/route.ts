@@ -10,6 +10,7 @@ import { DomainError } from '../../model/errors.js';
 import type { Principal } from '../../model/services/api-session.js';
 import { resolveToken } from '../../model/services/api-session.js';
 import { withSecondaryExtJwt } from '../../model/services/ext-jwt-secondary.js';
+import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt-verify.js';
 import { baseMeta, RAW, type Envelope } from './envelope.js';
 import type { DaemonDeps } from '../deps.js';
 
@@ -77,7 +78,11 @@ async function authorize(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Pr
   if (!resolved) throw new DomainError('UNAUTHORIZED');
   // A secondary ext-JWT requirement is met per request, by its bearer token (model/services/ext-jwt-secondary.ts).
   const principal = await withSecondaryExtJwt(ctx, resolved, req.headers.authorization);
-  if (access !== 'partial' && principal.authQueries.length > 0) throw new DomainError('UNAUTHORIZED');
+  if (access !== 'partial' && principal.authQueries.length > 0) {
+    // Missing or refused secondary bearer JWT: the 401 says which, as the ext-jwt login's do.
+    if (principal.extJwtRefusal) throw new BearerRefusal(principal.extJwtRefusal, 'UNAUTHORIZED');
+    throw new DomainError('UNAUTHORIZED');
+  }
   // parity: a non-admin on an admin operation is 401, not 403 (docs/reference-notes.md §3.4)
   if (access === 'admin' && !principal.identity.isAdmin) throw new DomainError('UNAUTHORIZED');
   return principal;
@@ -107,8 +112,13 @@ export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps,
         url: API_PREFIX[api] + toFastifyPath(r.path),
         schema: r.body ? { body: r.body } : undefined,
         // Authorise before the body is read or validated: an anonymous caller learns nothing from a 400.
-        onRequest: async (req) => {
-          principals.set(req, await authorize(ctx, r.access, req));
+        onRequest: async (req, reply) => {
+          try {
+            principals.set(req, await authorize(ctx, r.access, req));
+          } catch (e) {
+            if (e instanceof BearerRefusal) reply.header('www-authenticate', wwwAuthenticate(e));
+            throw e;
+          }
         },
         // After parsing, before schema validation: a wrong type is named as such, not as a bad body.
         preValidation: async (req) => checkContentType(r, req),

@@ -43,6 +43,8 @@ export interface Principal {
   authQueries: unknown[];
   /** The auth policy's required secondary ext-JWT signer, when known (null: none); ext-jwt-secondary.ts. */
   extJwtSigner?: string | null;
+  /** Why this request's bearer JWT did not meet the policy's secondary ext-JWT requirement (ext-jwt-secondary.ts). */
+  extJwtRefusal?: 'missing' | 'invalid' | 'expired';
 }
 
 export interface NewApiSession {

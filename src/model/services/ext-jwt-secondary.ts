@@ -93,11 +93,13 @@ export async function withSecondaryExtJwt(
       ? principal.extJwtSigner
       : ((await policyForIdentity(ctx.db, principal.identity.authPolicyId)).secondary?.requireExtJwtSigner ?? null);
   let shown: VerifiedToken | undefined;
+  let refusal: BearerRefusal['flavour'] = 'invalid';
   if (required !== null) {
     try {
       shown = await verifyBearer(ctx, bearerToken(authorization));
     } catch (e) {
       if (!(e instanceof BearerRefusal)) throw e;
+      refusal = e.flavour;
     }
   }
   if (required === null || satisfies(shown, required, principal.identity.id)) {
@@ -105,5 +107,5 @@ export async function withSecondaryExtJwt(
   }
   // A signer gone since (only possible behind the API's back) still leaves the session partial.
   const query = (await queryFor(ctx, required)) ?? { typeId: 'EXT-JWT', provider: 'url', id: required };
-  return { ...principal, authQueries: [...others, query] };
+  return { ...principal, authQueries: [...others, query], extJwtRefusal: refusal };
 }
