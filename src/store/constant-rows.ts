@@ -4,9 +4,9 @@
  * work on them exactly as on every stored listing. Values must already be in their stored form (datetimes as
  * ISO text, bools 0/1, maps as JSON text).
  */
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import type { Executor } from './db.js';
-import type { PageOrder } from './crud.js';
+import { pageDerived, type DerivedPageQuery } from './derived-page.js';
 
 export type ConstantValue = string | number | null;
 
@@ -14,7 +14,7 @@ export async function pageConstantRows(
   db: Executor,
   columns: readonly string[],
   rows: readonly Record<string, ConstantValue>[],
-  q: { where: RawBuilder<SqlBool> | null; orderBy: PageOrder[]; limit: number; offset: number },
+  q: DerivedPageQuery,
 ): Promise<{ ids: string[]; total: number }> {
   if (rows.length === 0) return { ids: [], total: 0 };
   const selects = rows.map(
@@ -24,20 +24,6 @@ export async function pageConstantRows(
         sql`, `,
       )}`,
   );
-  const source = () => sql`(${sql.join(selects, sql` union all `)})`.as('t');
-  const where = q.where ?? sql<SqlBool>`1 = 1`;
-  const count = await db
-    .selectFrom(source())
-    .select(sql<number>`count(*)`.as('n'))
-    .where(where)
-    .executeTakeFirst();
-  let query = db
-    .selectFrom(source())
-    .select(sql<string>`t.id`.as('id'))
-    .where(where);
-  for (const o of q.orderBy) query = query.orderBy(o.expr, o.direction);
-  // The reference's final tie-breaker (docs/reference-notes.md §1.6).
-  query = query.orderBy(sql`t.id`, 'asc');
-  const found = await query.limit(q.limit).offset(q.offset).execute();
-  return { ids: found.map((r) => r.id), total: Number(count?.n ?? 0) };
+  const source = () => sql<{ id: string }>`(${sql.join(selects, sql` union all `)})`.as('t');
+  return pageDerived(db, source, q);
 }

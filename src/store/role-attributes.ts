@@ -1,16 +1,12 @@
 /** Paging over the distinct values of a set property (the `/…-role-attributes` listings). */
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import { dynamic, type Executor } from './db.js';
+import { pageDerived, type DerivedPageQuery } from './derived-page.js';
 
 export async function pageDistinctValues(
   db: Executor,
   table: string,
-  q: {
-    where: RawBuilder<SqlBool> | null;
-    orderBy: { expr: RawBuilder<unknown>; direction: 'asc' | 'desc' }[];
-    limit: number;
-    offset: number;
-  },
+  q: DerivedPageQuery,
 ): Promise<{ values: string[]; total: number }> {
   const source = () =>
     dynamic(db)
@@ -18,15 +14,6 @@ export async function pageDistinctValues(
       .select(sql<string>`value`.as('id'))
       .distinct()
       .as('t');
-  const where = q.where ?? sql<SqlBool>`1 = 1`;
-  const count = await db
-    .selectFrom(source())
-    .select(sql<number>`count(*)`.as('n'))
-    .where(where)
-    .executeTakeFirst();
-  let query = db.selectFrom(source()).select('t.id').where(where);
-  for (const o of q.orderBy) query = query.orderBy(o.expr, o.direction);
-  if (q.orderBy.length === 0) query = query.orderBy('t.id', 'asc');
-  const rows = await query.limit(q.limit).offset(q.offset).execute();
-  return { values: rows.map((r: { id: string }) => r.id), total: Number(count?.n ?? 0) };
+  const { ids, total } = await pageDerived(db, source, q);
+  return { values: ids, total };
 }
