@@ -4,7 +4,8 @@
  * and reaches only the routes of docs/reference-notes.md §4.4. Providers are a plain list: a new factor
  * (e.g. an external JWT signer the auth policy requires) adds one.
  */
-import type { Executor } from '../../store/db.js';
+import type { Ctx } from '../ctx.js';
+import { extJwtAuthQueries } from './ext-jwt-secondary.js';
 import { identityAuthPolicyId } from '../../store/identities.js';
 import { mfaOfIdentity } from '../../store/mfas.js';
 import { policyForIdentity, type AuthPolicy } from '../resources/auth-policy.js';
@@ -23,6 +24,8 @@ export interface AuthQuery {
 export interface AuthSubject {
   identityId: string;
   policy: AuthPolicy;
+  /** The authenticate request's body: what was verified for it (e.g. a bearer JWT) is keyed by it. */
+  body: object;
 }
 
 export interface FactorAnswer {
@@ -31,7 +34,7 @@ export interface FactorAnswer {
   isMfaRequired?: boolean;
 }
 
-export type QueryProvider = (db: Executor, subject: AuthSubject) => Promise<FactorAnswer>;
+export type QueryProvider = (ctx: Ctx, subject: AuthSubject) => Promise<FactorAnswer>;
 
 /** parity: §4.4's TOTP query, with the provider `svc` (docs/decisions.md, auth query provider). */
 export const MFA_QUERY: AuthQuery = {
@@ -48,13 +51,16 @@ export const isMfaQuery = (q: unknown): boolean =>
   typeof q === 'object' && q !== null && (q as AuthQuery).typeId === MFA_QUERY.typeId;
 
 /** TOTP: asked when the identity has a verified enrollment, or its policy requires TOTP (enrolled or not). */
-const mfaProvider: QueryProvider = async (db, { identityId, policy }) => {
-  const mfa = await mfaOfIdentity(db, identityId);
+const mfaProvider: QueryProvider = async (ctx, { identityId, policy }) => {
+  const mfa = await mfaOfIdentity(ctx.db, identityId);
   const verified = mfa?.isVerified === true;
   return { queries: verified || policy.secondary.requireTotp ? [{ ...MFA_QUERY }] : [], isMfaRequired: verified };
 };
 
-export const QUERY_PROVIDERS: QueryProvider[] = [mfaProvider];
+/** A secondary ext-JWT requirement (ext-jwt-secondary.ts). */
+const extJwtProvider: QueryProvider = async (ctx, subject) => ({ queries: await extJwtAuthQueries(ctx, subject) });
+
+export const QUERY_PROVIDERS: QueryProvider[] = [mfaProvider, extJwtProvider];
 
 export interface SecondaryFactors {
   authQueries: AuthQuery[];
@@ -62,12 +68,12 @@ export interface SecondaryFactors {
 }
 
 /** The auth queries a new API session of this identity starts with (empty: fully authenticated). */
-export async function secondaryFactors(db: Executor, identityId: string): Promise<SecondaryFactors> {
-  const policy = await policyForIdentity(db, await identityAuthPolicyId(db, identityId));
-  const subject = { identityId, policy };
+export async function secondaryFactors(ctx: Ctx, identityId: string, body: object): Promise<SecondaryFactors> {
+  const policy = await policyForIdentity(ctx.db, await identityAuthPolicyId(ctx.db, identityId));
+  const subject = { identityId, policy, body };
   const out: SecondaryFactors = { authQueries: [], isMfaRequired: false };
   for (const provider of QUERY_PROVIDERS) {
-    const answer = await provider(db, subject);
+    const answer = await provider(ctx, subject);
     out.authQueries.push(...answer.queries);
     out.isMfaRequired ||= answer.isMfaRequired ?? false;
   }

@@ -15,7 +15,6 @@ import { identityStanding, setIdentityClientInfo } from '../../store/identities.
 import { clearAttempts, recordFailedAttempt, reserveAttempt } from './password-attempts.js';
 import { configTypesByIdOrName } from '../../store/access.js';
 import { createApiSession, type NewApiSession } from './api-session.js';
-import { extJwtAuthQueries } from './ext-jwt-secondary.js';
 import { secondaryFactors } from './auth-queries.js';
 
 export interface AuthenticateBody {
@@ -75,16 +74,13 @@ export async function startApiSession(
 ): Promise<string> {
   const envInfo = infoObject(body.envInfo);
   const sdkInfo = infoObject(body.sdkInfo);
-  // A secondary ext-JWT requirement leaves the session partial (ext-jwt-secondary.ts).
-  const extJwt = await extJwtAuthQueries(ctx, session.identityId, body);
   await setIdentityClientInfo(ctx.db, session.identityId, { envInfo, sdkInfo });
-  // Second factors still to answer make the session partial (services/auth-queries.ts); a secondary ext-JWT
-  // requirement adds its own query (ext-jwt-secondary.ts).
-  const factors = await secondaryFactors(ctx.db, session.identityId);
+  // Second factors still to answer (TOTP, a secondary ext-JWT) make the session partial (services/auth-queries.ts).
+  const factors = await secondaryFactors(ctx, session.identityId, body);
   return createApiSession(ctx, {
     ...session,
     ...factors,
-    authQueries: [...(session.authQueries ?? []), ...factors.authQueries, ...extJwt],
+    authQueries: [...(session.authQueries ?? []), ...factors.authQueries],
     configTypes: await resolveConfigTypes(ctx, configTypesOf(body)),
   });
 }

@@ -11,19 +11,19 @@
  */
 import type { Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
-import { policyForIdentity } from '../resources/auth-policy.js';
+import { policyForIdentity, type AuthPolicy } from '../resources/auth-policy.js';
 import { signerById } from '../../store/external-jwt-signers.js';
-import { identityStanding } from '../../store/identities.js';
 import type { Principal } from './api-session.js';
 import type { VerifiedToken } from './ext-jwt-keys.js';
 import { BearerRefusal, bearerToken, verifyBearer } from './ext-jwt-verify.js';
 
-export interface ExtJwtAuthQuery {
+// A type, not an interface, so it fits auth-queries.ts's open-ended AuthQuery.
+export type ExtJwtAuthQuery = {
   typeId: 'EXT-JWT';
   provider: 'url';
   httpUrl?: string;
   id: string;
-}
+};
 
 const isExtJwtQuery = (q: unknown): boolean => (q as { typeId?: unknown } | null)?.typeId === 'EXT-JWT';
 
@@ -67,12 +67,13 @@ const satisfies = (v: VerifiedToken | undefined, signerId: string, identityId: s
   v !== undefined && v.signerId === signerId && v.identityId === identityId;
 
 /**
- * The EXT-JWT auth query a new API session of `identityId` starts with ([] when none is due). Call inside the
- * authentication's transaction. A policy naming a signer that does not exist refuses the login (401).
+ * The EXT-JWT auth query a new API session starts with ([] when none is due; one of auth-queries.ts's providers).
+ * Call inside the authentication's transaction. A policy naming a signer that does not exist refuses the login (401).
  */
-export async function extJwtAuthQueries(ctx: Ctx, identityId: string, body: object): Promise<ExtJwtAuthQuery[]> {
-  const identity = await identityStanding(ctx.db, identityId);
-  const policy = await policyForIdentity(ctx.db, identity?.authPolicyId);
+export async function extJwtAuthQueries(
+  ctx: Ctx,
+  { identityId, policy, body }: { identityId: string; policy: AuthPolicy; body: object },
+): Promise<ExtJwtAuthQuery[]> {
   const required = policy.secondary?.requireExtJwtSigner ?? null;
   if (required === null || satisfies(evidence.get(body), required, identityId)) return [];
   const query = await queryFor(ctx, required);
