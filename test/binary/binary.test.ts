@@ -72,6 +72,22 @@ interface Serving {
   exit: Promise<number | null>;
 }
 
+/** `edgectl login` as the default admin, trusting the data dir's CA bundle; checks it worked. */
+async function loginAdmin(h: BinaryHome, url: string, data: string): Promise<void> {
+  const login = await h.run(
+    'login',
+    url,
+    '-u',
+    ADMIN.username,
+    '-p',
+    ADMIN.password,
+    '--ca',
+    join(data, 'pki', 'ca-bundle.pem'),
+  );
+  assert.equal(login.code, 0, login.stderr);
+  assert.match(login.stdout, new RegExp(`^logged in to ${url} as ${ADMIN.username} `));
+}
+
 /** `edgectl serve` on `data` (an ephemeral port, the given admin), resolved once it says where it listens. */
 async function serve(h: BinaryHome, data: string): Promise<Serving> {
   const child = track(
@@ -247,18 +263,7 @@ describe("the operator's offline round trip, through the binary alone (issue #10
 
   test('a running controller: login, an identity and a service; offline commands are refused naming it', async () => {
     const s = await serve(h, data);
-    const login = await h.run(
-      'login',
-      s.url,
-      '-u',
-      ADMIN.username,
-      '-p',
-      ADMIN.password,
-      '--ca',
-      join(data, 'pki', 'ca-bundle.pem'),
-    );
-    assert.equal(login.code, 0, login.stderr);
-    assert.match(login.stdout, new RegExp(`^logged in to ${s.url} as ${ADMIN.username} `));
+    await loginAdmin(h, s.url, data);
 
     const i = await h.run('identity', 'create', 'ops-bob', '--role-attributes', 'ops', '-o', 'id');
     assert.equal(i.code, 0, i.stderr);
@@ -365,18 +370,7 @@ describe("the operator's offline round trip, through the binary alone (issue #10
   test('serve again on the same data dir: the network from before, without the offline identity', async () => {
     const s = await serve(h, data);
     // The saved login names the old port: log in again.
-    const login = await h.run(
-      'login',
-      s.url,
-      '-u',
-      ADMIN.username,
-      '-p',
-      ADMIN.password,
-      '--ca',
-      join(data, 'pki', 'ca-bundle.pem'),
-    );
-    assert.equal(login.code, 0, login.stderr);
-    assert.match(login.stdout, new RegExp(`^logged in to ${s.url} as ${ADMIN.username} `));
+    await loginAdmin(h, s.url, data);
 
     const ids = await h.run('identity', 'list', '-o', 'json');
     assert.equal(ids.code, 0, ids.stderr);
