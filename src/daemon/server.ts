@@ -140,15 +140,20 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   const allowedOrigins = new Set(opts.corsAllowedOrigins ?? []);
   const corsAllowed = (origin: string | undefined): origin is string =>
     origin !== undefined && allowedOrigins.has(origin);
-  app.addHook('onRequest', async (req, reply) => {
-    if (allowedOrigins.size === 0 || req.headers.origin === undefined) return;
-    reply.header('vary', 'origin');
-    if (!corsAllowed(req.headers.origin)) return;
-    reply
-      .header('access-control-allow-origin', req.headers.origin)
-      .header('access-control-allow-credentials', 'true')
-      .header('access-control-expose-headers', 'zt-session, svc-session, expiration-seconds, expires-at');
-  });
+  // No origins configured (the default): no hook at all on the request path.
+  if (allowedOrigins.size > 0) {
+    app.addHook('onRequest', (req, reply, done) => {
+      if (req.headers.origin !== undefined) {
+        reply.header('vary', 'origin');
+        if (corsAllowed(req.headers.origin))
+          reply
+            .header('access-control-allow-origin', req.headers.origin)
+            .header('access-control-allow-credentials', 'true')
+            .header('access-control-expose-headers', 'zt-session, svc-session, expiration-seconds, expires-at');
+      }
+      done();
+    });
+  }
   app.options('/*', async (req, reply) => {
     if (corsAllowed(req.headers.origin)) {
       reply

@@ -3,7 +3,7 @@
  * of access-relevant data, bumped by triggers in the writing statement itself. Reading them is one tiny
  * query, cheap enough for every request; the access engine keys its caches on the generations.
  */
-import { sql } from 'kysely';
+import { hotRows } from './direct.js';
 import type { Executor } from './db.js';
 import { type MARKERS } from './migrations/0005-access-sessions.js';
 
@@ -17,12 +17,10 @@ export interface Marker {
 
 export type Markers = Readonly<Record<MarkerName, Marker>>;
 
+const READ_MARKERS = 'select name, gen, "changedAt" from access_markers';
+
 export async function readMarkers(db: Executor): Promise<Markers> {
-  const { rows } = await sql<{
-    name: MarkerName;
-    gen: number;
-    changedAt: string;
-  }>`select name, gen, "changedAt" from access_markers`.execute(db);
+  const rows = await hotRows<{ name: MarkerName; gen: number; changedAt: string }>(db, READ_MARKERS, []);
   const out = {} as Record<MarkerName, Marker>;
   for (const r of rows) out[r.name] = { gen: r.gen, changedAt: r.changedAt };
   return out;

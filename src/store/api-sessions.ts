@@ -1,9 +1,9 @@
 /**
  * API sessions: creation, the per-request token lookup, activity, expiry and removal (queries only).
- * `apiSessionByTokenHash` runs on every authenticated request: it is a `sql` template, prepared once by its
- * text (db.ts), not the query builder, whose per-call compile costs more than the query.
+ * The token lookup and the activity touch run per request: fixed statements run straight on the connection
+ * when it is free (direct.ts), not the query builder, whose per-call work costs more than the query.
  */
-import { CompiledQuery, sql } from 'kysely';
+import { hotRows, hotWrite } from './direct.js';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 import { TOUCH_API_SESSION_SQL } from './write-gen.js';
@@ -69,16 +69,16 @@ interface PrincipalRow {
   disabledUntil: string | null;
 }
 
+const BY_TOKEN_HASH = `select s.id as "sessionId", s."lastActivityAt", s."authQueries", i.id as "identityId", i.name,
+    i."isAdmin", i."isDefaultAdmin", i."authPolicyId", i."disabledAt", i."disabledUntil"
+  from api_sessions s join identities i on i.id = s."identityId" where s."tokenHash" = ?`;
+
 /** The API session with this token hash and its identity; undefined when there is none. */
 export async function apiSessionByTokenHash(
   db: TypedExecutor,
   tokenHash: string,
 ): Promise<ApiSessionPrincipal | undefined> {
-  const { rows } =
-    await sql<PrincipalRow>`select s.id as "sessionId", s."lastActivityAt", s."authQueries", i.id as "identityId", i.name,
-      i."isAdmin", i."isDefaultAdmin", i."authPolicyId", i."disabledAt", i."disabledUntil"
-    from api_sessions s join identities i on i.id = s."identityId" where s."tokenHash" = ${tokenHash}`.execute(db);
-  const row = rows[0];
+  const [row] = await hotRows<PrincipalRow>(db, BY_TOKEN_HASH, [tokenHash]);
   if (!row) return undefined;
   return {
     ...row,
@@ -93,7 +93,7 @@ export async function apiSessionByTokenHash(
  * the principal generation (write-gen.ts): the API-session cache records the activity itself.
  */
 export async function touchApiSession(db: TypedExecutor, id: string, at: string): Promise<void> {
-  await db.executeQuery(CompiledQuery.raw(TOUCH_API_SESSION_SQL, [at, id]));
+  await hotWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
 }
 
 /** Deletes API sessions by id; answers how many there were. */

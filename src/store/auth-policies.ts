@@ -1,4 +1,5 @@
 /** Authentication policies: existence, names, and one policy with its JSON members parsed (queries only). */
+import { hotRows } from './direct.js';
 import type { TypedExecutor } from './executor.js';
 import { jsonFromDb } from './values.js';
 
@@ -19,12 +20,10 @@ export function authPolicyNames(db: TypedExecutor): Promise<{ id: string; name: 
   return db.selectFrom('auth_policies').select(['id', 'name']).execute();
 }
 
-/** One policy; undefined when it does not exist. */
+const POLICY_BY_ID = 'select id, name, "primary", secondary from auth_policies where id = ?';
+
+/** One policy; undefined when it does not exist (read at every login and API-session cache miss). */
 export async function authPolicyById(db: TypedExecutor, id: string): Promise<StoredAuthPolicy | undefined> {
-  const row = await db
-    .selectFrom('auth_policies')
-    .select(['id', 'name', 'primary', 'secondary'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const [row] = await hotRows<{ id: string; name: string; primary: string; secondary: string }>(db, POLICY_BY_ID, [id]);
   return row && { id: row.id, name: row.name, primary: jsonFromDb(row.primary), secondary: jsonFromDb(row.secondary) };
 }

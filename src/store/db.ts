@@ -9,6 +9,7 @@ import type { Database as StoreSchema } from './schema.js';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
 import { noteStatement, noteUnknownWrite } from './write-gen.js';
+import { registerDirect, type DirectConnection } from './direct.js';
 import {
   checkSchema,
   INTEGRITY_HINT,
@@ -59,7 +60,13 @@ export async function openStore(
     raw.pragma('synchronous = NORMAL');
     raw.pragma('busy_timeout = 5000');
     if (opts.verify) quickCheck(raw, file);
-    db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+    const statements = withStatementCache(raw);
+    db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
+    const connection = raw;
+    registerDirect(db, {
+      prepare: (text) => statements.prepare(text) as unknown as ReturnType<DirectConnection['prepare']>,
+      inTransaction: () => connection.inTransaction,
+    });
     if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);
     if (opts.verify) await checkSchema(raw, file, knownMigrations);
     // The -wal and -shm files exist only now; SQLite created them with the database's mode, checked again here.

@@ -1,8 +1,8 @@
 /**
- * Sessions (queries only). Creating a session runs per request, so its lookup and its insert are `sql`
- * templates, prepared once by their text (db.ts), rather than the query builder.
+ * Sessions (queries only). Creating a session runs per request, so its lookup and its insert are fixed
+ * statements run straight on the connection when it is free (direct.ts), rather than the query builder.
  */
-import { sql } from 'kysely';
+import { hotRows, hotWrite } from './direct.js';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 
@@ -32,6 +32,9 @@ interface SessionRow {
   identityId: string;
 }
 
+const SESSION_OF = `select id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId"
+  from sessions where "apiSessionId" = ? and "serviceId" = ? and type = ?`;
+
 /** The session of an API session for a service and type (their unique index), if any. */
 export async function sessionOf(
   db: TypedExecutor,
@@ -39,23 +42,32 @@ export async function sessionOf(
   serviceId: string,
   type: string,
 ): Promise<StoredSession | undefined> {
-  const { rows } =
-    await sql<SessionRow>`select id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId"
-    from sessions where "apiSessionId" = ${apiSessionId} and "serviceId" = ${serviceId} and type = ${type}`.execute(db);
-  const row = rows[0];
+  const [row] = await hotRows<SessionRow>(db, SESSION_OF, [apiSessionId, serviceId, type]);
   return row && { ...row, tags: jsonFromDb<Record<string, unknown>>(row.tags), isSystem: boolFromDb(row.isSystem) };
 }
+
+const INSERT_SESSION = `insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId")
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  on conflict ("apiSessionId", "serviceId", type) do nothing`;
 
 /**
  * Inserts a session unless one of the same API session, service and type exists (a concurrent create won the
  * unique index); answers whether this one was stored.
  */
 export async function insertSessionIfAbsent(db: TypedExecutor, s: StoredSession): Promise<boolean> {
-  const res =
-    await sql`insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId")
-      values (${s.id}, ${s.createdAt}, ${s.updatedAt}, ${jsonToDb(s.tags)}, ${sql.lit(boolToDb(s.isSystem))}, ${s.tokenHash}, ${s.type}, ${s.apiSessionId}, ${s.serviceId}, ${s.identityId})
-      on conflict ("apiSessionId", "serviceId", type) do nothing`.execute(db);
-  return Number(res.numAffectedRows ?? 0) === 1;
+  const changed = await hotWrite(db, INSERT_SESSION, [
+    s.id,
+    s.createdAt,
+    s.updatedAt,
+    jsonToDb(s.tags),
+    boolToDb(s.isSystem),
+    s.tokenHash,
+    s.type,
+    s.apiSessionId,
+    s.serviceId,
+    s.identityId,
+  ]);
+  return changed === 1;
 }
 
 export async function deleteSessionById(db: TypedExecutor, id: string): Promise<void> {

@@ -13,16 +13,18 @@ export interface DrainBounds {
 }
 
 export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds): void {
-  app.addHook('onSend', async (req, reply, payload) => {
-    if (req.raw.complete) return payload;
+  // Callback hooks, not async ones: they run on every request and almost always have nothing to do.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (req.raw.complete) return done(null, payload);
     const declared = Number(req.headers['content-length']);
     // Fastify asks for `connection: close` here; draining instead lets the answer arrive. A body declared larger
     // than the bound will not be drained, so that connection still closes.
     if (!(declared > bounds.maxBytes) && String(reply.getHeader('connection') ?? '').toLowerCase() === 'close')
       reply.removeHeader('connection');
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (req) => {
+  app.addHook('onResponse', (req, _reply, done) => {
+    done();
     const raw = req.raw;
     if (raw.complete || raw.destroyed) return;
     const socket = raw.socket;

@@ -3,11 +3,17 @@
  * are on every one, success or error (decisions.md, `meta`).
  */
 import type { Page } from '../../model/crud.js';
+import type { JsonText } from '../../model/json-text.js';
 
 export const API_VERSION = '0.0.1';
 export const API_ENROLLMENT_VERSION = '0.0.1';
 
 export const baseMeta = () => ({ apiVersion: API_VERSION, apiEnrollmentVersion: API_ENROLLMENT_VERSION });
+
+const BASE_META_JSON = JSON.stringify(baseMeta());
+
+/** The envelope of data already encoded (model/json-text.ts), with the base meta: the same bytes as serialised. */
+export const encodedEnvelope = (data: JsonText): string => `{"data":${data.text},"meta":${BASE_META_JSON}}`;
 
 /** What a route handler returns: the payload, extra meta, and a status other than 200. */
 export interface Envelope {

@@ -11,7 +11,8 @@ import type { Principal } from '../../model/services/api-session.js';
 import { resolveToken } from '../../model/services/api-session.js';
 import { withSecondaryExtJwt } from '../../model/services/ext-jwt-secondary.js';
 import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt-verify.js';
-import { baseMeta, RAW, type Envelope } from './envelope.js';
+import { baseMeta, encodedEnvelope, RAW, type Envelope } from './envelope.js';
+import { JsonText } from '../../model/json-text.js';
 import type { DaemonDeps } from '../deps.js';
 
 export type ApiName = 'client' | 'management';
@@ -121,7 +122,14 @@ export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps,
           }
         },
         // After parsing, before schema validation: a wrong type is named as such, not as a bad body.
-        preValidation: async (req) => checkContentType(r, req),
+        preValidation: (req, _reply, done) => {
+          try {
+            checkContentType(r, req);
+            done();
+          } catch (e) {
+            done(e as Error);
+          }
+        },
         handler: async (req, reply) => {
           const principal = principals.get(req);
           const result = await r.handler({
@@ -143,10 +151,10 @@ export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps,
               reply.header('expires-at', new Date(ctx.now().getTime() + ctx.settings.sessionTimeoutMs).toISOString());
           }
           if (result === RAW) return reply;
-          return reply
-            .code(result.status ?? 200)
-            .type('application/json')
-            .send({ data: result.data, meta: { ...baseMeta(), ...result.meta } });
+          reply.code(result.status ?? 200).type('application/json');
+          // Data encoded already (model/json-text.ts) goes into the envelope as text, not serialised again.
+          if (result.data instanceof JsonText && !result.meta) return reply.send(encodedEnvelope(result.data));
+          return reply.send({ data: result.data, meta: { ...baseMeta(), ...result.meta } });
         },
       });
     }

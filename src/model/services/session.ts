@@ -17,12 +17,14 @@ import { newId } from '../ids.js';
 import { tokenHash } from '../tokens.js';
 import type { ListOptions } from '../list-query.js';
 import { renderRecord } from '../render.js';
+import { JsonText } from '../json-text.js';
 import type { Row } from '../resource.js';
 import { accessEngine } from '../access/engine.js';
 import { checkSessionPosture, passingPolicies } from '../access/posture.js';
 import { BIND, DIAL, grantingPolicies } from '../access/queries.js';
 import { decorateSession, sessions } from '../resources/session.js';
 import { sessionEdgeRouters } from './session-routers.js';
+import { sessionAnswers } from './session-answers.js';
 
 export type SessionType = 'Dial' | 'Bind';
 
@@ -45,12 +47,11 @@ const findSession = (
   type: SessionType,
 ): Promise<StoredSession | undefined> => sessionOf(ctx.db, apiSessionId, serviceId, type);
 
-/** `POST /sessions`: the session record (new or the existing one of this API session, service and type). */
-export async function createSession(
-  ctx: Ctx,
-  caller: SessionCaller,
-  body: SessionCreate,
-): Promise<Record<string, unknown>> {
+/**
+ * `POST /sessions`: the session record (new or the existing one of this API session, service and type),
+ * encoded: a repeat answers the text made the first time when nothing in it changed.
+ */
+export async function createSession(ctx: Ctx, caller: SessionCaller, body: SessionCreate): Promise<JsonText> {
   const type: SessionType = body.type ?? 'Dial';
   const serviceId = body.serviceId ?? '';
   const engine = accessEngine(ctx);
@@ -64,11 +65,12 @@ export async function createSession(
       causeMessage: 'ServiceId: service not found',
     });
   }
+  const serviceName = (view.catalog.records.get(serviceId)?.name as string | undefined) ?? '';
   await checkSessionPosture(ctx, {
     identityId: caller.identityId,
     apiSessionId: caller.apiSessionId,
     serviceId,
-    serviceName: (view.catalog.records.get(serviceId)?.name as string | undefined) ?? '',
+    serviceName,
     type,
     identityPolicyIds: view.identity.servicePolicyIds,
     serviceAccessGen: m.serviceAccess.gen,
@@ -80,10 +82,13 @@ export async function createSession(
 
   const key = `${caller.apiSessionId} ${serviceId} ${type}`;
   const version = String(m.sessions.gen);
+  const answers = sessionAnswers(ctx.db);
   let row = await engine.sessions.get(key, version, () => findSession(ctx, caller.apiSessionId, serviceId, type));
+  let token: string | undefined;
   if (!row) {
     const now = iso(ctx.now());
     const id = newId();
+    token = ctx.tokens.token('session', id);
     const values: StoredSession = {
       id,
       createdAt: now,
@@ -91,23 +96,31 @@ export async function createSession(
       tags: body.tags ?? {},
       isSystem: false,
       // Derived from the id (model/tokens.ts); only the hash is stored.
-      tokenHash: tokenHash(ctx.tokens.token('session', id)),
+      tokenHash: tokenHash(token),
       type,
       apiSessionId: caller.apiSessionId,
       serviceId,
       identityId: caller.identityId,
     };
     // A concurrent create of the same (API session, service, type) may win the unique index: then use its row.
-    row = (await insertSessionIfAbsent(ctx.db, values))
-      ? values
-      : await findSession(ctx, caller.apiSessionId, serviceId, type);
+    if (await insertSessionIfAbsent(ctx.db, values)) row = values;
+    else {
+      row = await findSession(ctx, caller.apiSessionId, serviceId, type);
+      token = undefined;
+    }
     // The API session may have ended meanwhile (its sessions go with it): then there is nothing to answer.
     if (!row) throw new DomainError('UNAUTHORIZED');
     engine.sessions.set(key, version, row);
+  } else {
+    // A repeat: the answer made last time, if nothing it was made of changed (session-answers.ts).
+    const cached = answers?.get(key, row, serviceName, edgeRouters);
+    if (cached) return cached;
   }
-  const out: Row = { ...row, token: ctx.tokens.token('session', row.id) };
-  decorateSession(out, view.catalog.records.get(serviceId)?.name as string, edgeRouters);
-  return renderRecord(sessions, out);
+  const out: Row = { ...row, token: token ?? ctx.tokens.token('session', row.id) };
+  decorateSession(out, serviceName, edgeRouters);
+  const json = new JsonText(JSON.stringify(renderRecord(sessions, out)));
+  answers?.set(key, { row, serviceName, edgeRouters, json });
+  return json;
 }
 
 /** Sessions of one identity (client) or of everyone (management, `identityId` undefined). */

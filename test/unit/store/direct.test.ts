@@ -1,0 +1,64 @@
+/**
+ * Hot statements run on the connection directly only when no transaction holds it (src/store/direct.ts):
+ * inside a transaction they see its uncommitted writes, and from another flow while a transaction is open
+ * they wait for it like any kysely query, never joining it.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hotRows, hotWrite } from '../../../src/store/direct.js';
+import { withTx } from '../../../src/store/db.js';
+import { anyWriteGen } from '../../../src/store/write-gen.js';
+import { openTestStore, type TestStore } from '../../harness/store.js';
+
+let t: TestStore;
+before(async () => {
+  t = await openTestStore();
+  await t.store.raw.exec('create table hot (k text primary key, v integer not null)');
+});
+after(() => t.close());
+
+const value = async (db = t.store.db) =>
+  (await hotRows<{ v: number }>(db, 'select v from hot where k = ?', ['a']))[0]?.v;
+
+test('outside a transaction: reads and writes run directly and count as writes', async () => {
+  const before = anyWriteGen();
+  assert.equal(await hotWrite(t.store.db, 'insert into hot (k, v) values (?, ?)', ['a', 1]), 1);
+  assert.ok(anyWriteGen() > before, 'a direct write moves the write generation');
+  assert.equal(await value(), 1);
+  assert.equal(await hotWrite(t.store.db, 'insert into hot (k, v) values (?, ?) on conflict do nothing', ['a', 9]), 0);
+});
+
+test('inside a transaction: its own uncommitted write is seen; a rollback leaves nothing', async () => {
+  await assert.rejects(
+    withTx(t.store.db, async (trx) => {
+      await hotWrite(trx, 'update hot set v = ? where k = ?', [2, 'a']);
+      assert.equal(await value(trx), 2);
+      throw new Error('roll back');
+    }),
+    /roll back/,
+  );
+  assert.equal(await value(), 1);
+});
+
+test('another flow during an open transaction waits for it instead of joining it', async () => {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let inside!: () => void;
+  const started = new Promise<void>((r) => (inside = r));
+  const tx = withTx(t.store.db, async (trx) => {
+    await hotWrite(trx, 'update hot set v = ? where k = ?', [3, 'a']);
+    inside();
+    await held;
+    throw new Error('roll back');
+  }).catch(() => undefined);
+  await started;
+  assert.equal(t.store.raw.inTransaction, true);
+  // Issued while the transaction is open: must not see (or commit) its write.
+  const outside = value();
+  const write = hotWrite(t.store.db, 'insert into hot (k, v) values (?, ?)', ['b', 5]);
+  release();
+  await tx;
+  assert.equal(await outside, 1);
+  assert.equal(await write, 1);
+  assert.equal((await hotRows<{ v: number }>(t.store.db, 'select v from hot where k = ?', ['b']))[0]?.v, 5);
+});
