@@ -189,7 +189,10 @@ export function configTypesByIdOrName(
 }
 
 /** The service policies selecting a service (from the match table), with their type; for narrow invalidation. */
-export function servicePoliciesSelectingService(db: TypedExecutor, serviceId: string): Promise<{ id: string; type: string }[]> {
+export function servicePoliciesSelectingService(
+  db: TypedExecutor,
+  serviceId: string,
+): Promise<{ id: string; type: string }[]> {
   return db
     .selectFrom('service_policy_services as m')
     .innerJoin('service_policies as p', 'p.id', 'm.policyId')

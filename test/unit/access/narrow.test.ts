@@ -9,13 +9,7 @@ import { sql } from 'kysely';
 import { openTestStore, type TestStore } from '../../harness/store.js';
 import type { Ctx } from '../../../src/model/ctx.js';
 import { createEntity, deleteEntity, updateEntity } from '../../../src/model/crud.js';
-import {
-  configs,
-  configTypes,
-  identities,
-  servicePolicies,
-  services,
-} from '../../../src/model/resources/index.js';
+import { configs, configTypes, identities, servicePolicies, services } from '../../../src/model/resources/index.js';
 import { AccessEngine, accessEngine } from '../../../src/model/access/engine.js';
 import { configView, permissionsOf } from '../../../src/model/access/service-view.js';
 import { assignIdentityServiceConfigs } from '../../../src/model/services/identity-service-configs.js';
