@@ -2,9 +2,10 @@
  * Generic create/read/update/delete over a resource definition. Entity behaviour plugs in through the
  * definition's hooks; every write is one transaction, so a refused request never leaves a partial change.
  */
-import { withTx } from '../store/db.js';
+import { withAccessTx } from '../store/access-journal.js';
 import { deleteRow, findRowById, insertRow, pageRows, referringIds, updateRow } from '../store/crud.js';
 import type { Scope } from '../store/scopes.js';
+import { noteEntityWrite } from './access/changes.js';
 import { mappingConstraints } from './constraints.js';
 import { withDb, iso, type Ctx } from './ctx.js';
 import { DomainError, fieldError, notFound } from './errors.js';
@@ -74,7 +75,7 @@ export async function createEntity(
   pre?: Row,
 ): Promise<string> {
   pre ??= await def.hooks?.beforeTx?.(ctx, body, 'create');
-  return withTx(ctx.db, async (trx) => {
+  return withAccessTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     let input = completeInput(def, pickWritable(def, body, 'create'), 'create');
     resolveNulls(def, input);
@@ -86,6 +87,7 @@ export async function createEntity(
       insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} }),
     );
     await def.hooks?.afterWrite?.(tctx, id, 'create', input);
+    await noteEntityWrite(tctx, def, id, false);
     return id;
   });
 }
@@ -105,7 +107,7 @@ export async function updateEntity(
   extra: Row = {},
 ): Promise<void> {
   const pre = await def.hooks?.beforeTx?.(ctx, body, mode, id);
-  await withTx(ctx.db, async (trx) => {
+  await withAccessTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const existing = await getRow(tctx, def, id);
     if (existing.isSystem && !extra.allowSystem) {
@@ -118,6 +120,7 @@ export async function updateEntity(
     const { allowSystem: _ignored, ...rest } = extra;
     await mappingConstraints(() => updateRow(trx, def, id, { ...input, ...rest, updatedAt: iso(ctx.now()) }));
     await def.hooks?.afterWrite?.(tctx, id, mode, input, existing);
+    await noteEntityWrite(tctx, def, id, false);
   });
 }
 
@@ -127,7 +130,7 @@ export async function deleteEntity(
   id: string,
   opts: { allowSystem?: boolean } = {},
 ): Promise<void> {
-  const gone = await withTx(ctx.db, async (trx) => {
+  const gone = await withAccessTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const existing = await getRow(tctx, def, id);
     if (existing.isSystem && !opts.allowSystem) {
@@ -149,6 +152,7 @@ export async function deleteEntity(
     }
     await def.hooks?.beforeDelete?.(tctx, existing);
     await mappingConstraints(() => deleteRow(trx, def, id));
+    await noteEntityWrite(tctx, def, id, true);
     return existing;
   });
   def.hooks?.afterDelete?.(gone);

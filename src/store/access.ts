@@ -187,3 +187,41 @@ export function configTypesByIdOrName(
     .where((eb) => eb.or([inIdList(sql.ref('id'), wanted), inIdList(sql.ref('name'), wanted)]))
     .execute();
 }
+
+/** The service policies selecting a service (from the match table), with their type; for narrow invalidation. */
+export function servicePoliciesSelectingService(
+  db: TypedExecutor,
+  serviceId: string,
+): Promise<{ id: string; type: string }[]> {
+  return db
+    .selectFrom('service_policy_services as m')
+    .innerJoin('service_policies as p', 'p.id', 'm.policyId')
+    .select(['p.id', 'p.type'])
+    .where('m.entityId', '=', serviceId)
+    .execute();
+}
+
+/** A service policy's identity side (semantic and identity roles); undefined when it does not exist. */
+export async function servicePolicyIdentitySide(
+  db: TypedExecutor,
+  policyId: string,
+): Promise<{ semantic: string; identityRoles: string[] } | undefined> {
+  const p = await db.selectFrom('service_policies').select('semantic').where('id', '=', policyId).executeTakeFirst();
+  if (!p) return undefined;
+  const roles = await db
+    .selectFrom('service_policies_identityRoles')
+    .select('value')
+    .where('ownerId', '=', policyId)
+    .execute();
+  return { semantic: p.semantic, identityRoles: roles.map((r) => r.value) };
+}
+
+/** An identity's role attributes. */
+export async function identityRoleAttributes(db: TypedExecutor, identityId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('identities_roleAttributes')
+    .select('value')
+    .where('ownerId', '=', identityId)
+    .execute();
+  return rows.map((r) => r.value);
+}

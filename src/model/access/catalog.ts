@@ -8,11 +8,12 @@
  */
 import { allConfigs, allConfigTypeNames, type StoredConfig } from '../../store/access.js';
 import { findRows } from '../../store/crud.js';
-import { everything } from '../../store/scopes.js';
+import { everything, idIn } from '../../store/scopes.js';
 import type { Ctx } from '../ctx.js';
 import { renderRecord } from '../render.js';
 import type { Row } from '../resource.js';
 import { edgeRouters } from '../resources/edge-router.js';
+import type { AccessChange } from './changes.js';
 import { services } from '../resources/service.js';
 
 export type ConfigInfo = StoredConfig;
@@ -33,18 +34,27 @@ export interface ServiceCatalog {
 }
 
 export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
+  const catalog: ServiceCatalog = {
+    records: new Map(),
+    encoded: new Map(),
+    serviceConfigs: new Map(),
+    ...(await loadConfigMaps(ctx)),
+  };
   const rows = await findRows(ctx.db, services, everything);
   await services.hooks?.decorate?.(ctx, rows);
-  const records = new Map<string, Record<string, unknown>>();
-  const encoded = new Map<string, Buffer>();
-  const serviceConfigs = new Map<string, string[]>();
-  for (const r of rows) {
-    const record = renderRecord(services, r);
-    records.set(r.id as string, record);
-    const { config: _c, permissions: _p, postureQueries: _q, ...shared } = record;
-    encoded.set(r.id as string, Buffer.from(JSON.stringify(shared).slice(0, -1)));
-    serviceConfigs.set(r.id as string, (r.configs as string[]) ?? []);
-  }
+  for (const r of rows) addService(catalog, r);
+  return catalog;
+}
+
+function addService(catalog: ServiceCatalog, r: Row): void {
+  const record = renderRecord(services, r);
+  catalog.records.set(r.id as string, record);
+  const { config: _c, permissions: _p, postureQueries: _q, ...shared } = record;
+  catalog.encoded.set(r.id as string, Buffer.from(JSON.stringify(shared).slice(0, -1)));
+  catalog.serviceConfigs.set(r.id as string, (r.configs as string[]) ?? []);
+}
+
+async function loadConfigMaps(ctx: Ctx) {
   const configs = new Map<string, ConfigInfo>();
   for (const c of await allConfigs(ctx.db)) configs.set(c.id, c);
   const configTypeNames = new Map<string, string>();
@@ -53,7 +63,40 @@ export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
     configTypeNames.set(t.id, t.name);
     configTypeIdsByName.set(t.name, t.id);
   }
-  return { records, encoded, serviceConfigs, configs, configTypeNames, configTypeIdsByName };
+  return { configs, configTypeNames, configTypeIdsByName };
+}
+
+/**
+ * The catalog after explained changes (docs/policy-engine.md, "What a write invalidates"): the services
+ * named are rendered again from the store (or dropped), the config maps reloaded if a config or config type
+ * changed; the rest is shared with the previous catalog, which requests in flight keep using unchanged.
+ */
+export async function reviseServiceCatalog(
+  ctx: Ctx,
+  catalog: ServiceCatalog,
+  changes: readonly AccessChange[],
+): Promise<ServiceCatalog> {
+  const serviceIds = new Set<string>();
+  let configsChanged = false;
+  for (const c of changes) {
+    if (c.type === 'service') serviceIds.add(c.id);
+    else if (c.type === 'config' || c.type === 'configType') configsChanged = true;
+  }
+  const out: ServiceCatalog = { ...catalog, ...(configsChanged && (await loadConfigMaps(ctx))) };
+  if (serviceIds.size > 0) {
+    const rows = await findRows(ctx.db, services, idIn([...serviceIds]));
+    await services.hooks?.decorate?.(ctx, rows);
+    out.records = new Map(catalog.records);
+    out.encoded = new Map(catalog.encoded);
+    out.serviceConfigs = new Map(catalog.serviceConfigs);
+    for (const id of serviceIds) {
+      out.records.delete(id);
+      out.encoded.delete(id);
+      out.serviceConfigs.delete(id);
+    }
+    for (const r of rows) addService(out, r);
+  }
+  return out;
 }
 
 /** An edge router as sessions and policy advice show it (docs/reference-notes.md §12 "Session edge router"). */

@@ -30,23 +30,30 @@ import {
   byConnectedThenId,
   loadRouterCatalog,
   loadServiceCatalog,
+  reviseServiceCatalog,
   type RouterCatalog,
   type RouterInfo,
   type ServiceCatalog,
 } from './catalog.js';
 import {
   apiSessionAccess,
+  identityRoleAttributes,
   routersOfEdgeRouterPolicies,
   routersOfServiceEdgeRouterPolicies,
   serviceConfigOverrides,
   serviceEdgeRouterPoliciesOfService,
   type ApiSessionAccess,
 } from '../../store/access.js';
-import { edgeRouterPoliciesOf, grantsOf, servicePoliciesOf, type ServiceGrants } from './queries.js';
+import { BIND, DIAL, edgeRouterPoliciesOf, grantsOf, servicePoliciesOf, type ServiceGrants } from './queries.js';
 import { VersionedCache } from './versioned-cache.js';
+import { JournaledCache } from './journaled-cache.js';
+import type { AccessChange } from './changes.js';
+import { roleMatches, type Semantic } from '../policy/roles.js';
 
 export interface IdentityAccess {
   identityId: string;
+  /** Its role attributes, to tell whether a changed policy selects it (narrow invalidation). */
+  roleAttributes: string[];
   /** Service policies whose identity roles select the identity (sorted ids). */
   servicePolicyIds: string[];
   /** Edge router policies whose identity roles select the identity (sorted ids). */
@@ -79,13 +86,18 @@ export interface CacheStats {
 }
 
 export class AccessEngine {
-  private readonly services = new VersionedCache<0, ServiceCatalog>(1);
-  private readonly routers = new VersionedCache<0, RouterCatalog>(1);
-  private readonly identities = new VersionedCache<string, IdentityAccess>(100_000);
-  private readonly grants = new VersionedCache<string, ServiceGrants>(1024);
-  private readonly policyRouters = new VersionedCache<string, Set<string>>(1024);
-  private readonly serviceRouterPolicies = new VersionedCache<string, string[]>(20_000);
-  private readonly serviceRouters = new VersionedCache<string, ServiceRouters>(1024);
+  // Each entry depends on the marker kinds named; explained changes revise it (journaled-cache.ts, changes.ts).
+  private readonly services = new JournaledCache<0, ServiceCatalog>(1, ['catalog']);
+  private readonly routers = new JournaledCache<0, RouterCatalog>(1, ['router']);
+  private readonly identities = new JournaledCache<string, IdentityAccess>(100_000, [
+    'identity',
+    'serviceAccess',
+    'router',
+  ]);
+  private readonly grants = new JournaledCache<string, ServiceGrants>(1024, ['serviceAccess']);
+  private readonly policyRouters = new JournaledCache<string, Set<string>>(1024, ['router']);
+  private readonly serviceRouterPolicies = new JournaledCache<string, string[]>(20_000, ['router']);
+  private readonly serviceRouters = new JournaledCache<string, ServiceRouters>(1024, ['router']);
   /**
    * The session of (API session, service, type), for the idempotent `POST /sessions`. Sessions never change;
    * any removal moves the `sessions` marker. A session just created is added with the version read before.
@@ -128,47 +140,76 @@ export class AccessEngine {
   }
 
   serviceCatalog(ctx: Ctx, m: Markers): Promise<ServiceCatalog> {
-    return this.services.get(0, String(m.catalog.gen), () => loadServiceCatalog(ctx));
+    return this.services.get(
+      ctx.db,
+      0,
+      m,
+      () => loadServiceCatalog(ctx),
+      (catalog, changes) => reviseServiceCatalog(ctx, catalog, changes),
+    );
   }
 
   routerCatalog(ctx: Ctx, m: Markers): Promise<RouterCatalog> {
-    return this.routers.get(0, String(m.router.gen), () => loadRouterCatalog(ctx));
+    return this.routers.get(ctx.db, 0, m, () => loadRouterCatalog(ctx), keepForRouters);
   }
 
   identity(ctx: Ctx, m: Markers, identityId: string): Promise<IdentityAccess> {
-    const version = `${m.identity.gen}.${m.serviceAccess.gen}.${m.router.gen}`;
-    return this.identities.get(identityId, version, async () => ({
+    return this.identities.get(
+      ctx.db,
       identityId,
-      servicePolicyIds: await servicePoliciesOf(ctx.db, identityId),
-      edgeRouterPolicyIds: await edgeRouterPoliciesOf(ctx.db, identityId),
-      overrides: await serviceConfigOverrides(ctx.db, identityId),
-    }));
+      m,
+      async () => ({
+        identityId,
+        roleAttributes: await identityRoleAttributes(ctx.db, identityId),
+        servicePolicyIds: await servicePoliciesOf(ctx.db, identityId),
+        edgeRouterPolicyIds: await edgeRouterPoliciesOf(ctx.db, identityId),
+        overrides: await serviceConfigOverrides(ctx.db, identityId),
+      }),
+      (entry, changes) => (changes.some((c) => reachesIdentity(c, entry)) ? undefined : entry),
+    );
   }
 
   grantsOf(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<ServiceGrants> {
-    return this.grants.get(identity.servicePolicyIds.join(','), String(m.serviceAccess.gen), () =>
-      grantsOf(ctx.db, identity.servicePolicyIds),
+    return this.grants.get(
+      ctx.db,
+      identity.servicePolicyIds.join(','),
+      m,
+      () => grantsOf(ctx.db, identity.servicePolicyIds),
+      (grants, changes) => reviseGrants(grants, identity.servicePolicyIds, changes),
     );
   }
 
   routersOfIdentity(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<Set<string>> {
-    return this.policyRouters.get(identity.edgeRouterPolicyIds.join(','), String(m.router.gen), () =>
-      routersOfEdgeRouterPolicies(ctx.db, identity.edgeRouterPolicyIds),
+    return this.policyRouters.get(
+      ctx.db,
+      identity.edgeRouterPolicyIds.join(','),
+      m,
+      () => routersOfEdgeRouterPolicies(ctx.db, identity.edgeRouterPolicyIds),
+      keepForRouters,
     );
   }
 
   /** Services selected by the same service edge router policies share one entry, like identities share grants. */
   async routersOfService(ctx: Ctx, m: Markers, serviceId: string): Promise<ServiceRouters> {
-    const version = String(m.router.gen);
-    const policyIds = await this.serviceRouterPolicies.get(serviceId, version, () =>
-      serviceEdgeRouterPoliciesOfService(ctx.db, serviceId),
+    const policyIds = await this.serviceRouterPolicies.get(
+      ctx.db,
+      serviceId,
+      m,
+      () => serviceEdgeRouterPoliciesOfService(ctx.db, serviceId),
+      (ids, changes) => (changes.some((c) => c.type === 'service' && c.id === serviceId) ? undefined : ids),
     );
-    return this.serviceRouters.get(policyIds.join(','), version, async () => {
-      const ids = await routersOfServiceEdgeRouterPolicies(ctx.db, policyIds);
-      const { routers } = await this.routerCatalog(ctx, m);
-      const ordered = [...ids].flatMap((id) => routers.get(id) ?? []).sort(byConnectedThenId);
-      return { ids, ordered };
-    });
+    return this.serviceRouters.get(
+      ctx.db,
+      policyIds.join(','),
+      m,
+      async () => {
+        const ids = await routersOfServiceEdgeRouterPolicies(ctx.db, policyIds);
+        const { routers } = await this.routerCatalog(ctx, m);
+        const ordered = [...ids].flatMap((id) => routers.get(id) ?? []).sort(byConnectedThenId);
+        return { ids, ordered };
+      },
+      keepForRouters,
+    );
   }
 
   apiSession(ctx: Ctx, apiSessionId: string): Promise<ApiSessionInfo | undefined> {
@@ -182,6 +223,85 @@ export class AccessEngine {
     const [grants, catalog] = await Promise.all([this.grantsOf(ctx, m, identity), this.serviceCatalog(ctx, m)]);
     return { markers: m, identity, grants, catalog };
   }
+}
+
+/**
+ * Router-side entries (router catalog, routers of edge router and service edge router policy sets): the only
+ * explained changes that move the `router` marker are a service's own SERP matches and an identity's `@id`
+ * leaving router policies, which change none of them (changes.ts). Router and router-policy writes are not
+ * explained, so they still recompute these.
+ */
+const keepForRouters = <V>(value: V): V => value;
+
+/** Whether a change can alter what an identity's entry holds (changes.ts lists what each change reaches). */
+function reachesIdentity(c: AccessChange, e: IdentityAccess): boolean {
+  switch (c.type) {
+    case 'identity':
+      return c.id === e.identityId;
+    case 'servicePolicy':
+      return (
+        e.servicePolicyIds.includes(c.id) ||
+        (c.identitySide !== undefined &&
+          roleMatches(c.identitySide.identityRoles, c.identitySide.semantic as Semantic, {
+            id: e.identityId,
+            roleAttributes: e.roleAttributes,
+          }))
+      );
+    case 'service':
+      return e.overrides.has(c.id);
+    case 'config':
+      for (const byType of e.overrides.values()) for (const id of byType.values()) if (id === c.id) return true;
+      return false;
+    case 'configType':
+      return false;
+  }
+}
+
+/**
+ * A policy set's grants after explained changes: recomputed when one of its policies changed; patched for a
+ * service whose policies changed (in, out, or other Dial/Bind bits), from the policies selecting it after
+ * the change; kept otherwise.
+ */
+function reviseGrants(
+  grants: ServiceGrants,
+  policyIds: readonly string[],
+  changes: readonly AccessChange[],
+): ServiceGrants | undefined {
+  const ours = new Set(policyIds);
+  let out = grants;
+  for (const c of changes) {
+    if (c.type === 'servicePolicy' && ours.has(c.id)) return undefined;
+    if (c.type !== 'service') continue;
+    let bits = 0;
+    for (const p of c.policies) if (ours.has(p.id)) bits |= p.type === 'Dial' ? DIAL : p.type === 'Bind' ? BIND : 0;
+    if (bits === (out.perms.get(c.id) ?? 0)) continue;
+    out = withServiceBits(out, c.id, bits);
+  }
+  return out;
+}
+
+/** A copy of `grants` with one service's bits set (0: not granted), `ids` kept in id order. */
+function withServiceBits(grants: ServiceGrants, serviceId: string, bits: number): ServiceGrants {
+  const perms = new Map(grants.perms);
+  let ids = grants.ids;
+  const had = perms.has(serviceId);
+  if (bits === 0) {
+    perms.delete(serviceId);
+    ids = ids.filter((id) => id !== serviceId);
+  } else {
+    perms.set(serviceId, bits);
+    if (!had) {
+      let lo = 0;
+      let hi = ids.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (ids[mid]! < serviceId) lo = mid + 1;
+        else hi = mid;
+      }
+      ids = [...ids.slice(0, lo), serviceId, ...ids.slice(lo)];
+    }
+  }
+  return { ids, perms };
 }
 
 const engines = new WeakMap<Executor, AccessEngine>();

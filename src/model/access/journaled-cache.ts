@@ -1,0 +1,87 @@
+/**
+ * A {@link VersionedCache} whose entries survive the changes that do not concern them. An entry remembers the
+ * generations of the marker kinds it depends on; when they moved, the store's journal is asked for the
+ * changes in between (src/store/access-journal.ts). If every step is explained, the cache's `revise`
+ * decides: keep the value (the changes do not reach it), return a patched one, or `undefined` to recompute.
+ * Any unexplained step recomputes, as a plain versioned cache would. As there, the generations are read
+ * before computing or revising, so an entry can only look older than it is, and revising is idempotent: the
+ * revisers apply the state a change committed, or re-read it.
+ */
+import { explainTransitions, type Transition } from '../../store/access-journal.js';
+import type { MarkerName, Markers } from '../../store/access-markers.js';
+import type { Executor } from '../../store/db.js';
+import type { AccessChange } from './changes.js';
+
+export type Revise<V> = (value: V, changes: readonly AccessChange[]) => V | Promise<V> | undefined;
+
+interface Entry<V> {
+  gens: number[];
+  value: Promise<V>;
+  settled?: { v: V };
+}
+
+export class JournaledCache<K, V> {
+  private readonly entries = new Map<K, Entry<V>>();
+  hits = 0;
+  misses = 0;
+  /** Lookups answered by keeping or patching an entry after explained changes. */
+  revised = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly kinds: readonly MarkerName[],
+  ) {}
+
+  get(db: Executor, key: K, m: Markers, compute: () => Promise<V>, revise: Revise<V>): Promise<V> {
+    const gens = this.kinds.map((k) => m[k].gen);
+    const hit = this.entries.get(key);
+    if (hit) {
+      if (sameGens(hit.gens, gens)) {
+        this.hits++;
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+        return hit.value;
+      }
+      const changes = hit.settled && this.explain(db, hit.gens, gens);
+      const next = changes && revise(hit.settled!.v, changes);
+      if (next !== undefined) {
+        this.revised++;
+        return this.put(key, gens, Promise.resolve(next));
+      }
+    }
+    this.misses++;
+    return this.put(key, gens, compute());
+  }
+
+  private put(key: K, gens: number[], value: Promise<V>): Promise<V> {
+    const entry: Entry<V> = { gens, value };
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as K);
+    value.then(
+      (v) => (entry.settled = { v }),
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
+    return value;
+  }
+
+  private explain(db: Executor, from: number[], to: number[]): AccessChange[] | undefined {
+    const steps = new Set<Transition>();
+    for (let i = 0; i < this.kinds.length; i++) {
+      if (!explainTransitions(db, this.kinds[i]!, from[i]!, to[i]!, steps)) return undefined;
+    }
+    return [...steps].flatMap((t) => t.notes as AccessChange[]);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+const sameGens = (a: number[], b: number[]) => a.every((g, i) => g === b[i]);
