@@ -1,13 +1,14 @@
 /**
  * The quick bench (issue 12 item 6): the small model, the two hot paths only (client service list, default
- * page; session create, Dial, repeat), each measured against the controller and then the bare server sending
- * the same bytes, with the bench's own load generator and CPU accounting (bench/cannon.ts). A run ends when a
+ * page; session create, Dial, repeat), the controller and the bare server sending the same bytes, with the
+ * bench's own load generator and CPU accounting (bench/cannon.ts, bench/proc.ts). Each chunk ends when a
  * fixed number of requests is answered, not after a fixed time, so the CPU figure stays far above the 10 ms
- * clock tick of /proc however slow or busy the machine is. With `tries` > 1 each side keeps its cheapest run
- * (a run is only ever made slower by other processes, never faster).
+ * clock tick of /proc however slow or busy the machine is; the two sides alternate chunk by chunk so that
+ * other processes' load falls on both; of `tries` such sequences the one with the lower ratio is kept.
  *
  * The test suite runs it (test/bench/guard.test.ts) and fails when either CPU ratio exceeds GUARD_RATIO.
- * By hand: `node --import tsx bench/quick.ts [--requests N] [--tries N] [--warmup S]` after `npm run build`.
+ * By hand: `node --import tsx bench/quick.ts [--chunk N] [--rounds N] [--tries N] [--warmup S]` after
+ * `npm run build`. See docs/policy-engine.md, "Regression guard in the test suite".
  */
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -22,9 +23,9 @@ export const GUARD_RATIO = 3.5;
 export interface QuickOptions {
   /** Answered requests per chunk (default 2,000). */
   chunk?: number;
-  /** Chunks per side, alternating controller and bare server (default 3). */
+  /** Chunks per side, alternating controller and bare server (default 2). */
   rounds?: number;
-  /** Interleaved sequences per hot path; the one with the lowest ratio is kept (default 1). */
+  /** Interleaved sequences per hot path; the one with the lowest ratio is kept (default 2). */
   tries?: number;
   warmupSeconds?: number;
   connections?: number;
@@ -72,7 +73,6 @@ export const HOT_PATHS: HotPath[] = [
 
 /** Both sides' figures over an interleaved sequence of chunks, CPU read once around the whole of it. */
 async function interleaved(
-  stack: Stack,
   sides: { requests: Req[]; pid: number; origin: string }[],
   spec: { connections: number; chunk: number; rounds: number; ok: number[]; bytes: number },
 ): Promise<Measured[]> {
@@ -121,9 +121,9 @@ async function interleaved(
 
 /** Measures both hot paths on a running stack. */
 export async function measureHotPaths(stack: Stack, opts: QuickOptions = {}): Promise<QuickFigure[]> {
-  const rounds = opts.rounds ?? 3;
+  const rounds = opts.rounds ?? 2;
   const chunk = opts.chunk ?? 2000;
-  const tries = opts.tries ?? 1;
+  const tries = opts.tries ?? 2;
   const connections = opts.connections ?? 16;
   const warmupSeconds = opts.warmupSeconds ?? 1;
   const figures: QuickFigure[] = [];
@@ -139,10 +139,10 @@ export async function measureHotPaths(stack: Stack, opts: QuickOptions = {}): Pr
       await measureRun({ ...side, connections, seconds: warmupSeconds, warmupSeconds: 0, ok: hot.ok, bytes });
     const runs: QuickFigure['runs'] = [];
     for (let i = 0; i < tries; i++) {
-      const [edgectl, bare] = await interleaved(stack, sides, { connections, chunk, rounds, ok: hot.ok, bytes });
+      const [edgectl, bare] = await interleaved(sides, { connections, chunk, rounds, ok: hot.ok, bytes });
       runs.push({ edgectl: edgectl!, bare: bare! });
     }
-    // The try with the lowest ratio: other processes only ever add noise to a try, in either direction.
+    // The try with the lower ratio: a disturbance moves one try's ratio either way, a regression raises both.
     const best = runs.reduce((a, b) => (ratio(b) < ratio(a) ? b : a));
     figures.push({ key: hot.key, name: hot.name, bytes, ...best, cpuRatio: ratio(best), runs });
   }
@@ -180,8 +180,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({
     options: {
       chunk: { type: 'string', default: '2000' },
-      rounds: { type: 'string', default: '3' },
-      tries: { type: 'string', default: '1' },
+      rounds: { type: 'string', default: '2' },
+      tries: { type: 'string', default: '2' },
       warmup: { type: 'string', default: '1' },
     },
   });
