@@ -25,6 +25,11 @@ export interface RunSpec {
   pid: number;
   connections: number;
   seconds: number;
+  /**
+   * Measure until this many requests are answered instead of for `seconds` (the quick guard: a fixed count
+   * keeps the figure well above the 10 ms clock tick of /proc however slow the machine is).
+   */
+  amount?: number;
   /** Unmeasured load of the same kind first (connections, TLS, JIT and caches warm on both sides). */
   warmupSeconds: number;
   /**
@@ -55,6 +60,7 @@ function asCannonRequest(r: Req): autocannon.Request {
 function cannon(
   spec: RunSpec,
   seconds: number,
+  amount: number | undefined,
   onResponse?: (status: number, ms: number) => void,
   onError?: (e: Error) => void,
 ): Promise<void> {
@@ -63,6 +69,9 @@ function cannon(
     url: spec.origin,
     connections: spec.connections,
     duration: seconds,
+    // With a count, autocannon stops at its next sample tick (1 s by default): sample often so the run ends
+    // soon after its last answer.
+    ...(amount ? { amount, sampleInt: 50 } : {}),
     timeout: 30,
     requests: Array.isArray(spec.requests)
       ? spec.requests.map(asCannonRequest)
@@ -80,7 +89,7 @@ function cannon(
 }
 
 export async function measureRun(spec: RunSpec): Promise<Measured> {
-  if (spec.warmupSeconds > 0) await cannon(spec, spec.warmupSeconds);
+  if (spec.warmupSeconds > 0) await cannon(spec, spec.warmupSeconds, undefined);
   const ok = spec.ok ?? [200];
   const latencies: number[] = [];
   const failures: Record<string, number> = {};
@@ -92,6 +101,7 @@ export async function measureRun(spec: RunSpec): Promise<Measured> {
   await cannon(
     spec,
     spec.seconds,
+    spec.amount,
     (status, ms) => (ok.includes(status) ? latencies.push(ms) : fail(String(status))),
     (e) => fail(e.message),
   );

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The independent bench (issue 12, "Done when"): a second measurement of the hot requests by different code.
+# The servers come from bench/independent/serve.ts (the project's model build, built controller and bare
+# same-bytes server); the load is wrk's (C, its own TLS and HTTP code, Lua scripts in this directory) and the
+# CPU per request is read here, from /proc/<pid>/stat, around each wrk run. Nothing of the project's load
+# generator or accounting (bench/cannon.ts, bench/proc.ts, bench/report.ts) is on this path.
+#
+# Usage: bench/independent/run.sh [SIZE=small] [SECONDS=5] [CONNECTIONS=16] [WARMUP=1]   (after npm run build;
+# needs wrk: apt-get install wrk). Each scenario: controller then bare server, SECONDS each after WARMUP.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+size=${1:-small}
+seconds=${2:-5}
+connections=${3:-16}
+warmup=${4:-1}
+here=bench/independent
+command -v wrk > /dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 2; }
+[ -f dist/cli/main.js ] || { echo "dist/ is missing: npm run build first" >&2; exit 2; }
+
+work=$(mktemp -d)
+node --import tsx "$here/serve.ts" "$size" "$work" &
+serve=$!
+trap 'kill -TERM "$serve" 2> /dev/null || true; wait "$serve" 2> /dev/null || true; rm -rf "$work"' EXIT
+until [ -f "$work/env" ]; do
+  kill -0 "$serve" 2> /dev/null || { echo "the servers did not start" >&2; exit 1; }
+  sleep 0.2
+done
+# shellcheck disable=SC1091
+. "$work/env"
+hz=$(getconf CLK_TCK)
+
+# utime + stime (fields 14 and 15) of a process, in clock ticks; fields are counted after the command name's
+# closing parenthesis, which may itself hold spaces.
+ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+
+# run NAME PID URL SCRIPT ARGS... → one result line: requests, non-2xx, socket errors, p50/p99 µs, CPU ticks.
+run() {
+  local pid=$2 url=$3 script=$4
+  shift 4
+  wrk -t2 -c"$connections" -d"${warmup}s" -s "$here/$script" "$url" -- "$@" > /dev/null
+  local t0 t1 line
+  t0=$(ticks "$pid")
+  line=$(wrk -t2 -c"$connections" -d"${seconds}s" -s "$here/$script" "$url" -- "$@" | grep '^requests ')
+  t1=$(ticks "$pid")
+  echo "$line ticks $((t1 - t0))"
+}
+
+printf '\nindependent bench (wrk -t2 -c%s, %s s after %s s warm-up), size %s\n\n' "$connections" "$seconds" "$warmup" "$size"
+printf '%-36s %9s %9s %9s %9s %9s %8s\n' 'scenario / server' 'req/s' 'p50 ms' 'p99 ms' 'CPU µs' 'ticks' 'errors'
+scenario() {
+  local title=$1 key=$2 script=$3 path=$4
+  shift 4
+  local ctl bare
+  ctl=$(run edgectl "$CTL_PID" "$CTL_URL$path" "$script" "$@")
+  bare=$(run bare "$BARE_PID" "$BARE_URL/same/$key" "$script" "$@")
+  printf '%s\n%s\n%s\n' "$title" "$ctl" "$bare" | awk -v hz="$hz" -v s="$seconds" '
+    NR == 1 { title = $0; next }
+    {
+      # requests N non2xx N sockerr N p50us N p99us N ticks N
+      n[NR] = $2; err[NR] = $4 + $6; p50[NR] = $8 / 1000; p99[NR] = $10 / 1000; t[NR] = $12
+      cpu[NR] = n[NR] > 0 ? $12 * 1e6 / hz / n[NR] : 0
+    }
+    END {
+      print title
+      split("edgectl bare", who, " ")
+      for (i = 2; i <= 3; i++)
+        printf "  %-34s %9.0f %9.2f %9.2f %9.0f %9d %8d\n", who[i - 1], n[i] / s, p50[i], p99[i], cpu[i], t[i], err[i]
+      printf "  -> throughput %.0f %% of bare; CPU per request %.2fx bare\n", 100 * n[2] / n[3], cpu[2] / cpu[3]
+    }'
+}
+# The bare server is asked the same request (headers, JSON body) on its /same/KEY route: the Lua scripts take
+# the path from the URL.
+scenario 'client service list (default page)' service-list service-list.lua "$SERVICE_LIST_PATH" \
+  "$work/tokens"
+scenario 'session create (Dial, repeat)' session-dial session-create.lua "$SESSION_PATH" \
+  "$work/tokens" "$SERVICE_ID"
+scenario 'management identity search' identity-search identity-search.lua "$SEARCH_PATH" \
+  "$ADMIN_TOKEN"
