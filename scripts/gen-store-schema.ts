@@ -33,7 +33,10 @@ export async function renderStoreSchema(): Promise<string> {
   const store = await openStore(':memory:');
   try {
     const tables = store.raw
-      .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`)
+      // Search indexes (FTS5 virtual tables and their shadow tables) are read through SQL only, never kysely.
+      .prepare(
+        `select name from pragma_table_list where schema = 'main' and type = 'table' and name not like 'sqlite_%' order by name`,
+      )
       .all() as { name: string }[];
     const out: string[] = [
       '/**',

@@ -8,6 +8,7 @@ import type { Ctx } from './ctx.js';
 import type { FieldDef, FieldTable } from './filter/fields.js';
 import type { StorageKind } from '../store/crud.js';
 import { linkTable, linkTableField } from '../store/link-tables.js';
+import { searchIndexOf } from '../store/search-index.js';
 
 /**
  * How a property is kept in its table. `set` values live in a link table `<table>_<prop>`. A definition is
@@ -31,6 +32,11 @@ export interface PropDef {
   default?: unknown;
   /** Part of the public, filterable fields (parity: docs/reference-notes.md §1.7). */
   filter?: boolean;
+  /**
+   * `contains`/`icontains` on it read the store's substring index (migration 0012) instead of every row; the
+   * store must keep one for this table and column (`searchIndexOf`), else listing the resource fails.
+   */
+  search?: boolean;
   /** Never rendered (e.g. secrets); still stored. */
   hidden?: boolean;
   /** Rendered as null when empty instead of being left out. */
@@ -134,13 +140,21 @@ const STORAGE_TYPE: Record<Exclude<Storage, 'set' | 'json'>, 'string' | 'int' | 
 };
 
 /** The public filter/sort fields of a resource, derived from its props. */
+/** The substring index of a prop marked `search`; a mark without an index in the store is a programming error. */
+function searchIndexField(def: ResourceDef, name: string): { searchIndex?: string } {
+  if (!def.props[name]?.search) return {};
+  const searchIndex = searchIndexOf(def.table, name);
+  if (!searchIndex) throw new Error(`${def.name}.${name} is marked search but the store keeps no index for it`);
+  return { searchIndex };
+}
+
 export function filterFields(def: ResourceDef): FieldTable {
   const out: Record<string, FieldDef> = { ...BASE_FIELDS };
   for (const [name, p] of Object.entries(def.props)) {
     if (!p.filter || p.virtual) continue;
     if (p.storage === 'set') out[name] = linkTableField(def.table, name);
     else if (p.storage === 'json') out[name] = { kind: 'map', column: name };
-    else out[name] = { kind: 'scalar', type: STORAGE_TYPE[p.storage], column: name };
+    else out[name] = { kind: 'scalar', type: STORAGE_TYPE[p.storage], column: name, ...searchIndexField(def, name) };
   }
   return { ...out, ...def.extraFields };
 }

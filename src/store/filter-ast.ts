@@ -28,6 +28,11 @@ export type FieldDef =
        * work, and the checker hashes their literals.
        */
       hashed?: boolean;
+      /**
+       * A substring-search index over the column (migration 0012, `src/store/search-index.ts`): the compiler
+       * may narrow `contains`/`icontains` with it, re-checking each candidate.
+       */
+      searchIndex?: string;
     }
   /** String elements stored as rows of a link table: (ownerColumn = main row's id, valueColumn = element). */
   | { kind: 'set'; table: string; ownerColumn: string; valueColumn: string }
@@ -57,6 +62,8 @@ export interface ColumnSubject {
   readonly type: ScalarType;
   /** The column holds SHA-256 of the values (see the scalar {@link FieldDef}): literals are hashed, only equality tests. */
   readonly hashed?: boolean;
+  /** The column's substring-search index, if it has one (see the scalar {@link FieldDef}). */
+  readonly searchIndex?: string;
 }
 
 /** One entry of a JSON map column, `path` being the key segments after the map's name (`tags.a` → `['a']`). */

@@ -4,7 +4,7 @@
  * Input is a checked query (filter-ast.ts): the model parses the filter and type-checks it against the
  * listing's field table (`src/model/list-query.ts`), so every symbol arrives as a concrete column, map entry
  * or link-table set. Column references are qualified with the caller's table alias and every literal is a
- * bound parameter. Everything SQLite-specific (json_type/json_extract, instr, CAST) sits
+ * bound parameter. Everything SQLite-specific (json_type/json_extract, instr, CAST, the FTS5 substring index) sits
  * in one {@link FilterDialect} object so that a PostgreSQL dialect can be added beside it.
  *
  * Missing values (docs/reference-notes.md §1.4): SQL's three-valued logic would make `NOT (name = 'x')`
@@ -32,7 +32,16 @@ export interface FilterDialect {
   mapRaw(column: RawBuilder<unknown>, path: readonly string[]): RawBuilder<unknown>;
   /** How a stored bool is spelled as a bound value. */
   bool(v: boolean): unknown;
+  /**
+   * A predicate that holds for (at least) every row of `alias` whose indexed column contains `needle`, in any
+   * letter case, read from the substring index `index`; null when the index cannot help with this needle.
+   * The compiler ANDs it with the exact test, so it may over-match but must never miss a row.
+   */
+  substringCandidates?(alias: string, index: string, needle: string): RawBuilder<SqlBool> | null;
 }
+
+/** Trigram indexes need three characters (code points) of needle: shorter ones keep the plain test. */
+export const MIN_INDEXED_NEEDLE = 3;
 
 /** A JSON path for a map entry; keys are bound as a parameter, each segment quoted (`$."a"."b"`). */
 const jsonPath = (path: readonly string[]): string => `$${path.map((k) => `."${k}"`).join('')}`;
@@ -62,6 +71,14 @@ export const sqliteDialect: FilterDialect = {
   },
   mapRaw: (column, path) => sql`json_extract(${column}, ${jsonPath(path)})`,
   bool: (v) => (v ? 1 : 0),
+  // FTS5 trigram index (migration 0012): a quoted phrase of the needle's trigrams matches exactly the rows
+  // containing it with letters case-folded, a superset of both `contains` and `icontains` (upper() folds
+  // ASCII only). The quoted FTS5 string takes every character literally but `"`, which is doubled.
+  substringCandidates: (alias, index, needle) => {
+    if ([...needle].length < MIN_INDEXED_NEEDLE) return null;
+    const phrase = `"${needle.replace(/"/g, '""')}"`;
+    return sql<SqlBool>`${sql.id(alias)}.rowid in (select rowid from ${sql.table(index)} where ${sql.table(index)} match ${phrase})`;
+  },
 };
 
 export interface CompiledOrder {
@@ -153,7 +170,11 @@ class SqlCompiler {
         const test = e.caseInsensitive
           ? this.d.contains(this.d.upper(v), this.d.upper(sql`${e.value}`))
           : this.d.contains(v, sql`${e.value}`);
-        return e.negated ? sql<SqlBool>`(${v} is null or not (${test}))` : test;
+        if (e.negated) return sql<SqlBool>`(${v} is null or not (${test}))`;
+        // A positive test on an indexed column reads the index's candidates first, then re-checks each one
+        // exactly, so the result is the plain test's (a negated test would need every row anyway).
+        const candidates = this.indexed(e.subject, e.value);
+        return candidates ? sql<SqlBool>`(${candidates} and ${test})` : test;
       }
       case 'in': {
         const v = this.value(e.subject, e.as);
@@ -176,6 +197,12 @@ class SqlCompiler {
         // parity: true if every element satisfies; an empty set is true (§1.4).
         return sql<SqlBool>`not exists (${this.elements(e.set)} and (${this.predicate(e.predicate)}) is not true)`;
     }
+  }
+
+  /** The substring index's candidates for `needle` in a column subject, when it has an index that helps. */
+  private indexed(s: Subject, needle: string): RawBuilder<SqlBool> | null {
+    if (s.kind !== 'column' || !s.searchIndex || s.type !== 'string' || !this.d.substringCandidates) return null;
+    return this.d.substringCandidates(this.alias, s.searchIndex, needle);
   }
 
   /** `select 1 from <link> where <owner> = <main>.id`, to be extended with `and …`. */

@@ -159,6 +159,7 @@ class Checker {
             column: def.column,
             type: def.type,
             ...(def.hashed && { hashed: true }),
+            ...(def.searchIndex && { searchIndex: def.searchIndex }),
           };
         case 'set':
           return {

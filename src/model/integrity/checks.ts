@@ -29,6 +29,7 @@ import {
   systemEdgeRouterPolicies,
 } from '../../store/integrity.js';
 import { rematchPolicy } from '../../store/policy-match.js';
+import { repairSearchIndex, SEARCH_INDEXES, searchIndexName, searchIndexProblems } from '../../store/search-index.js';
 import { deleteRouterIdentity } from '../../store/router-identities.js';
 import { iso, type Ctx } from '../ctx.js';
 import { deleteEntity } from '../crud.js';
@@ -122,6 +123,24 @@ const triggers: IntegrityCheck = {
         description: `trigger ${t.name} is missing (writes it watches no longer move the access markers or cascade)`,
         repair: (c: Ctx) => createStoreTrigger(c.db, t.name),
       }));
+  },
+};
+
+/** The substring-search indexes (migration 0012): a stale one would hide rows from `contains` filters. */
+const searchIndexes: IntegrityCheck = {
+  name: 'search-indexes',
+  async scan(ctx) {
+    const out: Finding[] = [];
+    for (const ix of SEARCH_INDEXES) {
+      const repair = (c: Ctx) => repairSearchIndex(c.db, ix);
+      for (const problem of await searchIndexProblems(ctx.db, ix))
+        out.push({ description: `search index ${searchIndexName(ix)}: ${problem}`, repair });
+    }
+    return out;
+  },
+  async fix(ctx, findings) {
+    // One rebuild per index covers all its findings.
+    for (const repair of new Set(findings.map((f) => f.repair))) await repair?.(ctx);
   },
 };
 
@@ -281,4 +300,5 @@ export const INTEGRITY_CHECKS: readonly IntegrityCheck[] = [
   terminators,
   tunnelerRecords,
   policyMatches,
+  searchIndexes,
 ];

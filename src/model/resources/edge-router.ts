@@ -20,6 +20,7 @@ export const edgeRouters: ResourceDef = {
   schemaName: 'edgeRouter',
   props: {
     ...routerProps,
+    name: { ...routerProps.name!, search: true },
     isTunnelerEnabled: {
       schema: Type.Boolean(),
       storage: 'bool',

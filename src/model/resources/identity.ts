@@ -129,7 +129,15 @@ export const identities: ResourceDef = {
   table: 'identities',
   schemaName: 'identity',
   props: {
-    name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
+    name: {
+      schema: NameSchema,
+      storage: 'text',
+      create: 'required',
+      update: 'required',
+      patch: true,
+      filter: true,
+      search: true,
+    },
     type: { schema: TypeSchema, storage: 'text', virtual: true, create: 'required', update: 'required', patch: true },
     typeId: { schema: Type.String(), storage: 'text' },
     isAdmin: {

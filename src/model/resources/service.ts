@@ -47,7 +47,15 @@ export const services: ResourceDef = {
   table: 'services',
   schemaName: 'service',
   props: {
-    name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
+    name: {
+      schema: NameSchema,
+      storage: 'text',
+      create: 'required',
+      update: 'required',
+      patch: true,
+      filter: true,
+      search: true,
+    },
     // Accepted by update/patch schemas of the reference but read-only after create: ignored there.
     encryptionRequired: { schema: Type.Boolean(), storage: 'bool', create: 'required', filter: true },
     terminatorStrategy: {

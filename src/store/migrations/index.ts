@@ -15,6 +15,7 @@ import * as m0009 from './0009-external-jwt-signers.js';
 import * as m0010 from './0010-identity-trace.js';
 
 import * as m0011 from './0011-posture-checks.js';
+import * as m0012 from './0012-search-indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-identity-trace': m0010,
 
   '0011-posture-checks': m0011,
+  '0012-search-indexes': m0012,
 };
 
 /**

@@ -1,0 +1,142 @@
+/**
+ * The substring-search index (migration 0012): when the filter compiler narrows `contains`/`icontains` with it,
+ * that the rows are those of the plain test whatever the filter, and that the integrity scan finds and repairs
+ * a missing trigger and an index that no longer matches its table.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql, type SqlBool } from 'kysely';
+import { compileListQuery } from '../../../src/model/list-query.js';
+import { filterFields } from '../../../src/model/resource.js';
+import { identities } from '../../../src/model/resources/identity.js';
+import { repairIntegrity, scanIntegrity } from '../../../src/model/integrity/run.js';
+import type { FieldTable } from '../../../src/model/filter/fields.js';
+import { openTestStore, type TestStore } from '../../harness/store.js';
+
+const NAMES = ['alpha-one', 'Alpha-Two', 'beta "quoted" one', 'gamma', 'ALPHABET', 'zeta one', 'éclair Élan', 'x'];
+
+let t: TestStore;
+const indexed: FieldTable = filterFields(identities);
+// The same fields without the index: the plain `instr` test only.
+const plain: FieldTable = Object.fromEntries(
+  Object.entries(indexed).map(([k, f]) => {
+    if (f.kind !== 'scalar') return [k, f];
+    const { searchIndex: _drop, ...rest } = f;
+    return [k, rest];
+  }),
+);
+
+before(async () => {
+  t = await openTestStore();
+  const now = new Date().toISOString();
+  const insert = t.store.raw.prepare(
+    `insert into identities (id, createdAt, updatedAt, name, typeId, authPolicyId, isAdmin) values (?, ?, ?, ?, 'User', 'default', ?)`,
+  );
+  NAMES.forEach((name, i) => insert.run(`id${i}`, now, now, name, i % 2));
+});
+
+after(async () => {
+  await t.close();
+});
+
+/** The compiled WHERE's SQL text and the ids it selects, sorted by name descending as the bench asks. */
+async function run(filter: string, fields: FieldTable): Promise<{ text: string; ids: string[]; total: number }> {
+  const q = compileListQuery({ filter }, fields);
+  const where = q.where ?? sql<SqlBool>`1 = 1`;
+  const query = t.ctx.db.selectFrom('identities as t').select('t.id').where(where);
+  let ordered = query;
+  for (const o of q.orderBy) ordered = ordered.orderBy(o.expr, o.direction);
+  const rows = await ordered.execute();
+  const [count] = await t.ctx.db
+    .selectFrom('identities as t')
+    .select(sql<number>`count(*)`.as('n'))
+    .where(where)
+    .execute();
+  return { text: query.compile().sql, ids: rows.map((r) => r.id), total: Number(count!.n) };
+}
+
+/** Runs `filter` with and without the index; asserts equal results and whether the index was used. */
+async function same(filter: string, usesIndex: boolean): Promise<string[]> {
+  const a = await run(filter, indexed);
+  const b = await run(filter, plain);
+  assert.equal(/\bmatch\b/.test(a.text), usesIndex, `${filter}: index used? ${a.text}`);
+  assert.ok(!/\bmatch\b/.test(b.text));
+  assert.deepEqual(a.ids, b.ids, filter);
+  assert.equal(a.total, b.total, filter);
+  return a.ids;
+}
+
+test('a needle of three or more characters reads the index; the rows are the plain test’s', async () => {
+  assert.deepEqual(await same('name contains "lph" sort by name desc', true), ['id0', 'id1']);
+  assert.deepEqual(await same('name contains "Alph"', true), ['id1']);
+  assert.deepEqual(await same('name contains "one"', true), ['id0', 'id2', 'id5']);
+});
+
+test('a shorter needle keeps the plain test', async () => {
+  assert.deepEqual(await same('name contains "ph"', false), ['id0', 'id1']);
+  assert.deepEqual(
+    await same('name contains ""', false),
+    NAMES.map((_, i) => `id${i}`),
+  );
+});
+
+test('icontains uses the index and folds case as before (ASCII letters only)', async () => {
+  assert.deepEqual(await same('name icontains "ALPH" sort by name asc', true), ['id4', 'id1', 'id0']);
+  // SQLite's upper() leaves é/É apart, so only the exact letter matches, index or not.
+  assert.deepEqual(await same('name icontains "éclair"', true), ['id6']);
+  assert.deepEqual(await same('name icontains "ÉCLAIR"', true), []);
+});
+
+test('a needle with quotes and FTS5 syntax is taken literally', async () => {
+  assert.deepEqual(await same('name contains "\\"quoted\\""', true), ['id2']);
+  await same('name contains "a* OR b"', true);
+  await same('name contains "NEAR(x"', true);
+});
+
+test('not contains and a negated contains read every row, with the reference’s results', async () => {
+  await same('name not contains "alpha"', false);
+  await same('name not icontains "alpha"', false);
+  // `not (…)` keeps the index as a narrowing inside; the result is still the complement.
+  const ids = await same('not (name contains "alpha")', true);
+  assert.ok(ids.includes('id1') && !ids.includes('id0'));
+});
+
+test('combined with other predicates', async () => {
+  await same('name icontains "alpha" and isAdmin = true', true);
+  await same('name contains "one" or isAdmin = true', true);
+  await same('(name contains "one" and name contains "zeta") or name = "gamma"', true);
+  await same('name contains "one" and name not contains "zeta"', true);
+});
+
+test('the index follows inserts, renames and deletes in the same statement', async () => {
+  t.store.raw.prepare(`update identities set name = 'renamed-alpha' where id = 'id3'`).run();
+  t.store.raw.prepare(`delete from identities where id = 'id5'`).run();
+  assert.deepEqual(await same('name contains "alpha" sort by name asc', true), ['id0', 'id3']);
+  assert.deepEqual(await same('name contains "gamma"', true), []);
+  assert.deepEqual(await same('name contains "zeta"', true), []);
+});
+
+test('the integrity scan finds a missing trigger and a stale index, and fix repairs both', async () => {
+  assert.deepEqual(await scanIntegrity(t.ctx), []);
+  t.store.raw.exec(`drop trigger identities_name_search_update`);
+  t.store.raw.prepare(`update identities set name = 'omega' where id = 'id7'`).run();
+  const found = (await scanIntegrity(t.ctx)).map((f) => f.description);
+  assert.equal(found.length, 2, found.join('\n'));
+  assert.match(found[0]!, /identities_name_search: its trigger identities_name_search_update is missing/);
+  assert.match(found[1]!, /identities_name_search: its entries differ from the names of identities/);
+  // Stale: the indexed search misses the renamed row the plain test finds.
+  assert.deepEqual((await run('name contains "omega"', indexed)).ids, []);
+  await repairIntegrity(t.ctx, await scanIntegrity(t.ctx));
+  assert.deepEqual(await scanIntegrity(t.ctx), []);
+  assert.deepEqual(await same('name contains "omega"', true), ['id7']);
+  t.store.raw.prepare(`update identities set name = 'omega-2' where id = 'id7'`).run();
+  assert.deepEqual(await same('name contains "omega-2"', true), ['id7']);
+});
+
+test('a dropped index table is recreated and refilled', async () => {
+  t.store.raw.exec(`drop table services_name_search`);
+  const found = (await scanIntegrity(t.ctx)).map((f) => f.description);
+  assert.deepEqual(found, ['search index services_name_search: the table services_name_search is missing']);
+  await repairIntegrity(t.ctx, await scanIntegrity(t.ctx));
+  assert.deepEqual(await scanIntegrity(t.ctx), []);
+});
