@@ -4,6 +4,9 @@
  * The counting happens where every statement passes, so no write path has to remember to invalidate.
  *
  * - `anyWriteGen` moves with every statement that may write (and every commit or rollback).
+ * - `markerGen` moves as `anyWriteGen` does, except for the statements registered as leaving the access
+ *   markers alone (`markerNeutral`: a new session's insert, the activity touch; no marker trigger fires on
+ *   them), so the access engine does not read the markers again after each of the hot path's own writes.
  * - `principalGen` moves with every write that may change what an API-session token resolves to: a write
  *   naming `api_sessions`, `identities` or `auth_policies` (deletes of identities reach API sessions by
  *   their foreign-key cascade, within the same statement), any DDL, and the end of a transaction that had
@@ -26,11 +29,14 @@ const SAVEPOINT = /^\s*savepoint\b/i;
 const TX_END = /^\s*(commit|end|rollback|release)\b/i;
 const DML = /^\s*(with|insert|update|delete|replace)\b/i;
 
-const Kind = { Read: 0, TxStart: 1, TxEnd: 2, Write: 3, PrincipalWrite: 4 } as const;
+const Kind = { Read: 0, TxStart: 1, TxEnd: 2, Write: 3, PrincipalWrite: 4, NeutralWrite: 5 } as const;
 type Kind = (typeof Kind)[keyof typeof Kind];
 
 const kinds = new Map<string, Kind>();
+/** Statement texts that fire no access-marker trigger and touch no principal table's cached fields. */
+const neutral = new Set<string>();
 let anyWrite = 0;
+let marker = 0;
 let principal = 0;
 /** A principal write ran since the last transaction start: its commit or rollback moves the counter again. */
 let principalDirty = false;
@@ -40,7 +46,7 @@ function classify(sql: string, reader: boolean): Kind {
   if (TX_START.test(sql)) return Kind.TxStart;
   if (SAVEPOINT.test(sql)) return Kind.Read;
   if (TX_END.test(sql)) return Kind.TxEnd;
-  if (sql === TOUCH_API_SESSION_SQL) return Kind.Write;
+  if (sql === TOUCH_API_SESSION_SQL || neutral.has(sql)) return Kind.NeutralWrite;
   // DDL, pragmas and anything else unusual count as principal writes: rare, and never wrong to count.
   if (!DML.test(sql) || PRINCIPAL_TABLES.test(sql)) return Kind.PrincipalWrite;
   return Kind.Write;
@@ -62,14 +68,20 @@ export function noteStatement(sql: string, reader: boolean): void {
       return;
     case Kind.TxEnd:
       anyWrite++;
+      marker++;
       if (principalDirty) principal++;
       principalDirty = false;
       return;
+    case Kind.NeutralWrite:
+      anyWrite++;
+      return;
     case Kind.Write:
       anyWrite++;
+      marker++;
       return;
     case Kind.PrincipalWrite:
       anyWrite++;
+      marker++;
       principal++;
       principalDirty = true;
       return;
@@ -79,9 +91,20 @@ export function noteStatement(sql: string, reader: boolean): void {
 /** A batch of statements run without preparing (`exec`): counted as a principal write. */
 export function noteUnknownWrite(): void {
   anyWrite++;
+  marker++;
   principal++;
   principalDirty = true;
 }
 
 export const anyWriteGen = (): number => anyWrite;
+export const markerGen = (): number => marker;
+
+/**
+ * Registers a statement text that moves no access marker (no marker trigger fires on it, migration 0005) and
+ * changes nothing an API-session token resolves to. Registered once by the store module that owns the text.
+ */
+export function markerNeutral(sql: string): void {
+  neutral.add(sql);
+  kinds.delete(sql);
+}
 export const principalGen = (): number => principal;

@@ -23,7 +23,7 @@
  */
 import type { Executor } from '../../store/db.js';
 import { readMarkers, type Markers } from '../../store/access-markers.js';
-import { anyWriteGen } from '../../store/write-gen.js';
+import { markerGen } from '../../store/write-gen.js';
 import type { StoredSession } from '../../store/sessions.js';
 import type { Ctx } from '../ctx.js';
 import {
@@ -128,7 +128,7 @@ export class AccessEngine {
   markers(ctx: Ctx): Promise<Markers> {
     if (ctx.db.isTransaction) return readMarkers(ctx.db);
     // Read the generation first: a write racing the read moves it, so the next request reads again.
-    const gen = anyWriteGen();
+    const gen = markerGen();
     if (this.lastMarkers?.gen === gen) return this.lastMarkers.markers;
     const markers = readMarkers(ctx.db);
     const entry = { gen, markers };
