@@ -42,21 +42,26 @@ function configTypesParam(rc: RequestContext): string[] | undefined {
 
 const DATA_OPEN = Buffer.from('{"data":');
 
+/** The envelope bytes of each encoded page, kept while the model keeps handing out that page (a repeat). */
+const envelopes = new WeakMap<ServicePage, Buffer>();
+
 /**
  * A service page as the list envelope. The default client page arrives already encoded (the access engine
  * keeps each service's JSON), so its envelope is written as bytes; it is the same `{data, meta}` as `listOf`.
  */
 function servicePage(rc: RequestContext, p: ServicePage): Envelope | typeof RAW {
   if (!p.encoded) return listOf(p.records ?? [], p.page);
-  const meta = JSON.stringify({
-    ...baseMeta(),
-    pagination: p.page.pagination,
-    filterableFields: p.page.filterableFields,
-  });
-  void rc.reply
-    .code(200)
-    .type('application/json')
-    .send(Buffer.concat([DATA_OPEN, ...p.encoded, Buffer.from(`,"meta":${meta}}`)]));
+  let bytes = envelopes.get(p);
+  if (!bytes) {
+    const meta = JSON.stringify({
+      ...baseMeta(),
+      pagination: p.page.pagination,
+      filterableFields: p.page.filterableFields,
+    });
+    bytes = Buffer.concat([DATA_OPEN, ...p.encoded, Buffer.from(`,"meta":${meta}}`)]);
+    envelopes.set(p, bytes);
+  }
+  void rc.reply.code(200).type('application/json').send(bytes);
   return RAW;
 }
 

@@ -91,6 +91,29 @@ const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((c) => Buffer.from(c)) as [Buff
 const isPlainPage = (req: ServiceListRequest) =>
   !req.list.filter?.trim() && !req.list.sort?.trim() && req.roleFilter.length === 0;
 
+/**
+ * The default pages made last, per (identity, config types asked, paging). A page is reused while the view it
+ * was made from is the very same: the access engine hands out the same grants, catalog and identity entry
+ * until a write reaches them, and a changed one is a new object. Only without posture checks in the
+ * controller: `postureQueries` also follow posture state, which changes without a write.
+ */
+interface PlainPage {
+  view: Pick<AccessView, 'grants' | 'catalog' | 'identity'>;
+  page: ServicePage;
+}
+const plainPages = new WeakMap<object, Map<string, PlainPage>>();
+const MAX_PLAIN_PAGES = 20_000;
+
+function plainPageCache(ctx: Ctx): Map<string, PlainPage> | undefined {
+  if (ctx.db.isTransaction) return undefined;
+  let m = plainPages.get(ctx.db);
+  if (!m) plainPages.set(ctx.db, (m = new Map()));
+  return m;
+}
+
+const sameView = (a: PlainPage['view'], b: AccessView) =>
+  a.grants === b.grants && a.catalog === b.catalog && a.identity === b.identity;
+
 /** Client `GET /services`: the services the identity may Dial or Bind. */
 export async function listServicesOf(
   ctx: Ctx,
@@ -99,12 +122,18 @@ export async function listServicesOf(
   req: ServiceListRequest,
 ): Promise<ServicePage> {
   const view = await accessEngine(ctx).view(ctx, identityId);
-  const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
-  const pq = await postureQueriesOf(ctx, view, identityId, apiSessionId);
   if (isPlainPage(req)) {
     const paging = parsePagingParams(req.list.limit, req.list.offset);
     const limit = clampLimit(paging.limit);
     const offset = clampOffset(paging.offset);
+    const model = await postureModel(ctx, view.markers.serviceAccess.gen);
+    // An API session's config types never change, so the session stands for them when the query names none.
+    const key = `${identityId} ${req.configTypes ? `q:${req.configTypes.join(',')}` : `s:${apiSessionId}`} ${limit} ${offset}`;
+    const cache = model.size === 0 ? plainPageCache(ctx) : undefined;
+    const hit = cache?.get(key);
+    if (hit && sameView(hit.view, view)) return hit.page;
+    const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
+    const pq = await postureQueriesOf(ctx, view, identityId, apiSessionId);
     const encoded: Buffer[] = [OPEN];
     for (const id of view.grants.ids.slice(offset, offset + limit)) {
       const prefix = view.catalog.encoded.get(id);
@@ -120,11 +149,19 @@ export async function listServicesOf(
       );
     }
     encoded.push(CLOSE);
-    return {
-      encoded,
+    const page: ServicePage = {
+      encoded: [Buffer.concat(encoded)],
       page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() },
     };
+    if (cache) {
+      cache.delete(key);
+      cache.set(key, { view: { grants: view.grants, catalog: view.catalog, identity: view.identity }, page });
+      if (cache.size > MAX_PLAIN_PAGES) cache.delete(cache.keys().next().value as string);
+    }
+    return page;
   }
+  const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
+  const pq = await postureQueriesOf(ctx, view, identityId, apiSessionId);
   const scope = allOf(roleFilterScope(services, req.roleFilter, req.roleSemantic), idIn(view.grants.ids));
   const page = await listEntities(ctx, services, req.list, scope);
   return { records: page.rows.map((r) => recordFor(view, selection, renderRecord(services, r), pq)), page };
