@@ -36,3 +36,36 @@ export function createLogger(level: string, stream?: NodeJS.WritableStream): Log
     (stream as pino.DestinationStream | undefined) ?? pino.destination(1),
   );
 }
+
+type LogMethod = (...args: unknown[]) => void;
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/**
+ * Fastify gives each request a child logger bound to its request id. Making a pino child costs a few
+ * microseconds, on every request, while most requests never log at the configured level (warn in production
+ * setups, info at most). This child is made only when a request actually logs something its parent would
+ * write; until then a level that is off stays a no-op (issue 12's per-request fixed cost).
+ */
+export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown>, opts: object): Logger {
+  // A route's own level or serializers, or a logger that cannot say which levels are on: the plain child.
+  if (Object.keys(opts).length > 0 || typeof parent.isLevelEnabled !== 'function')
+    return parent.child(bindings, opts as pino.ChildLoggerOptions);
+  let real: Logger | undefined;
+  const child = () => (real ??= parent.child(bindings, opts as pino.ChildLoggerOptions));
+  const out: Record<string, unknown> = {
+    child: (b: Record<string, unknown>, o?: pino.ChildLoggerOptions) => child().child(b, o),
+    bindings: () => child().bindings(),
+    isLevelEnabled: (level: string) => parent.isLevelEnabled(level),
+    flush: () => parent.flush(),
+  };
+  for (const level of LEVELS) {
+    out[level] = (...args: unknown[]) => {
+      if (parent.isLevelEnabled(level)) (child()[level] as LogMethod)(...args);
+    };
+  }
+  Object.defineProperty(out, 'level', {
+    get: () => real?.level ?? parent.level,
+    set: (v: string) => (child().level = v),
+  });
+  return out as unknown as Logger;
+}

@@ -18,7 +18,8 @@ import { parseDuration } from './duration.js';
 import { applyConnectionLimits } from './http/connection-limits.js';
 import { drainUnreadBodies } from './http/body-drain.js';
 import { listenerSecureContext } from './http/tls.js';
-import { safeUrl } from './log.js';
+import { lazyChildLogger, safeUrl } from './log.js';
+import type { Logger } from 'pino';
 import { registerHealthRoute, registerMetricsRoute, type DaemonMetrics } from './metrics.js';
 
 export interface TlsMaterial {
@@ -71,6 +72,8 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     },
     requestTimeout: limits.requestTimeoutMs,
     loggerInstance: opts.logger,
+    // Request children are made when a request first logs, not for every request (log.ts).
+    childLoggerFactory: (logger, bindings, childOpts) => lazyChildLogger(logger as Logger, bindings, childOpts),
     bodyLimit: BODY_LIMIT,
     // A per-server random prefix and a counter: unique, and no random bytes per request (issue 12).
     genReqId: () => `${reqIdPrefix}${(++reqSeq).toString(36)}`,
