@@ -59,6 +59,12 @@ export async function openStore(
     raw.pragma('foreign_keys = ON');
     raw.pragma('synchronous = NORMAL');
     raw.pragma('busy_timeout = 5000');
+    // Checkpoints run inside the commit that crosses this many WAL pages (with an fsync of the database file),
+    // blocking the event loop: every 10,000 pages (~40 MiB) rather than SQLite's 1,000 copies hot pages once
+    // instead of ten times and halves a session insert's wall time on the large model (issue 12). The WAL file
+    // is cut back to 64 MiB after each.
+    raw.pragma('wal_autocheckpoint = 10000');
+    raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
     if (opts.verify) quickCheck(raw, file);
     const statements = withStatementCache(raw);
     db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });

@@ -119,7 +119,8 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
   const out: Row = { ...row, token: token ?? ctx.tokens.token('session', row.id) };
   decorateSession(out, serviceName, edgeRouters);
   const json = new JsonText(JSON.stringify(renderRecord(sessions, out)));
-  answers?.set(key, { row, serviceName, edgeRouters, json });
+  // Kept for repeats only from the first repeat on: most sessions are asked for once.
+  if (!token) answers?.set(key, { row, serviceName, edgeRouters, json });
   return json;
 }
 
