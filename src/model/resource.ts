@@ -3,7 +3,7 @@
  * patch schemas), the store mapping (columns, link tables for sets), the filterable fields, the rendered
  * record and the OpenAPI documents. Entity-specific behaviour is limited to named hooks.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from './schema-type.js';
 import type { Ctx } from './ctx.js';
 import type { FieldDef, FieldTable } from './filter/fields.js';
 import type { StorageKind } from '../store/crud.js';

@@ -3,7 +3,7 @@
  * semantic, role validation (§2.1), `…RolesDisplay` (§2.5) and match maintenance. The three policy
  * resources only add their own fields and operation names.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { existingIdsIn, namesByIdIn } from '../../store/policies.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';

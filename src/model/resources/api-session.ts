@@ -2,7 +2,7 @@
  * API sessions: the security contexts issued by authenticate (parity: docs/reference-notes.md §4.1–4.3).
  * Rows are created by the authentication service, never through a generic create.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import type { Ctx } from '../ctx.js';
 import { dropApiSession } from '../posture/state.js';
 import { attachRefs, IDENTITY_REF } from '../refs.js';

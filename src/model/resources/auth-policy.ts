@@ -3,7 +3,7 @@
  * secondary factors. The system policy `default` always exists and can be neither changed nor deleted
  * (decisions.md, "System records").
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '../schema-type.js';
 import { authPolicyById } from '../../store/auth-policies.js';
 import { existingSignerIds } from '../../store/external-jwt-signers.js';
 import type { Ctx } from '../ctx.js';

@@ -2,7 +2,7 @@
  * Authenticators: the credentials of an identity, at most one per method (parity: §10.5). Passwords are
  * hashed with Argon2id under the identity's auth-policy rules and never rendered.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { authenticatorIdOf, authenticatorOwner } from '../../store/authenticators.js';
 import { identityAuthPolicyId, identityExists, isDefaultAdminIdentity } from '../../store/identities.js';
 import type { Ctx } from '../ctx.js';

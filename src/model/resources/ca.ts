@@ -8,7 +8,7 @@
  * The certificate itself is fixed at create: replacing it would silently change what the verification proved.
  * Deleting a CA deletes the cert authenticators issued through it and its outstanding `ottca` enrollments.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { caFingerprintUsed, deleteCaDependants } from '../../store/cas.js';
 import type { Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';

@@ -2,7 +2,7 @@
  * Configs: named data of a config type, validated against the type's schema on create, update and patch
  * (400 naming the failing path). The type is fixed at create. A config used by a service cannot be deleted.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { configTypeByIdOrName } from '../../store/configs.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';

@@ -3,7 +3,7 @@
  * edge router policies through their role attributes. A tunneler-enabled edge router also gets its own
  * identity and system edge router policy (§2.7, `services/edge-router-system.ts`).
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { policyTargetHooks } from '../policy/target-hooks.js';
 import type { ResourceDef } from '../resource.js';
 import { ROLE_ATTRIBUTES_PROP, checkRoleAttributes, ObjectSchema } from '../schemas.js';

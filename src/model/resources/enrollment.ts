@@ -9,7 +9,7 @@
  * for a method whose authenticator the identity already has is refused up front (409
  * MAX_AUTHENTICATOR_METHODS_REACHED) instead of failing at enroll time.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { authenticatorHasUsername, authenticatorIdOf } from '../../store/authenticators.js';
 import { caExists } from '../../store/cas.js';
 import { enrollmentIdOf, enrollmentsOfIdentities, updbEnrollmentHasUsername } from '../../store/enrollments.js';

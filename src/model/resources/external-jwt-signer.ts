@@ -7,7 +7,7 @@
  * Every rule is checked on the record as it will be stored, so a PATCH is judged merged with what is there.
  * Auth policies name signers inside JSON members, so deleting a named signer is refused here (409).
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { policiesNamingSigner } from '../../store/external-jwt-signers.js';
 import { decodePemBlocks, CERTIFICATE_PEM_TYPES, isPkiError, parseCertificateDer } from '../../pki/index.js';
 import type { Ctx } from '../ctx.js';

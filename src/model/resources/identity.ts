@@ -2,7 +2,7 @@
  * Identities: the users, devices, services and routers that authenticate. Field rules follow
  * docs/reference-notes.md §12 "Identity"; disable/enable and the default admin follow docs/reference-notes.md §5.6, §10.4.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { identitiesWithApiSession } from '../../store/api-sessions.js';
 import { authPolicyExists, authPolicyNames } from '../../store/auth-policies.js';
 import { authenticatorsOfIdentities } from '../../store/authenticators.js';

@@ -5,7 +5,7 @@
  * in the `details` column. A field of another type, or a missing required field of the record's type after
  * merging a patch, is a 400 field error.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { fieldError } from '../errors.js';
 import { policyTargetHooks } from '../policy/target-hooks.js';
 import { ALL_TYPE_FIELDS, POSTURE_CHECK_TYPES, postureCheckType } from '../posture/types/index.js';

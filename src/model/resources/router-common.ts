@@ -3,7 +3,7 @@
  * and `noTraversal`, the cross-kind unique name and the read-only connection and enrollment fields. Both
  * kinds are built from these so nothing is written twice.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { routerNameTaken, type RouterTable } from '../../store/routers.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';

@@ -4,7 +4,7 @@
  * `postureQueries` are filled by the access engine where an identity is looking (services/service-listing.ts);
  * elsewhere (sub-listings) they are empty.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { configsWithTypes } from '../../store/configs.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError } from '../errors.js';

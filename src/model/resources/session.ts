@@ -5,7 +5,7 @@
  * `apiSession`, `service`, `type`) and rendering. `edgeRouters` is computed when rendered, so it always
  * reflects the current policies.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import type { Ctx } from '../ctx.js';
 import { entityRef } from '../render.js';
 import type { ResourceDef, Row } from '../resource.js';

@@ -5,7 +5,7 @@
  * `/services/{id}/terminators` on both APIs) filter and page like any other. Requests name the service and
  * router by id (`service`, `router`); records show them as refs with `serviceId`/`routerId`.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { serviceExists } from '../../store/service-configs.js';
 import { routerExists } from '../../store/routers.js';
 import type { Ctx } from '../ctx.js';
