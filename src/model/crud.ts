@@ -1,6 +1,7 @@
 /**
  * Generic create/read/update/delete over a resource definition. Entity behaviour plugs in through the
- * definition's hooks; every write is one transaction, so a refused request never leaves a partial change.
+ * hooks the model's services register for the resource (resource-hooks.ts); every write is one transaction, so a
+ * refused request never leaves a partial change.
  */
 import { withTx } from '../store/db.js';
 import { deleteRow, findRowById, insertRow, pageRows, referringIds, updateRow } from '../store/crud.js';
@@ -11,6 +12,7 @@ import { DomainError, fieldError, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { filterFields, writableProps, type Input, type ResourceDef, type Row, type WriteMode } from './resource.js';
 import { compileListQuery, type ListOptions } from './list-query.js';
+import { hooksOf } from './resource-hooks.js';
 
 export interface Page {
   rows: Row[];
@@ -73,19 +75,20 @@ export async function createEntity(
   extra: Row = {},
   pre?: Row,
 ): Promise<string> {
-  pre ??= await def.hooks?.beforeTx?.(ctx, body, 'create');
+  const hooks = await hooksOf(def);
+  pre ??= await hooks.beforeTx?.(ctx, body, 'create');
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     let input = completeInput(def, pickWritable(def, body, 'create'), 'create');
     resolveNulls(def, input);
-    if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, 'create', undefined, pre);
+    if (hooks.prepare) input = await hooks.prepare(tctx, input, 'create', undefined, pre);
     const now = iso(ctx.now());
     // A prepare hook may choose the id (e.g. when a stored value derives from it); bodies cannot set `id`.
     const id = (extra.id as string | undefined) ?? (input.id as string | undefined) ?? newId();
     await mappingConstraints(() =>
       insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} }),
     );
-    await def.hooks?.afterWrite?.(tctx, id, 'create', input);
+    await hooks.afterWrite?.(tctx, id, 'create', input);
     return id;
   });
 }
@@ -104,7 +107,8 @@ export async function updateEntity(
   mode: 'update' | 'patch',
   extra: Row = {},
 ): Promise<void> {
-  const pre = await def.hooks?.beforeTx?.(ctx, body, mode, id);
+  const hooks = await hooksOf(def);
+  const pre = await hooks.beforeTx?.(ctx, body, mode, id);
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const existing = await getRow(tctx, def, id);
@@ -114,10 +118,10 @@ export async function updateEntity(
     let input = completeInput(def, pickWritable(def, body, mode), mode);
     if (mode === 'update' && input.tags === undefined) input.tags = {};
     resolveNulls(def, input);
-    if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, mode, existing, pre);
+    if (hooks.prepare) input = await hooks.prepare(tctx, input, mode, existing, pre);
     const { allowSystem: _ignored, ...rest } = extra;
     await mappingConstraints(() => updateRow(trx, def, id, { ...input, ...rest, updatedAt: iso(ctx.now()) }));
-    await def.hooks?.afterWrite?.(tctx, id, mode, input, existing);
+    await hooks.afterWrite?.(tctx, id, mode, input, existing);
   });
 }
 
@@ -127,6 +131,7 @@ export async function deleteEntity(
   id: string,
   opts: { allowSystem?: boolean } = {},
 ): Promise<void> {
+  const hooks = await hooksOf(def);
   const gone = await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const existing = await getRow(tctx, def, id);
@@ -147,11 +152,11 @@ export async function deleteEntity(
         });
       }
     }
-    await def.hooks?.beforeDelete?.(tctx, existing);
+    await hooks.beforeDelete?.(tctx, existing);
     await mappingConstraints(() => deleteRow(trx, def, id));
     return existing;
   });
-  def.hooks?.afterDelete?.(gone);
+  hooks.afterDelete?.(gone);
 }
 
 /** One page of a resource, filtered and sorted by the filter language and paged by the reference's rules. */
@@ -165,7 +170,7 @@ export async function listEntities(ctx: Ctx, def: ResourceDef, opts: ListOptions
     limit: q.limit,
     offset: q.offset,
   });
-  await def.hooks?.decorate?.(ctx, rows);
+  await (await hooksOf(def)).decorate?.(ctx, rows);
   return {
     rows,
     pagination: { limit: q.limit, offset: q.offset, totalCount: total },
@@ -176,6 +181,6 @@ export async function listEntities(ctx: Ctx, def: ResourceDef, opts: ListOptions
 /** A single record with its decorations (404 when absent). */
 export async function getEntity(ctx: Ctx, def: ResourceDef, id: string): Promise<Row> {
   const row = await getRow(ctx, def, id);
-  await def.hooks?.decorate?.(ctx, [row]);
+  await (await hooksOf(def)).decorate?.(ctx, [row]);
   return row;
 }

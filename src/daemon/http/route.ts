@@ -13,8 +13,11 @@ import { withSecondaryExtJwt } from '../../model/services/ext-jwt-secondary.js';
 import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt-verify.js';
 import { baseMeta, RAW, type Envelope } from './envelope.js';
 import type { DaemonDeps } from '../deps.js';
+import { API_PREFIX, type ApiName } from '../../model/api-prefixes.js';
 
-export type ApiName = 'client' | 'management';
+// The prefixes are the model's, shared with the CLI (one list).
+export { API_PREFIX, type ApiName };
+
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
@@ -56,11 +59,6 @@ export interface RouteDef {
   summary?: string;
   handler(rc: RequestContext): Promise<Envelope | typeof RAW>;
 }
-
-export const API_PREFIX: Record<ApiName, string> = {
-  client: '/edge/client/v1',
-  management: '/edge/management/v1',
-};
 
 /** The session token of a request: `svc-session`, or `zt-session` for existing clients (decisions.md). */
 export function sessionToken(req: FastifyRequest): string | undefined {

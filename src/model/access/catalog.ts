@@ -11,6 +11,7 @@ import { findRows } from '../../store/crud.js';
 import { everything } from '../../store/scopes.js';
 import type { Ctx } from '../ctx.js';
 import { renderRecord } from '../render.js';
+import { hooksOf } from '../resource-hooks.js';
 import type { Row } from '../resource.js';
 import { edgeRouters } from '../resources/edge-router.js';
 import { services } from '../resources/service.js';
@@ -34,7 +35,7 @@ export interface ServiceCatalog {
 
 export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
   const rows = await findRows(ctx.db, services, everything);
-  await services.hooks?.decorate?.(ctx, rows);
+  await (await hooksOf(services)).decorate?.(ctx, rows);
   const records = new Map<string, Record<string, unknown>>();
   const encoded = new Map<string, Buffer>();
   const serviceConfigs = new Map<string, string[]>();
@@ -76,7 +77,7 @@ export interface RouterCatalog {
 
 export async function loadRouterCatalog(ctx: Ctx): Promise<RouterCatalog> {
   const rows: Row[] = await findRows(ctx.db, edgeRouters, everything);
-  await edgeRouters.hooks?.decorate?.(ctx, rows);
+  await (await hooksOf(edgeRouters)).decorate?.(ctx, rows);
   const routers = new Map<string, RouterInfo>();
   for (const r of rows) {
     const protocols = (r.supportedProtocols as Record<string, string>) ?? {};
