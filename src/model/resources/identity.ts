@@ -17,8 +17,9 @@ const EnrollmentCreateSchema = Type.Object(
 /** Whether a disable is in force now: disabledAt set and no end, or an end still in the future (§10.4). */
 export function isDisabled(row: { disabledAt?: unknown; disabledUntil?: unknown }, now: Date): boolean {
   if (!row.disabledAt) return false;
-  if (!row.disabledUntil) return true;
-  return new Date(row.disabledUntil as string).getTime() > now.getTime();
+  const until = row.disabledUntil;
+  if (!until) return true;
+  return new Date(typeof until === 'string' ? until : String(until)).getTime() > now.getTime();
 }
 
 export const identities: ResourceDef = {

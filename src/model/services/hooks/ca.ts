@@ -18,6 +18,7 @@ import {
   parseCertificateDer,
   type ParsedCertificate,
 } from '../../../pki/index.js';
+import { textOf } from '../../row.js';
 
 const invalidPem = (reason: string) =>
   new DomainError('INVALID_CERT_PEM', { cause: { field: 'certPem', reason, value: '' } });
@@ -90,7 +91,7 @@ export const caHooks: ResourceHooks = {
     if (mode !== 'create') notifyIfTrusted(ctx, existing);
   },
   async beforeDelete(ctx, row) {
-    const id = row.id as string;
+    const id = textOf(row, 'id');
     // The certificates this CA vouched for lose their trust anchor: their authenticators and pending
     // ottca enrollments go with it (seed; parity §7.5).
     await deleteCaDependants(ctx.db, id);

@@ -10,6 +10,7 @@ import { iso } from '../../ctx.js';
 import { DomainError, fieldError } from '../../errors.js';
 import type { Input, ResourceHooks, Row, WriteMode } from '../../resource.js';
 import { parseClaimsPointer } from '../ext-jwt-claims.js';
+import { textOf } from '../../row.js';
 
 /** Required on create and PUT; null there is refused, on PATCH it leaves the value as it is. */
 const REQUIRED = ['name', 'issuer', 'audience', 'enabled'] as const;
@@ -75,7 +76,8 @@ function prepare(_ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Inpu
   if (typeof merged.claimsProperty === 'string') parseClaimsPointer(merged.claimsProperty);
   httpUrl('jwksEndpoint', merged.jwksEndpoint);
   httpUrl('externalAuthUrl', merged.externalAuthUrl);
-  const hasCert = typeof merged.certPem === 'string';
+  const certPem = merged.certPem;
+  const hasCert = typeof certPem === 'string';
   const hasJwks = typeof merged.jwksEndpoint === 'string';
   if (hasCert === hasJwks) {
     const field = hasCert ? 'jwksEndpoint' : 'certPem';
@@ -83,7 +85,7 @@ function prepare(_ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Inpu
   }
   if (hasCert) {
     if (out.certPem !== undefined || mode !== 'patch') {
-      const cert = signerCertificate(merged.certPem as string);
+      const cert = signerCertificate(certPem);
       out.certPem = cert.pem;
       out.fingerprint = cert.fingerprint;
       out.commonName = cert.commonName ?? '';
@@ -103,7 +105,7 @@ export const externalJwtSignerHooks: ResourceHooks = {
     ctx.extJwt?.forgetSigner(id);
   },
   async beforeDelete(ctx, row) {
-    const id = row.id as string;
+    const id = textOf(row, 'id');
     const ids = await policiesNamingSigner(ctx.db, id, 10);
     if (ids.length > 0) {
       throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {

@@ -18,10 +18,11 @@ import { removeIdReferences } from '../../policy/matches.js';
 import { dropIdentity } from '../../posture/state.js';
 import { tracingOf } from '../identity-trace.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
+import { textOf } from '../../row.js';
 
 /** A tunneler router's identity goes with its router, not on its own (parity: §2.7). */
 async function refuseWhileRouterExists(ctx: Ctx, row: Row): Promise<void> {
-  const id = row.id as string;
+  const id = textOf(row, 'id');
   // A tunneler router's identity has the router's id.
   if (!(await edgeRouterExists(ctx.db, id))) return;
   throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
@@ -49,12 +50,12 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
   }
   if (mode !== 'create') delete out.enrollment;
   // A tunneler router's identity keeps the router's name and the Router type; the router manages them.
-  if (existing && (await edgeRouterExists(ctx.db, existing.id as string))) {
+  if (existing && (await edgeRouterExists(ctx.db, textOf(existing, 'id')))) {
     const renamed = out.name !== undefined && out.name !== existing.name;
     const retyped = out.typeId !== undefined && out.typeId !== existing.typeId;
     if (renamed || retyped)
       throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', {
-        urlVars: { id: existing.id as string },
+        urlVars: { id: textOf(existing, 'id') },
         cause: {
           field: renamed ? 'name' : 'type',
           reason: 'the identity of an edge router follows its router',
@@ -68,7 +69,7 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
 /** Adds the computed and joined fields of identity records for one page at once. */
 async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   if (rows.length === 0) return;
-  const ids = rows.map((r) => r.id as string);
+  const ids = rows.map((r) => textOf(r, 'id'));
   const now = ctx.now();
   const [authenticators, policies, withSession, enrollments, withMfa] = await Promise.all([
     authenticatorsOfIdentities(ctx.db, ids),
@@ -80,14 +81,15 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   const policyNames = new Map(policies.map((p) => [p.id, p.name]));
   const tracing = await tracingOf(ctx, ids);
   for (const r of rows) {
-    const id = r.id as string;
+    const id = textOf(r, 'id');
     const auths: Record<string, unknown> = {};
     for (const a of authenticators.filter((x) => x.identityId === id)) {
       if (a.method === 'updb') auths.updb = { id: a.id, username: a.username };
       else if (a.method === 'cert') auths.cert = { id: a.id, fingerprint: a.fingerprint };
     }
-    r.type = entityRef('identity-types', r.typeId as string, r.typeId as string);
-    r.authPolicy = entityRef('auth-policies', r.authPolicyId as string, policyNames.get(r.authPolicyId as string));
+    r.type = entityRef('identity-types', textOf(r, 'typeId'), textOf(r, 'typeId'));
+    const authPolicyId = textOf(r, 'authPolicyId');
+    r.authPolicy = entityRef('auth-policies', authPolicyId, policyNames.get(authPolicyId));
     r.authenticators = auths;
     r.enrollment = enrollments.get(id) ?? {};
     r.disabled = isDisabled(r, now);
@@ -111,10 +113,10 @@ export const identityHooks: ResourceHooks = {
       await createRequestedEnrollments(ctx, id, input.enrollment as IdentityEnrollmentRequest | undefined);
   },
   async beforeDelete(ctx, row) {
-    if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id as string } });
+    if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: textOf(row, 'id') } });
     await refuseWhileRouterExists(ctx, row);
-    await removeIdReferences(ctx, 'identity', row.id as string);
+    await removeIdReferences(ctx, 'identity', textOf(row, 'id'));
   },
   // Its API sessions went by cascade; the posture held in memory for them and for the identity goes too.
-  afterDelete: (row) => dropIdentity(row.id as string),
+  afterDelete: (row) => dropIdentity(textOf(row, 'id')),
 };

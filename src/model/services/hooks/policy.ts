@@ -9,11 +9,12 @@ import { TARGETS, type PolicyKind } from '../../policy/kinds.js';
 import { rematchPolicyAll } from '../../policy/matches.js';
 import { checkRoleSyntax, normaliseSemantic, parseRoles } from '../../policy/roles.js';
 import type { Input, ResourceHooks, Row, WriteMode } from '../../resource.js';
+import { textList } from '../../row.js';
 
 /** `@id` entries must name existing entities of the side's kind (§2.1; ids only, names are not resolved). */
 async function checkRoleTargets(ctx: Ctx, kind: PolicyKind, input: Input): Promise<void> {
   for (const side of kind.sides) {
-    const roles = input[side.prop] as string[] | undefined;
+    const roles = textList(input[side.prop]);
     if (!roles?.length) continue;
     const { ids } = parseRoles(roles);
     if (ids.length === 0) continue;
@@ -36,7 +37,7 @@ function prepareFor(kind: PolicyKind) {
     for (const side of kind.sides) {
       if (out[side.prop] === undefined) continue;
       if (out[side.prop] === null) out[side.prop] = [];
-      const roles = [...new Set(out[side.prop] as string[])];
+      const roles = [...new Set(textList(out[side.prop]) ?? [])];
       checkRoleSyntax(side.prop, roles);
       out[side.prop] = roles;
     }
@@ -65,11 +66,11 @@ function afterWriteFor(kind: PolicyKind) {
 function decorateFor(kind: PolicyKind) {
   return async (ctx: Ctx, rows: Row[]): Promise<void> => {
     for (const side of kind.sides) {
-      const ids = [...new Set(rows.flatMap((r) => parseRoles((r[side.prop] as string[]) ?? []).ids))];
+      const ids = [...new Set(rows.flatMap((r) => parseRoles(textList(r[side.prop]) ?? []).ids))];
       const names = await namesByIdIn(ctx.db, TARGETS[side.target].table, ids);
       for (const r of rows) {
         const display: { role: string; name: string }[] = [];
-        for (const role of (r[side.prop] as string[]) ?? []) {
+        for (const role of textList(r[side.prop]) ?? []) {
           if (!role.startsWith('@')) display.push({ role, name: role });
           else if (names.has(role.slice(1))) display.push({ role, name: `@${names.get(role.slice(1))}` });
         }

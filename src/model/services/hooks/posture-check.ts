@@ -10,6 +10,7 @@ import type { Details } from '../../posture/types/type.js';
 import { validateAgainst } from '../../json-schema.js';
 import type { Input, ResourceHooks, Row, WriteMode } from '../../resource.js';
 import { checkRoleAttributes } from '../../schemas.js';
+import { textOf } from '../../row.js';
 
 /** The type's fields of a write: refuses another type's fields and missing required ones, then validates. */
 function typeDetails(typeId: string, input: Input, mode: WriteMode, existing?: Row): Details {
@@ -37,7 +38,7 @@ function typeDetails(typeId: string, input: Input, mode: WriteMode, existing?: R
 
 /** The stored row with its type's fields on top (defaults where the type has them). */
 export function withTypeFields(row: Row): Row {
-  const type = postureCheckType(row.typeId as string);
+  const type = postureCheckType(textOf(row, 'typeId'));
   const details = (row.details as Details | null) ?? {};
   for (const [k, f] of Object.entries(type?.fields ?? {})) row[k] = details[k] ?? f.default;
   return row;
@@ -47,12 +48,12 @@ export const postureCheckHooks: ResourceHooks = {
   ...policyTargetHooks('postureCheck'),
   prepare(_ctx, input, mode, existing) {
     checkRoleAttributes('roleAttributes', input.roleAttributes);
-    const typeId = (mode === 'create' ? input.typeId : existing?.typeId) as string;
-    const details = typeDetails(typeId, input, mode, existing);
+    const typeId = mode === 'create' ? input.typeId : existing?.typeId;
+    const details = typeDetails(typeof typeId === 'string' ? typeId : '', input, mode, existing);
     const out: Input = { ...input, details };
     for (const k of ALL_TYPE_FIELDS.keys()) delete out[k];
     if (mode === 'create') out.version = 1;
-    else out.version = ((existing?.version as number | undefined) ?? 1) + 1;
+    else out.version = (typeof existing?.version === 'number' ? existing.version : 1) + 1;
     return out;
   },
   decorate(_ctx, rows) {

@@ -5,6 +5,7 @@ import { fieldError } from '../../errors.js';
 import { policyTargetHooks } from '../../policy/target-hooks.js';
 import type { Input, ResourceHooks, Row } from '../../resource.js';
 import { checkRoleAttributes } from '../../schemas.js';
+import { textList } from '../../row.js';
 
 /** Every id must be a config, and no two of the same config type (400 on `configs`). */
 async function checkConfigs(ctx: Ctx, ids: string[]): Promise<void> {
@@ -27,8 +28,9 @@ async function prepare(ctx: Ctx, input: Input): Promise<Input> {
   if (out.roleAttributes !== undefined) checkRoleAttributes('roleAttributes', out.roleAttributes);
   if (out.configs === null) out.configs = [];
   if (out.configs !== undefined) {
-    out.configs = [...new Set(out.configs as string[])];
-    await checkConfigs(ctx, out.configs as string[]);
+    const ids = [...new Set(textList(out.configs) ?? [])];
+    out.configs = ids;
+    await checkConfigs(ctx, ids);
   }
   return out;
 }

@@ -4,6 +4,7 @@ import { entityRef } from '../../render.js';
 import type { ResourceHooks, Row } from '../../resource.js';
 import { accessEngine } from '../../access/engine.js';
 import { sessionEdgeRouters } from '../session-routers.js';
+import { textOf } from '../../row.js';
 
 /** `apiSession`, `service` refs and `edgeRouters`, for a page of sessions (identities and services cached by the engine). */
 async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
@@ -12,20 +13,22 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   const m = await engine.markers(ctx);
   const catalog = await engine.serviceCatalog(ctx, m);
   for (const r of rows) {
-    r.token = ctx.tokens.token('session', r.id as string);
-    const identity = await engine.identity(ctx, m, r.identityId as string);
+    r.token = ctx.tokens.token('session', textOf(r, 'id'));
+    const serviceId = textOf(r, 'serviceId');
+    const serviceName = catalog.records.get(serviceId)?.name;
+    const identity = await engine.identity(ctx, m, textOf(r, 'identityId'));
     decorateSession(
       r,
-      (catalog.records.get(r.serviceId as string)?.name as string | undefined) ?? '',
-      await sessionEdgeRouters(ctx, m, identity, r.serviceId as string),
+      typeof serviceName === 'string' ? serviceName : '',
+      await sessionEdgeRouters(ctx, m, identity, serviceId),
     );
   }
 }
 
 /** The fields a session record adds to its row (shared by the create answer and the listings). */
 export function decorateSession(r: Row, serviceName: string, edgeRouters: Record<string, unknown>[]): void {
-  r.apiSession = entityRef('api-sessions', r.apiSessionId as string, '');
-  r.service = entityRef('services', r.serviceId as string, serviceName);
+  r.apiSession = entityRef('api-sessions', textOf(r, 'apiSessionId'), '');
+  r.service = entityRef('services', textOf(r, 'serviceId'), serviceName);
   r.edgeRouters = edgeRouters;
 }
 

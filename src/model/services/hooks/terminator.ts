@@ -16,8 +16,9 @@ async function prepare(ctx: Ctx, input: Input): Promise<Input> {
     delete out.service;
   }
   if (out.router !== undefined) {
-    const id = out.router as string;
-    if (!(await routerExists(ctx.db, id))) throw fieldError('router', 'no router found with the given id', id);
+    const id = out.router;
+    if (typeof id !== 'string' || !(await routerExists(ctx.db, id)))
+      throw fieldError('router', 'no router found with the given id', id);
     out.routerId = id;
     delete out.router;
   }
