@@ -161,8 +161,8 @@ function kindOf(schema: SchemaInfo, storage?: PropDef['storage']): { kind: FlagK
   const anyOf = schema.anyOf;
   if (anyOf) {
     const branches = anyOf.filter((s) => s.type !== 'null');
-    if (branches.length > 0 && branches.every((s) => typeof s.const === 'string'))
-      return { kind: 'string', choices: branches.map((s) => s.const as string) };
+    const choices = branches.flatMap((s) => (typeof s.const === 'string' ? [s.const] : []));
+    if (branches.length > 0 && choices.length === branches.length) return { kind: 'string', choices };
     if (branches.length === 1) return kindOf(branches[0]!, storage);
     return { kind: 'json' };
   }
