@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { CliProp, CliResource, SchemaInfo } from './resource-meta.js';
+import type { PropDef, ResourceDef } from '../model/resource.js';
 import { ApiError, requireApi, type Api } from './api.js';
 import { jsonOption } from './options.js';
 import { CliError, type CliIo } from './io.js';
@@ -26,6 +26,22 @@ import {
 import { resolveId, type ListEnvelope } from './resolve.js';
 import { passwordFromStdin, readStdin } from './stdin.js';
 
+/** The members of a prop's JSON Schema that choose its flag's kind (see {@link kindOf}). */
+interface SchemaInfo {
+  type?: string;
+  const?: unknown;
+  anyOf?: SchemaInfo[];
+  items?: SchemaInfo;
+  properties?: Record<string, SchemaInfo>;
+}
+
+/**
+ * The props that give flags: those create or PATCH accept, and `name` (records are found by it). Read-only and
+ * internal props are left out, so a computed field never takes a flag's name.
+ */
+const cliProps = (def: ResourceDef): [string, PropDef][] =>
+  Object.entries(def.props).filter(([name, p]) => p.create || p.patch || name === 'name');
+
 /** How a flag's text becomes a JSON value. */
 export type FlagKind = 'string' | 'int' | 'number' | 'bool' | 'list' | 'json' | 'file';
 
@@ -39,12 +55,12 @@ export interface FlagOverride {
   kind?: FlagKind;
   choices?: readonly string[];
   /** The value (or each value of a list) names a record of this resource (id or name): it is resolved to the id before sending. */
-  ref?: CliResource;
+  ref?: ResourceDef;
   /**
    * The value is a role list selecting records of this resource (`#attr`, `@id`, `@name`, `#all`): each `@name` is
    * resolved to `@id` before sending, since the API takes ids only (parity: docs/reference-notes.md §11).
    */
-  roles?: CliResource;
+  roles?: ResourceDef;
   /** A boolean flag that sets the prop to the opposite (`--no-traversal` sets `noTraversal: true`). */
   invert?: boolean;
   /**
@@ -62,7 +78,7 @@ export interface FlagOverride {
 }
 
 export interface EntitySpec {
-  def: CliResource;
+  def: ResourceDef;
   /** Singular noun of the command, e.g. `identity`. */
   noun: string;
   aliases: readonly string[];
@@ -120,8 +136,8 @@ export interface FlagDef {
   short?: string;
   kind: FlagKind;
   choices?: readonly string[];
-  ref?: CliResource;
-  roles?: CliResource;
+  ref?: ResourceDef;
+  roles?: ResourceDef;
   invert?: boolean;
   fromFile?: { name: string; short?: string };
   fromStdin?: string;
@@ -141,12 +157,12 @@ const human = (path: string): string => kebab(path).replace(/-/g, ' ');
 export const withArticle = (label: string): string => `${/^[aeiou]/i.test(label) ? 'an' : 'a'} ${label}`;
 
 /** The flag kind and choices a JSON Schema implies; `null` branches of a union are ignored. */
-function kindOf(schema: SchemaInfo, storage?: CliProp['storage']): { kind: FlagKind; choices?: string[] } {
+function kindOf(schema: SchemaInfo, storage?: PropDef['storage']): { kind: FlagKind; choices?: string[] } {
   const anyOf = schema.anyOf;
   if (anyOf) {
     const branches = anyOf.filter((s) => s.type !== 'null');
-    if (branches.length > 0 && branches.every((s) => typeof s.const === 'string'))
-      return { kind: 'string', choices: branches.map((s) => s.const as string) };
+    const choices = branches.flatMap((s) => (typeof s.const === 'string' ? [s.const] : []));
+    if (branches.length > 0 && choices.length === branches.length) return { kind: 'string', choices };
     if (branches.length === 1) return kindOf(branches[0]!, storage);
     return { kind: 'json' };
   }
@@ -197,14 +213,12 @@ const RESERVED = new Set(['data', 'file', 'tags', 'json', 'output', 'help']);
 export function deriveFlags(spec: EntitySpec): FlagDef[] {
   const out: FlagDef[] = [];
   const taken = (name: string) =>
-    RESERVED.has(name) ||
-    out.some((f) => f.name === name) ||
-    Object.keys(spec.def.props).some((p) => kebab(p) === name);
+    RESERVED.has(name) || out.some((f) => f.name === name) || cliProps(spec.def).some(([p]) => kebab(p) === name);
   const defaultName = (path: string) => {
     const below = path.split('.').slice(1).join('.');
     return below && !taken(kebab(below)) ? kebab(below) : kebab(path);
   };
-  const add = (path: string, schema: SchemaInfo, storage: CliProp['storage'] | undefined, modes: Set<Mode>) => {
+  const add = (path: string, schema: SchemaInfo, storage: PropDef['storage'] | undefined, modes: Set<Mode>) => {
     const o = spec.flags?.[path] ?? {};
     const leaves = objectProps(schema);
     // Nested objects get flags for their leaves only; a JSON flag for the whole prop is enough above them.
@@ -236,11 +250,11 @@ export function deriveFlags(spec: EntitySpec): FlagDef[] {
     }
     if (leaves) for (const [k, s] of Object.entries(leaves)) add(`${path}.${k}`, s, undefined, modes);
   };
-  for (const [prop, p] of Object.entries(spec.def.props)) {
+  for (const [prop, p] of cliProps(spec.def)) {
     const modes = new Set<Mode>();
     if (p.create) modes.add('create');
     if (p.patch) modes.add('patch');
-    if (modes.size > 0) add(prop, p.schema, p.storage, modes);
+    if (modes.size > 0) add(prop, p.schema as SchemaInfo, p.storage, modes);
   }
   return out;
 }
@@ -414,7 +428,7 @@ function choose(f: FlagDef, raw: string): string {
  */
 export async function resolveRoles(
   api: Api,
-  def: CliResource,
+  def: ResourceDef,
   roles: readonly string[],
   flag: string,
 ): Promise<string[]> {
@@ -658,7 +672,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
   const ref = nameField ? `ID|${nameField.toUpperCase()}` : 'ID';
   const refHelp = `the ${def.label}'s id${nameField ? ` or ${nameField}` : ''}`;
 
-  const serves = (verb: Verb, op: boolean | undefined) => op === true && !spec.omit?.includes(verb);
+  const serves = (verb: Verb, op: string | undefined) => op !== undefined && !spec.omit?.includes(verb);
 
   if (serves('list', def.ops.list)) {
     const cmd = noun

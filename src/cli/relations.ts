@@ -3,9 +3,11 @@
  * (`identity services alice`: the services alice may use; `service-policy identities web-dial`: the identities
  * that policy selects), from the Management API's `/<collection>/{id}/<segment>` listings
  * (src/daemon/routes/related.ts). One implementation, driven by the table below; paging, `--filter` and `--json`
- * are those of `list` (parity: `ziti edge list identities services <id>`, docs/reference-notes.md §11).
+ * are those of `list` (parity: `ziti edge list identities services <id>`, docs/reference-notes.md §11). The table
+ * is the model's (src/model/relations.ts), the one the daemon serves.
  */
 import type { Command } from 'commander';
+import { RELATIONS, type Relation } from '../model/relations.js';
 import { requireApi } from './api.js';
 import { listOptions, printPage, resolveEntityId, type EntitySpec, type ListOptions } from './crud.js';
 import { configSpec } from './entities/config.js';
@@ -21,60 +23,46 @@ import { edgeRouterSpec } from './entities/router.js';
 import { serviceSpec } from './entities/service.js';
 import type { CliIo } from './io.js';
 
-export interface Relation {
-  parent: EntitySpec;
-  child: EntitySpec;
-  /** What the listing shows, after "list the …": e.g. `services the identity may dial or bind`. */
-  description: string;
-  /** Path segment and command name (default: the child's collection name). */
-  segment?: string;
-}
-
-const rel = (parent: EntitySpec, child: EntitySpec, description: string): Relation => ({ parent, child, description });
-
-export const RELATIONS: readonly Relation[] = [
-  rel(identitySpec, serviceSpec, 'services the identity may dial or bind (through service policies)'),
-  rel(identitySpec, edgeRouterSpec, 'edge routers the identity may connect to (through edge router policies)'),
-  rel(identitySpec, servicePolicySpec, 'service policies that select the identity'),
-  rel(identitySpec, edgeRouterPolicySpec, 'edge router policies that select the identity'),
-  rel(serviceSpec, identitySpec, 'identities that may dial or bind the service'),
-  rel(serviceSpec, edgeRouterSpec, 'edge routers that may carry the service (through service edge router policies)'),
-  rel(serviceSpec, configSpec, 'configs of the service'),
-  rel(serviceSpec, servicePolicySpec, 'service policies that select the service'),
-  rel(serviceSpec, serviceEdgeRouterPolicySpec, 'service edge router policies that select the service'),
-  rel(edgeRouterSpec, identitySpec, 'identities that may connect to the edge router'),
-  rel(edgeRouterSpec, serviceSpec, 'services the edge router may carry'),
-  rel(edgeRouterSpec, edgeRouterPolicySpec, 'edge router policies that select the edge router'),
-  rel(edgeRouterSpec, serviceEdgeRouterPolicySpec, 'service edge router policies that select the edge router'),
-  rel(servicePolicySpec, identitySpec, 'identities the service policy selects'),
-  rel(servicePolicySpec, serviceSpec, 'services the service policy selects'),
-  rel(servicePolicySpec, postureCheckSpec, 'posture checks the service policy selects'),
-  rel(edgeRouterPolicySpec, identitySpec, 'identities the edge router policy selects'),
-  rel(edgeRouterPolicySpec, edgeRouterSpec, 'edge routers the edge router policy selects'),
-  rel(serviceEdgeRouterPolicySpec, serviceSpec, 'services the service edge router policy selects'),
-  rel(serviceEdgeRouterPolicySpec, edgeRouterSpec, 'edge routers the service edge router policy selects'),
-  rel(configTypeSpec, configSpec, 'configs of the config type'),
+/** The CLI's entity of each collection a relation names (its noun, columns and name resolution). */
+const SPECS: readonly EntitySpec[] = [
+  identitySpec,
+  serviceSpec,
+  edgeRouterSpec,
+  configSpec,
+  configTypeSpec,
+  servicePolicySpec,
+  edgeRouterPolicySpec,
+  serviceEdgeRouterPolicySpec,
+  postureCheckSpec,
 ];
+
+function specOf(collection: string): EntitySpec {
+  const spec = SPECS.find((s) => s.def.name === collection);
+  if (!spec) throw new Error(`no CLI entity for /${collection}`);
+  return spec;
+}
 
 /** Adds the sub-collection commands to the nouns already registered on `program`. */
 export function registerRelations(program: Command, io: CliIo, relations: readonly Relation[] = RELATIONS): void {
   for (const r of relations) {
-    const noun = program.commands.find((c) => c.name() === r.parent.noun);
-    if (!noun) throw new Error(`relation ${r.parent.noun} → ${r.child.def.name}: no command ${r.parent.noun}`);
-    const segment = r.segment ?? r.child.def.name;
+    const parent = specOf(r.parent.name);
+    const child = specOf(r.child.name);
+    const noun = program.commands.find((c) => c.name() === parent.noun);
+    if (!noun) throw new Error(`relation ${parent.noun} → ${r.child.name}: no command ${parent.noun}`);
+    const segment = r.segment;
     const cmd = noun
       .command(segment)
       .description(`list the ${r.description}, optionally filtered`)
-      .argument('id|name', `the ${r.parent.def.label}'s id or name`)
+      .argument('id|name', `the ${r.parent.label}'s id or name`)
       .argument('[filter]', 'filter expression');
     listOptions(cmd).action(async (idOrName: string, filterArg: string | undefined, opts: ListOptions) => {
       const api = requireApi(io);
-      const id = await resolveEntityId(api, r.parent, idOrName);
+      const id = await resolveEntityId(api, parent, idOrName);
       await printPage(
         io,
         api,
-        `/${r.parent.def.name}/${encodeURIComponent(id)}/${segment}`,
-        r.child.columns,
+        `/${r.parent.name}/${encodeURIComponent(id)}/${segment}`,
+        child.columns,
         filterArg,
         opts,
       );

@@ -4,7 +4,7 @@
  * name that happens to look like another record's id cannot shadow it.
  */
 import type { Api } from './api.js';
-import type { CliResource } from './resource-meta.js';
+import type { ResourceDef } from '../model/resource.js';
 import { CliError } from './io.js';
 
 /** A ZitiQL string literal: double quotes, with `\` and `"` escaped (parity: §1.1). */
@@ -22,7 +22,7 @@ export interface ListEnvelope {
  */
 export async function resolveId(
   api: Api,
-  def: CliResource,
+  def: ResourceDef,
   idOrName: string,
   nameField: string | undefined = 'name' in def.props ? 'name' : undefined,
 ): Promise<string> {

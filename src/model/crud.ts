@@ -1,6 +1,7 @@
 /**
  * Generic create/read/update/delete over a resource definition. Entity behaviour plugs in through the
- * definition's hooks; every write is one transaction, so a refused request never leaves a partial change.
+ * hooks the model's services register for the resource (resource-hooks.ts); every write is one transaction, so a
+ * refused request never leaves a partial change.
  */
 import { withAccessTx } from '../store/access-journal.js';
 import { deleteRow, findRowById, insertRow, pageRows, referringIds, updateRow } from '../store/crud.js';
@@ -12,6 +13,7 @@ import { DomainError, fieldError, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { filterFields, writableProps, type Input, type ResourceDef, type Row, type WriteMode } from './resource.js';
 import { compileListQuery, type ListOptions } from './list-query.js';
+import { hooksOf } from './resource-hooks.js';
 
 export interface Page {
   rows: Row[];
@@ -74,19 +76,20 @@ export async function createEntity(
   extra: Row = {},
   pre?: Row,
 ): Promise<string> {
-  pre ??= await def.hooks?.beforeTx?.(ctx, body, 'create');
+  const hooks = await hooksOf(def);
+  pre ??= await hooks.beforeTx?.(ctx, body, 'create');
   return withAccessTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     let input = completeInput(def, pickWritable(def, body, 'create'), 'create');
     resolveNulls(def, input);
-    if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, 'create', undefined, pre);
+    if (hooks.prepare) input = await hooks.prepare(tctx, input, 'create', undefined, pre);
     const now = iso(ctx.now());
     // A prepare hook may choose the id (e.g. when a stored value derives from it); bodies cannot set `id`.
     const id = (extra.id as string | undefined) ?? (input.id as string | undefined) ?? newId();
     await mappingConstraints(() =>
       insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} }),
     );
-    await def.hooks?.afterWrite?.(tctx, id, 'create', input);
+    await hooks.afterWrite?.(tctx, id, 'create', input);
     await noteEntityWrite(tctx, def, id, false);
     return id;
   });
@@ -106,7 +109,8 @@ export async function updateEntity(
   mode: 'update' | 'patch',
   extra: Row = {},
 ): Promise<void> {
-  const pre = await def.hooks?.beforeTx?.(ctx, body, mode, id);
+  const hooks = await hooksOf(def);
+  const pre = await hooks.beforeTx?.(ctx, body, mode, id);
   await withAccessTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const existing = await getRow(tctx, def, id);
@@ -116,10 +120,10 @@ export async function updateEntity(
     let input = completeInput(def, pickWritable(def, body, mode), mode);
     if (mode === 'update' && input.tags === undefined) input.tags = {};
     resolveNulls(def, input);
-    if (def.hooks?.prepare) input = await def.hooks.prepare(tctx, input, mode, existing, pre);
+    if (hooks.prepare) input = await hooks.prepare(tctx, input, mode, existing, pre);
     const { allowSystem: _ignored, ...rest } = extra;
     await mappingConstraints(() => updateRow(trx, def, id, { ...input, ...rest, updatedAt: iso(ctx.now()) }));
-    await def.hooks?.afterWrite?.(tctx, id, mode, input, existing);
+    await hooks.afterWrite?.(tctx, id, mode, input, existing);
     await noteEntityWrite(tctx, def, id, false);
   });
 }
@@ -130,6 +134,7 @@ export async function deleteEntity(
   id: string,
   opts: { allowSystem?: boolean } = {},
 ): Promise<void> {
+  const hooks = await hooksOf(def);
   const gone = await withAccessTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const existing = await getRow(tctx, def, id);
@@ -150,12 +155,12 @@ export async function deleteEntity(
         });
       }
     }
-    await def.hooks?.beforeDelete?.(tctx, existing);
+    await hooks.beforeDelete?.(tctx, existing);
     await mappingConstraints(() => deleteRow(trx, def, id));
     await noteEntityWrite(tctx, def, id, true);
     return existing;
   });
-  def.hooks?.afterDelete?.(gone);
+  hooks.afterDelete?.(gone);
 }
 
 /** One page of a resource, filtered and sorted by the filter language and paged by the reference's rules. */
@@ -169,7 +174,7 @@ export async function listEntities(ctx: Ctx, def: ResourceDef, opts: ListOptions
     limit: q.limit,
     offset: q.offset,
   });
-  await def.hooks?.decorate?.(ctx, rows);
+  await (await hooksOf(def)).decorate?.(ctx, rows);
   return {
     rows,
     pagination: { limit: q.limit, offset: q.offset, totalCount: total },
@@ -180,6 +185,6 @@ export async function listEntities(ctx: Ctx, def: ResourceDef, opts: ListOptions
 /** A single record with its decorations (404 when absent). */
 export async function getEntity(ctx: Ctx, def: ResourceDef, id: string): Promise<Row> {
   const row = await getRow(ctx, def, id);
-  await def.hooks?.decorate?.(ctx, [row]);
+  await (await hooksOf(def)).decorate?.(ctx, [row]);
   return row;
 }

@@ -1,9 +1,10 @@
 /**
  * Resource definitions: one declarative description per entity drives request validation (create, update,
  * patch schemas), the store mapping (columns, link tables for sets), the filterable fields, the rendered
- * record and the OpenAPI documents. Entity-specific behaviour is limited to named hooks.
+ * record and the OpenAPI documents. A definition is pure data, cheap to import (the CLI reads it on every start):
+ * entity-specific behaviour is named hooks the model's services register by resource name (resource-hooks.ts).
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from './schema-type.js';
 import type { Ctx } from './ctx.js';
 import type { FieldDef, FieldTable } from './filter/fields.js';
 import type { StorageKind } from '../store/crud.js';
@@ -65,6 +66,7 @@ export type Row = Record<string, unknown>;
 export type Input = Record<string, unknown>;
 export type WriteMode = 'create' | 'update' | 'patch';
 
+/** What the generic CRUD runs around a resource's writes, deletes and reads (services/hooks/, by resource name). */
 export interface ResourceHooks {
   /**
    * Validates and completes the input of a write before it is stored; may throw DomainError.
@@ -100,7 +102,6 @@ export interface ResourceDef {
   extraFields?: FieldTable;
   /** Extra `_links` of a record besides `self`. */
   links?: (id: string) => Record<string, string>;
-  hooks?: ResourceHooks;
   /** Management API operations and their operationIds; absent ops are not served. */
   ops: Partial<Record<CrudOp, string>>;
   /** Access per op (default admin). */

@@ -1,5 +1,5 @@
 /** JSON Schemas shared by several resource definitions (parity: docs/reference-notes.md §12 "Shared small types"). */
-import { Type } from '@sinclair/typebox';
+import { Type } from './schema-type.js';
 import { fieldError } from './errors.js';
 import type { PropDef } from './resource.js';
 

@@ -11,9 +11,22 @@ import { configSpec } from '../../src/cli/entities/config.js';
 import { servicePolicySpec } from '../../src/cli/entities/policy.js';
 import { edgeRouterSpec } from '../../src/cli/entities/router.js';
 import { CliError } from '../../src/cli/io.js';
-import { RELATIONS } from '../../src/cli/relations.js';
+import { buildProgram } from '../../src/cli/main.js';
+import { RELATIONS } from '../../src/model/relations.js';
 import { postureChecks, services } from '../../src/cli/resources.js';
 import { relatedRoutes } from '../../src/daemon/routes/related.js';
+
+/** The CLI noun of a collection that relations name. */
+const NOUNS: Record<string, string> = {
+  identities: 'identity',
+  services: 'service',
+  'edge-routers': 'edge-router',
+  'config-types': 'config-type',
+  'service-policies': 'service-policy',
+  'edge-router-policies': 'edge-router-policy',
+  'service-edge-router-policies': 'service-edge-router-policy',
+};
+const nounOf = (collection: string): string => NOUNS[collection] ?? collection;
 
 /** An Api answering `GET /services?filter=<field> = "<x>"` from a fixed list of records. */
 function fakeApi(records: { id: string; name: string }[]): Api & { calls: string[] } {
@@ -93,12 +106,22 @@ describe('network CLI pieces', () => {
   });
 
   it('has a sub-collection command for every related listing of the controller, and no other', () => {
-    const cli = RELATIONS.map((r) => `/${r.parent.def.name}/{id}/${r.segment ?? r.child.def.name}`).sort();
+    // Both come from the model's table (src/model/relations.ts): the daemon serves one route per entry ...
+    const model = RELATIONS.map((r) => `/${r.parent.name}/{id}/${r.segment}`).sort();
     const server = relatedRoutes
       .map((r) => r.path)
       .filter((p) => p.includes('{id}'))
       .sort();
-    assert.deepEqual(cli, server);
+    assert.deepEqual(server, model);
+    // ... and the CLI has one sub-command per entry under the parent's noun, listing that path.
+    const io = { out() {}, err() {}, env: {} } as unknown as Parameters<typeof buildProgram>[0];
+    const program = buildProgram(io);
+    const cli = program.commands.flatMap((noun) =>
+      noun.commands
+        .filter((c) => RELATIONS.some((r) => r.segment === c.name() && noun.name() === nounOf(r.parent.name)))
+        .map((c) => `${noun.name()} ${c.name()}`),
+    );
+    assert.equal(cli.length, RELATIONS.length, cli.join(', '));
   });
 
   it('explains what keeps an identity from a service', () => {

@@ -5,6 +5,7 @@
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { CliError } from '../io.js';
+import { CLIENT_PREFIX, MANAGEMENT_PREFIX } from '../../model/api-prefixes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -29,8 +30,7 @@ export interface Transport {
   request(method: HttpMethod, path: string, body?: unknown, options?: RequestOptions): Promise<TransportResponse>;
 }
 
-export const MANAGEMENT_PREFIX = '/edge/management/v1';
-export const CLIENT_PREFIX = '/edge/client/v1';
+export { CLIENT_PREFIX, MANAGEMENT_PREFIX };
 
 export interface HttpTarget {
   /** Controller root, e.g. `https://127.0.0.1:1280` (no path). */

@@ -14,8 +14,11 @@ import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt-ver
 import { baseMeta, encodedEnvelope, RAW, type Envelope } from './envelope.js';
 import { JsonText } from '../../model/json-text.js';
 import type { DaemonDeps } from '../deps.js';
+import { API_PREFIX, type ApiName } from '../../model/api-prefixes.js';
 
-export type ApiName = 'client' | 'management';
+// The prefixes are the model's, shared with the CLI (one list).
+export { API_PREFIX, type ApiName };
+
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
@@ -57,11 +60,6 @@ export interface RouteDef {
   summary?: string;
   handler(rc: RequestContext): Promise<Envelope | typeof RAW>;
 }
-
-export const API_PREFIX: Record<ApiName, string> = {
-  client: '/edge/client/v1',
-  management: '/edge/management/v1',
-};
 
 /** The session token of a request: `svc-session`, or `zt-session` for existing clients (decisions.md). */
 export function sessionToken(req: FastifyRequest): string | undefined {

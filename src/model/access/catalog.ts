@@ -11,6 +11,7 @@ import { findRows } from '../../store/crud.js';
 import { everything, idIn } from '../../store/scopes.js';
 import type { Ctx } from '../ctx.js';
 import { renderRecord } from '../render.js';
+import { hooksOf } from '../resource-hooks.js';
 import type { Row } from '../resource.js';
 import { edgeRouters } from '../resources/edge-router.js';
 import type { AccessChange } from './changes.js';
@@ -41,7 +42,7 @@ export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
     ...(await loadConfigMaps(ctx)),
   };
   const rows = await findRows(ctx.db, services, everything);
-  await services.hooks?.decorate?.(ctx, rows);
+  await (await hooksOf(services)).decorate?.(ctx, rows);
   for (const r of rows) addService(catalog, r);
   return catalog;
 }
@@ -85,7 +86,7 @@ export async function reviseServiceCatalog(
   const out: ServiceCatalog = { ...catalog, ...(configsChanged && (await loadConfigMaps(ctx))) };
   if (serviceIds.size > 0) {
     const rows = await findRows(ctx.db, services, idIn([...serviceIds]));
-    await services.hooks?.decorate?.(ctx, rows);
+    await (await hooksOf(services)).decorate?.(ctx, rows);
     out.records = new Map(catalog.records);
     out.encoded = new Map(catalog.encoded);
     out.serviceConfigs = new Map(catalog.serviceConfigs);
@@ -119,7 +120,7 @@ export interface RouterCatalog {
 
 export async function loadRouterCatalog(ctx: Ctx): Promise<RouterCatalog> {
   const rows: Row[] = await findRows(ctx.db, edgeRouters, everything);
-  await edgeRouters.hooks?.decorate?.(ctx, rows);
+  await (await hooksOf(edgeRouters)).decorate?.(ctx, rows);
   const routers = new Map<string, RouterInfo>();
   for (const r of rows) {
     const protocols = (r.supportedProtocols as Record<string, string>) ?? {};

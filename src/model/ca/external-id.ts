@@ -10,7 +10,7 @@
  * (ALL; PREFIX / SUFFIX on the text; SCHEME on a URI's scheme), then each split by `parserCriteria` when the
  * parser is SPLIT; `index` picks one of the resulting values. Out of range or empty ⇒ no external id.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { fieldError } from '../errors.js';
 import type { ParsedCertificate } from '../../pki/index.js';
 

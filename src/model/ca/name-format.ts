@@ -10,8 +10,9 @@
 import { identityNameTaken } from '../../store/identities.js';
 import type { Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
+import { DEFAULT_IDENTITY_NAME_FORMAT } from '../resources/ca.js';
 
-export const DEFAULT_IDENTITY_NAME_FORMAT = '[caName]-[commonName]';
+export { DEFAULT_IDENTITY_NAME_FORMAT };
 
 export interface NameFormatValues {
   caName: string;

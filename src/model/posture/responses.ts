@@ -3,7 +3,7 @@
  * `typeId`, plus the data of that type; the data is kept in memory (state.ts). The reply lists the services
  * whose MFA checks now run against a wake/unlock grace. Sessions whose posture no longer passes are removed.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '../schema-type.js';
 import { deleteSessionsByIds, sessionsOfIdentityForPosture } from '../../store/posture.js';
 import { accessEngine } from '../access/engine.js';
 import { grantingPolicies } from '../access/queries.js';

@@ -6,7 +6,7 @@
  * to the caller's API session, so the definition serves no generic CRUD operation; it still drives rendering and
  * the filterable fields. Rows go with their API session through a cascading foreign key.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import type { ResourceDef } from '../resource.js';
 
 export const apiSessionCerts: ResourceDef = {

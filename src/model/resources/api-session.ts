@@ -1,22 +1,9 @@
 /**
  * API sessions: the security contexts issued by authenticate (parity: docs/reference-notes.md §4.1–4.3).
- * Rows are created by the authentication service, never through a generic create.
+ * Rows are created by the authentication service, never through a generic create. Hooks: services/hooks/api-session.ts.
  */
-import { Type } from '@sinclair/typebox';
-import type { Ctx } from '../ctx.js';
-import { dropApiSession } from '../posture/state.js';
-import { attachRefs, IDENTITY_REF } from '../refs.js';
-import type { ResourceDef, Row } from '../resource.js';
-
-async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
-  await attachRefs(ctx, rows, IDENTITY_REF);
-  for (const r of rows) {
-    // The store keeps only the token's hash; the token itself is derived again (model/tokens.ts).
-    r.token = ctx.tokens.token('api-session', r.id as string);
-    r.cachedLastActivityAt = r.lastActivityAt;
-    r.isCertExtendable = false;
-  }
-}
+import { Type } from '../schema-type.js';
+import type { ResourceDef } from '../resource.js';
 
 export const apiSessions: ResourceDef = {
   name: 'api-sessions',
@@ -42,8 +29,6 @@ export const apiSessions: ResourceDef = {
     mfaComplete: { kind: 'scalar', type: 'bool', column: 'isMfaComplete' },
   },
   links: (id) => ({ sessions: `./api-sessions/${id}/sessions` }),
-  // Posture scoped to an API session goes with it (docs/reference-notes.md §4.2).
-  hooks: { decorate, afterDelete: (row) => dropApiSession(row.id as string) },
   ops: { list: 'listAPISessions', detail: 'detailAPISessions', delete: 'deleteAPISessions' },
   envelopes: { list: 'listApiSessionsEnvelope', detail: 'detailApiSessionEnvelope' },
 };

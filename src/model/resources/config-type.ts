@@ -2,9 +2,8 @@
  * Config types: a name and the JSON Schema that configs of the type must satisfy (seed §2.7). A schema that
  * does not compile is refused; a type that still has configs cannot be deleted (409).
  */
-import type { Input, ResourceDef } from '../resource.js';
+import type { ResourceDef } from '../resource.js';
 import { NameSchema, ObjectSchema } from '../schemas.js';
-import { checkJsonSchema } from '../json-schema.js';
 
 export const configTypes: ResourceDef = {
   name: 'config-types',
@@ -26,12 +25,6 @@ export const configTypes: ResourceDef = {
   unique: ['name'],
   blockingRefs: [{ table: 'configs', column: 'configTypeId', entity: 'configs' }],
   links: (id) => ({ configs: `./config-types/${id}/configs` }),
-  hooks: {
-    prepare(_ctx, input: Input) {
-      if (input.schema !== undefined) checkJsonSchema(input.schema as Record<string, unknown>);
-      return input;
-    },
-  },
   ops: {
     list: 'listConfigTypes',
     create: 'createConfigType',

@@ -3,15 +3,10 @@
  * edge router policies through their role attributes. A tunneler-enabled edge router also gets its own
  * identity and system edge router policy (§2.7, `services/edge-router-system.ts`).
  */
-import { Type } from '@sinclair/typebox';
-import { policyTargetHooks } from '../policy/target-hooks.js';
+import { Type } from '../schema-type.js';
 import type { ResourceDef } from '../resource.js';
-import { ROLE_ATTRIBUTES_PROP, checkRoleAttributes, ObjectSchema } from '../schemas.js';
-import { removeTunnelerRecords, syncTunnelerRecords } from '../services/edge-router-system.js';
-import { attachRouterEnrollments, createRouterEnrollment } from '../services/router-enrollment.js';
-import { decorateRouter, prepareRouter, routerProps } from './router-common.js';
-
-const targetHooks = policyTargetHooks('edgeRouter');
+import { ROLE_ATTRIBUTES_PROP, ObjectSchema } from '../schemas.js';
+import { routerProps } from './router-common.js';
 
 export const edgeRouters: ResourceDef = {
   name: 'edge-routers',
@@ -50,34 +45,6 @@ export const edgeRouters: ResourceDef = {
     identities: `./edge-routers/${id}/identities`,
     services: `./edge-routers/${id}/services`,
   }),
-  hooks: {
-    async prepare(ctx, input) {
-      const out = await prepareRouter(ctx, input, 'transit_routers');
-      if (out.roleAttributes === null) out.roleAttributes = [];
-      if (out.roleAttributes !== undefined) checkRoleAttributes('roleAttributes', out.roleAttributes);
-      if (out.appData === null) out.appData = {};
-      return out;
-    },
-    async afterWrite(ctx, id, mode, input, existing) {
-      await targetHooks.afterWrite(ctx, id, mode, input, existing);
-      await syncTunnelerRecords(ctx, id, input, existing);
-      // A new router gets its erott enrollment in the same transaction (§7.2).
-      if (mode === 'create') await createRouterEnrollment(ctx, 'edge', id);
-    },
-    async beforeDelete(ctx, row) {
-      await removeTunnelerRecords(ctx, row.id as string);
-      await targetHooks.beforeDelete(ctx, row);
-    },
-    async decorate(ctx, rows) {
-      await attachRouterEnrollments(ctx, rows, 'edge');
-      for (const r of rows) {
-        decorateRouter(r);
-        r.hostname ??= '';
-        r.supportedProtocols ??= {};
-        r.syncStatus ??= 'SYNC_UNKNOWN';
-      }
-    },
-  },
   ops: {
     list: 'listEdgeRouters',
     create: 'createEdgeRouter',

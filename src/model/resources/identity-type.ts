@@ -1,5 +1,5 @@
 /** Identity types: the built-in, read-only list User, Device, Service, Router (decisions.md). */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import type { ResourceDef } from '../resource.js';
 
 export const identityTypes: ResourceDef = {

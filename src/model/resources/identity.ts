@@ -2,28 +2,9 @@
  * Identities: the users, devices, services and routers that authenticate. Field rules follow
  * docs/reference-notes.md §12 "Identity"; disable/enable and the default admin follow docs/reference-notes.md §5.6, §10.4.
  */
-import { Type } from '@sinclair/typebox';
-import { identitiesWithApiSession } from '../../store/api-sessions.js';
-import { authPolicyExists, authPolicyNames } from '../../store/auth-policies.js';
-import { authenticatorsOfIdentities } from '../../store/authenticators.js';
-import { identitiesWithVerifiedMfa } from '../../store/mfas.js';
-import { edgeRouterExists } from '../../store/routers.js';
-import type { Ctx } from '../ctx.js';
-import { DomainError, fieldError } from '../errors.js';
-import { entityRef } from '../render.js';
-import type { Input, ResourceDef, Row } from '../resource.js';
-import {
-  AttributesSchema,
-  checkRoleAttributes,
-  CostSchema,
-  NameSchema,
-  ObjectSchema,
-  PrecedenceSchema,
-} from '../schemas.js';
-import { removeIdReferences } from '../policy/matches.js';
-import { dropIdentity } from '../posture/state.js';
-import { tracingOf } from '../services/identity-trace.js';
-import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
+import { Type } from '../schema-type.js';
+import type { ResourceDef } from '../resource.js';
+import { AttributesSchema, CostSchema, NameSchema, ObjectSchema, PrecedenceSchema } from '../schemas.js';
 
 export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router'] as const;
 
@@ -36,91 +17,9 @@ const EnrollmentCreateSchema = Type.Object(
 /** Whether a disable is in force now: disabledAt set and no end, or an end still in the future (§10.4). */
 export function isDisabled(row: { disabledAt?: unknown; disabledUntil?: unknown }, now: Date): boolean {
   if (!row.disabledAt) return false;
-  if (!row.disabledUntil) return true;
-  return new Date(row.disabledUntil as string).getTime() > now.getTime();
-}
-
-/** A tunneler router's identity goes with its router, not on its own (parity: §2.7). */
-async function refuseWhileRouterExists(ctx: Ctx, row: Row): Promise<void> {
-  const id = row.id as string;
-  // A tunneler router's identity has the router's id.
-  if (!(await edgeRouterExists(ctx.db, id))) return;
-  throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
-    urlVars: { id },
-    cause: { field: 'id', reason: `entity type identities referenced by edge-routers: [${id}]`, value: id },
-    causeMessage: `referenced by /edge-routers/${id}`,
-  });
-}
-
-async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patch', existing?: Row): Promise<Input> {
-  const out = { ...input };
-  if (out.type !== undefined) {
-    out.typeId = out.type;
-    delete out.type;
-  }
-  if ('authPolicyId' in out) {
-    if (out.authPolicyId === null || out.authPolicyId === undefined) out.authPolicyId = 'default';
-    if (typeof out.authPolicyId !== 'string' || !(await authPolicyExists(ctx.db, out.authPolicyId)))
-      throw fieldError('authPolicyId', 'no auth policy found with the given id', out.authPolicyId);
-  }
-  if (out.roleAttributes !== undefined) checkRoleAttributes('roleAttributes', out.roleAttributes);
-  if (out.externalId === '') out.externalId = null;
-  if (existing?.isDefaultAdmin && out.isAdmin === false) {
-    throw fieldError('isAdmin', 'the default admin must remain an admin', false);
-  }
-  if (mode !== 'create') delete out.enrollment;
-  // A tunneler router's identity keeps the router's name and the Router type; the router manages them.
-  if (existing && (await edgeRouterExists(ctx.db, existing.id as string))) {
-    const renamed = out.name !== undefined && out.name !== existing.name;
-    const retyped = out.typeId !== undefined && out.typeId !== existing.typeId;
-    if (renamed || retyped)
-      throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', {
-        urlVars: { id: existing.id as string },
-        cause: {
-          field: renamed ? 'name' : 'type',
-          reason: 'the identity of an edge router follows its router',
-          value: renamed ? out.name : out.typeId,
-        },
-      });
-  }
-  return out;
-}
-
-/** Adds the computed and joined fields of identity records for one page at once. */
-async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
-  const ids = rows.map((r) => r.id as string);
-  const now = ctx.now();
-  const [authenticators, policies, withSession, enrollments, withMfa] = await Promise.all([
-    authenticatorsOfIdentities(ctx.db, ids),
-    authPolicyNames(ctx.db),
-    identitiesWithApiSession(ctx.db, ids),
-    enrollmentSummaries(ctx, ids),
-    identitiesWithVerifiedMfa(ctx.db, ids),
-  ]);
-  const policyNames = new Map(policies.map((p) => [p.id, p.name]));
-  const tracing = await tracingOf(ctx, ids);
-  for (const r of rows) {
-    const id = r.id as string;
-    const auths: Record<string, unknown> = {};
-    for (const a of authenticators.filter((x) => x.identityId === id)) {
-      if (a.method === 'updb') auths.updb = { id: a.id, username: a.username };
-      else if (a.method === 'cert') auths.cert = { id: a.id, fingerprint: a.fingerprint };
-    }
-    r.type = entityRef('identity-types', r.typeId as string, r.typeId as string);
-    r.authPolicy = entityRef('auth-policies', r.authPolicyId as string, policyNames.get(r.authPolicyId as string));
-    r.authenticators = auths;
-    r.enrollment = enrollments.get(id) ?? {};
-    r.disabled = isDisabled(r, now);
-    r.disabledAt = r.disabledAt ?? null;
-    r.disabledUntil = r.disabledUntil ?? null;
-    r.hasApiSession = withSession.has(id);
-    r.hasEdgeRouterConnection = false;
-    r.edgeRouterConnectionStatus = 'offline';
-    // A verified TOTP enrollment (services/mfa.ts).
-    r.isMfaEnabled = withMfa.has(id);
-    r.tracing = tracing.get(id);
-  }
+  const until = row.disabledUntil;
+  if (!until) return true;
+  return new Date(typeof until === 'string' ? until : String(until)).getTime() > now.getTime();
 }
 
 export const identities: ResourceDef = {
@@ -238,22 +137,6 @@ export const identities: ResourceDef = {
     'posture-data': `./identities/${id}/posture-data`,
     'auth-policies': `./auth-policies`,
   }),
-  hooks: {
-    prepare,
-    decorate,
-    // `enrollment: {ott | ottca | updb}` on create makes the enrollments in the identity's transaction (§7.2).
-    async afterWrite(ctx, id, mode, input) {
-      if (mode === 'create')
-        await createRequestedEnrollments(ctx, id, input.enrollment as IdentityEnrollmentRequest | undefined);
-    },
-    async beforeDelete(ctx, row) {
-      if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id as string } });
-      await refuseWhileRouterExists(ctx, row);
-      await removeIdReferences(ctx, 'identity', row.id as string);
-    },
-    // Its API sessions went by cascade; the posture held in memory for them and for the identity goes too.
-    afterDelete: (row) => dropIdentity(row.id as string),
-  },
   ops: {
     list: 'listIdentities',
     create: 'createIdentity',

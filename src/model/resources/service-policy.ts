@@ -1,5 +1,5 @@
 /** Service policies: which identities may Dial or Bind which services, under which posture checks (seed §2.13). */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../schema-type.js';
 import { SERVICE_POLICY } from '../policy/kinds.js';
 import { policyResource } from '../policy/policy-resource.js';
 

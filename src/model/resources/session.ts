@@ -5,36 +5,8 @@
  * `apiSession`, `service`, `type`) and rendering. `edgeRouters` is computed when rendered, so it always
  * reflects the current policies.
  */
-import { Type } from '@sinclair/typebox';
-import type { Ctx } from '../ctx.js';
-import { entityRef } from '../render.js';
-import type { ResourceDef, Row } from '../resource.js';
-import { accessEngine } from '../access/engine.js';
-import { sessionEdgeRouters } from '../services/session-routers.js';
-
-/** `apiSession`, `service` refs and `edgeRouters`, for a page of sessions (identities and services cached by the engine). */
-async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
-  if (rows.length === 0) return;
-  const engine = accessEngine(ctx);
-  const m = await engine.markers(ctx);
-  const catalog = await engine.serviceCatalog(ctx, m);
-  for (const r of rows) {
-    r.token = ctx.tokens.token('session', r.id as string);
-    const identity = await engine.identity(ctx, m, r.identityId as string);
-    decorateSession(
-      r,
-      (catalog.records.get(r.serviceId as string)?.name as string | undefined) ?? '',
-      await sessionEdgeRouters(ctx, m, identity, r.serviceId as string),
-    );
-  }
-}
-
-/** The fields a session record adds to its row (shared by the create answer and the listings). */
-export function decorateSession(r: Row, serviceName: string, edgeRouters: Record<string, unknown>[]): void {
-  r.apiSession = entityRef('api-sessions', r.apiSessionId as string, '');
-  r.service = entityRef('services', r.serviceId as string, serviceName);
-  r.edgeRouters = edgeRouters;
-}
+import { Type } from '../schema-type.js';
+import type { ResourceDef } from '../resource.js';
 
 export const sessions: ResourceDef = {
   name: 'sessions',
@@ -55,7 +27,6 @@ export const sessions: ResourceDef = {
     service: { kind: 'scalar', type: 'string', column: 'serviceId' },
     identity: { kind: 'scalar', type: 'string', column: 'identityId' },
   },
-  hooks: { decorate },
   // Served by routes/sessions.ts (client create/list/detail/delete scoped to the caller, management for admins).
   ops: {},
   envelopes: { list: 'listSessionsEnvelope', detail: 'detailSessionEnvelope' },

@@ -4,8 +4,7 @@
  * and operation names.
  */
 import type { ResourceDef } from '../resource.js';
-import { decorateRouter, prepareRouter, routerProps } from './router-common.js';
-import { attachRouterEnrollments, createRouterEnrollment } from '../services/router-enrollment.js';
+import { routerProps } from './router-common.js';
 
 export const transitRouters: ResourceDef = {
   name: 'transit-routers',
@@ -14,21 +13,6 @@ export const transitRouters: ResourceDef = {
   schemaName: 'router',
   props: routerProps,
   unique: ['name', 'fingerprint'],
-  hooks: {
-    prepare: (ctx, input) => prepareRouter(ctx, input, 'edge_routers'),
-    // A new router gets its trott enrollment in the same transaction (§7.2).
-    async afterWrite(ctx, id, mode) {
-      if (mode === 'create') await createRouterEnrollment(ctx, 'transit', id);
-    },
-    async decorate(ctx, rows) {
-      await attachRouterEnrollments(ctx, rows, 'transit');
-      for (const r of rows) {
-        decorateRouter(r);
-        // Required (not nullable) in routerDetail: empty until the router enrolls.
-        r.fingerprint ??= '';
-      }
-    },
-  },
   ops: {
     list: 'listTransitRouters',
     create: 'createTransitRouter',

@@ -23,7 +23,7 @@ import { isDisabled } from '../resources/identity.js';
 import { getEntity } from '../crud.js';
 import { renderRecord } from '../render.js';
 import type { Row } from '../resource.js';
-import { policyForIdentity } from '../resources/auth-policy.js';
+import { policyForIdentity } from './hooks/auth-policy.js';
 import { cachedPrincipal, forgetPrincipal, principalGeneration, rememberPrincipal } from './api-session-cache.js';
 import type { CachedPrincipal } from './api-session-cache.js';
 

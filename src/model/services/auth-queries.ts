@@ -8,7 +8,8 @@ import type { Ctx } from '../ctx.js';
 import { extJwtAuthQueries } from './ext-jwt-secondary.js';
 import { identityAuthPolicyId } from '../../store/identities.js';
 import { mfaOfIdentity } from '../../store/mfas.js';
-import { policyForIdentity, type AuthPolicy } from '../resources/auth-policy.js';
+import type { AuthPolicy } from '../resources/auth-policy.js';
+import { policyForIdentity } from './hooks/auth-policy.js';
 
 export interface AuthQuery {
   typeId: string;

@@ -17,7 +17,7 @@ import type { ParsedCertificate } from '../../pki/index.js';
 import { withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { requirePki } from '../pki.js';
-import { policyForIdentity } from '../resources/auth-policy.js';
+import { policyForIdentity } from './hooks/auth-policy.js';
 import { isDisabled } from '../resources/identity.js';
 import { externalIdFromCertificate } from '../ca/external-id.js';
 import { findIssuingCa, verifiedCas } from '../ca/trust.js';

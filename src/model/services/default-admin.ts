@@ -6,7 +6,8 @@ import { withTx } from '../../store/db.js';
 import { defaultAdminExists } from '../../store/identities.js';
 import { createEntity } from '../crud.js';
 import { withDb, type Ctx } from '../ctx.js';
-import { authenticators, hashUnderPolicy } from '../resources/authenticator.js';
+import { authenticators } from '../resources/authenticator.js';
+import { hashUnderPolicy } from './hooks/authenticator.js';
 import { identities } from '../resources/identity.js';
 
 export const hasDefaultAdmin = (ctx: Ctx): Promise<boolean> => defaultAdminExists(ctx.db);

@@ -18,8 +18,10 @@ import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError, fieldError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { requirePki } from '../pki.js';
-import { authenticators, hashForIdentity } from '../resources/authenticator.js';
-import { enrollments, enrollmentSecrets, futureDate } from '../resources/enrollment.js';
+import { authenticators } from '../resources/authenticator.js';
+import { hashForIdentity } from './hooks/authenticator.js';
+import { enrollments } from '../resources/enrollment.js';
+import { enrollmentSecrets, futureDate } from '../enrollments/credentials.js';
 import { tokenHash } from '../tokens.js';
 
 /** The stored fields of an outstanding enrollment; exactly one of the three owner ids is set. */

@@ -11,7 +11,8 @@
  */
 import type { Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
-import { policyForIdentity, type AuthPolicy } from '../resources/auth-policy.js';
+import type { AuthPolicy } from '../resources/auth-policy.js';
+import { policyForIdentity } from './hooks/auth-policy.js';
 import { signerById } from '../../store/external-jwt-signers.js';
 import type { Principal } from './api-session.js';
 import type { VerifiedToken } from './ext-jwt-keys.js';

@@ -9,7 +9,7 @@ import { decodeJwt, decodeProtectedHeader, errors, importJWK, importX509, jwtVer
 import type { KeyObject } from 'node:crypto';
 import type { Ctx } from '../ctx.js';
 import { DomainError, type ErrorCode } from '../errors.js';
-import { signerCertificate } from '../resources/external-jwt-signer.js';
+import { signerCertificate } from './hooks/external-jwt-signer.js';
 import { anySignerEnabled, signerByIssuer, type StoredSigner } from '../../store/external-jwt-signers.js';
 import { identityIdByExternalId, identityStanding } from '../../store/identities.js';
 import { claimAt } from './ext-jwt-claims.js';

@@ -6,7 +6,7 @@
 import type { Ctx } from '../ctx.js';
 import { withDb } from '../ctx.js';
 import { isDisabled } from '../resources/identity.js';
-import { policyForIdentity } from '../resources/auth-policy.js';
+import { policyForIdentity } from './hooks/auth-policy.js';
 import { identityStanding } from '../../store/identities.js';
 import { withTx } from '../../store/db.js';
 import { startApiSession, type AuthenticateBody } from './authenticate.js';

@@ -8,7 +8,8 @@ import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError, fieldError, notFound } from '../errors.js';
 import { verifyPassword } from '../password.js';
 import { getRow } from '../crud.js';
-import { authenticators, hashForIdentity } from '../resources/authenticator.js';
+import { authenticators } from '../resources/authenticator.js';
+import { hashForIdentity } from './hooks/authenticator.js';
 import { recordFailedAttempt, reserveAttempt } from './password-attempts.js';
 
 export interface OwnAuthenticatorChange {

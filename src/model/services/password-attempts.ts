@@ -21,7 +21,8 @@ import {
   resetFailedAttempts,
 } from '../../store/password-attempts.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
-import { policyForIdentity, type AuthPolicy } from '../resources/auth-policy.js';
+import type { AuthPolicy } from '../resources/auth-policy.js';
+import { policyForIdentity } from './hooks/auth-policy.js';
 import { isDisabled } from '../resources/identity.js';
 import { deleteIdentityApiSessions } from './api-session.js';
 

@@ -10,7 +10,8 @@ import { withTx } from '../../store/db.js';
 import { createEntity, getRow } from '../crud.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { authenticators } from '../resources/authenticator.js';
-import { enrollments, futureDate } from '../resources/enrollment.js';
+import { enrollments } from '../resources/enrollment.js';
+import { futureDate } from '../enrollments/credentials.js';
 
 /** Returns the new enrollment's id. */
 export async function reEnrollAuthenticator(ctx: Ctx, id: string, expiresAtValue: unknown): Promise<string> {

@@ -26,7 +26,8 @@ import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { requirePki } from '../pki.js';
 import type { Row } from '../resource.js';
-import { enrollmentCredentials, enrollments, enrollmentSecrets } from '../resources/enrollment.js';
+import { enrollments } from '../resources/enrollment.js';
+import { enrollmentCredentials, enrollmentSecrets } from '../enrollments/credentials.js';
 import { networkIssuedPeer, type PeerCertificates } from './authenticate-cert.js';
 import { anyEnrollmentForToken, consume } from './enrollment.js';
 

@@ -22,7 +22,8 @@ import type { Row } from '../resource.js';
 import { accessEngine } from '../access/engine.js';
 import { checkSessionPosture, passingPolicies } from '../access/posture.js';
 import { BIND, DIAL, grantingPolicies } from '../access/queries.js';
-import { decorateSession, sessions } from '../resources/session.js';
+import { sessions } from '../resources/session.js';
+import { decorateSession } from './hooks/session.js';
 import { sessionEdgeRouters } from './session-routers.js';
 import { sessionAnswers } from './session-answers.js';
 

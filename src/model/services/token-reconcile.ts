@@ -18,7 +18,7 @@ import {
   type TokenTable,
 } from '../../store/token-records.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
-import { enrollmentSecrets } from '../resources/enrollment.js';
+import { enrollmentSecrets } from '../enrollments/credentials.js';
 import { tokenHash, type TokenKind } from '../tokens.js';
 import { enrollmentSubject } from './enrollment.js';
 

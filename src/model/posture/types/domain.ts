@@ -1,5 +1,5 @@
 /** `DOMAIN`: the reported Windows domain must be one of the check's, case-insensitively (docs/reference-notes.md §9.3). */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../schema-type.js';
 import type { PostureCheckType } from './type.js';
 
 export const domainType: PostureCheckType = {

@@ -1,5 +1,5 @@
 /** `MAC`: any reported address must equal one of the check's, as exact strings (docs/reference-notes.md §9.3). */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../schema-type.js';
 import type { PostureCheckType } from './type.js';
 
 export const macType: PostureCheckType = {

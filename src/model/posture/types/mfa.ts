@@ -3,7 +3,7 @@
  * (unless `ignoreLegacyEndpoints` exempts the client); with `promptOnWake`/`promptOnUnlock`, a wake/unlock
  * reported after the pass fails the check once a grace of 5 minutes has run out (docs/reference-notes.md §9.3).
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../schema-type.js';
 import type { ApiSessionPosture } from '../state.js';
 import type { PostureCheckType, PostureView, Details, QueryTimeout } from './type.js';
 

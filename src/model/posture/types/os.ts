@@ -2,7 +2,7 @@
  * `OS`: the reported operating system type (case-insensitive) must be listed, and its version satisfy one of
  * that entry's semver ranges (none: any version) (docs/reference-notes.md §9.3).
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../schema-type.js';
 import semver from 'semver';
 import { fieldError } from '../../errors.js';
 import { OS_TYPES, type PostureCheckType } from './type.js';

@@ -3,7 +3,7 @@
  * each is judged as a `PROCESS` check, with a list of accepted signers (docs/reference-notes.md §9.3).
  * The client reports each process under the check's id and the process's path.
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../schema-type.js';
 import { SemanticSchema } from '../../schemas.js';
 import {
   actualProcess,

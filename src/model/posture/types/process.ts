@@ -3,7 +3,7 @@
  * reported sha512 must be one of them, and when it names a signer the reported signers must include it, both
  * compared case-insensitively (docs/reference-notes.md §9.3).
  */
-import { Type } from '@sinclair/typebox';
+import { Type } from '../../schema-type.js';
 import { OS_TYPES, type PostureCheckType } from './type.js';
 import { findProcess, type ProcessPosture } from '../state.js';
 

@@ -4,7 +4,7 @@
  * module of this directory; the resource definition, the evaluation and the client's `postureQueries` ask
  * the registry (index.ts) by `typeId`, so adding a type touches no other code.
  */
-import type { TSchema } from '@sinclair/typebox';
+import type { TSchema } from '../../schema-type.js';
 import type { ApiSessionPosture, IdentityPosture } from '../state.js';
 
 export const OS_TYPES = ['Windows', 'WindowsServer', 'Android', 'iOS', 'Linux', 'macOS'] as const;

@@ -1,0 +1,17 @@
+/**
+ * Typed reads of a generic CRUD row (`Row`, untyped because the generic CRUD serves every table). Each checks
+ * what the store's column holds (src/store/schema.ts) instead of asserting it, so a wrong column fails loudly.
+ */
+import type { Row } from './resource.js';
+
+/** A not-null text column (ids, references): a string, or an internal error. */
+export function textOf(row: Row, key: string): string {
+  const v = row[key];
+  if (typeof v !== 'string') throw new Error(`column ${key} is not text`);
+  return v;
+}
+
+/** A list of strings (a `set` prop or a role list), or undefined when absent or not one. */
+export function textList(v: unknown): string[] | undefined {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined;
+}

@@ -1,0 +1,21 @@
+/** API sessions: the derived token and refs on reads; posture scoped to a session goes with it (§4.2). */
+import type { Ctx } from '../../ctx.js';
+import { dropApiSession } from '../../posture/state.js';
+import { attachRefs, IDENTITY_REF } from '../../refs.js';
+import type { ResourceHooks, Row } from '../../resource.js';
+
+async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
+  await attachRefs(ctx, rows, IDENTITY_REF);
+  for (const r of rows) {
+    // The store keeps only the token's hash; the token itself is derived again (model/tokens.ts).
+    r.token = ctx.tokens.token('api-session', String(r.id));
+    r.cachedLastActivityAt = r.lastActivityAt;
+    r.isCertExtendable = false;
+  }
+}
+
+export const apiSessionHooks: ResourceHooks = {
+  decorate,
+  // Posture scoped to an API session goes with it (docs/reference-notes.md §4.2).
+  afterDelete: (row) => dropApiSession(String(row.id)),
+};

@@ -1,0 +1,123 @@
+/**
+ * External JWT signers (parity: docs/reference-notes.md §5.4): every rule is checked on the record as it will be
+ * stored, so a PATCH is judged merged with what is there. Auth policies name signers inside JSON members, so
+ * deleting a named signer is refused here (409).
+ */
+import { policiesNamingSigner } from '../../../store/external-jwt-signers.js';
+import { decodePemBlocks, CERTIFICATE_PEM_TYPES, isPkiError, parseCertificateDer } from '../../../pki/index.js';
+import type { Ctx } from '../../ctx.js';
+import { iso } from '../../ctx.js';
+import { DomainError, fieldError } from '../../errors.js';
+import type { Input, ResourceHooks, Row, WriteMode } from '../../resource.js';
+import { parseClaimsPointer } from '../ext-jwt-claims.js';
+import { textOf } from '../../row.js';
+
+/** Required on create and PUT; null there is refused, on PATCH it leaves the value as it is. */
+const REQUIRED = ['name', 'issuer', 'audience', 'enabled'] as const;
+/** Null on create and PUT means the default; on PATCH, unchanged. */
+const DEFAULTS: Record<string, unknown> = { claimsProperty: 'sub', useExternalId: false };
+/** May be cleared with null. */
+const CLEARABLE = ['kid', 'certPem', 'jwksEndpoint', 'externalAuthUrl'] as const;
+
+const invalidPem = (reason: string) =>
+  new DomainError('INVALID_CERT_PEM', { cause: { field: 'certPem', reason, value: '' }, causeMessage: reason });
+
+/** The one certificate of `certPem` and what the record shows of it (INVALID_CERT_PEM otherwise). */
+export function signerCertificate(pem: string) {
+  const blocks = decodePemBlocks(pem);
+  if (blocks.length !== 1) throw invalidPem(`expected exactly one certificate, found ${blocks.length} PEM blocks`);
+  const block = blocks[0]!;
+  if (!(CERTIFICATE_PEM_TYPES as readonly string[]).includes(block.type))
+    throw invalidPem(`expected a CERTIFICATE block, found ${block.type}`);
+  try {
+    return parseCertificateDer(block.der);
+  } catch (e) {
+    if (isPkiError(e)) throw invalidPem('the certificate could not be parsed');
+    throw e;
+  }
+}
+
+function httpUrl(field: string, v: unknown): void {
+  if (typeof v !== 'string') return;
+  let u: URL | undefined;
+  try {
+    u = new URL(v);
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname)
+    throw fieldError(field, `${field} must be an http or https URL`, v);
+}
+
+function nonEmpty(field: string, v: unknown): void {
+  if (typeof v === 'string' && v.trim() === '') throw fieldError(field, `${field} must not be empty`, v);
+}
+
+function resolveNullsFor(out: Input, mode: WriteMode): void {
+  for (const f of REQUIRED) {
+    if (out[f] !== null) continue;
+    if (mode === 'patch') delete out[f];
+    else throw fieldError(f, `${f} is required`, null);
+  }
+  for (const [f, d] of Object.entries(DEFAULTS)) {
+    if (out[f] !== null) continue;
+    if (mode === 'patch') delete out[f];
+    else out[f] = d;
+  }
+}
+
+function prepare(_ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Input {
+  const out = { ...input };
+  resolveNullsFor(out, mode);
+  for (const f of CLEARABLE) if (out[f] === '') out[f] = null;
+  // The record as it will be stored: PATCH merges onto the existing one.
+  const merged: Row = mode === 'patch' ? { ...existing, ...out } : out;
+  for (const f of ['name', 'issuer', 'audience'] as const) nonEmpty(f, merged[f]);
+  if (typeof merged.claimsProperty === 'string') parseClaimsPointer(merged.claimsProperty);
+  httpUrl('jwksEndpoint', merged.jwksEndpoint);
+  httpUrl('externalAuthUrl', merged.externalAuthUrl);
+  const certPem = merged.certPem;
+  const hasCert = typeof certPem === 'string';
+  const hasJwks = typeof merged.jwksEndpoint === 'string';
+  if (hasCert === hasJwks) {
+    const field = hasCert ? 'jwksEndpoint' : 'certPem';
+    throw fieldError(field, 'exactly one of certPem and jwksEndpoint is required', merged[field] ?? null);
+  }
+  if (hasCert) {
+    if (out.certPem !== undefined || mode !== 'patch') {
+      const cert = signerCertificate(certPem);
+      out.certPem = cert.pem;
+      out.fingerprint = cert.fingerprint;
+      out.commonName = cert.commonName ?? '';
+      out.notBefore = iso(cert.notBefore);
+      out.notAfter = iso(cert.notAfter);
+    }
+  } else {
+    out.certPem = null;
+    for (const f of ['fingerprint', 'commonName', 'notBefore', 'notAfter']) out[f] = null;
+  }
+  return out;
+}
+
+export const externalJwtSignerHooks: ResourceHooks = {
+  prepare,
+  afterWrite(ctx, id) {
+    ctx.extJwt?.forgetSigner(id);
+  },
+  async beforeDelete(ctx, row) {
+    const id = textOf(row, 'id');
+    const ids = await policiesNamingSigner(ctx.db, id, 10);
+    if (ids.length > 0) {
+      throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
+        urlVars: { id },
+        cause: {
+          field: 'id',
+          reason: `entity type external-jwt-signers referenced by auth-policies: [${ids.join(', ')}]`,
+          value: id,
+        },
+        causeMessage: `referenced by /auth-policies/${ids[0]}`,
+      });
+    }
+    ctx.extJwt?.forgetSigner(id);
+  },
+};

@@ -1,0 +1,122 @@
+/**
+ * Identities (docs/reference-notes.md §12 "Identity", §5.6, §10.4): the type and auth policy checked, the default
+ * admin and a tunneler router's identity protected, enrollments created with the identity, and the computed
+ * and joined fields of the records.
+ */
+import { identitiesWithApiSession } from '../../../store/api-sessions.js';
+import { authPolicyExists, authPolicyNames } from '../../../store/auth-policies.js';
+import { authenticatorsOfIdentities } from '../../../store/authenticators.js';
+import { identitiesWithVerifiedMfa } from '../../../store/mfas.js';
+import { edgeRouterExists } from '../../../store/routers.js';
+import type { Ctx } from '../../ctx.js';
+import { DomainError, fieldError } from '../../errors.js';
+import { entityRef } from '../../render.js';
+import type { Input, ResourceHooks, Row } from '../../resource.js';
+import { isDisabled } from '../../resources/identity.js';
+import { checkRoleAttributes } from '../../schemas.js';
+import { removeIdReferences } from '../../policy/matches.js';
+import { dropIdentity } from '../../posture/state.js';
+import { tracingOf } from '../identity-trace.js';
+import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
+import { textOf } from '../../row.js';
+
+/** A tunneler router's identity goes with its router, not on its own (parity: §2.7). */
+async function refuseWhileRouterExists(ctx: Ctx, row: Row): Promise<void> {
+  const id = textOf(row, 'id');
+  // A tunneler router's identity has the router's id.
+  if (!(await edgeRouterExists(ctx.db, id))) return;
+  throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
+    urlVars: { id },
+    cause: { field: 'id', reason: `entity type identities referenced by edge-routers: [${id}]`, value: id },
+    causeMessage: `referenced by /edge-routers/${id}`,
+  });
+}
+
+async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patch', existing?: Row): Promise<Input> {
+  const out = { ...input };
+  if (out.type !== undefined) {
+    out.typeId = out.type;
+    delete out.type;
+  }
+  if ('authPolicyId' in out) {
+    if (out.authPolicyId === null || out.authPolicyId === undefined) out.authPolicyId = 'default';
+    if (typeof out.authPolicyId !== 'string' || !(await authPolicyExists(ctx.db, out.authPolicyId)))
+      throw fieldError('authPolicyId', 'no auth policy found with the given id', out.authPolicyId);
+  }
+  if (out.roleAttributes !== undefined) checkRoleAttributes('roleAttributes', out.roleAttributes);
+  if (out.externalId === '') out.externalId = null;
+  if (existing?.isDefaultAdmin && out.isAdmin === false) {
+    throw fieldError('isAdmin', 'the default admin must remain an admin', false);
+  }
+  if (mode !== 'create') delete out.enrollment;
+  // A tunneler router's identity keeps the router's name and the Router type; the router manages them.
+  if (existing && (await edgeRouterExists(ctx.db, textOf(existing, 'id')))) {
+    const renamed = out.name !== undefined && out.name !== existing.name;
+    const retyped = out.typeId !== undefined && out.typeId !== existing.typeId;
+    if (renamed || retyped)
+      throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', {
+        urlVars: { id: textOf(existing, 'id') },
+        cause: {
+          field: renamed ? 'name' : 'type',
+          reason: 'the identity of an edge router follows its router',
+          value: renamed ? out.name : out.typeId,
+        },
+      });
+  }
+  return out;
+}
+
+/** Adds the computed and joined fields of identity records for one page at once. */
+async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
+  if (rows.length === 0) return;
+  const ids = rows.map((r) => textOf(r, 'id'));
+  const now = ctx.now();
+  const [authenticators, policies, withSession, enrollments, withMfa] = await Promise.all([
+    authenticatorsOfIdentities(ctx.db, ids),
+    authPolicyNames(ctx.db),
+    identitiesWithApiSession(ctx.db, ids),
+    enrollmentSummaries(ctx, ids),
+    identitiesWithVerifiedMfa(ctx.db, ids),
+  ]);
+  const policyNames = new Map(policies.map((p) => [p.id, p.name]));
+  const tracing = await tracingOf(ctx, ids);
+  for (const r of rows) {
+    const id = textOf(r, 'id');
+    const auths: Record<string, unknown> = {};
+    for (const a of authenticators.filter((x) => x.identityId === id)) {
+      if (a.method === 'updb') auths.updb = { id: a.id, username: a.username };
+      else if (a.method === 'cert') auths.cert = { id: a.id, fingerprint: a.fingerprint };
+    }
+    r.type = entityRef('identity-types', textOf(r, 'typeId'), textOf(r, 'typeId'));
+    const authPolicyId = textOf(r, 'authPolicyId');
+    r.authPolicy = entityRef('auth-policies', authPolicyId, policyNames.get(authPolicyId));
+    r.authenticators = auths;
+    r.enrollment = enrollments.get(id) ?? {};
+    r.disabled = isDisabled(r, now);
+    r.disabledAt = r.disabledAt ?? null;
+    r.disabledUntil = r.disabledUntil ?? null;
+    r.hasApiSession = withSession.has(id);
+    r.hasEdgeRouterConnection = false;
+    r.edgeRouterConnectionStatus = 'offline';
+    // A verified TOTP enrollment (services/mfa.ts).
+    r.isMfaEnabled = withMfa.has(id);
+    r.tracing = tracing.get(id);
+  }
+}
+
+export const identityHooks: ResourceHooks = {
+  prepare,
+  decorate,
+  // `enrollment: {ott | ottca | updb}` on create makes the enrollments in the identity's transaction (§7.2).
+  async afterWrite(ctx, id, mode, input) {
+    if (mode === 'create')
+      await createRequestedEnrollments(ctx, id, input.enrollment as IdentityEnrollmentRequest | undefined);
+  },
+  async beforeDelete(ctx, row) {
+    if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: textOf(row, 'id') } });
+    await refuseWhileRouterExists(ctx, row);
+    await removeIdReferences(ctx, 'identity', textOf(row, 'id'));
+  },
+  // Its API sessions went by cascade; the posture held in memory for them and for the identity goes too.
+  afterDelete: (row) => dropIdentity(textOf(row, 'id')),
+};

@@ -1,0 +1,48 @@
+/** Services: configs checked (at most one per config type), role attributes kept matched, listing defaults. */
+import { configsWithTypes } from '../../../store/configs.js';
+import type { Ctx } from '../../ctx.js';
+import { fieldError } from '../../errors.js';
+import { policyTargetHooks } from '../../policy/target-hooks.js';
+import type { Input, ResourceHooks, Row } from '../../resource.js';
+import { checkRoleAttributes } from '../../schemas.js';
+import { textList } from '../../row.js';
+
+/** Every id must be a config, and no two of the same config type (400 on `configs`). */
+async function checkConfigs(ctx: Ctx, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const found = await configsWithTypes(ctx.db, ids);
+  const missing = ids.filter((id) => !found.some((f) => f.id === id));
+  if (missing.length > 0) throw fieldError('configs', 'no configs found with the given ids', missing.join(','));
+  const seen = new Map<string, string>();
+  for (const f of found) {
+    const other = seen.get(f.typeId);
+    if (other)
+      throw fieldError('configs', `multiple configs of config type ${f.typeName}: ${other}, ${f.id}`, ids.join(','));
+    seen.set(f.typeId, f.id);
+  }
+}
+
+async function prepare(ctx: Ctx, input: Input): Promise<Input> {
+  const out = { ...input };
+  if (out.roleAttributes === null) out.roleAttributes = [];
+  if (out.roleAttributes !== undefined) checkRoleAttributes('roleAttributes', out.roleAttributes);
+  if (out.configs === null) out.configs = [];
+  if (out.configs !== undefined) {
+    const ids = [...new Set(textList(out.configs) ?? [])];
+    out.configs = ids;
+    await checkConfigs(ctx, ids);
+  }
+  return out;
+}
+
+export const serviceHooks: ResourceHooks = {
+  prepare,
+  ...policyTargetHooks('service'),
+  decorate(_ctx, rows: Row[]) {
+    for (const r of rows) {
+      r.config ??= {};
+      r.permissions ??= [];
+      r.postureQueries ??= [];
+    }
+  },
+};
