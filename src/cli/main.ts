@@ -5,33 +5,74 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { CliError, processIo, type CliIo } from './io.js';
-import { registerServe } from './commands/serve.js';
-import { registerDb } from './commands/db.js';
-import { registerLogin } from './commands/login.js';
-import { registerLogout } from './commands/logout.js';
-import { registerMfa } from './commands/mfa.js';
-import { registerVersion } from './commands/version.js';
-import { registerIdentity } from './commands/identity.js';
-import { registerAuthPolicy } from './commands/auth-policy.js';
-import { registerAuthenticator } from './commands/authenticator.js';
-import { registerApiSession } from './commands/api-session.js';
-import { registerEnroll } from './commands/enroll.js';
-import { registerEnrollment } from './commands/enrollment.js';
-import { registerCa } from './commands/ca.js';
-import { registerNetwork } from './commands/network.js';
-import { registerPostureChecks } from './commands/posture-check.js';
-import { registerRouters } from './commands/router.js';
-import { registerPolicyAdvice } from './commands/policy-advice.js';
-import { registerRelations } from './relations.js';
-import { registerContext } from './commands/context.js';
-import { registerWhoami } from './commands/whoami.js';
-import { registerClient } from './commands/client.js';
-import { registerCompletion } from './commands/completion.js';
-import { registerJwtSigner } from './commands/jwt-signer.js';
 import { checkContextName } from './session-store.js';
 import { closeOffline, registerOffline } from './offline.js';
 
-export function buildProgram(io: CliIo): Command {
+type Register = (program: Command, io: CliIo) => void;
+
+/**
+ * Each module of top-level commands, with the commands it registers. A command line loads only the module of
+ * the command it runs (start-up: `edgectl version` imports no resource definitions, tables or prompts); help,
+ * completion and anything not found here load them all. test/cli/cli-startup.test.ts checks the names.
+ */
+export const COMMAND_MODULES: readonly {
+  names: readonly string[];
+  /** Some of its nouns have sub-collections (relations.ts), attached after it is registered. */
+  relations?: true;
+  /** Nouns of other modules it adds sub-commands to (registered after them). */
+  extends?: readonly string[];
+  load(): Promise<Register>;
+}[] = [
+  { names: ['serve'], load: async () => (await import('./commands/serve.js')).registerServe },
+  { names: ['db'], load: async () => (await import('./commands/db.js')).registerDb },
+  { names: ['login'], load: async () => (await import('./commands/login.js')).registerLogin },
+  { names: ['logout'], load: async () => (await import('./commands/logout.js')).registerLogout },
+  { names: ['mfa'], load: async () => (await import('./commands/mfa.js')).registerMfa },
+  { names: ['enroll'], load: async () => (await import('./commands/enroll.js')).registerEnroll },
+  { names: ['version'], load: async () => (await import('./commands/version.js')).registerVersion },
+  { names: ['identity'], relations: true, load: async () => (await import('./commands/identity.js')).registerIdentity },
+  { names: ['auth-policy'], load: async () => (await import('./commands/auth-policy.js')).registerAuthPolicy },
+  { names: ['authenticator'], load: async () => (await import('./commands/authenticator.js')).registerAuthenticator },
+  { names: ['api-session'], load: async () => (await import('./commands/api-session.js')).registerApiSession },
+  { names: ['enrollment'], load: async () => (await import('./commands/enrollment.js')).registerEnrollment },
+  { names: ['ca'], load: async () => (await import('./commands/ca.js')).registerCa },
+  { names: ['jwt-signer'], load: async () => (await import('./commands/jwt-signer.js')).registerJwtSigner },
+  {
+    names: ['config-type', 'config', 'service', 'service-policy', 'edge-router-policy', 'service-edge-router-policy'],
+    relations: true,
+    load: async () => (await import('./commands/network.js')).registerNetwork,
+  },
+  {
+    names: ['posture-check'],
+    relations: true,
+    extends: ['identity'],
+    load: async () => (await import('./commands/posture-check.js')).registerPostureChecks,
+  },
+  {
+    names: ['edge-router', 'router'],
+    relations: true,
+    load: async () => (await import('./commands/router.js')).registerRouters,
+  },
+  { names: ['policy-advice'], load: async () => (await import('./commands/policy-advice.js')).registerPolicyAdvice },
+  { names: ['context'], load: async () => (await import('./commands/context.js')).registerContext },
+  { names: ['whoami'], load: async () => (await import('./commands/whoami.js')).registerWhoami },
+  { names: ['client'], load: async () => (await import('./commands/client.js')).registerClient },
+  // Completion describes every command: it needs them all.
+  { names: [], load: async () => (await import('./commands/completion.js')).registerCompletion },
+];
+
+/** The top-level command a command line names (after the program's own options), if any. */
+export function commandWord(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--context') i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
+}
+
+/** The program with the commands `argv` may run: its own command's module only, or every one (help, unknown). */
+export async function buildProgram(io: CliIo, argv?: readonly string[]): Promise<Command> {
   const program = new Command('edgectl')
     .description('edge controller for a zero-trust overlay network, and its admin CLI')
     .version(VERSION, '-V, --version', 'print the CLI version')
@@ -48,37 +89,27 @@ export function buildProgram(io: CliIo): Command {
     const context = program.opts<{ context?: string }>().context;
     if (context !== undefined) io.env = { ...io.env, EDGECTL_CONTEXT: checkContextName(context) };
   });
-  registerServe(program, io);
-  registerDb(program, io);
-  registerLogin(program, io);
-  registerLogout(program, io);
-  registerMfa(program, io);
-  registerEnroll(program, io);
-  registerVersion(program, io);
-  registerIdentity(program, io);
-  registerAuthPolicy(program, io);
-  registerAuthenticator(program, io);
-  registerApiSession(program, io);
-  registerEnrollment(program, io);
-  registerCa(program, io);
-  registerJwtSigner(program, io);
-  registerNetwork(program, io);
-  registerPostureChecks(program, io);
-  registerRouters(program, io);
-  registerPolicyAdvice(program, io);
-  registerContext(program, io);
-  registerWhoami(program, io);
-  registerClient(program, io);
-  registerCompletion(program, io);
-  // Last: sub-collections attach to the nouns registered above.
-  registerRelations(program, io);
+  const word = argv && commandWord(argv);
+  const named = word === undefined ? [] : COMMAND_MODULES.filter((m) => m.names.includes(word));
+  // The command's own module and those adding sub-commands to it, in table order; none found: all of them.
+  const modules =
+    named.length === 0
+      ? COMMAND_MODULES
+      : COMMAND_MODULES.filter((m) => named.includes(m) || m.extends?.includes(word!));
+  const partial = modules !== COMMAND_MODULES;
+  for (const register of await Promise.all(modules.map((m) => m.load()))) register(program, io);
+  // Last: sub-collections attach to the nouns registered above (loaded only when such a noun is there).
+  if (modules.some((m) => m.relations)) {
+    const { registerRelations } = await import('./relations.js');
+    registerRelations(program, io, undefined, partial);
+  }
   // After every command exists: `--data-dir` goes on each admin command.
   registerOffline(program, io);
   return program;
 }
 
 export async function run(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const program = buildProgram(io);
+  const program = await buildProgram(io, argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -43,11 +43,18 @@ function specOf(collection: string): EntitySpec {
 }
 
 /** Adds the sub-collection commands to the nouns already registered on `program`. */
-export function registerRelations(program: Command, io: CliIo, relations: readonly Relation[] = RELATIONS): void {
+export function registerRelations(
+  program: Command,
+  io: CliIo,
+  relations: readonly Relation[] = RELATIONS,
+  /** Only some commands are registered (the one a command line runs): relations of others are left out. */
+  partial = false,
+): void {
   for (const r of relations) {
     const parent = specOf(r.parent.name);
     const child = specOf(r.child.name);
     const noun = program.commands.find((c) => c.name() === parent.noun);
+    if (!noun && partial) continue;
     if (!noun) throw new Error(`relation ${parent.noun} → ${r.child.name}: no command ${parent.noun}`);
     const segment = r.segment;
     const cmd = noun

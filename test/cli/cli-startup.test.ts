@@ -11,7 +11,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { Command } from 'commander';
 import { BIN } from '../harness/cli.js';
+import { buildProgram, COMMAND_MODULES, commandWord } from '../../src/cli/main.js';
+import type { CliIo } from '../../src/cli/io.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -30,12 +33,17 @@ const HEAVY = [
   '@inquirer/prompts',
 ];
 
-/** Static (non-type) imports and re-exports of a TypeScript module. */
+/**
+ * Static (non-type) imports and re-exports of a TypeScript module; for the CLI's entry also its dynamic
+ * `import('./…')`s, which load the command modules (each then counts as loaded at start-up).
+ */
 function staticImports(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const out: string[] = [];
   const re = /^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+'([^']+)'|^import\s+'([^']+)'/gm;
   for (const m of text.matchAll(re)) out.push((m[1] ?? m[2])!);
+  if (file.endsWith(join('src', 'cli', 'main.ts')))
+    for (const m of text.matchAll(/\bimport\('(\.[^']+)'\)/g)) out.push(m[1]!);
   return out;
 }
 
@@ -76,7 +84,7 @@ async function loadedModules(args: string[]): Promise<string[]> {
 }
 
 describe('CLI start-up', () => {
-  it('imports no store, daemon or PKI module and no heavy package statically', () => {
+  it('imports no store, daemon or PKI module and no heavy package, statically or from a command module', () => {
     const { files, packages } = importGraph(join(ROOT, 'src/cli/main.ts'));
     const heavy = [...files].map((f) => f.slice(ROOT.length)).filter((f) => /^src\/(store|daemon|pki)\//.test(f));
     assert.deepEqual(heavy, [], 'modules that belong behind a dynamic import()');
@@ -90,8 +98,14 @@ describe('CLI start-up', () => {
     it(`loads no store, daemon, PKI or heavy package for \`edgectl ${args.join(' ')}\``, async () => {
       const urls = await loadedModules(args);
       assert.ok(
+        urls.some((u) => u.endsWith('/dist/cli/main.js')),
+        'the recorder saw the CLI load',
+      );
+      // Only the command that runs is loaded: `version` needs no resource definitions at all.
+      assert.equal(
         urls.some((u) => u.endsWith('/dist/model/resources/identity.js')),
-        'the recorder saw the definitions load',
+        args[0] === 'identity',
+        'definitions loaded by exactly the commands that use them',
       );
       const ours = urls.filter((u) => /\/dist\/(store|daemon|pki)\//.test(u));
       assert.deepEqual(ours, [], 'store, daemon or PKI modules loaded');
@@ -99,4 +113,42 @@ describe('CLI start-up', () => {
       assert.deepEqual(packages, [], 'heavy packages loaded');
     });
   }
+
+  it('each command module registers exactly the commands it is listed with', async () => {
+    const io = { out() {}, err() {}, env: {} } as unknown as CliIo;
+    const all: string[] = [];
+    for (const m of COMMAND_MODULES) {
+      const program = new Command('edgectl');
+      (await m.load())(program, io);
+      const names = program.commands.map((c) => c.name());
+      // Completion is listed under no name: it describes every command, so it always loads them all.
+      if (m.names.length > 0) assert.deepEqual(names, [...m.names]);
+      all.push(...names);
+    }
+    assert.equal(new Set(all).size, all.length, 'no command registered twice');
+  });
+
+  it('a command line naming one command gets that command exactly as the full program has it', async () => {
+    const io = { out() {}, err() {}, env: {} } as unknown as CliIo;
+    const tree = (c: Command): unknown => [
+      c.name(),
+      c.options.map((o) => o.flags).sort(),
+      c.commands.map(tree).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    ];
+    const full = await buildProgram(io);
+    for (const top of full.commands) {
+      const partial = await buildProgram(io, [top.name()]);
+      const mine = partial.commands.find((c) => c.name() === top.name());
+      assert.ok(mine, `${top.name()} is registered when named`);
+      assert.deepEqual(tree(mine), tree(top), `${top.name()} differs when loaded alone`);
+    }
+  });
+
+  it('finds the command word after the program options', () => {
+    assert.equal(commandWord(['version']), 'version');
+    assert.equal(commandWord(['--context', 'prod', 'identity', 'list']), 'identity');
+    assert.equal(commandWord(['--context=prod', 'service', 'list']), 'service');
+    assert.equal(commandWord(['--help']), undefined);
+    assert.equal(commandWord([]), undefined);
+  });
 });

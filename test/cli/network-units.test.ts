@@ -105,7 +105,7 @@ describe('network CLI pieces', () => {
     assert.ok(api.calls.length > 0);
   });
 
-  it('has a sub-collection command for every related listing of the controller, and no other', () => {
+  it('has a sub-collection command for every related listing of the controller, and no other', async () => {
     // Both come from the model's table (src/model/relations.ts): the daemon serves one route per entry ...
     const model = RELATIONS.map((r) => `/${r.parent.name}/{id}/${r.segment}`).sort();
     const server = relatedRoutes
@@ -115,7 +115,7 @@ describe('network CLI pieces', () => {
     assert.deepEqual(server, model);
     // ... and the CLI has one sub-command per entry under the parent's noun, listing that path.
     const io = { out() {}, err() {}, env: {} } as unknown as Parameters<typeof buildProgram>[0];
-    const program = buildProgram(io);
+    const program = await buildProgram(io);
     const cli = program.commands.flatMap((noun) =>
       noun.commands
         .filter((c) => RELATIONS.some((r) => r.segment === c.name() && noun.name() === nounOf(r.parent.name)))
