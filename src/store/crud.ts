@@ -14,6 +14,7 @@ import { describeConstraintError } from './constraints.js';
 import type { Scope } from './scopes.js';
 import { boolFromDb, boolToDb, countFromDb, jsonFromDb, jsonToDb } from './values.js';
 import { linkTable } from './link-tables.js';
+import { readWithCache } from './list-cache.js';
 
 export { linkTable, linkTableField } from './link-tables.js';
 
@@ -195,21 +196,57 @@ export interface PageQuery {
   offset: number;
 }
 
-/** One page of rows plus the number of all matches. The table is aliased `t` for the filter's SQL. */
+/**
+ * One page of rows plus the number of all matches. The table is aliased `t` for the filter's SQL.
+ *
+ * The page is sorted over (sort keys, id) alone and only its own rows are read whole: a filter matching
+ * thousands of rows (a substring search) otherwise carries every match's full record through the sort. The
+ * total and the page's ids are kept until the next write (list-cache.ts), so a repeated listing reads only
+ * its rows.
+ */
 export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Promise<{ rows: Row[]; total: number }> {
   const where =
     q.where && q.scope ? sql<SqlBool>`(${q.where}) and (${q.scope})` : (q.where ?? q.scope ?? sql<SqlBool>`1 = 1`);
-  const countRow = await dynamic(db)
-    .selectFrom(`${t.table} as t`)
-    .select(sql<number>`count(*)`.as('n'))
-    .where(where)
-    .executeTakeFirst();
-  let query = dynamic(db).selectFrom(`${t.table} as t`).selectAll('t').where(where);
-  for (const o of q.orderBy) query = query.orderBy(o.expr, o.direction);
-  if (q.orderBy.length === 0) query = query.orderBy('t.id', 'asc');
-  const raws = (await query.limit(q.limit).offset(q.offset).execute()) as Row[];
+  const from = `${t.table} as t`;
+  const countQuery = dynamic(db).selectFrom(from).select(sql<number>`count(*)`.as('n')).where(where).compile();
+  const total = await readWithCache(countQuery, db.isTransaction, async () => {
+    const { rows } = await db.executeQuery<{ n: unknown }>(countQuery);
+    return countFromDb(rows[0]?.n);
+  });
+  const order = q.orderBy.length > 0 ? q.orderBy : [{ expr: sql.ref('t.id'), direction: 'asc' as const }];
+  let idsQuery = dynamic(db).selectFrom(from).select('t.id').where(where);
+  for (const o of order) idsQuery = idsQuery.orderBy(o.expr, o.direction);
+  idsQuery = idsQuery.limit(q.limit).offset(q.offset);
+  const pageKey = idsQuery.compile();
+  let raws: Row[] | undefined;
+  const ids = await readWithCache(pageKey, db.isTransaction, async () => {
+    // Uncached: one statement reads the page's ids in their order and then their rows.
+    let page = dynamic(db)
+      .selectFrom(from)
+      .selectAll('t')
+      .where(sql.ref('t.id'), 'in', idsQuery);
+    for (const o of order) page = page.orderBy(o.expr, o.direction);
+    raws = (await page.execute()) as Row[];
+    return Object.freeze(raws.map((r) => r.id as string));
+  });
+  raws ??= await rowsInOrder(db, t, ids);
   await loadSets(db, t, raws);
-  return { rows: raws.map((r) => fromRow(t, r)), total: countFromDb(countRow?.n) };
+  return { rows: raws.map((r) => fromRow(t, r)), total };
+}
+
+/** The rows of `ids` in that order (ids absent from the table are left out). */
+async function rowsInOrder(db: Executor, t: StoredTable, ids: readonly string[]): Promise<Row[]> {
+  if (ids.length === 0) return [];
+  const byId = new Map<string, Row>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const part = (await dynamic(db)
+      .selectFrom(`${t.table} as t`)
+      .selectAll('t')
+      .where('t.id', 'in', ids.slice(i, i + 500))
+      .execute()) as Row[];
+    for (const r of part) byId.set(r.id as string, r);
+  }
+  return ids.flatMap((id): Row[] => { const r = byId.get(id); return r ? [r] : []; });
 }
 
 /** A reference into a resource's rows from another table (e.g. a link table's ownerId naming a policy). */

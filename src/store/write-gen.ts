@@ -26,12 +26,14 @@ const SAVEPOINT = /^\s*savepoint\b/i;
 const TX_END = /^\s*(commit|end|rollback|release)\b/i;
 const DML = /^\s*(with|insert|update|delete|replace)\b/i;
 
-const Kind = { Read: 0, TxStart: 1, TxEnd: 2, Write: 3, PrincipalWrite: 4 } as const;
+const Kind = { Read: 0, TxStart: 1, TxEnd: 2, Write: 3, PrincipalWrite: 4, Touch: 5 } as const;
 type Kind = (typeof Kind)[keyof typeof Kind];
 
 const kinds = new Map<string, Kind>();
 let anyWrite = 0;
 let principal = 0;
+/** Activity touches among the `anyWrite` moves (list counts that do not read `api_sessions` ignore them). */
+let touches = 0;
 /** A principal write ran since the last transaction start: its commit or rollback moves the counter again. */
 let principalDirty = false;
 
@@ -40,7 +42,7 @@ function classify(sql: string, reader: boolean): Kind {
   if (TX_START.test(sql)) return Kind.TxStart;
   if (SAVEPOINT.test(sql)) return Kind.Read;
   if (TX_END.test(sql)) return Kind.TxEnd;
-  if (sql === TOUCH_API_SESSION_SQL) return Kind.Write;
+  if (sql === TOUCH_API_SESSION_SQL) return Kind.Touch;
   // DDL, pragmas and anything else unusual count as principal writes: rare, and never wrong to count.
   if (!DML.test(sql) || PRINCIPAL_TABLES.test(sql)) return Kind.PrincipalWrite;
   return Kind.Write;
@@ -68,6 +70,10 @@ export function noteStatement(sql: string, reader: boolean): void {
     case Kind.Write:
       anyWrite++;
       return;
+    case Kind.Touch:
+      anyWrite++;
+      touches++;
+      return;
     case Kind.PrincipalWrite:
       anyWrite++;
       principal++;
@@ -85,3 +91,8 @@ export function noteUnknownWrite(): void {
 
 export const anyWriteGen = (): number => anyWrite;
 export const principalGen = (): number => principal;
+/**
+ * The generation of list counts (count-cache.ts): `anyWriteGen` without the activity touches, which change only
+ * `api_sessions.lastActivityAt`, unless the count reads `api_sessions`.
+ */
+export const listCountGen = (readsApiSessions: boolean): number => (readsApiSessions ? anyWrite : anyWrite - touches);
