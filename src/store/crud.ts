@@ -125,19 +125,18 @@ async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void
   const setProps = storedEntries(t).filter(([, p]) => p.storage === 'set');
   if (setProps.length === 0 || rows.length === 0) return;
   const byId = new Map(rows.map((r) => [r.id as string, r]));
+  // The ids as one JSON array: one bound value and one statement text for any page size.
+  const ids = JSON.stringify([...byId.keys()]);
   for (const [prop] of setProps) {
     for (const r of rows) r[prop] = [];
-    const ids = [...byId.keys()];
-    for (let i = 0; i < ids.length; i += 500) {
-      const links = await dynamic(db)
-        .selectFrom(linkTable(t.table, prop))
-        .select(['ownerId', 'value'])
-        .where('ownerId', 'in', ids.slice(i, i + 500))
-        .orderBy('ownerId')
-        .orderBy('position')
-        .execute();
-      for (const l of links) (byId.get(l.ownerId)![prop] as string[]).push(l.value);
-    }
+    const links = await dynamic(db)
+      .selectFrom(linkTable(t.table, prop))
+      .select(['ownerId', 'value'])
+      .where('ownerId', 'in', sql`(select value from json_each(${ids}))`)
+      .orderBy('ownerId')
+      .orderBy('position')
+      .execute();
+    for (const l of links) (byId.get(l.ownerId)![prop] as string[]).push(l.value);
   }
 }
 
@@ -238,14 +237,12 @@ export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Prom
 async function rowsInOrder(db: Executor, t: StoredTable, ids: readonly string[]): Promise<Row[]> {
   if (ids.length === 0) return [];
   const byId = new Map<string, Row>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const part = (await dynamic(db)
-      .selectFrom(`${t.table} as t`)
-      .selectAll('t')
-      .where('t.id', 'in', ids.slice(i, i + 500))
-      .execute()) as Row[];
-    for (const r of part) byId.set(r.id as string, r);
-  }
+  const part = (await dynamic(db)
+    .selectFrom(`${t.table} as t`)
+    .selectAll('t')
+    .where('t.id', 'in', sql`(select value from json_each(${JSON.stringify(ids)}))`)
+    .execute()) as Row[];
+  for (const r of part) byId.set(r.id as string, r);
   return ids.flatMap((id): Row[] => { const r = byId.get(id); return r ? [r] : []; });
 }
 
