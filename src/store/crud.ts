@@ -115,7 +115,8 @@ export function fromRow(t: StoredTable, raw: Row): Row {
     isSystem: boolFromDb(raw.isSystem),
   };
   for (const [k, p] of storedEntries(t)) {
-    out[k] = p.storage === 'set' ? (raw[k] ?? []) : fromDb(p, raw[k]);
+    // Sets are copied: a listing's raw rows may be kept and shared (list-cache.ts).
+    out[k] = p.storage === 'set' ? [...((raw[k] as string[] | undefined) ?? [])] : fromDb(p, raw[k]);
   }
   return out;
 }
@@ -200,8 +201,8 @@ export interface PageQuery {
  *
  * The page is sorted over (sort keys, id) alone and only its own rows are read whole: a filter matching
  * thousands of rows (a substring search) otherwise carries every match's full record through the sort. The
- * total and the page's ids are kept until the next write (list-cache.ts), so a repeated listing reads only
- * its rows.
+ * total and the page's rows are kept until the next write (list-cache.ts), so a repeated listing reads
+ * nothing (turning 100 wide rows into JS values costs more than finding them).
  */
 export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Promise<{ rows: Row[]; total: number }> {
   const where =
@@ -216,34 +217,21 @@ export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Prom
   let idsQuery = dynamic(db).selectFrom(from).select('t.id').where(where);
   for (const o of order) idsQuery = idsQuery.orderBy(o.expr, o.direction);
   idsQuery = idsQuery.limit(q.limit).offset(q.offset);
-  const pageKey = idsQuery.compile();
-  let raws: Row[] | undefined;
-  const ids = await readWithCache(pageKey, db.isTransaction, async () => {
-    // Uncached: one statement reads the page's ids in their order and then their rows.
-    let page = dynamic(db)
-      .selectFrom(from)
-      .selectAll('t')
-      .where(sql.ref('t.id'), 'in', idsQuery);
-    for (const o of order) page = page.orderBy(o.expr, o.direction);
-    raws = (await page.execute()) as Row[];
-    return Object.freeze(raws.map((r) => r.id as string));
-  });
-  raws ??= await rowsInOrder(db, t, ids);
-  await loadSets(db, t, raws);
+  // Kept as read (with their sets), shared by later requests: fromRow copies what it hands out.
+  const raws = await readWithCache(
+    idsQuery.compile(),
+    db.isTransaction,
+    async () => {
+      // One statement reads the page's ids in their order and then their rows.
+      let page = dynamic(db).selectFrom(from).selectAll('t').where(sql.ref('t.id'), 'in', idsQuery);
+      for (const o of order) page = page.orderBy(o.expr, o.direction);
+      const rows = (await page.execute()) as Row[];
+      await loadSets(db, t, rows);
+      return rows;
+    },
+    (rows) => rows.length + 1,
+  );
   return { rows: raws.map((r) => fromRow(t, r)), total };
-}
-
-/** The rows of `ids` in that order (ids absent from the table are left out). */
-async function rowsInOrder(db: Executor, t: StoredTable, ids: readonly string[]): Promise<Row[]> {
-  if (ids.length === 0) return [];
-  const byId = new Map<string, Row>();
-  const part = (await dynamic(db)
-    .selectFrom(`${t.table} as t`)
-    .selectAll('t')
-    .where('t.id', 'in', sql`(select value from json_each(${JSON.stringify(ids)}))`)
-    .execute()) as Row[];
-  for (const r of part) byId.set(r.id as string, r);
-  return ids.flatMap((id): Row[] => { const r = byId.get(id); return r ? [r] : []; });
 }
 
 /** A reference into a resource's rows from another table (e.g. a link table's ownerId naming a policy). */

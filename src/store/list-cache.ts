@@ -1,5 +1,5 @@
 /**
- * Listing reads kept until the store is written to: the exact `count(*)` of a listing and the ids of one of its
+ * Listing reads kept until the store is written to: the exact `count(*)` of a listing and the rows of one of its
  * pages, each by its SQL and bound values (filter, scope, sort, limit and offset). A search matching many rows
  * (issue 12: 10,000 of the large model's identities for `name contains "id-0"`) otherwise re-reads and re-checks
  * every match on each request, once to count them and once to sort them for the page.
@@ -14,9 +14,12 @@ import type { CompiledQuery } from 'kysely';
 import { listCountGen } from './write-gen.js';
 
 const MAX_ENTRIES = 500;
+/** Bound on the summed weights (a page weighs its rows): at most this many records are held. */
+const MAX_WEIGHT = 20_000;
 
 /** Kept results by query, each with the generation it was read at (oldest first, for eviction). */
-const entries = new Map<string, { gen: number; value: unknown }>();
+const entries = new Map<string, { gen: number; value: unknown; weight: number }>();
+let weight = 0;
 
 const keyOf = (q: CompiledQuery): string => `${q.sql}\u0000${JSON.stringify(q.parameters)}`;
 const generation = (q: CompiledQuery): number => listCountGen(/\bapi_sessions\b/.test(q.sql));
@@ -24,12 +27,13 @@ const generation = (q: CompiledQuery): number => listCountGen(/\bapi_sessions\b/
 /**
  * Runs `read` for `q`, or answers the result kept for it when the store has not been written to since.
  * `inTransaction`: the caller's executor is a transaction, so the cache is bypassed both ways. The value is
- * shared between requests: callers must not mutate it.
+ * shared between requests: callers must not mutate it. `weigh` gives its share of the cache's bound (default 1).
  */
 export async function readWithCache<T>(
   q: CompiledQuery,
   inTransaction: boolean,
   read: () => Promise<T>,
+  weigh: (value: T) => number = () => 1,
 ): Promise<T> {
   if (inTransaction) return read();
   const key = keyOf(q);
@@ -39,10 +43,20 @@ export async function readWithCache<T>(
   const value = await read();
   // Another request may have written while this one waited for the connection: keep only an undisturbed read.
   if (generation(q) !== before) return value;
-  entries.delete(key);
-  if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
-  entries.set(key, { gen: before, value });
+  drop(key);
+  const w = weigh(value);
+  if (w > MAX_WEIGHT) return value;
+  while (entries.size >= MAX_ENTRIES || weight + w > MAX_WEIGHT) drop(entries.keys().next().value as string);
+  entries.set(key, { gen: before, value, weight: w });
+  weight += w;
   return value;
+}
+
+function drop(key: string): void {
+  const e = entries.get(key);
+  if (!e) return;
+  entries.delete(key);
+  weight -= e.weight;
 }
 
 /** How many results are kept (tests). */
@@ -51,4 +65,5 @@ export const listCacheSize = (): number => entries.size;
 /** Forgets every kept result (tests). */
 export function clearListCache(): void {
   entries.clear();
+  weight = 0;
 }
