@@ -38,7 +38,16 @@ export type Row = Record<string, unknown>;
 const BASE_COLUMNS = ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem'] as const;
 const SET_INSERT_BATCH = 500;
 
-const storedEntries = (t: StoredTable): [string, StoredProp][] => Object.entries(t.props).filter(([, p]) => !p.virtual);
+/** The stored props of a table, worked out once per definition (fromRow asks for them on every row). */
+const storedByProps = new WeakMap<object, [string, StoredProp][]>();
+function storedEntries(t: StoredTable): [string, StoredProp][] {
+  let out = storedByProps.get(t.props);
+  if (!out) {
+    out = Object.entries(t.props).filter(([, p]) => !p.virtual);
+    storedByProps.set(t.props, out);
+  }
+  return out;
+}
 
 function toDb(p: StoredProp | undefined, v: unknown): unknown {
   if (v === undefined || v === null) return null;
