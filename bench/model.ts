@@ -133,9 +133,12 @@ export async function buildModel(
     createEntity(t, edgeRouters, { name: `er-${i}`, roleAttributes: attributesOf(i), isTunnelerEnabled: false }),
   );
   const users: BuiltModel['users'] = [];
+  // Zero-padded (id-00000 … id-99999 at the large size), so a prefix such as "id-0" matches a tenth of the
+  // identities, as the management search of issue 12 does in its model.
+  const idWidth = String(Math.max(0, size.identities - 1)).length;
   await inBatches(size.identities, 2000, async (t, i) => {
     const id = await createEntity(t, identities, {
-      name: `id-${i}`,
+      name: `id-${String(i).padStart(idWidth, '0')}`,
       type: 'User',
       isAdmin: false,
       roleAttributes: attributesOf(i),

@@ -12,8 +12,9 @@ import { withDb, iso, type Ctx } from './ctx.js';
 import { DomainError, fieldError, notFound } from './errors.js';
 import { newId } from './ids.js';
 import { filterFields, writableProps, type Input, type ResourceDef, type Row, type WriteMode } from './resource.js';
-import { compileListQuery, type ListOptions } from './list-query.js';
+import { compileListQueryJudged, type ListOptions } from './list-query.js';
 import { hooksOf } from './resource-hooks.js';
+import { broadNeedles } from '../store/search-index.js';
 
 export interface Page {
   rows: Row[];
@@ -166,7 +167,8 @@ export async function deleteEntity(
 /** One page of a resource, filtered and sorted by the filter language and paged by the reference's rules. */
 export async function listEntities(ctx: Ctx, def: ResourceDef, opts: ListOptions, scope?: Scope): Promise<Page> {
   const fields = filterFields(def);
-  const q = compileListQuery(opts, fields);
+  // A substring needle found in most rows keeps the plain test (the index would only add work).
+  const q = await compileListQueryJudged(opts, fields, (probes) => broadNeedles(ctx.db, def.table, probes));
   const { rows, total } = await pageRows(ctx.db, def, {
     where: q.where,
     ...(scope && { scope }),

@@ -5,7 +5,13 @@
  * The model parses and type-checks the filter against the listing's field table; the store's compiler
  * (`src/store/filter-sql.ts`) receives only the checked query, so it needs nothing from the model.
  */
-import { compileChecked, type CompiledQuery, type CompileOptions } from '../store/filter-sql.js';
+import {
+  compileChecked,
+  searchProbes,
+  type CompiledQuery,
+  type CompileOptions,
+  type SearchProbe,
+} from '../store/filter-sql.js';
 import type { PageOrder } from '../store/crud.js';
 import type { Scope } from '../store/scopes.js';
 import type { FieldTable } from './filter/fields.js';
@@ -47,13 +53,36 @@ export function compileFilter(q: FilterQuery, fields: FieldTable, opts: CompileO
 }
 
 export function compileListQuery(opts: ListOptions, fields: FieldTable): ListQuery {
+  const { checked, paging } = checkList(opts, fields);
+  return finish(compileChecked(checked, { tableAlias: 't' }), paging);
+}
+
+/**
+ * As {@link compileListQuery}, asking `judge` which of the filter's indexed substring tests should keep the plain
+ * test (a needle in most rows is read faster by the scan than by the index: store/search-index.ts).
+ */
+export async function compileListQueryJudged(
+  opts: ListOptions,
+  fields: FieldTable,
+  judge: (probes: SearchProbe[]) => Promise<ReadonlySet<string>>,
+): Promise<ListQuery> {
+  const { checked, paging } = checkList(opts, fields);
+  const probes = searchProbes(checked);
+  const unindexed = probes.length > 0 ? await judge(probes) : undefined;
+  return finish(compileChecked(checked, { tableAlias: 't', ...(unindexed && { unindexed }) }), paging);
+}
+
+function checkList(opts: ListOptions, fields: FieldTable) {
   const paging = parsePagingParams(opts.limit, opts.offset);
   const parsed = parseTolerantly(opts.filter?.trim() ? opts.filter : 'true');
   let query = parsed;
   if (parsed.sort.length === 0 && opts.sort?.trim()) {
     query = { ...parsed, sort: parseSortParam(opts.sort, fields) };
   }
-  const compiled = compileFilter(query, fields, { tableAlias: 't' });
+  return { checked: checkFilter(query, fields), paging };
+}
+
+function finish(compiled: CompiledQuery, paging: { limit?: number; offset?: number }): ListQuery {
   const limit = clampLimit(compiled.limit ?? paging.limit);
   const offset = clampOffset(compiled.skip ?? paging.offset);
   return { where: compiled.where, orderBy: compiled.orderBy, limit, offset };

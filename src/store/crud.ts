@@ -14,6 +14,7 @@ import { describeConstraintError } from './constraints.js';
 import type { Scope } from './scopes.js';
 import { boolFromDb, boolToDb, countFromDb, jsonFromDb, jsonToDb } from './values.js';
 import { linkTable } from './link-tables.js';
+import { readWithCache } from './list-cache.js';
 
 export { linkTable, linkTableField } from './link-tables.js';
 
@@ -37,7 +38,16 @@ export type Row = Record<string, unknown>;
 const BASE_COLUMNS = ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem'] as const;
 const SET_INSERT_BATCH = 500;
 
-const storedEntries = (t: StoredTable): [string, StoredProp][] => Object.entries(t.props).filter(([, p]) => !p.virtual);
+/** The stored props of a table, worked out once per definition (fromRow asks for them on every row). */
+const storedByProps = new WeakMap<object, [string, StoredProp][]>();
+function storedEntries(t: StoredTable): [string, StoredProp][] {
+  let out = storedByProps.get(t.props);
+  if (!out) {
+    out = Object.entries(t.props).filter(([, p]) => !p.virtual);
+    storedByProps.set(t.props, out);
+  }
+  return out;
+}
 
 function toDb(p: StoredProp | undefined, v: unknown): unknown {
   if (v === undefined || v === null) return null;
@@ -114,7 +124,8 @@ export function fromRow(t: StoredTable, raw: Row): Row {
     isSystem: boolFromDb(raw.isSystem),
   };
   for (const [k, p] of storedEntries(t)) {
-    out[k] = p.storage === 'set' ? (raw[k] ?? []) : fromDb(p, raw[k]);
+    // Sets are copied: a listing's raw rows may be kept and shared (list-cache.ts).
+    out[k] = p.storage === 'set' ? [...((raw[k] as string[] | undefined) ?? [])] : fromDb(p, raw[k]);
   }
   return out;
 }
@@ -124,19 +135,18 @@ async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void
   const setProps = storedEntries(t).filter(([, p]) => p.storage === 'set');
   if (setProps.length === 0 || rows.length === 0) return;
   const byId = new Map(rows.map((r) => [r.id as string, r]));
+  // The ids as one JSON array: one bound value and one statement text for any page size.
+  const ids = JSON.stringify([...byId.keys()]);
   for (const [prop] of setProps) {
     for (const r of rows) r[prop] = [];
-    const ids = [...byId.keys()];
-    for (let i = 0; i < ids.length; i += 500) {
-      const links = await dynamic(db)
-        .selectFrom(linkTable(t.table, prop))
-        .select(['ownerId', 'value'])
-        .where('ownerId', 'in', ids.slice(i, i + 500))
-        .orderBy('ownerId')
-        .orderBy('position')
-        .execute();
-      for (const l of links) (byId.get(l.ownerId)![prop] as string[]).push(l.value);
-    }
+    const links = await dynamic(db)
+      .selectFrom(linkTable(t.table, prop))
+      .select(['ownerId', 'value'])
+      .where('ownerId', 'in', sql`(select value from json_each(${ids}))`)
+      .orderBy('ownerId')
+      .orderBy('position')
+      .execute();
+    for (const l of links) (byId.get(l.ownerId)![prop] as string[]).push(l.value);
   }
 }
 
@@ -195,21 +205,42 @@ export interface PageQuery {
   offset: number;
 }
 
-/** One page of rows plus the number of all matches. The table is aliased `t` for the filter's SQL. */
+/**
+ * One page of rows plus the number of all matches. The table is aliased `t` for the filter's SQL.
+ *
+ * The page is sorted over (sort keys, id) alone and only its own rows are read whole: a filter matching
+ * thousands of rows (a substring search) otherwise carries every match's full record through the sort. The
+ * total and the page's rows are kept until the next write (list-cache.ts), so a repeated listing reads
+ * nothing (turning 100 wide rows into JS values costs more than finding them).
+ */
 export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Promise<{ rows: Row[]; total: number }> {
   const where =
     q.where && q.scope ? sql<SqlBool>`(${q.where}) and (${q.scope})` : (q.where ?? q.scope ?? sql<SqlBool>`1 = 1`);
-  const countRow = await dynamic(db)
-    .selectFrom(`${t.table} as t`)
-    .select(sql<number>`count(*)`.as('n'))
-    .where(where)
-    .executeTakeFirst();
-  let query = dynamic(db).selectFrom(`${t.table} as t`).selectAll('t').where(where);
-  for (const o of q.orderBy) query = query.orderBy(o.expr, o.direction);
-  if (q.orderBy.length === 0) query = query.orderBy('t.id', 'asc');
-  const raws = (await query.limit(q.limit).offset(q.offset).execute()) as Row[];
-  await loadSets(db, t, raws);
-  return { rows: raws.map((r) => fromRow(t, r)), total: countFromDb(countRow?.n) };
+  const from = `${t.table} as t`;
+  const countQuery = dynamic(db).selectFrom(from).select(sql<number>`count(*)`.as('n')).where(where).compile();
+  const total = await readWithCache(countQuery, db.isTransaction, async () => {
+    const { rows } = await db.executeQuery<{ n: unknown }>(countQuery);
+    return countFromDb(rows[0]?.n);
+  });
+  const order = q.orderBy.length > 0 ? q.orderBy : [{ expr: sql.ref('t.id'), direction: 'asc' as const }];
+  let idsQuery = dynamic(db).selectFrom(from).select('t.id').where(where);
+  for (const o of order) idsQuery = idsQuery.orderBy(o.expr, o.direction);
+  idsQuery = idsQuery.limit(q.limit).offset(q.offset);
+  // Kept as read (with their sets), shared by later requests: fromRow copies what it hands out.
+  const raws = await readWithCache(
+    idsQuery.compile(),
+    db.isTransaction,
+    async () => {
+      // One statement reads the page's ids in their order and then their rows.
+      let page = dynamic(db).selectFrom(from).selectAll('t').where(sql.ref('t.id'), 'in', idsQuery);
+      for (const o of order) page = page.orderBy(o.expr, o.direction);
+      const rows = (await page.execute()) as Row[];
+      await loadSets(db, t, rows);
+      return rows;
+    },
+    (rows) => rows.length + 1,
+  );
+  return { rows: raws.map((r) => fromRow(t, r)), total };
 }
 
 /** A reference into a resource's rows from another table (e.g. a link table's ownerId naming a policy). */

@@ -104,13 +104,57 @@ export interface CompileOptions {
   /** Alias of the main table in the caller's query; every column reference is qualified with it. */
   tableAlias: string;
   dialect?: FilterDialect;
+  /**
+   * Substring tests ({@link searchKey} of their index and needle) that keep the plain test without the index:
+   * needles matching a large part of the rows read faster by scanning (store/search-index.ts `broadNeedles`).
+   */
+  unindexed?: ReadonlySet<string>;
+}
+
+/** A substring test the index could narrow: its index and needle. */
+export interface SearchProbe {
+  index: string;
+  needle: string;
+}
+
+export const searchKey = (p: SearchProbe): string => `${p.index}\u0000${p.needle}`;
+
+/** The substring tests of `q` that the compiler would read from an index. */
+export function searchProbes(q: CheckedQuery): SearchProbe[] {
+  const out: SearchProbe[] = [];
+  const walk = (e: CheckedExpr): void => {
+    switch (e.kind) {
+      case 'and':
+      case 'or':
+        walk(e.left);
+        walk(e.right);
+        return;
+      case 'not':
+        walk(e.expr);
+        return;
+      case 'anyOf':
+      case 'allOf':
+        walk(e.predicate);
+        return;
+      case 'contains': {
+        const s = e.subject;
+        if (!e.negated && s.kind === 'column' && s.searchIndex && s.type === 'string')
+          if ([...e.value].length >= MIN_INDEXED_NEEDLE) out.push({ index: s.searchIndex, needle: e.value });
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  if (q.predicate) walk(q.predicate);
+  return out;
 }
 
 /**
  * Compiles a checked query. Use as `db.selectFrom('identities as t').where(c.where)…` with `tableAlias: 't'`.
  */
 export function compileChecked(q: CheckedQuery, opts: CompileOptions): CompiledQuery {
-  const c = new SqlCompiler(opts.tableAlias, opts.dialect ?? sqliteDialect);
+  const c = new SqlCompiler(opts.tableAlias, opts.dialect ?? sqliteDialect, opts.unindexed);
   const orderBy: CompiledOrder[] = q.sort.map((s) => ({
     expr: c.sortValue(s.subject),
     direction: s.direction,
@@ -133,6 +177,7 @@ class SqlCompiler {
   constructor(
     private readonly alias: string,
     private readonly d: FilterDialect,
+    private readonly unindexed?: ReadonlySet<string>,
   ) {
     this.link = `${alias}_set`;
   }
@@ -202,6 +247,7 @@ class SqlCompiler {
   /** The substring index's candidates for `needle` in a column subject, when it has an index that helps. */
   private indexed(s: Subject, needle: string): RawBuilder<SqlBool> | null {
     if (s.kind !== 'column' || !s.searchIndex || s.type !== 'string' || !this.d.substringCandidates) return null;
+    if (this.unindexed?.has(searchKey({ index: s.searchIndex, needle }))) return null;
     return this.d.substringCandidates(this.alias, s.searchIndex, needle);
   }
 

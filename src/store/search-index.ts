@@ -6,6 +6,9 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
+import { searchKey, type SearchProbe } from './filter-sql.js';
+import { readWithCache } from './list-cache.js';
+import { countFromDb } from './values.js';
 import {
   rebuildStatement,
   SEARCH_INDEXES,
@@ -51,4 +54,36 @@ export async function repairSearchIndex(db: Executor, ix: SearchIndexDef): Promi
   if (!present.has(name)) await sql.raw(searchTableStatement(ix)).execute(db);
   for (const t of searchTriggerStatements(ix)) if (!present.has(t.name)) await sql.raw(t.sql).execute(db);
   await sql.raw(rebuildStatement(ix)).execute(db);
+}
+
+/**
+ * A needle present in more than this share of the rows is read faster by the plain test over every row (or
+ * along the sort's index, stopping at the page's end) than from the index: each candidate costs a row lookup
+ * and the exact re-check, several times a scanned row (docs/policy-engine.md, "Management search").
+ */
+const BROAD_SHARE = 5;
+
+/**
+ * Which of `probes` (indexed substring tests on `table`) are broad: their index yields more than a fifth of
+ * the table's rows. Reads the table's row count and at most that many index entries per needle, both kept
+ * until the next write (list-cache.ts), so a repeated search asks nothing.
+ */
+export async function broadNeedles(db: Executor, table: string, probes: SearchProbe[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const count = async (q: ReturnType<typeof sql.raw>) => {
+    const compiled = q.compile(db);
+    return readWithCache(compiled, db.isTransaction, async () => {
+      const { rows } = await db.executeQuery<{ n: unknown }>(compiled);
+      return countFromDb(rows[0]?.n);
+    });
+  };
+  const rows = await count(sql`select count(*) as n from ${sql.table(table)}`);
+  const cap = Math.floor(rows / BROAD_SHARE) + 1;
+  for (const p of probes) {
+    const phrase = `"${p.needle.replace(/"/g, '""')}"`;
+    const ix = sql.table(p.index);
+    const hits = await count(sql`select count(*) as n from (select rowid from ${ix} where ${ix} match ${phrase} limit ${cap})`);
+    if (hits >= cap) out.add(searchKey(p));
+  }
+  return out;
 }

@@ -13,7 +13,9 @@ export const boolFromDb = (v: unknown): boolean => v === 1 || v === true || v ==
 export const jsonToDb = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 
 /** A stored JSON value as a domain value (a driver that already parsed it is passed through). */
-export const jsonFromDb = <T = unknown>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
+export const jsonFromDb = <T = unknown>(v: unknown): T =>
+  // The empty object is most stored maps' value (tags, appData…): a fresh one without parsing.
+  typeof v === 'string' ? ((v === '{}' ? {} : JSON.parse(v)) as T) : (v as T);
 
 /** A count as a driver returns it (number or bigint, or a numeric string on some dialects) as a number. */
 export const countFromDb = (v: unknown): number => Number(v ?? 0);

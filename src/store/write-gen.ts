@@ -29,7 +29,7 @@ const SAVEPOINT = /^\s*savepoint\b/i;
 const TX_END = /^\s*(commit|end|rollback|release)\b/i;
 const DML = /^\s*(with|insert|update|delete|replace)\b/i;
 
-const Kind = { Read: 0, TxStart: 1, TxEnd: 2, Write: 3, PrincipalWrite: 4, NeutralWrite: 5 } as const;
+const Kind = { Read: 0, TxStart: 1, TxEnd: 2, Write: 3, PrincipalWrite: 4, NeutralWrite: 5, Touch: 6 } as const;
 type Kind = (typeof Kind)[keyof typeof Kind];
 
 const kinds = new Map<string, Kind>();
@@ -38,6 +38,8 @@ const neutral = new Set<string>();
 let anyWrite = 0;
 let marker = 0;
 let principal = 0;
+/** Activity touches among the `anyWrite` moves (list counts that do not read `api_sessions` ignore them). */
+let touches = 0;
 /** A principal write ran since the last transaction start: its commit or rollback moves the counter again. */
 let principalDirty = false;
 
@@ -46,7 +48,8 @@ function classify(sql: string, reader: boolean): Kind {
   if (TX_START.test(sql)) return Kind.TxStart;
   if (SAVEPOINT.test(sql)) return Kind.Read;
   if (TX_END.test(sql)) return Kind.TxEnd;
-  if (sql === TOUCH_API_SESSION_SQL || neutral.has(sql)) return Kind.NeutralWrite;
+  if (sql === TOUCH_API_SESSION_SQL) return Kind.Touch;
+  if (neutral.has(sql)) return Kind.NeutralWrite;
   // DDL, pragmas and anything else unusual count as principal writes: rare, and never wrong to count.
   if (!DML.test(sql) || PRINCIPAL_TABLES.test(sql)) return Kind.PrincipalWrite;
   return Kind.Write;
@@ -79,6 +82,10 @@ export function noteStatement(sql: string, reader: boolean): void {
       anyWrite++;
       marker++;
       return;
+    case Kind.Touch:
+      anyWrite++;
+      touches++;
+      return;
     case Kind.PrincipalWrite:
       anyWrite++;
       marker++;
@@ -108,3 +115,8 @@ export function markerNeutral(sql: string): void {
   kinds.delete(sql);
 }
 export const principalGen = (): number => principal;
+/**
+ * The generation of list counts (count-cache.ts): `anyWriteGen` without the activity touches, which change only
+ * `api_sessions.lastActivityAt`, unless the count reads `api_sessions`.
+ */
+export const listCountGen = (readsApiSessions: boolean): number => (readsApiSessions ? anyWrite : anyWrite - touches);
