@@ -217,7 +217,11 @@ export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Prom
   const where =
     q.where && q.scope ? sql<SqlBool>`(${q.where}) and (${q.scope})` : (q.where ?? q.scope ?? sql<SqlBool>`1 = 1`);
   const from = `${t.table} as t`;
-  const countQuery = dynamic(db).selectFrom(from).select(sql<number>`count(*)`.as('n')).where(where).compile();
+  const countQuery = dynamic(db)
+    .selectFrom(from)
+    .select(sql<number>`count(*)`.as('n'))
+    .where(where)
+    .compile();
   const total = await readWithCache(countQuery, db.isTransaction, async () => {
     const { rows } = await db.executeQuery<{ n: unknown }>(countQuery);
     return countFromDb(rows[0]?.n);

@@ -82,7 +82,9 @@ export async function broadNeedles(db: Executor, table: string, probes: SearchPr
   for (const p of probes) {
     const phrase = `"${p.needle.replace(/"/g, '""')}"`;
     const ix = sql.table(p.index);
-    const hits = await count(sql`select count(*) as n from (select rowid from ${ix} where ${ix} match ${phrase} limit ${cap})`);
+    const hits = await count(
+      sql`select count(*) as n from (select rowid from ${ix} where ${ix} match ${phrase} limit ${cap})`,
+    );
     if (hits >= cap) out.add(searchKey(p));
   }
   return out;

@@ -34,8 +34,7 @@ async function expect(names: string[], total: number) {
   }
 }
 
-const mk = (n: string) =>
-  createRecord(admin, '/identities', { name: n, type: 'User', isAdmin: false });
+const mk = (n: string) => createRecord(admin, '/identities', { name: n, type: 'User', isAdmin: false });
 const rename = async (id: string, name: string) =>
   assert.equal((await admin.patch(`/identities/${id}`, { name })).status, 200);
 
@@ -66,9 +65,12 @@ test('a write that leaves the page as it is still shows in the listed records', 
   assert.deepEqual((await search()).tags, [{}]);
   assert.equal((await admin.patch(`/identities/${id}`, { tags: { k: 'v' } })).status, 200);
   const got = await search();
-  assert.deepEqual({ names: got.names, total: got.total, tags: got.tags }, {
-    names: [`${RUN}-m5`],
-    total: 1,
-    tags: [{ k: 'v' }],
-  });
+  assert.deepEqual(
+    { names: got.names, total: got.total, tags: got.tags },
+    {
+      names: [`${RUN}-m5`],
+      total: 1,
+      tags: [{ k: 'v' }],
+    },
+  );
 });

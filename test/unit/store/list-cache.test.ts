@@ -77,11 +77,26 @@ test('a read during which the store was written to is not kept', async () => {
 
 test('results are bounded by weight: a page too heavy is not kept, and heavy ones push out the oldest', async () => {
   const q = (k: number) => sql`select count(*) from identities where name = ${`w${k}`}`.compile(store.db);
-  await readWithCache(q(0), false, async () => 0, () => 20_001);
+  await readWithCache(
+    q(0),
+    false,
+    async () => 0,
+    () => 20_001,
+  );
   assert.equal(listCacheSize(), 0);
   await readWithCache(q(1), false, async () => 1);
-  await readWithCache(q(2), false, async () => 2, () => 15_000);
-  await readWithCache(q(3), false, async () => 3, () => 5_000);
+  await readWithCache(
+    q(2),
+    false,
+    async () => 2,
+    () => 15_000,
+  );
+  await readWithCache(
+    q(3),
+    false,
+    async () => 3,
+    () => 5_000,
+  );
   // 1 + 15,000 + 5,000 exceeds the bound of 20,000: the oldest entry went.
   assert.equal(listCacheSize(), 2);
   assert.equal(await reads(q(1), 1), 1);
