@@ -44,19 +44,47 @@ const MAX_GET_BODY = 4096;
 async function getBodyCode(rc: RequestContext): Promise<string | undefined> {
   const length = Number(rc.req.headers['content-length'] ?? 0);
   if (!(length > 0) || length > MAX_GET_BODY) return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of rc.req.raw) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_GET_BODY) return undefined;
-    chunks.push(chunk as Buffer);
-  }
+  const text = await readBounded(rc.req.raw, MAX_GET_BODY, GET_BODY_WAIT_MS);
+  if (text === undefined) return undefined;
   try {
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: unknown } | null;
+    const body = JSON.parse(text) as { code?: unknown } | null;
     return typeof body?.code === 'string' ? body.code : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A GET body is read only this long: a client that announces one and never sends it still gets its answer
+ * (without a code) instead of waiting for the request timeout; the rest is drained or cut off (body-drain.ts).
+ */
+const GET_BODY_WAIT_MS = 2000;
+
+/** The stream's text, or undefined when it is longer than `max` or not complete within `waitMs`. */
+function readBounded(stream: NodeJS.ReadableStream, max: number, waitMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (value: string | undefined) => {
+      clearTimeout(timer);
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onError);
+      stream.pause();
+      resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) return finish(undefined);
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(Buffer.concat(chunks).toString('utf8'));
+    const onError = () => finish(undefined);
+    const timer = setTimeout(() => finish(undefined), waitMs);
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', onError);
+  });
 }
 
 const caller = (rc: RequestContext) => ({
