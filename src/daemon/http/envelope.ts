@@ -12,8 +12,17 @@ export const baseMeta = () => ({ apiVersion: API_VERSION, apiEnrollmentVersion: 
 
 const BASE_META_JSON = JSON.stringify(baseMeta());
 
-/** The envelope of data already encoded (model/json-text.ts), with the base meta: the same bytes as serialised. */
-export const encodedEnvelope = (data: JsonText): string => `{"data":${data.text},"meta":${BASE_META_JSON}}`;
+const envelopes = new WeakMap<JsonText, Buffer>();
+
+/**
+ * The envelope of data already encoded (model/json-text.ts), with the base meta: the same bytes as serialised,
+ * made once per text (a repeated answer is the same text object).
+ */
+export function encodedEnvelope(data: JsonText): Buffer {
+  let bytes = envelopes.get(data);
+  if (!bytes) envelopes.set(data, (bytes = Buffer.from(`{"data":${data.text},"meta":${BASE_META_JSON}}`)));
+  return bytes;
+}
 
 /** What a route handler returns: the payload, extra meta, and a status other than 200. */
 export interface Envelope {

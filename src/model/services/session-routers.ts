@@ -7,7 +7,7 @@
 import type { Markers } from '../../store/access-markers.js';
 import type { Ctx } from '../ctx.js';
 import type { RouterInfo } from '../access/catalog.js';
-import { accessEngine, type IdentityAccess } from '../access/engine.js';
+import { accessEngine, type IdentityAccess, type ServiceRouters } from '../access/engine.js';
 
 export const MAX_SESSION_ROUTERS = 25;
 
@@ -32,13 +32,35 @@ export async function commonRouters(
   return { mine, serving: serving.ids, common };
 }
 
-/** The `edgeRouters` of a session: at most 25 `sessionEdgeRouter` records. */
+/**
+ * The session records of the routers common to a router set and a service's routers, kept per pair of the
+ * access engine's entries: both are the same objects until a write reaches them, so a session create for the
+ * same identity routers and service walks the service's routers once, and repeats get the same array.
+ */
+const sessionRouterLists = new WeakMap<Set<string>, WeakMap<ServiceRouters, Record<string, unknown>[]>>();
+
+/** The `edgeRouters` of a session: at most 25 `sessionEdgeRouter` records (the same array while nothing changed). */
 export async function sessionEdgeRouters(
   ctx: Ctx,
   m: Markers,
   identity: IdentityAccess,
   serviceId: string,
 ): Promise<Record<string, unknown>[]> {
-  const { common } = await commonRouters(ctx, m, identity, serviceId, MAX_SESSION_ROUTERS);
-  return common.map((r) => r.sessionRecord);
+  const engine = accessEngine(ctx);
+  const [mine, serving] = await Promise.all([
+    engine.routersOfIdentity(ctx, m, identity),
+    engine.routersOfService(ctx, m, serviceId),
+  ]);
+  let byService = sessionRouterLists.get(mine);
+  if (!byService) sessionRouterLists.set(mine, (byService = new WeakMap()));
+  let records = byService.get(serving);
+  if (!records) {
+    records = [];
+    for (const r of serving.ordered) {
+      if (records.length >= MAX_SESSION_ROUTERS) break;
+      if (mine.has(r.id)) records.push(r.sessionRecord);
+    }
+    byService.set(serving, records);
+  }
+  return records;
 }
