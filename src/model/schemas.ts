@@ -28,6 +28,16 @@ export const ROLE_ATTRIBUTES_PROP: PropDef = {
   default: [],
   filter: true,
 };
+/** A required, filterable `name` with a substring index in the store (migration 0012: identities, services). */
+export const SEARCHABLE_NAME_PROP: PropDef = {
+  schema: NameSchema,
+  storage: 'text',
+  create: 'required',
+  update: 'required',
+  patch: true,
+  filter: true,
+  search: true,
+};
 export const ObjectSchema = Type.Object({}, { additionalProperties: true });
 export const SemanticSchema = Type.Union([Type.Literal('AllOf'), Type.Literal('AnyOf')]);
 export const UsernameSchema = Type.String({ minLength: 4, maxLength: 100 });

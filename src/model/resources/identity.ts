@@ -4,7 +4,7 @@
  */
 import { Type } from '../schema-type.js';
 import type { ResourceDef } from '../resource.js';
-import { AttributesSchema, CostSchema, NameSchema, ObjectSchema, PrecedenceSchema } from '../schemas.js';
+import { AttributesSchema, CostSchema, ObjectSchema, PrecedenceSchema, SEARCHABLE_NAME_PROP } from '../schemas.js';
 
 export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router'] as const;
 
@@ -28,15 +28,7 @@ export const identities: ResourceDef = {
   table: 'identities',
   schemaName: 'identity',
   props: {
-    name: {
-      schema: NameSchema,
-      storage: 'text',
-      create: 'required',
-      update: 'required',
-      patch: true,
-      filter: true,
-      search: true,
-    },
+    name: SEARCHABLE_NAME_PROP,
     type: { schema: TypeSchema, storage: 'text', virtual: true, create: 'required', update: 'required', patch: true },
     typeId: { schema: Type.String(), storage: 'text' },
     isAdmin: {

@@ -6,7 +6,7 @@
  */
 import { Type } from '../schema-type.js';
 import type { ResourceDef } from '../resource.js';
-import { ROLE_ATTRIBUTES_PROP, NameSchema, StringListSchema } from '../schemas.js';
+import { ROLE_ATTRIBUTES_PROP, SEARCHABLE_NAME_PROP, StringListSchema } from '../schemas.js';
 
 export const services: ResourceDef = {
   name: 'services',
@@ -14,15 +14,7 @@ export const services: ResourceDef = {
   table: 'services',
   schemaName: 'service',
   props: {
-    name: {
-      schema: NameSchema,
-      storage: 'text',
-      create: 'required',
-      update: 'required',
-      patch: true,
-      filter: true,
-      search: true,
-    },
+    name: SEARCHABLE_NAME_PROP,
     // Accepted by update/patch schemas of the reference but read-only after create: ignored there.
     encryptionRequired: { schema: Type.Boolean(), storage: 'bool', create: 'required', filter: true },
     terminatorStrategy: {
