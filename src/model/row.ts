@@ -15,3 +15,12 @@ export function textOf(row: Row, key: string): string {
 export function textList(v: unknown): string[] | undefined {
   return Array.isArray(v) && v.every((x) => typeof x === 'string') ? v : undefined;
 }
+
+/** A value that should be text (a nullable column, a validated body field), or `fallback` when it is not. */
+export const textOr = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback);
+
+/** A value that should be a number, or `fallback` when it is not. */
+export const numberOr = (v: unknown, fallback: number): number => (typeof v === 'number' ? v : fallback);
+
+/** A value that should be a boolean, or `fallback` when it is not. */
+export const boolOr = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);

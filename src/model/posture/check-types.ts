@@ -11,6 +11,7 @@ import { notFound } from '../errors.js';
 import type { FieldTable } from '../filter/fields.js';
 import { compileListQuery, type ListOptions } from '../list-query.js';
 import { BASE_FIELDS } from '../resource.js';
+import { textOf } from '../row.js';
 import { POSTURE_CHECK_TYPES } from './types/index.js';
 
 /** The reference seeds these records when its store is created; edgectl's are constant, dated at the epoch. */
@@ -46,15 +47,15 @@ export async function listPostureCheckTypes(ctx: Ctx, opts: ListOptions): Promis
   const q = compileListQuery(opts, FIELDS);
   const records = postureCheckTypeRecords();
   const stored = records.map((r) => ({
-    id: r.id as string,
+    id: textOf(r, 'id'),
     createdAt: SEEDED_AT,
     updatedAt: SEEDED_AT,
     tags: '{}',
     isSystem: 0,
-    name: r.name as string,
+    name: textOf(r, 'name'),
   }));
   const { ids, total } = await pageConstantRows(ctx.db, Object.keys(FIELDS), stored, q);
-  const byId = new Map(records.map((r) => [r.id as string, r]));
+  const byId = new Map(records.map((r) => [textOf(r, 'id'), r]));
   return {
     rows: ids.map((id) => byId.get(id)!),
     pagination: { limit: q.limit, offset: q.offset, totalCount: total },

@@ -20,6 +20,7 @@ import {
   type ApiSessionPosture,
 } from './state.js';
 import { mfaType } from './types/mfa.js';
+import { textList, textOf, textOr } from '../row.js';
 
 const Str = Type.String({ maxLength: 4096 });
 const Strings = Type.Array(Str, { maxItems: 1000 });
@@ -35,22 +36,22 @@ const RESPONSE_KINDS: Record<string, ResponseKind> = {
     schema: Type.Object({ type: Str, version: Str, build: Type.Optional(Str) }),
     apply: (r, p, _s, now) =>
       (p.os = {
-        postureCheckId: r.id as string,
+        postureCheckId: textOf(r, 'id'),
         lastUpdatedAt: now,
-        type: r.type as string,
-        version: r.version as string,
-        build: (r.build as string | undefined) ?? '',
+        type: textOf(r, 'type'),
+        version: textOf(r, 'version'),
+        build: textOr(r.build, ''),
       }),
   },
   DOMAIN: {
     schema: Type.Object({ domain: Str }),
     apply: (r, p, _s, now) =>
-      (p.domain = { postureCheckId: r.id as string, lastUpdatedAt: now, domain: r.domain as string }),
+      (p.domain = { postureCheckId: textOf(r, 'id'), lastUpdatedAt: now, domain: textOf(r, 'domain') }),
   },
   MAC: {
     schema: Type.Object({ macAddresses: Strings }),
     apply: (r, p, _s, now) =>
-      (p.mac = { postureCheckId: r.id as string, lastUpdatedAt: now, addresses: r.macAddresses as string[] }),
+      (p.mac = { postureCheckId: textOf(r, 'id'), lastUpdatedAt: now, addresses: textList(r.macAddresses) ?? [] }),
   },
   PROCESS: {
     schema: Type.Object({
@@ -60,13 +61,13 @@ const RESPONSE_KINDS: Record<string, ResponseKind> = {
       signerFingerprints: Type.Optional(Strings),
     }),
     apply: (r, p, _s, now) =>
-      p.processes.set(processKey(r.id as string, r.path as string), {
-        postureCheckId: r.id as string,
+      p.processes.set(processKey(textOf(r, 'id'), textOf(r, 'path')), {
+        postureCheckId: textOf(r, 'id'),
         lastUpdatedAt: now,
-        path: r.path as string,
-        isRunning: r.isRunning as boolean,
+        path: textOf(r, 'path'),
+        isRunning: r.isRunning === true,
         ...(typeof r.hash === 'string' && { hash: r.hash }),
-        signerFingerprints: (r.signerFingerprints as string[] | undefined) ?? [],
+        signerFingerprints: textList(r.signerFingerprints) ?? [],
       }),
   },
   ENDPOINT_STATE: {
@@ -81,6 +82,10 @@ const RESPONSE_KINDS: Record<string, ResponseKind> = {
 RESPONSE_KINDS.PROCESS_MULTI = RESPONSE_KINDS.PROCESS!;
 
 export const RESPONSE_TYPE_IDS = Object.keys(RESPONSE_KINDS);
+
+/** The kind a response's `typeId` names; only the table's own keys count (not `toString` and the like). */
+const kindOf = (typeId: unknown): ResponseKind | undefined =>
+  typeof typeId === 'string' && Object.hasOwn(RESPONSE_KINDS, typeId) ? RESPONSE_KINDS[typeId] : undefined;
 
 export interface PostureCaller {
   identityId: string;
@@ -104,7 +109,7 @@ export async function submitPostureResponses(
   items.forEach((item, i) => {
     const prefix = items.length > 1 ? `[${i}].` : '';
     if (typeof item.id !== 'string' || item.id === '') throw fieldError(`${prefix}id`, 'id is required', item.id);
-    const kind = RESPONSE_KINDS[item.typeId as string];
+    const kind = kindOf(item.typeId);
     if (!kind) throw fieldError(`${prefix}typeId`, `must be one of ${RESPONSE_TYPE_IDS.join(', ')}`, item.typeId);
     try {
       validateAgainst(kind.schema as unknown as Record<string, unknown>, item, '_');
@@ -119,7 +124,7 @@ export async function submitPostureResponses(
   const identity = ensureIdentity(caller.identityId);
   const session = ensureSession(caller.identityId, caller.apiSessionId);
   const before = await passingState(ctx, caller);
-  for (const item of items) RESPONSE_KINDS[item.typeId as string]!.apply(item, identity, session, now);
+  for (const item of items) kindOf(item.typeId)!.apply(item, identity, session, now);
   // `service-updates` moves only when what the identity may use changed (§4.6).
   if ((await passingState(ctx, caller)) !== before) identity.changedAt = now;
 
@@ -165,7 +170,7 @@ async function mfaPromptServices(
       if (!mfa) continue;
       out.push({
         id: serviceId,
-        name: (view.catalog.records.get(serviceId)?.name as string | undefined) ?? '',
+        name: textOr(view.catalog.records.get(serviceId)?.name, ''),
         postureQueryType: 'MFA',
         ...mfaType.timeout!(mfa.details, pv),
       });

@@ -4,6 +4,7 @@
  * reported after the pass fails the check once a grace of 5 minutes has run out (docs/reference-notes.md §9.3).
  */
 import { Type } from '../../schema-type.js';
+import { boolOr, numberOr } from '../../row.js';
 import type { ApiSessionPosture } from '../state.js';
 import type { PostureCheckType, PostureView, Details, QueryTimeout } from './type.js';
 
@@ -27,10 +28,10 @@ interface Mfa {
 }
 
 const mfaOf = (d: Details): Mfa => ({
-  timeoutSeconds: (d.timeoutSeconds as number | undefined) ?? -1,
-  promptOnWake: (d.promptOnWake as boolean | undefined) ?? false,
-  promptOnUnlock: (d.promptOnUnlock as boolean | undefined) ?? false,
-  ignoreLegacyEndpoints: (d.ignoreLegacyEndpoints as boolean | undefined) ?? false,
+  timeoutSeconds: numberOr(d.timeoutSeconds, -1),
+  promptOnWake: boolOr(d.promptOnWake, false),
+  promptOnUnlock: boolOr(d.promptOnUnlock, false),
+  ignoreLegacyEndpoints: boolOr(d.ignoreLegacyEndpoints, false),
 });
 
 /** Seconds left before the check stops passing (−1: no limit), from the timeout and any wake/unlock grace. */
