@@ -13,6 +13,7 @@ import type { Ctx } from '../ctx.js';
 import { renderRecord } from '../render.js';
 import { hooksOf } from '../resource-hooks.js';
 import type { Row } from '../resource.js';
+import { textList, textOf } from '../row.js';
 import { edgeRouters } from '../resources/edge-router.js';
 import type { AccessChange } from './changes.js';
 import { services } from '../resources/service.js';
@@ -48,11 +49,12 @@ export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
 }
 
 function addService(catalog: ServiceCatalog, r: Row): void {
+  const id = textOf(r, 'id');
   const record = renderRecord(services, r);
-  catalog.records.set(r.id as string, record);
+  catalog.records.set(id, record);
   const { config: _c, permissions: _p, postureQueries: _q, ...shared } = record;
-  catalog.encoded.set(r.id as string, Buffer.from(JSON.stringify(shared).slice(0, -1)));
-  catalog.serviceConfigs.set(r.id as string, (r.configs as string[]) ?? []);
+  catalog.encoded.set(id, Buffer.from(JSON.stringify(shared).slice(0, -1)));
+  catalog.serviceConfigs.set(id, textList(r.configs) ?? []);
 }
 
 async function loadConfigMaps(ctx: Ctx) {
@@ -124,9 +126,10 @@ export async function loadRouterCatalog(ctx: Ctx): Promise<RouterCatalog> {
   const routers = new Map<string, RouterInfo>();
   for (const r of rows) {
     const protocols = (r.supportedProtocols as Record<string, string>) ?? {};
-    routers.set(r.id as string, {
-      id: r.id as string,
-      name: r.name as string,
+    const id = textOf(r, 'id');
+    routers.set(id, {
+      id,
+      name: textOf(r, 'name'),
       isOnline: Boolean(r.isOnline),
       isVerified: Boolean(r.isVerified),
       sessionRecord: {

@@ -16,6 +16,7 @@ import { getRow } from '../crud.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { requirePki } from '../pki.js';
+import { textOf } from '../row.js';
 import { cas } from '../resources/ca.js';
 import { trustChanged } from '../ca/trust.js';
 
@@ -57,7 +58,7 @@ export async function verifyCa(ctx: Ctx, id: string, body: unknown): Promise<voi
         },
       });
     }
-    if (!isIssuedBy(cert, parseCertificate(row.certPem as string))) {
+    if (!isIssuedBy(cert, parseCertificate(textOf(row, 'certPem')))) {
       throw new DomainError('CERTIFICATE_FAILED_VALIDATION', {
         cause: { message: 'the certificate is not signed by the CA' },
       });
@@ -79,8 +80,8 @@ export async function caJwt(ctx: Ctx, id: string): Promise<string> {
   return pki.signEnrollmentJwt({
     method: 'ca',
     issuer,
-    subject: row.id as string,
-    token: row.id as string,
+    subject: textOf(row, 'id'),
+    token: textOf(row, 'id'),
     audience: ['openziti-enroller'],
   });
 }

@@ -26,6 +26,7 @@ import { DomainError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import { requirePki } from '../pki.js';
 import type { Row } from '../resource.js';
+import { textOf } from '../row.js';
 import { enrollments } from '../resources/enrollment.js';
 import { enrollmentCredentials, enrollmentSecrets } from '../enrollments/credentials.js';
 import { networkIssuedPeer, type PeerCertificates } from './authenticate-cert.js';
@@ -79,11 +80,11 @@ export async function attachRouterEnrollments(ctx: Ctx, rows: Row[], kind: Route
   const found = await enrollmentsOfRouters(
     ctx.db,
     column,
-    rows.map((r) => r.id as string),
+    rows.map((r) => textOf(r, 'id')),
   );
   const byRouter = new Map(found.map((e) => [e.routerId, e]));
   for (const r of rows) {
-    const e = byRouter.get(r.id as string);
+    const e = byRouter.get(textOf(r, 'id'));
     const shown = e ? enrollmentCredentials(ctx, e) : undefined;
     r.enrollmentToken = shown?.token ?? null;
     r.enrollmentJwt = shown?.jwt ?? null;

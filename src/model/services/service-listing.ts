@@ -17,6 +17,7 @@ import type { ListOptions } from '../list-query.js';
 import { clampLimit, clampOffset, parsePagingParams } from '../paging.js';
 import { renderRecord } from '../render.js';
 import { filterFields } from '../resource.js';
+import { textOf } from '../row.js';
 import { services } from '../resources/service.js';
 import { roleFilterScope } from '../role-filter.js';
 import { accessEngine, type AccessView } from '../access/engine.js';
@@ -77,7 +78,7 @@ const recordFor = (
   base: Record<string, unknown>,
   pq?: PostureQueries,
 ) => {
-  const id = base.id as string;
+  const id = textOf(base, 'id');
   return serviceRecord(
     base,
     view.grants.perms.get(id),
@@ -156,7 +157,10 @@ export async function listServicesOf(
     if (cache) {
       cache.delete(key);
       cache.set(key, { view: { grants: view.grants, catalog: view.catalog, identity: view.identity }, page });
-      if (cache.size > MAX_PLAIN_PAGES) cache.delete(cache.keys().next().value as string);
+      if (cache.size > MAX_PLAIN_PAGES) {
+        const oldest = cache.keys().next();
+        if (!oldest.done) cache.delete(oldest.value);
+      }
     }
     return page;
   }

@@ -19,6 +19,7 @@ import type { ListOptions } from '../list-query.js';
 import { renderRecord } from '../render.js';
 import { JsonText } from '../json-text.js';
 import type { Row } from '../resource.js';
+import { textOf, textOr } from '../row.js';
 import { accessEngine } from '../access/engine.js';
 import { checkSessionPosture, passingPolicies } from '../access/posture.js';
 import { BIND, DIAL, grantingPolicies } from '../access/queries.js';
@@ -66,7 +67,7 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
       causeMessage: 'ServiceId: service not found',
     });
   }
-  const serviceName = (view.catalog.records.get(serviceId)?.name as string | undefined) ?? '';
+  const serviceName = textOr(view.catalog.records.get(serviceId)?.name, '');
   await checkSessionPosture(ctx, {
     identityId: caller.identityId,
     apiSessionId: caller.apiSessionId,
@@ -158,19 +159,19 @@ export async function sessionDetail(ctx: Ctx, id: string, identityId?: string): 
 export async function sessionManagementDetail(ctx: Ctx, id: string): Promise<Record<string, unknown>> {
   const row = await getSession(ctx, id);
   const engine = accessEngine(ctx);
-  const identity = await engine.identity(ctx, await engine.markers(ctx), row.identityId as string);
+  const identity = await engine.identity(ctx, await engine.markers(ctx), textOf(row, 'identityId'));
   const policies = await grantingPolicies(
     ctx.db,
     identity.servicePolicyIds,
-    row.serviceId as string,
+    textOf(row, 'serviceId'),
     row.type as SessionType,
   );
   const passing = await passingPolicies(
     ctx,
     await engine.markers(ctx),
     policies,
-    row.identityId as string,
-    row.apiSessionId as string,
+    textOf(row, 'identityId'),
+    textOf(row, 'apiSessionId'),
   );
   const out = renderRecord(sessions, row);
   out.servicePolicies = passing.map((p) => ({
@@ -184,5 +185,5 @@ export async function sessionManagementDetail(ctx: Ctx, id: string): Promise<Rec
 
 export async function deleteSession(ctx: Ctx, id: string, identityId?: string): Promise<void> {
   const row = await getSession(ctx, id, identityId);
-  await deleteSessionById(ctx.db, row.id as string);
+  await deleteSessionById(ctx.db, textOf(row, 'id'));
 }
