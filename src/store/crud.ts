@@ -36,6 +36,19 @@ export interface StoredTable {
 export type Row = Record<string, unknown>;
 
 const BASE_COLUMNS = ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem'] as const;
+
+/** A row's id (text, never null): checked, so a row without one fails loudly instead of writing links to nothing. */
+function idOf(row: Row): string {
+  if (typeof row.id !== 'string') throw new Error('row has no text id');
+  return row.id;
+}
+
+/** A set prop's value (a list of strings, or null/undefined for none); anything else is a caller's bug. */
+function textListOf(k: string, v: unknown): string[] | null {
+  if (v === null || v === undefined) return null;
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new Error(`set ${k} is not a list of text`);
+  return v;
+}
 const SET_INSERT_BATCH = 500;
 
 /** The stored props of a table, worked out once per definition (fromRow asks for them on every row). */
@@ -86,7 +99,7 @@ function columnsOf(t: StoredTable, values: Row): { cols: Row; sets: Record<strin
     }
     const p = t.props[k];
     if (!p || p.virtual) continue;
-    if (p.storage === 'set') sets[k] = (v as string[] | null) ?? null;
+    if (p.storage === 'set') sets[k] = textListOf(k, v);
     else cols[k] = toDb(p, v);
   }
   return { cols, sets };
@@ -125,7 +138,7 @@ export function fromRow(t: StoredTable, raw: Row): Row {
   };
   for (const [k, p] of storedEntries(t)) {
     // Sets are copied: a listing's raw rows may be kept and shared (list-cache.ts).
-    out[k] = p.storage === 'set' ? [...((raw[k] as string[] | undefined) ?? [])] : fromDb(p, raw[k]);
+    out[k] = p.storage === 'set' ? [...(textListOf(k, raw[k]) ?? [])] : fromDb(p, raw[k]);
   }
   return out;
 }
@@ -134,11 +147,15 @@ export function fromRow(t: StoredTable, raw: Row): Row {
 async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void> {
   const setProps = storedEntries(t).filter(([, p]) => p.storage === 'set');
   if (setProps.length === 0 || rows.length === 0) return;
-  const byId = new Map(rows.map((r) => [r.id as string, r]));
   // The ids as one JSON array: one bound value and one statement text for any page size.
-  const ids = JSON.stringify([...byId.keys()]);
+  const ids = JSON.stringify([...new Set(rows.map(idOf))]);
   for (const [prop] of setProps) {
-    for (const r of rows) r[prop] = [];
+    const lists = new Map<string, string[]>();
+    for (const r of rows) {
+      const list: string[] = [];
+      r[prop] = list;
+      lists.set(idOf(r), list);
+    }
     const links = await dynamic(db)
       .selectFrom(linkTable(t.table, prop))
       .select(['ownerId', 'value'])
@@ -146,7 +163,7 @@ async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void
       .orderBy('ownerId')
       .orderBy('position')
       .execute();
-    for (const l of links) (byId.get(l.ownerId)![prop] as string[]).push(l.value);
+    for (const l of links) lists.get(l.ownerId)!.push(l.value);
   }
 }
 
@@ -154,7 +171,7 @@ export async function insertRow(db: Executor, t: StoredTable, values: Row): Prom
   const { cols, sets } = columnsOf(t, values);
   try {
     await dynamic(db).insertInto(t.table).values(cols).execute();
-    await writeSets(db, t, values.id as string, sets, false);
+    await writeSets(db, t, idOf(values), sets, false);
   } catch (e) {
     throw describeConstraintError(e, values);
   }
