@@ -271,6 +271,13 @@ describe('posture at session create', () => {
   test('posture responses are validated', async () => {
     const u = await createUser(server, admin);
     assertFieldError(await u.client.post('/posture-response', { id: 'x', typeId: 'NOPE' }), 'typeId');
+    // Only the response kinds' own names count: not an object's inherited keys, not a list holding a name.
+    for (const typeId of ['toString', '__proto__', ['OS']]) {
+      assertFieldError(
+        await u.client.post('/posture-response', { id: 'x', typeId, type: 'Linux', version: '1' }),
+        'typeId',
+      );
+    }
     assertFieldError(await u.client.post('/posture-response', { id: 'x', typeId: 'OS', type: 'Linux' }), 'version');
     assertFieldError(
       await u.client.post('/posture-response', { id: 'x', typeId: 'MAC', macAddresses: 'aa' }),
