@@ -15,6 +15,7 @@ import { filterFields, writableProps, type Input, type ResourceDef, type Row, ty
 import { compileListQueryJudged, type ListOptions } from './list-query.js';
 import { hooksOf } from './resource-hooks.js';
 import { broadNeedles } from '../store/search-index.js';
+import { textOr } from './row.js';
 
 export interface Page {
   rows: Row[];
@@ -86,7 +87,7 @@ export async function createEntity(
     if (hooks.prepare) input = await hooks.prepare(tctx, input, 'create', undefined, pre);
     const now = iso(ctx.now());
     // A prepare hook may choose the id (e.g. when a stored value derives from it); bodies cannot set `id`.
-    const id = (extra.id as string | undefined) ?? (input.id as string | undefined) ?? newId();
+    const id = textOr(extra.id ?? input.id, '') || newId();
     await mappingConstraints(() =>
       insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} }),
     );

@@ -4,6 +4,7 @@
  * unless the prop asks for an explicit null (parity: reference README, "Optional fields").
  */
 import type { ResourceDef, Row } from './resource.js';
+import { textOf } from './row.js';
 
 export type Links = Record<string, { href: string }>;
 
@@ -28,7 +29,7 @@ export function renderRecord(def: ResourceDef, row: Row): Record<string, unknown
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     tags: row.tags ?? {},
-    _links: linksFor(def, row.id as string),
+    _links: linksFor(def, textOf(row, 'id')),
   };
   for (const [k, v] of Object.entries(row)) {
     if (k in out || (INTERNAL.has(k) && !def.showSystem)) continue;

@@ -5,6 +5,7 @@
 import type { ResourceHooks } from '../resource.js';
 import type { TargetKind } from './kinds.js';
 import { rematchEntityAll, removeIdReferences } from './matches.js';
+import { textOf } from '../row.js';
 
 export function policyTargetHooks(target: TargetKind): Required<Pick<ResourceHooks, 'afterWrite' | 'beforeDelete'>> {
   return {
@@ -12,7 +13,7 @@ export function policyTargetHooks(target: TargetKind): Required<Pick<ResourceHoo
       if (mode === 'create' || input.roleAttributes !== undefined) await rematchEntityAll(ctx, target, id);
     },
     async beforeDelete(ctx, row) {
-      await removeIdReferences(ctx, target, row.id as string);
+      await removeIdReferences(ctx, target, textOf(row, 'id'));
     },
   };
 }

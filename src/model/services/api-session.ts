@@ -26,6 +26,7 @@ import type { Row } from '../resource.js';
 import { policyForIdentity } from './hooks/auth-policy.js';
 import { cachedPrincipal, forgetPrincipal, principalGeneration, rememberPrincipal } from './api-session-cache.js';
 import type { CachedPrincipal } from './api-session-cache.js';
+import { textOf } from '../row.js';
 
 export interface SessionIdentity {
   id: string;
@@ -162,7 +163,7 @@ export async function sweepExpiredApiSessions(ctx: Ctx): Promise<number> {
 export async function currentApiSessionDetail(ctx: Ctx, apiSessionId: string): Promise<Record<string, unknown>> {
   const row: Row = await getEntity(ctx, apiSessions, apiSessionId);
   const out = renderRecord(apiSessions, row);
-  out.expiresAt = iso(new Date(new Date(row.lastActivityAt as string).getTime() + ctx.settings.sessionTimeoutMs));
+  out.expiresAt = iso(new Date(new Date(textOf(row, 'lastActivityAt')).getTime() + ctx.settings.sessionTimeoutMs));
   out.expirationSeconds = Math.round(ctx.settings.sessionTimeoutMs / 1000);
   return out;
 }

@@ -17,6 +17,7 @@ import { removeIdReferences } from '../policy/matches.js';
 import type { Input, Row } from '../resource.js';
 import { edgeRouterPolicies } from '../resources/edge-router-policy.js';
 import { identities } from '../resources/identity.js';
+import { textOr } from '../row.js';
 
 export const systemPolicyName = (routerId: string) => `edge-router-${routerId}-system`;
 
@@ -57,7 +58,7 @@ export async function removeTunnelerRecords(ctx: Ctx, id: string): Promise<void>
 export async function syncTunnelerRecords(ctx: Ctx, id: string, input: Input, existing?: Row): Promise<void> {
   const was = Boolean(existing?.isTunnelerEnabled);
   const now = input.isTunnelerEnabled === undefined ? was : Boolean(input.isTunnelerEnabled);
-  const name = (input.name ?? existing?.name) as string;
+  const name = textOr(input.name ?? existing?.name, '');
   if (!was && now) await createTunnelerRecords(ctx, id, name);
   else if (was && !now) await removeTunnelerRecords(ctx, id);
   else if (now && name !== existing?.name) {

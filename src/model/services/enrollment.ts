@@ -23,6 +23,7 @@ import { hashForIdentity } from './hooks/authenticator.js';
 import { enrollments } from '../resources/enrollment.js';
 import { enrollmentSecrets, futureDate } from '../enrollments/credentials.js';
 import { tokenHash } from '../tokens.js';
+import { textOf } from '../row.js';
 
 /** The stored fields of an outstanding enrollment; exactly one of the three owner ids is set. */
 export type AnyEnrollmentRecord = EnrollmentByToken;
@@ -45,7 +46,7 @@ export async function refreshEnrollment(ctx: Ctx, id: string, expiresAtValue: un
   // The token derives from the id, so it is the same; only the JWT (its `exp`) is new.
   const secrets = await enrollmentSecrets(ctx, {
     id,
-    method: row.method as string,
+    method: textOf(row, 'method'),
     subject: enrollmentSubject(row),
     expiresAt,
   });

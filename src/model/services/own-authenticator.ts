@@ -11,6 +11,7 @@ import { getRow } from '../crud.js';
 import { authenticators } from '../resources/authenticator.js';
 import { hashForIdentity } from './hooks/authenticator.js';
 import { recordFailedAttempt, reserveAttempt } from './password-attempts.js';
+import { textOr } from '../row.js';
 
 export interface OwnAuthenticatorChange {
   username?: string | null;
@@ -49,7 +50,7 @@ export async function updateOwnAuthenticator(
 
   const reservation = await reserveAttempt(ctx, { authenticatorId: id, identityId }, 'change');
   const verified = await verifyPassword(
-    reservation.ok ? (row.passwordHash as string) : undefined,
+    reservation.ok ? textOr(row.passwordHash, '') : undefined,
     body.currentPassword,
   );
   if (!reservation.ok) throw wrongCurrentPassword(id);

@@ -12,6 +12,7 @@ import { iso, withDb, type Ctx } from '../ctx.js';
 import { authenticators } from '../resources/authenticator.js';
 import { enrollments } from '../resources/enrollment.js';
 import { futureDate } from '../enrollments/credentials.js';
+import { textOf } from '../row.js';
 
 /** Returns the new enrollment's id. */
 export async function reEnrollAuthenticator(ctx: Ctx, id: string, expiresAtValue: unknown): Promise<string> {
@@ -19,7 +20,7 @@ export async function reEnrollAuthenticator(ctx: Ctx, id: string, expiresAtValue
     const tctx = withDb(ctx, trx);
     const row = await getRow(tctx, authenticators, id);
     const expiresAt = iso(futureDate(ctx, 'expiresAt', expiresAtValue));
-    const identityId = row.identityId as string;
+    const identityId = textOf(row, 'identityId');
     let body: Record<string, unknown>;
     if (row.method === 'updb') {
       body = { method: 'updb', username: row.username };
