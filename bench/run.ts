@@ -29,6 +29,7 @@ import { measureRun, type Req } from './cannon.js';
 import { compareResults, medianPair, ratios, type Measured, type ScenarioResult } from './report.js';
 import { summarise } from './stats.js';
 import { attachPostureChecks, guardedPolicyNames, passPostureChecks } from './posture.js';
+import { ADMIN, spawnController } from './stack.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -60,7 +61,6 @@ const only = args.only ? new Set(args.only.split(',')) : undefined;
 // (each API session yields one pair per service its identity may Dial, so this is generous).
 // With --posture the new-session scenario runs twice, so the pool is twice as large.
 const freshCount = Number(args.fresh ?? Math.ceil(3000 * (seconds + warmupSeconds) * repeat * (args.posture ? 2 : 1)));
-const ADMIN = { username: 'bench-admin', password: 'bench-Admin-Passw0rd!' };
 const LOGIN_USERS = 16;
 
 function dirSize(dir: string): number {
@@ -144,37 +144,7 @@ const agent = new https.Agent({ keepAlive: true, ca });
 const port = await freePort();
 const controllerOrigin = `https://127.0.0.1:${port}`;
 const profDir = args['cpu-prof'] ? resolve(args['cpu-prof']) : undefined;
-// All load comes from one address and 16 accounts: the login rate limits (flood guards, README "Security";
-// an attempt takes a failure token until it succeeds) would otherwise measure the limiter, not
-// authentication. The concurrency gate keeps its default.
-const configFile = join(dataDir, 'bench-config.yaml');
-const unlimited = '{ burst: 1000000000, perMinute: 1000000000 }';
-writeFileSync(
-  configFile,
-  'edge:\n  api:\n    rateLimit:\n      auth:\n' +
-    ['perSource', 'failuresPerSource', 'failuresPerAccount'].map((k) => `        ${k}: ${unlimited}\n`).join(''),
-);
-const controller = spawn(
-  process.execPath,
-  [
-    ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
-    'bin/edgectl',
-    'serve',
-    '--data-dir',
-    dataDir,
-    '--listen',
-    `127.0.0.1:${port}`,
-    '--log-level',
-    'warn',
-    '--config',
-    configFile,
-  ],
-  {
-    cwd: root,
-    env: { ...process.env, EDGECTL_ADMIN_USERNAME: ADMIN.username, EDGECTL_ADMIN_PASSWORD: ADMIN.password },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  },
-);
+const controller = spawnController(dataDir, port, profDir);
 children.push(controller);
 for (let waited = 0; ; waited += 100) {
   const up = await send({ ca, base: controllerOrigin }, agent, { method: 'GET', path: '/version' }).then(

@@ -18,7 +18,43 @@ import type { Req } from './cannon.js';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLIENT = '/edge/client/v1';
 export const MGMT = '/edge/management/v1';
-const ADMIN = { username: 'bench-admin', password: 'bench-Admin-Passw0rd!' };
+export const ADMIN = { username: 'bench-admin', password: 'bench-Admin-Passw0rd!' };
+
+/**
+ * Starts the built controller on a model's data dir (`bin/edgectl serve`, `--log-level warn`), with the login rate
+ * limits lifted: all load comes from one address and a few accounts, so the flood guards (README "Security") would
+ * otherwise measure the limiter, not authentication. `profDir`: a V8 CPU profile of the controller goes there.
+ */
+export function spawnController(dataDir: string, port: number, profDir?: string): ChildProcess {
+  const configFile = join(dataDir, 'bench-config.yaml');
+  const unlimited = '{ burst: 1000000000, perMinute: 1000000000 }';
+  writeFileSync(
+    configFile,
+    'edge:\n  api:\n    rateLimit:\n      auth:\n' +
+      ['perSource', 'failuresPerSource', 'failuresPerAccount'].map((k) => `        ${k}: ${unlimited}\n`).join(''),
+  );
+  return spawn(
+    process.execPath,
+    [
+      ...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []),
+      'bin/edgectl',
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--log-level',
+      'warn',
+      '--config',
+      configFile,
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, EDGECTL_ADMIN_USERNAME: ADMIN.username, EDGECTL_ADMIN_PASSWORD: ADMIN.password },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+}
 
 export interface Server {
   pid: number;
@@ -91,33 +127,7 @@ export async function startStack(opts: { size?: string; loginUsers?: number } = 
       });
 
     const port = await freePort();
-    const configFile = join(dataDir, 'bench-config.yaml');
-    const unlimited = '{ burst: 1000000000, perMinute: 1000000000 }';
-    writeFileSync(
-      configFile,
-      'edge:\n  api:\n    rateLimit:\n      auth:\n' +
-        ['perSource', 'failuresPerSource', 'failuresPerAccount'].map((k) => `        ${k}: ${unlimited}\n`).join(''),
-    );
-    const ctl = spawn(
-      process.execPath,
-      [
-        'bin/edgectl',
-        'serve',
-        '--data-dir',
-        dataDir,
-        '--listen',
-        `127.0.0.1:${port}`,
-        '--log-level',
-        'warn',
-        '--config',
-        configFile,
-      ],
-      {
-        cwd: ROOT,
-        env: { ...process.env, EDGECTL_ADMIN_USERNAME: ADMIN.username, EDGECTL_ADMIN_PASSWORD: ADMIN.password },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      },
-    );
+    const ctl = spawnController(dataDir, port);
     children.push(ctl);
     const controller: Server = { pid: ctl.pid!, origin: `https://127.0.0.1:${port}` };
     for (let waited = 0; ; waited += 100) {
