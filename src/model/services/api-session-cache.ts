@@ -11,6 +11,7 @@
 import type { Executor } from '../../store/db.js';
 import { principalGen } from '../../store/write-gen.js';
 import type { SessionIdentity } from './api-session.js';
+import { perStore } from '../per-store.js';
 
 export interface CachedPrincipal {
   sessionId: string;
@@ -36,12 +37,8 @@ interface Cache {
 const caches = new WeakMap<object, Cache>();
 
 function cacheOf(db: Executor): Cache | undefined {
-  if (db.isTransaction) return undefined;
-  let c = caches.get(db);
-  if (!c) {
-    c = { gen: principalGen(), byToken: new Map() };
-    caches.set(db, c);
-  }
+  const c = perStore(caches, db, () => ({ gen: principalGen(), byToken: new Map() }));
+  if (!c) return undefined;
   if (c.gen !== principalGen()) {
     c.byToken.clear();
     c.gen = principalGen();

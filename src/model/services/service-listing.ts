@@ -29,6 +29,7 @@ import {
   type ConfigTypeSelection,
 } from '../access/service-view.js';
 import { postureModel, postureView } from '../posture/evaluate.js';
+import { perStore } from '../per-store.js';
 import { postureQueriesFor } from '../posture/queries.js';
 
 export interface ServiceListRequest {
@@ -105,13 +106,6 @@ interface PlainPage {
 const plainPages = new WeakMap<object, Map<string, PlainPage>>();
 const MAX_PLAIN_PAGES = 20_000;
 
-function plainPageCache(ctx: Ctx): Map<string, PlainPage> | undefined {
-  if (ctx.db.isTransaction) return undefined;
-  let m = plainPages.get(ctx.db);
-  if (!m) plainPages.set(ctx.db, (m = new Map()));
-  return m;
-}
-
 const sameView = (a: PlainPage['view'], b: AccessView) =>
   a.grants === b.grants && a.catalog === b.catalog && a.identity === b.identity;
 
@@ -130,7 +124,7 @@ export async function listServicesOf(
     const model = await postureModel(ctx, view.markers.serviceAccess.gen);
     // An API session's config types never change, so the session stands for them when the query names none.
     const key = `${identityId} ${req.configTypes ? `q:${req.configTypes.join(',')}` : `s:${apiSessionId}`} ${limit} ${offset}`;
-    const cache = model.size === 0 ? plainPageCache(ctx) : undefined;
+    const cache = model.size === 0 ? perStore(plainPages, ctx.db, () => new Map<string, PlainPage>()) : undefined;
     const hit = cache?.get(key);
     if (hit && sameView(hit.view, view)) return hit.page;
     const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);

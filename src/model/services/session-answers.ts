@@ -5,12 +5,13 @@
  * the token's derivation and the JSON encoding are skipped when nothing the answer was made of changed.
  *
  * Validity is by identity, not by generation: the access engine hands out the same row and the same router
- * records until something they derive from changes, and a recomputed entry is a new object. So an answer is
+ * list until something they derive from changes, and a recomputed entry is a new object. So an answer is
  * reused exactly when every part it was made of is the very object it was made from.
  */
 import type { Executor } from '../../store/db.js';
 import type { StoredSession } from '../../store/sessions.js';
 import type { JsonText } from '../json-text.js';
+import { perStore } from '../per-store.js';
 
 interface Answer {
   row: StoredSession;
@@ -28,7 +29,8 @@ class AnswerCache {
 
   get(key: string, row: StoredSession, serviceName: string, edgeRouters: readonly unknown[]): JsonText | undefined {
     const a = this.answers.get(key);
-    if (!a || a.row !== row || a.serviceName !== serviceName || !sameItems(a.edgeRouters, edgeRouters)) return;
+    // The router list is the same array while the engine's router entries are unchanged (session-routers.ts).
+    if (!a || a.row !== row || a.serviceName !== serviceName || a.edgeRouters !== edgeRouters) return;
     return a.json;
   }
 
@@ -50,15 +52,7 @@ class AnswerCache {
   }
 }
 
-const sameItems = (a: readonly unknown[], b: readonly unknown[]): boolean =>
-  a.length === b.length && a.every((x, i) => x === b[i]);
-
-const caches = new WeakMap<Executor, AnswerCache>();
+const caches = new WeakMap<object, AnswerCache>();
 
 /** The cache of the store behind `db`; none inside a transaction (uncommitted rows are never shared). */
-export function sessionAnswers(db: Executor): AnswerCache | undefined {
-  if (db.isTransaction) return undefined;
-  let c = caches.get(db);
-  if (!c) caches.set(db, (c = new AnswerCache()));
-  return c;
-}
+export const sessionAnswers = (db: Executor): AnswerCache | undefined => perStore(caches, db, () => new AnswerCache());
