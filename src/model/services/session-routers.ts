@@ -11,6 +11,27 @@ import { accessEngine, type IdentityAccess, type ServiceRouters } from '../acces
 
 export const MAX_SESSION_ROUTERS = 25;
 
+/** The identity's router set and the service's routers, as the access engine keeps them. */
+async function routerSets(
+  ctx: Ctx,
+  m: Markers,
+  identity: IdentityAccess,
+  serviceId: string,
+): Promise<[Set<string>, ServiceRouters]> {
+  const engine = accessEngine(ctx);
+  return Promise.all([engine.routersOfIdentity(ctx, m, identity), engine.routersOfService(ctx, m, serviceId)]);
+}
+
+/** The service's routers that are also the identity's, in session order, at most `max`. */
+function common(mine: Set<string>, serving: ServiceRouters, max: number): RouterInfo[] {
+  const out: RouterInfo[] = [];
+  for (const r of serving.ordered) {
+    if (out.length >= max) break;
+    if (mine.has(r.id)) out.push(r);
+  }
+  return out;
+}
+
 /** The identity's and the service's routers, and those common to both in session order (uncapped). */
 export async function commonRouters(
   ctx: Ctx,
@@ -19,17 +40,8 @@ export async function commonRouters(
   serviceId: string,
   max = Infinity,
 ): Promise<{ mine: Set<string>; serving: Set<string>; common: RouterInfo[] }> {
-  const engine = accessEngine(ctx);
-  const [mine, serving] = await Promise.all([
-    engine.routersOfIdentity(ctx, m, identity),
-    engine.routersOfService(ctx, m, serviceId),
-  ]);
-  const common: RouterInfo[] = [];
-  for (const r of serving.ordered) {
-    if (common.length >= max) break;
-    if (mine.has(r.id)) common.push(r);
-  }
-  return { mine, serving: serving.ids, common };
+  const [mine, serving] = await routerSets(ctx, m, identity, serviceId);
+  return { mine, serving: serving.ids, common: common(mine, serving, max) };
 }
 
 /**
@@ -46,21 +58,11 @@ export async function sessionEdgeRouters(
   identity: IdentityAccess,
   serviceId: string,
 ): Promise<Record<string, unknown>[]> {
-  const engine = accessEngine(ctx);
-  const [mine, serving] = await Promise.all([
-    engine.routersOfIdentity(ctx, m, identity),
-    engine.routersOfService(ctx, m, serviceId),
-  ]);
+  const [mine, serving] = await routerSets(ctx, m, identity, serviceId);
   let byService = sessionRouterLists.get(mine);
   if (!byService) sessionRouterLists.set(mine, (byService = new WeakMap()));
   let records = byService.get(serving);
-  if (!records) {
-    records = [];
-    for (const r of serving.ordered) {
-      if (records.length >= MAX_SESSION_ROUTERS) break;
-      if (mine.has(r.id)) records.push(r.sessionRecord);
-    }
-    byService.set(serving, records);
-  }
+  if (!records)
+    byService.set(serving, (records = common(mine, serving, MAX_SESSION_ROUTERS).map((r) => r.sessionRecord)));
   return records;
 }
