@@ -20,26 +20,27 @@ export interface NewApiSessionRecord {
   createdAt: string;
 }
 
+const INSERT_API_SESSION = `insert into api_sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash",
+    "identityId", "authenticatorId", "ipAddress", "configTypes", "authQueries", "isMfaRequired", "isMfaComplete",
+    "lastActivityAt") values (?, ?, ?, '{}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** Every login inserts one: a fixed text (direct.ts). */
 export async function insertApiSession(db: TypedExecutor, s: NewApiSessionRecord): Promise<void> {
-  await db
-    .insertInto('api_sessions')
-    .values({
-      id: s.id,
-      createdAt: s.createdAt,
-      updatedAt: s.createdAt,
-      tags: '{}',
-      isSystem: boolToDb(false),
-      tokenHash: s.tokenHash,
-      identityId: s.identityId,
-      authenticatorId: s.authenticatorId,
-      ipAddress: s.ipAddress,
-      configTypes: jsonToDb(s.configTypes)!,
-      authQueries: jsonToDb(s.authQueries)!,
-      isMfaRequired: boolToDb(s.isMfaRequired),
-      isMfaComplete: boolToDb(false),
-      lastActivityAt: s.createdAt,
-    })
-    .execute();
+  await hotWrite(db, INSERT_API_SESSION, [
+    s.id,
+    s.createdAt,
+    s.createdAt,
+    boolToDb(false),
+    s.tokenHash,
+    s.identityId,
+    s.authenticatorId,
+    s.ipAddress,
+    jsonToDb(s.configTypes)!,
+    jsonToDb(s.authQueries)!,
+    boolToDb(s.isMfaRequired),
+    boolToDb(false),
+    s.createdAt,
+  ]);
 }
 
 /** An API session found by its token hash, with what a request needs of its identity. */

@@ -1,4 +1,5 @@
 /** Authenticators: lookups by owner and method, and the owner's failed-attempt reset (queries only). */
+import { hotRows } from './direct.js';
 import type { TypedExecutor } from './executor.js';
 
 /** The id of an identity's authenticator of one method; undefined when it has none. */
@@ -50,17 +51,20 @@ export async function resetIdentityFailedAttempts(db: TypedExecutor, identityId:
   await db.updateTable('authenticators').set({ failedAttempts: 0 }).where('identityId', '=', identityId).execute();
 }
 
-/** The password authenticator with this username, with its hash; undefined when there is none. */
-export function passwordAuthenticatorByUsername(
+const PASSWORD_BY_USERNAME = `select id, "identityId", "passwordHash" from authenticators
+  where method = 'updb' and username = ?`;
+
+/** The password authenticator with this username, with its hash; undefined when there is none (every login). */
+export async function passwordAuthenticatorByUsername(
   db: TypedExecutor,
   username: string,
 ): Promise<{ id: string; identityId: string; passwordHash: string | null } | undefined> {
-  return db
-    .selectFrom('authenticators')
-    .select(['id', 'identityId', 'passwordHash'])
-    .where('method', '=', 'updb')
-    .where('username', '=', username)
-    .executeTakeFirst();
+  const [row] = await hotRows<{ id: string; identityId: string; passwordHash: string | null }>(
+    db,
+    PASSWORD_BY_USERNAME,
+    [username],
+  );
+  return row;
 }
 
 /** The certificate authenticator with this fingerprint; undefined when there is none. */

@@ -15,6 +15,7 @@ import type { Scope } from './scopes.js';
 import { boolFromDb, boolToDb, countFromDb, jsonFromDb, jsonToDb } from './values.js';
 import { linkTable } from './link-tables.js';
 import { readWithCache } from './list-cache.js';
+import { hotRows } from './direct.js';
 
 export { linkTable, linkTableField } from './link-tables.js';
 
@@ -202,9 +203,11 @@ export async function findRows(db: Executor, t: StoredTable, where: RawBuilder<S
   return raws.map((r) => fromRow(t, r));
 }
 
+/** One row by id: a fixed text per table, run on the connection directly (direct.ts); every read by id comes here. */
 export async function findRowById(db: Executor, t: StoredTable, id: string): Promise<Row | undefined> {
-  const [row] = await findRows(db, t, sql<SqlBool>`${sql.ref('t.id')} = ${id}`);
-  return row;
+  const raws = await hotRows<Row>(db, `select * from "${t.table}" where id = ?`, [id]);
+  await loadSets(db, t, raws);
+  return raws.map((r) => fromRow(t, r))[0];
 }
 
 /** One ORDER BY term of a page. */
@@ -284,16 +287,14 @@ export async function referringIds(db: Executor, ref: Referrer, id: string, limi
   return rows.map((r: { id: string }) => r.id);
 }
 
-/** The `name` column of the given rows of `table`, by id (absent ids are left out). */
+/**
+ * The `name` column of the given rows of `table`, by id (absent ids are left out). The ids go as one JSON
+ * parameter, so the text is fixed per table and runs on the connection directly (direct.ts): pages decorate
+ * their references with it.
+ */
 export async function namesById(db: Executor, table: string, ids: readonly string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const rows = await dynamic(db)
-      .selectFrom(table)
-      .select(['id', 'name'])
-      .where('id', 'in', ids.slice(i, i + 500))
-      .execute();
-    for (const r of rows as { id: string; name: string }[]) out.set(r.id, r.name);
-  }
+  const text = `select id, name from "${table}" where id in (select value from json_each(?))`;
+  for (const r of await hotRows<{ id: string; name: string }>(db, text, [JSON.stringify(ids)])) out.set(r.id, r.name);
   return out;
 }

@@ -9,7 +9,7 @@ import type { Database as StoreSchema } from './schema.js';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
 import { noteStatement, noteUnknownWrite } from './write-gen.js';
-import { registerDirect, type DirectConnection } from './direct.js';
+import { lendToTransaction, registerDirect, type DirectConnection } from './direct.js';
 import {
   checkSchema,
   INTEGRITY_HINT,
@@ -148,5 +148,5 @@ function withStatementCache(raw: Database.Database, max = 2000): SqliteDatabase 
 /** Runs `fn` in one transaction, or inside the caller's transaction when already in one. */
 export async function withTx<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
-  return (db as Store).transaction().execute(fn);
+  return (db as Store).transaction().execute((trx) => lendToTransaction(db, trx, () => fn(trx)));
 }

@@ -1,4 +1,5 @@
 /** Identities: the lookups and flag changes outside generic CRUD (queries only; booleans via values.ts). */
+import { hotRows } from './direct.js';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonToDb } from './values.js';
 
@@ -6,10 +7,12 @@ export async function identityExists(db: TypedExecutor, id: string): Promise<boo
   return (await db.selectFrom('identities').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
-/** An identity's auth policy id; undefined when the identity does not exist. */
+const AUTH_POLICY_ID = `select "authPolicyId" from identities where id = ?`;
+
+/** An identity's auth policy id; undefined when the identity does not exist (every login). */
 export async function identityAuthPolicyId(db: TypedExecutor, id: string): Promise<string | undefined> {
-  return (await db.selectFrom('identities').select('authPolicyId').where('id', '=', id).executeTakeFirst())
-    ?.authPolicyId;
+  const [row] = await hotRows<{ authPolicyId: string }>(db, AUTH_POLICY_ID, [id]);
+  return row?.authPolicyId;
 }
 
 /** Whether the identity exists and is the default admin. */
@@ -40,16 +43,20 @@ export async function setIdentityDisabled(
     .execute();
 }
 
+const STANDING = `select id, "authPolicyId", "disabledAt", "disabledUntil" from identities where id = ?`;
+
 /** What authentication checks of an identity: its policy and disable window; undefined when it does not exist. */
-export function identityStanding(
+export async function identityStanding(
   db: TypedExecutor,
   id: string,
 ): Promise<{ id: string; authPolicyId: string; disabledAt: string | null; disabledUntil: string | null } | undefined> {
-  return db
-    .selectFrom('identities')
-    .select(['id', 'authPolicyId', 'disabledAt', 'disabledUntil'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const [row] = await hotRows<{
+    id: string;
+    authPolicyId: string;
+    disabledAt: string | null;
+    disabledUntil: string | null;
+  }>(db, STANDING, [id]);
+  return row;
 }
 
 /** The id of the identity with this external id, if any. */

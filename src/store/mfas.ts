@@ -2,7 +2,10 @@
  * TOTP MFA enrollments (queries only; docs/design.md "Store"). One row per identity; secrets arrive sealed and
  * recovery codes hashed: this module never sees a clear secret.
  */
+import { hotRows } from './direct.js';
 import type { TypedExecutor } from './executor.js';
+import type { MfasTable } from './schema.js';
+import type { Selectable } from 'kysely';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 
 export interface MfaRecord {
@@ -30,8 +33,13 @@ export interface NewMfaRecord {
 }
 
 /** The identity's enrollment, verified or not; undefined when it has none. */
+type MfaRow = Selectable<MfasTable>;
+
+const MFA_OF_IDENTITY = 'select * from mfas where "identityId" = ?';
+
 export async function mfaOfIdentity(db: TypedExecutor, identityId: string): Promise<MfaRecord | undefined> {
-  const row = await db.selectFrom('mfas').selectAll().where('identityId', '=', identityId).executeTakeFirst();
+  // Every login asks: a fixed text (direct.ts).
+  const [row] = await hotRows<MfaRow>(db, MFA_OF_IDENTITY, [identityId]);
   if (!row) return undefined;
   return {
     id: row.id,

@@ -1,4 +1,8 @@
-/** The failed-password counter of password authenticators and the identity lock it leads to (queries only). */
+/**
+ * The failed-password counter of password authenticators and the identity lock it leads to (queries only).
+ * The statements every login runs are fixed texts (direct.ts).
+ */
+import { hotRows, hotWrite } from './direct.js';
 import type { TypedExecutor } from './executor.js';
 
 export interface AttemptIdentity {
@@ -7,13 +11,15 @@ export interface AttemptIdentity {
   disabledUntil: string | null;
 }
 
+const ATTEMPT_IDENTITY = `select "authPolicyId", "disabledAt", "disabledUntil" from identities where id = ?`;
+const ADD_FAILED_ATTEMPTS = `update authenticators set "failedAttempts" = coalesce("failedAttempts", 0) + ?
+  where id = ? returning "failedAttempts"`;
+const RESET_FAILED_ATTEMPTS = `update authenticators set "failedAttempts" = 0 where id = ?`;
+
 /** The fields of an identity a password attempt is judged on. */
-export function attemptIdentity(db: TypedExecutor, identityId: string): Promise<AttemptIdentity | undefined> {
-  return db
-    .selectFrom('identities')
-    .select(['authPolicyId', 'disabledAt', 'disabledUntil'])
-    .where('id', '=', identityId)
-    .executeTakeFirst();
+export async function attemptIdentity(db: TypedExecutor, identityId: string): Promise<AttemptIdentity | undefined> {
+  const [row] = await hotRows<AttemptIdentity>(db, ATTEMPT_IDENTITY, [identityId]);
+  return row;
 }
 
 /** Adds `delta` (0 or 1) to the counter and answers the new value, or undefined when the row is gone. */
@@ -22,17 +28,12 @@ export async function addFailedAttempts(
   authenticatorId: string,
   delta: 0 | 1,
 ): Promise<number | undefined> {
-  const row = await db
-    .updateTable('authenticators')
-    .set((eb) => ({ failedAttempts: eb(eb.fn.coalesce('failedAttempts', eb.lit(0)), '+', delta) }))
-    .where('id', '=', authenticatorId)
-    .returning('failedAttempts')
-    .executeTakeFirst();
+  const [row] = await hotRows<{ failedAttempts: number }>(db, ADD_FAILED_ATTEMPTS, [delta, authenticatorId]);
   return row === undefined ? undefined : Number(row.failedAttempts);
 }
 
 export async function resetFailedAttempts(db: TypedExecutor, authenticatorId: string): Promise<void> {
-  await db.updateTable('authenticators').set({ failedAttempts: 0 }).where('id', '=', authenticatorId).execute();
+  await hotWrite(db, RESET_FAILED_ATTEMPTS, [authenticatorId]);
 }
 
 /** The oldest password authenticator, if any. */
