@@ -86,6 +86,13 @@ export interface ResourceHooks {
   afterDelete?(row: Row): void;
   /** Extra wire fields for detail/list records, computed from a page of rows at once. */
   decorate?(ctx: Ctx, rows: Row[]): Promise<void> | void;
+  /**
+   * Opts the resource's list pages into being kept rendered until the next store write (rendered-pages.ts):
+   * only for a resource whose records (with their decorations) depend on the store and the clock alone.
+   * Answers, for a page of decorated rows, the earliest time (ms) at which the clock alone changes one of
+   * them (Infinity: never).
+   */
+  pagesValidUntil?(rows: Row[], now: Date): number;
 }
 
 export interface ResourceDef {

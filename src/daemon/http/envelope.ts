@@ -15,12 +15,15 @@ const BASE_META_JSON = JSON.stringify(baseMeta());
 const envelopes = new WeakMap<JsonText, Buffer>();
 
 /**
- * The envelope of data already encoded (model/json-text.ts), with the base meta: the same bytes as serialised,
- * made once per text (a repeated answer is the same text object).
+ * The envelope of data already encoded (model/json-text.ts), with the base meta and the answer's own: the same
+ * bytes as serialised, made once per text (a repeated answer is the same text object, always with the same meta).
  */
-export function encodedEnvelope(data: JsonText): Buffer {
+export function encodedEnvelope(data: JsonText, meta?: Record<string, unknown>): Buffer {
   let bytes = envelopes.get(data);
-  if (!bytes) envelopes.set(data, (bytes = Buffer.from(`{"data":${data.text},"meta":${BASE_META_JSON}}`)));
+  if (!bytes) {
+    const metaJson = meta ? JSON.stringify({ ...baseMeta(), ...meta }) : BASE_META_JSON;
+    envelopes.set(data, (bytes = Buffer.from(`{"data":${data.text},"meta":${metaJson}}`)));
+  }
   return bytes;
 }
 

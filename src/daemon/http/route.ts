@@ -151,7 +151,7 @@ export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps,
           if (result === RAW) return reply;
           reply.code(result.status ?? 200).type('application/json');
           // Data encoded already (model/json-text.ts) goes into the envelope as text, not serialised again.
-          if (result.data instanceof JsonText && !result.meta) return reply.send(encodedEnvelope(result.data));
+          if (result.data instanceof JsonText) return reply.send(encodedEnvelope(result.data, result.meta));
           return reply.send({ data: result.data, meta: { ...baseMeta(), ...result.meta } });
         },
       });

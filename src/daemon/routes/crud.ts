@@ -10,6 +10,8 @@ import { created, empty, listOf, ok } from '../http/envelope.js';
 import { queryArray, queryString, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
 import type { ListOptions } from '../../model/list-query.js';
 import { roleFilterScope } from '../../model/role-filter.js';
+import { keptPage } from '../../model/rendered-pages.js';
+import { hooksOf } from '../../model/resource-hooks.js';
 
 export const listOptions = (rc: RequestContext): ListOptions => ({
   filter: queryString(rc.query, 'filter'),
@@ -39,14 +41,16 @@ export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['manage
       success: 200,
       envelope: def.envelopes?.list,
       async handler(rc) {
-        const scope = def.roleFilter
-          ? roleFilterScope(def, queryArray(rc.query, 'roleFilter'), queryString(rc.query, 'roleSemantic'))
-          : undefined;
-        const page = await listEntities(rc.ctx, def, listOptions(rc), scope);
-        return listOf(
-          page.rows.map((r) => renderRecord(def, r)),
-          page,
-        );
+        const roles = def.roleFilter ? queryArray(rc.query, 'roleFilter') : [];
+        const semantic = def.roleFilter ? queryString(rc.query, 'roleSemantic') : undefined;
+        const opts = listOptions(rc);
+        const key = JSON.stringify([def.name, opts.filter, opts.sort, opts.limit, opts.offset, roles, semantic]);
+        return keptPage(rc.ctx, await hooksOf(def), key, async () => {
+          const scope = def.roleFilter ? roleFilterScope(def, roles, semantic) : undefined;
+          const page = await listEntities(rc.ctx, def, opts, scope);
+          const { meta } = listOf([], page);
+          return { records: page.rows.map((r) => renderRecord(def, r)), rows: page.rows, meta: meta! };
+        });
       },
     });
   }

@@ -104,9 +104,24 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   }
 }
 
+/** The earliest time a page's records change with the clock alone: a lock that ends, a trace that stops. */
+function pagesValidUntil(rows: Row[], now: Date): number {
+  let until = Infinity;
+  const later = (at: unknown) => {
+    const t = typeof at === 'string' ? new Date(at).getTime() : NaN;
+    if (t > now.getTime() && t < until) until = t;
+  };
+  for (const r of rows) {
+    if (r.disabledAt) later(r.disabledUntil);
+    later((r.tracing as { until?: string } | undefined)?.until);
+  }
+  return until;
+}
+
 export const identityHooks: ResourceHooks = {
   prepare,
   decorate,
+  pagesValidUntil,
   // `enrollment: {ott | ottca | updb}` on create makes the enrollments in the identity's transaction (§7.2).
   async afterWrite(ctx, id, mode, input) {
     if (mode === 'create')

@@ -1,0 +1,94 @@
+/**
+ * Rendered list pages kept as JSON text until the store is next written to. A management listing re-reads,
+ * decorates, renders and serialises its page on every request (issue 12: a search answering 100 identities
+ * of 153 kB cost 5 ms of the event loop each time); an administrator's console or a script polling the same
+ * listing sees the same bytes until something changes, so the text is kept and answered as is.
+ *
+ * Exactness: a page is answered only while the store's write generation is the one it was rendered at
+ * (write-gen.ts; API-session activity touches do not count, as for the list cache, because no listing that
+ * opts in shows activity) and the clock has not reached the earliest time its records change by themselves
+ * (the resource's `pagesValidUntil` hook: e.g. a lock that ends, a trace that stops). A page rendered while a
+ * write ran is not kept. Only resources with that hook opt in: their decorations read the store and the clock,
+ * nothing held elsewhere in memory. Reads in a transaction neither use nor fill the cache (per-store.ts).
+ */
+import type { Ctx } from './ctx.js';
+import { JsonText } from './json-text.js';
+import { perStore } from './per-store.js';
+import type { ResourceHooks, Row } from './resource.js';
+import { listCountGen } from '../store/write-gen.js';
+
+/** Bound on the kept text (each page's text is counted twice: the string and its encoded envelope). */
+const MAX_BYTES = 16 * 1024 * 1024;
+const MAX_PAGES = 256;
+
+interface Kept {
+  gen: number;
+  until: number;
+  data: JsonText;
+  meta: Record<string, unknown>;
+  bytes: number;
+}
+
+class Pages {
+  readonly byKey = new Map<string, Kept>();
+  bytes = 0;
+
+  drop(key: string): void {
+    const k = this.byKey.get(key);
+    if (!k) return;
+    this.byKey.delete(key);
+    this.bytes -= k.bytes;
+  }
+
+  keep(key: string, k: Kept): void {
+    this.drop(key);
+    if (k.bytes > MAX_BYTES / 4) return;
+    while (this.byKey.size >= MAX_PAGES || this.bytes + k.bytes > MAX_BYTES)
+      this.drop(this.byKey.keys().next().value as string);
+    this.byKey.set(key, k);
+    this.bytes += k.bytes;
+  }
+}
+
+const stores = new WeakMap<object, Pages>();
+
+export interface RenderedPage {
+  /** The page's records, rendered (what the `data` of the answer holds). */
+  records: unknown[];
+  /** The decorated rows they were rendered from (for `pagesValidUntil`). */
+  rows: Row[];
+  meta: Record<string, unknown>;
+}
+
+/**
+ * The page for `key` (the listing's resource and every request parameter that shapes it), from the kept text
+ * when still exact, else built by `build`. Answers the records as JSON text when the resource opts in.
+ */
+export async function keptPage(
+  ctx: Ctx,
+  hooks: ResourceHooks,
+  key: string,
+  build: () => Promise<RenderedPage>,
+): Promise<{ data: unknown; meta: Record<string, unknown> }> {
+  const pages = hooks.pagesValidUntil ? perStore(stores, ctx.db, () => new Pages()) : undefined;
+  if (!pages) {
+    const page = await build();
+    return { data: page.records, meta: page.meta };
+  }
+  const gen = listCountGen(false);
+  const now = ctx.now();
+  const kept = pages.byKey.get(key);
+  if (kept && kept.gen === gen && now.getTime() < kept.until) {
+    // Most recently used last, so the bound evicts the coldest page.
+    pages.byKey.delete(key);
+    pages.byKey.set(key, kept);
+    return { data: kept.data, meta: kept.meta };
+  }
+  const page = await build();
+  const data = new JsonText(JSON.stringify(page.records));
+  if (listCountGen(false) === gen) {
+    const until = hooks.pagesValidUntil!(page.rows, now);
+    pages.keep(key, { gen, until, data, meta: page.meta, bytes: 2 * data.text.length });
+  } else pages.drop(key);
+  return { data, meta: page.meta };
+}
