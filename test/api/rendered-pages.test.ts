@@ -39,7 +39,7 @@ test('a kept page follows writes to the identities and to what their records sho
     page.map((r) => r.name),
     [`${RUN}-a`],
   );
-  assert.deepEqual(page[0]!.authenticators, {});
+  assert.equal(Object.keys(page[0]!.authenticators).length, 0);
   assert.equal(page[0]!.hasApiSession, false);
 
   await createRecord(admin, '/identities', { name: `${RUN}-b`, type: 'Device', isAdmin: false });

@@ -32,7 +32,11 @@ export class JournaledCache<K, V> {
     private readonly kinds: readonly MarkerName[],
   ) {}
 
-  get(db: Executor, key: K, m: Markers, compute: () => Promise<V>, revise: Revise<V>): Promise<V> {
+  /**
+   * The entry for `key` as of `m`. `compute` is given the entry's last value when it had one and could not be
+   * revised (a starting point for computing the new one, never an answer by itself).
+   */
+  get(db: Executor, key: K, m: Markers, compute: (stale?: V) => Promise<V>, revise: Revise<V>): Promise<V> {
     const gens = this.kinds.map((k) => m[k].gen);
     const hit = this.entries.get(key);
     if (hit) {
@@ -50,7 +54,24 @@ export class JournaledCache<K, V> {
       }
     }
     this.misses++;
-    return this.put(key, gens, compute());
+    return this.put(key, gens, compute(hit?.settled?.v));
+  }
+
+  /**
+   * The entry for `key` as of `m` when it is there and can be kept or patched synchronously for the changes
+   * since it was computed; undefined otherwise (nothing is computed).
+   */
+  peek(db: Executor, key: K, m: Markers, revise: Revise<V>): V | undefined {
+    const gens = this.kinds.map((k) => m[k].gen);
+    const hit = this.entries.get(key);
+    if (!hit?.settled) return undefined;
+    if (sameGens(hit.gens, gens)) return hit.settled.v;
+    const changes = this.explain(db, hit.gens, gens);
+    const next = changes && revise(hit.settled.v, changes);
+    if (next === undefined || next instanceof Promise) return undefined;
+    this.revised++;
+    void this.put(key, gens, Promise.resolve(next));
+    return next;
   }
 
   private put(key: K, gens: number[], value: Promise<V>): Promise<V> {

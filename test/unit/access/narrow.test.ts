@@ -129,6 +129,38 @@ test('a policy reaching A but not B: A is recomputed, B untouched', async () => 
   await agreesWithFresh('policy delete');
 });
 
+test("a policy set that grows takes the smaller set's grants plus the added policies'", async () => {
+  const engine = accessEngine(ctx);
+  const a0 = await cached(A);
+  const grown = engine.grownSets;
+  // A Bind policy for services A already dials (bits or'ed) and for new ones (merged into the id order).
+  const extra = [await service(['sc']), await service(['sc'])];
+  const p = createEntity(ctx, servicePolicies, {
+    name: name('sp'),
+    type: 'Bind',
+    semantic: 'AnyOf',
+    identityRoles: [`@${A}`],
+    serviceRoles: ['#sa', '#sc'],
+  });
+  const policy = await p;
+  const a1 = await cached(A);
+  assert.equal(engine.grownSets, grown + 1, "A's new set was derived from its previous one");
+  assert.equal(a1.identity.previousServicePolicyIds?.join(','), a0.identity.servicePolicyIds.join(','));
+  for (const s of extra) assert.deepEqual(permissionsOf(a1.grants.perms.get(s)), ['Bind']);
+  assert.deepEqual([...a1.grants.ids].sort(), a1.grants.ids, 'ids stay in id order');
+  await agreesWithFresh('policy added to a set');
+
+  // A service created afterwards patches the derived entry like any other.
+  const later = await service(['sc']);
+  assert.deepEqual(permissionsOf((await cached(A)).grants.perms.get(later)), ['Bind']);
+  await agreesWithFresh('service after a derived set');
+
+  // Losing a policy is not derived: the smaller set is computed (or found) as it is.
+  await deleteEntity(ctx, servicePolicies, policy);
+  assert.equal(engine.grownSets, grown + 1);
+  await agreesWithFresh('policy removed from a set');
+});
+
 test('identity attribute changes recompute that identity only', async () => {
   const a0 = await cached(A);
   const b0 = await cached(B);
