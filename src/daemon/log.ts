@@ -41,6 +41,61 @@ type LogMethod = (...args: unknown[]) => void;
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
 /**
+ * A request's logger that makes its pino child on first use (`lazyChildLogger`). Its methods live on the
+ * prototype, so a request that never logs costs one small object.
+ */
+class LazyChild {
+  private real: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindingValues: Record<string, unknown>,
+    private readonly opts: object,
+  ) {}
+
+  private made(): Logger {
+    return (this.real ??= this.parent.child(this.bindingValues, this.opts as pino.ChildLoggerOptions));
+  }
+
+  child(b: Record<string, unknown>, o?: pino.ChildLoggerOptions): Logger {
+    return this.made().child(b, o);
+  }
+
+  bindings(): pino.Bindings {
+    return this.made().bindings();
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return this.parent.isLevelEnabled(level);
+  }
+
+  flush(): void {
+    this.parent.flush();
+  }
+
+  /** What each level's method does: nothing unless the parent writes that level. */
+  write(level: (typeof LEVELS)[number], args: unknown[]): void {
+    if (this.parent.isLevelEnabled(level)) (this.made()[level] as LogMethod)(...args);
+  }
+
+  get level(): string {
+    return this.real?.level ?? this.parent.level;
+  }
+
+  set level(v: string) {
+    this.made().level = v;
+  }
+}
+
+for (const level of LEVELS) {
+  Object.defineProperty(LazyChild.prototype, level, {
+    value(this: LazyChild, ...args: unknown[]) {
+      this.write(level, args);
+    },
+  });
+}
+
+/**
  * Fastify gives each request a child logger bound to its request id. Making a pino child costs a few
  * microseconds, on every request, while most requests never log at the configured level (warn in production
  * setups, info at most). This child is made only when a request actually logs something its parent would
@@ -50,22 +105,5 @@ export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown
   // A route's own level or serializers, or a logger that cannot say which levels are on: the plain child.
   if (Object.keys(opts).length > 0 || typeof parent.isLevelEnabled !== 'function')
     return parent.child(bindings, opts as pino.ChildLoggerOptions);
-  let real: Logger | undefined;
-  const child = () => (real ??= parent.child(bindings, opts as pino.ChildLoggerOptions));
-  const out: Record<string, unknown> = {
-    child: (b: Record<string, unknown>, o?: pino.ChildLoggerOptions) => child().child(b, o),
-    bindings: () => child().bindings(),
-    isLevelEnabled: (level: string) => parent.isLevelEnabled(level),
-    flush: () => parent.flush(),
-  };
-  for (const level of LEVELS) {
-    out[level] = (...args: unknown[]) => {
-      if (parent.isLevelEnabled(level)) (child()[level] as LogMethod)(...args);
-    };
-  }
-  Object.defineProperty(out, 'level', {
-    get: () => real?.level ?? parent.level,
-    set: (v: string) => (child().level = v),
-  });
-  return out as unknown as Logger;
+  return new LazyChild(parent, bindings, opts) as unknown as Logger;
 }

@@ -37,15 +37,18 @@ export class JournaledCache<K, V> {
    * revised (a starting point for computing the new one, never an answer by itself).
    */
   get(db: Executor, key: K, m: Markers, compute: (stale?: V) => Promise<V>, revise: Revise<V>): Promise<V> {
-    const gens = this.kinds.map((k) => m[k].gen);
     const hit = this.entries.get(key);
-    if (hit) {
-      if (sameGens(hit.gens, gens)) {
-        this.hits++;
+    if (hit && this.current(hit.gens, m)) {
+      // The hit path runs several times per request: no allocation; recency is kept only when it can matter.
+      this.hits++;
+      if (this.entries.size >= this.maxEntries / 2) {
         this.entries.delete(key);
         this.entries.set(key, hit);
-        return hit.value;
       }
+      return hit.value;
+    }
+    const gens = this.kinds.map((k) => m[k].gen);
+    if (hit) {
       const changes = hit.settled && this.explain(db, hit.gens, gens);
       const next = changes && revise(hit.settled!.v, changes);
       if (next !== undefined) {
@@ -86,6 +89,11 @@ export class JournaledCache<K, V> {
       },
     );
     return value;
+  }
+
+  private current(gens: readonly number[], m: Markers): boolean {
+    for (let i = 0; i < gens.length; i++) if (gens[i] !== m[this.kinds[i]!].gen) return false;
+    return true;
   }
 
   private explain(db: Executor, from: number[], to: number[]): AccessChange[] | undefined {

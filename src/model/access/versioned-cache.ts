@@ -17,9 +17,11 @@ export class VersionedCache<K, V> {
     const hit = this.entries.get(key);
     if (hit && hit.version === version) {
       this.hits++;
-      // Re-insert to mark it recently used (Map keeps insertion order).
-      this.entries.delete(key);
-      this.entries.set(key, hit);
+      // Re-insert to mark it recently used (Map keeps insertion order), once the bound is near enough to matter.
+      if (this.entries.size >= this.maxEntries / 2) {
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+      }
       return hit.value;
     }
     this.misses++;
