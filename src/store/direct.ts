@@ -13,6 +13,7 @@
  */
 import { CompiledQuery } from 'kysely';
 import type { Executor } from './db.js';
+import { isMarkerNeutral, markerNeutral } from './write-gen.js';
 
 /** What db.ts registers for a store it opened: its statement cache and whether a transaction is open. */
 export interface DirectConnection {
@@ -65,4 +66,72 @@ export async function hotWrite(db: Executor, text: string, params: readonly unkn
   const c = usable(db);
   if (c) return c.prepare(text).run(params).changes;
   return Number((await db.executeQuery(CompiledQuery.raw(text, [...params]))).numAffectedRows ?? 0);
+}
+
+/** The batch's own transaction texts: marker-neutral, like every statement a batch may hold. */
+const BATCH_BEGIN = 'begin /* grouped writes */';
+const BATCH_COMMIT = 'commit /* grouped writes */';
+const BATCH_ROLLBACK = 'rollback /* grouped writes */';
+markerNeutral(BATCH_BEGIN);
+markerNeutral(BATCH_COMMIT);
+markerNeutral(BATCH_ROLLBACK);
+
+interface Pending {
+  text: string;
+  params: readonly unknown[];
+  resolve(changes: number): void;
+  reject(e: unknown): void;
+}
+
+const queues = new WeakMap<object, Pending[]>();
+
+/**
+ * A write that may share its commit with the other grouped writes of the same event-loop turn (group commit):
+ * concurrent requests' inserts run in one transaction instead of one each, which saves most of a commit's fixed
+ * cost per statement (a new session's insert: ~115 → ~75 µs). Each answer still waits for the commit, so a
+ * request is answered only once its row is durable as before. Only marker-neutral texts (write-gen.ts) may be
+ * grouped, so a batch moves nothing a reader caches beyond the write generation. Inside a transaction the
+ * write runs there; a statement that fails rejects its own request only (SQLite keeps the transaction).
+ */
+export function groupedWrite(db: Executor, text: string, params: readonly unknown[]): Promise<number> {
+  if (!isMarkerNeutral(text)) throw new Error('only marker-neutral statements may share a commit');
+  if (db.isTransaction || !connections.has(db)) return hotWrite(db, text, params);
+  let queue = queues.get(db);
+  if (!queue) {
+    queues.set(db, (queue = []));
+    setImmediate(() => flush(db));
+  }
+  return new Promise((resolve, reject) => queue.push({ text, params, resolve, reject }));
+}
+
+function flush(db: Executor): void {
+  const queue = queues.get(db) ?? [];
+  queues.delete(db);
+  const c = usable(db);
+  if (!c || queue.length === 1) {
+    // Another flow's transaction holds the connection (or there is nothing to share): one at a time, as before.
+    for (const p of queue) hotWrite(db, p.text, p.params).then(p.resolve, p.reject);
+    return;
+  }
+  const changes: (number | { error: unknown })[] = [];
+  try {
+    c.prepare(BATCH_BEGIN).run([]);
+    for (const p of queue) {
+      try {
+        changes.push(c.prepare(p.text).run(p.params).changes);
+      } catch (error) {
+        changes.push({ error });
+      }
+    }
+    c.prepare(BATCH_COMMIT).run([]);
+  } catch (e) {
+    if (c.inTransaction()) c.prepare(BATCH_ROLLBACK).run([]);
+    for (const p of queue) p.reject(e);
+    return;
+  }
+  queue.forEach((p, i) => {
+    const r = changes[i]!;
+    if (typeof r === 'number') p.resolve(r);
+    else p.reject(r.error);
+  });
 }

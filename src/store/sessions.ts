@@ -2,7 +2,7 @@
  * Sessions (queries only). Creating a session runs per request, so its lookup and its insert are fixed
  * statements run straight on the connection when it is free (direct.ts), rather than the query builder.
  */
-import { hotRows, hotWrite } from './direct.js';
+import { groupedWrite, hotRows } from './direct.js';
 import type { TypedExecutor } from './executor.js';
 import { markerNeutral } from './write-gen.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
@@ -58,7 +58,8 @@ markerNeutral(INSERT_SESSION);
  * unique index); answers whether this one was stored.
  */
 export async function insertSessionIfAbsent(db: TypedExecutor, s: StoredSession): Promise<boolean> {
-  const changed = await hotWrite(db, INSERT_SESSION, [
+  // Concurrent creates share one commit (direct.ts, `groupedWrite`).
+  const changed = await groupedWrite(db, INSERT_SESSION, [
     s.id,
     s.createdAt,
     s.updatedAt,

@@ -45,11 +45,12 @@ let principalDirty = false;
 
 function classify(sql: string, reader: boolean): Kind {
   if (reader && READ.test(sql) && !RETURNING.test(sql)) return Kind.Read;
+  // Registered texts first: a grouped-write batch's own begin and commit (direct.ts) are neutral too.
+  if (neutral.has(sql)) return Kind.NeutralWrite;
   if (TX_START.test(sql)) return Kind.TxStart;
   if (SAVEPOINT.test(sql)) return Kind.Read;
   if (TX_END.test(sql)) return Kind.TxEnd;
   if (sql === TOUCH_API_SESSION_SQL) return Kind.Touch;
-  if (neutral.has(sql)) return Kind.NeutralWrite;
   // DDL, pragmas and anything else unusual count as principal writes: rare, and never wrong to count.
   if (!DML.test(sql) || PRINCIPAL_TABLES.test(sql)) return Kind.PrincipalWrite;
   return Kind.Write;
@@ -114,6 +115,7 @@ export function markerNeutral(sql: string): void {
   neutral.add(sql);
   kinds.delete(sql);
 }
+export const isMarkerNeutral = (sql: string): boolean => neutral.has(sql);
 export const principalGen = (): number => principal;
 /**
  * The generation of list counts (count-cache.ts): `anyWriteGen` without the activity touches, which change only

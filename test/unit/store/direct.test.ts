@@ -5,9 +5,9 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hotRows, hotWrite } from '../../../src/store/direct.js';
+import { groupedWrite, hotRows, hotWrite } from '../../../src/store/direct.js';
 import { withTx } from '../../../src/store/db.js';
-import { anyWriteGen } from '../../../src/store/write-gen.js';
+import { anyWriteGen, markerGen, markerNeutral } from '../../../src/store/write-gen.js';
 import { openTestStore, type TestStore } from '../../harness/store.js';
 
 let t: TestStore;
@@ -61,4 +61,64 @@ test('another flow during an open transaction waits for it instead of joining it
   assert.equal(await outside, 1);
   assert.equal(await write, 1);
   assert.equal((await hotRows<{ v: number }>(t.store.db, 'select v from hot where k = ?', ['b']))[0]?.v, 5);
+});
+
+test('inside withTx the transaction runs its statements on the connection it holds', async () => {
+  await withTx(t.store.db, async (trx) => {
+    await hotWrite(trx, 'update hot set v = ? where k = ?', [7, 'a']);
+    // Read straight from the connection: the transaction's write is there, uncommitted.
+    assert.equal(t.store.raw.inTransaction, true);
+    assert.equal((t.store.raw.prepare('select v from hot where k = ?').get('a') as { v: number }).v, 7);
+  });
+  assert.equal(await value(), 7);
+  await hotWrite(t.store.db, 'update hot set v = ? where k = ?', [1, 'a']);
+});
+
+const GROUPED = 'insert into hot (k, v) values (?, ?) on conflict do nothing';
+markerNeutral(GROUPED);
+
+test('grouped writes of one turn share a commit; each answers its own change or error', async () => {
+  await t.store.raw.exec('create table child (k text primary key references hot(k))');
+  const CHILD = 'insert into child (k) values (?)';
+  markerNeutral(CHILD);
+  const markers = markerGen();
+  const results = await Promise.allSettled([
+    groupedWrite(t.store.db, GROUPED, ['g1', 1]),
+    groupedWrite(t.store.db, GROUPED, ['g2', 2]),
+    groupedWrite(t.store.db, GROUPED, ['g1', 3]), // the same key: nothing changed
+    groupedWrite(t.store.db, CHILD, ['no-such-parent']), // a foreign key violation: this one only
+    groupedWrite(t.store.db, CHILD, ['g2']),
+  ]);
+  assert.deepEqual(
+    results.map((r) => (r.status === 'fulfilled' ? r.value : 'rejected')),
+    [1, 1, 0, 'rejected', 1],
+  );
+  assert.match(String((results[3] as PromiseRejectedResult).reason), /FOREIGN KEY/);
+  assert.equal(t.store.raw.inTransaction, false, 'the batch committed');
+  assert.equal(markerGen(), markers, 'a batch of neutral writes leaves the access markers alone');
+  assert.equal((t.store.raw.prepare("select k from hot where k like 'g%'").all() as unknown[]).length, 2);
+  assert.throws(() => groupedWrite(t.store.db, 'delete from hot', []), /marker-neutral/);
+});
+
+test('grouped writes while another flow holds a transaction wait for it, one by one', async () => {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let inside!: () => void;
+  const started = new Promise<void>((r) => (inside = r));
+  const tx = withTx(t.store.db, async (trx) => {
+    await hotWrite(trx, 'update hot set v = ? where k = ?', [8, 'g1']);
+    inside();
+    await held;
+    throw new Error('roll back');
+  }).catch(() => undefined);
+  await started;
+  const writes = Promise.all([
+    groupedWrite(t.store.db, GROUPED, ['h1', 1]),
+    groupedWrite(t.store.db, GROUPED, ['h2', 2]),
+  ]);
+  await new Promise((r) => setImmediate(r));
+  release();
+  await tx;
+  assert.deepEqual(await writes, [1, 1]);
+  assert.equal((await hotRows<{ v: number }>(t.store.db, 'select v from hot where k = ?', ['g1']))[0]?.v, 1);
 });
