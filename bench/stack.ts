@@ -68,6 +68,10 @@ export interface Stack {
   bare: Server;
   /** One API session token per load user (each identity has its own access view). */
   tokens: string[];
+  /** The load users' credentials, in the order of `tokens`. */
+  users: { username: string; password: string }[];
+  /** API sessions made by the model build without a login (`fresh` option), each of load user `user`. */
+  fresh: { token: string; user: number }[];
   adminToken: string;
   serviceIds: string[];
   /** One request to the controller (or the bare server) outside the measured load. */
@@ -92,7 +96,7 @@ function onExit(child: ChildProcess): Promise<void> {
     : new Promise((r) => child.once('exit', () => r()));
 }
 
-export async function startStack(opts: { size?: string; loginUsers?: number } = {}): Promise<Stack> {
+export async function startStack(opts: { size?: string; loginUsers?: number; fresh?: number } = {}): Promise<Stack> {
   const size = opts.size ?? 'small';
   const dataDir = mkdtempSync(join(tmpdir(), `edgectl-bench-${size}-`));
   const children: ChildProcess[] = [];
@@ -104,7 +108,15 @@ export async function startStack(opts: { size?: string; loginUsers?: number } = 
   try {
     const built = spawn(
       process.execPath,
-      ['--import', 'tsx', 'bench/build-model.ts', dataDir, size, String(opts.loginUsers ?? 16), '0'],
+      [
+        '--import',
+        'tsx',
+        'bench/build-model.ts',
+        dataDir,
+        size,
+        String(opts.loginUsers ?? 16),
+        String(opts.fresh ?? 0),
+      ],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let out = '';
@@ -114,6 +126,7 @@ export async function startStack(opts: { size?: string; loginUsers?: number } = 
     const model = JSON.parse(out.trim().split('\n').pop()!) as {
       users: { username: string; password: string }[];
       serviceIds: string[];
+      fresh: { token: string; user: number }[];
     };
 
     const ca = readFileSync(join(dataDir, 'pki', 'ca-bundle.pem'), 'utf8');
@@ -190,6 +203,8 @@ export async function startStack(opts: { size?: string; loginUsers?: number } = 
       controller,
       bare,
       tokens,
+      users: model.users.map(({ username, password }) => ({ username, password })),
+      fresh: model.fresh,
       adminToken,
       serviceIds: model.serviceIds,
       call,

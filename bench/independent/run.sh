@@ -18,7 +18,7 @@ command -v wrk > /dev/null || { echo "wrk is not installed (apt-get install wrk)
 [ -f dist/cli/main.js ] || { echo "dist/ is missing: npm run build first" >&2; exit 2; }
 
 work=$(mktemp -d)
-node --import tsx "$here/serve.ts" "$size" "$work" &
+node --import tsx "$here/serve.ts" "$size" "$work" "$seconds" &
 serve=$!
 trap 'kill -TERM "$serve" 2> /dev/null || true; wait "$serve" 2> /dev/null || true; rm -rf "$work"' EXIT
 until [ -f "$work/env" ]; do
@@ -28,6 +28,8 @@ done
 # shellcheck disable=SC1091
 . "$work/env"
 hz=$(getconf CLK_TCK)
+# wrk runs two threads (-t2 below); new-sessions.lua splits its pairs between them.
+export WRK_THREADS=2
 
 # utime + stime (fields 14 and 15) of a process, in clock ticks; fields are counted after the command name's
 # closing parenthesis, which may itself hold spaces.
@@ -52,7 +54,7 @@ scenario() {
   shift 4
   local ctl bare
   ctl=$(run edgectl "$CTL_PID" "$CTL_URL$path" "$script" "$@")
-  bare=$(run bare "$BARE_PID" "$BARE_URL/same/$key" "$script" "$@")
+  bare=$(run bare "$BARE_PID" "$BARE_URL/${BARE_ROUTE:-same}/$key" "$script" "$@")
   printf '%s\n%s\n%s\n' "$title" "$ctl" "$bare" | awk -v hz="$hz" -v s="$seconds" '
     NR == 1 { title = $0; next }
     {
@@ -76,3 +78,11 @@ scenario 'session create (Dial, repeat)' session-dial session-create.lua "$SESSI
   "$work/tokens" "$SERVICE_ID"
 scenario 'management identity search' identity-search identity-search.lua "$SEARCH_PATH" \
   "$ADMIN_TOKEN"
+scenario 'client service list (limit 500)' service-list-500 service-list.lua "$SERVICE_LIST_PATH?limit=500" \
+  "$work/tokens"
+# A fresh (API session, service) pair each request, none sent twice (new-sessions.lua); the bare server is
+# sent the same requests on its same-bytes route.
+scenario 'session create (new session each request)' new-sessions new-sessions.lua "$SESSION_PATH" \
+  "$work/pairs"
+# A password login each request; the bare server verifies one Argon2id hash with the same parameters first.
+BARE_ROUTE=argon2 scenario 'authenticate (password)' authenticate authenticate.lua "$AUTH_PATH" "$work/logins"

@@ -2,17 +2,21 @@
  * The servers for the independent bench (bench/independent/run.sh): builds a model, starts the built
  * controller and the bare same-bytes server (bench/stack.ts, as the project's bench does), primes the bare
  * server with the controller's answer for each scenario, and writes what the script needs to DIR/env (pids,
- * origins, paths, the admin token, a service id) and the load users' tokens to DIR/tokens, one a line. It
- * measures nothing: the load (wrk) and the CPU accounting (/proc/<pid>/stat) are the script's own.
+ * origins, paths, the admin token, a service id), the load users' tokens to DIR/tokens and their credentials
+ * to DIR/logins (one a line), and to DIR/pairs the (fresh API session token, Dialable service) pairs of the
+ * new-session scenario, each to be used once. It measures nothing: the load (wrk) and the CPU accounting
+ * (/proc/<pid>/stat) are the script's own.
  * Runs until SIGTERM or SIGINT. Usage: node --import tsx bench/independent/serve.ts SIZE DIR
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLIENT, MGMT, startStack } from '../stack.js';
 
-const [size, dir] = process.argv.slice(2);
-if (!size || !dir) throw new Error('usage: serve.ts small|medium|large DIR');
-const stack = await startStack({ size });
+const [size, dir, seconds = '5'] = process.argv.slice(2);
+if (!size || !dir) throw new Error('usage: serve.ts small|medium|large DIR [SECONDS]');
+// Enough fresh API sessions for 3,000 new sessions a second over a warm-up and a run; each gives one pair per
+// service its identity may Dial.
+const stack = await startStack({ size, fresh: Math.ceil((3000 * (Number(seconds) + 1)) / 100) });
 const serviceId = stack.serviceIds[0]!;
 const search = `${MGMT}/identities?filter=${encodeURIComponent('name contains "id-0" sort by name desc limit 100')}`;
 const first = { 'zt-session': stack.tokens[0]! };
@@ -27,6 +31,50 @@ await stack.prime('identity-search', {
   path: search,
   headers: { 'zt-session': stack.adminToken },
 });
+await stack.prime('service-list-500', { method: 'GET', path: `${CLIENT}/services?limit=500`, headers: first });
+const login = stack.users[0]!;
+await stack.prime('authenticate', {
+  method: 'POST',
+  path: `${CLIENT}/authenticate?method=password`,
+  body: JSON.stringify({ username: login.username, password: login.password }),
+});
+
+// New sessions: every pair of a fresh API session and a service its identity may Dial, walking each API
+// session's services before the next one (as the project's bench does); the first pair primes the bare server.
+const dialable: string[][] = [];
+for (const token of stack.tokens) {
+  const ids: string[] = [];
+  for (let offset = 0; ; offset += 500) {
+    const res = await stack.call(stack.controller, {
+      method: 'GET',
+      path: `${CLIENT}/services?limit=500&offset=${offset}`,
+      headers: { 'zt-session': token },
+    });
+    const page = JSON.parse(res.body) as {
+      data: { id: string; permissions: string[] }[];
+      meta: { pagination: { totalCount: number } };
+    };
+    for (const svc of page.data) if (svc.permissions.includes('Dial')) ids.push(svc.id);
+    if (offset + 500 >= page.meta.pagination.totalCount) break;
+  }
+  dialable.push(ids);
+}
+const pairs = stack.fresh.flatMap((f) => dialable[f.user]!.map((serviceId) => `${f.token} ${serviceId}`));
+const [token0, service0] = pairs.shift()!.split(' ');
+await stack.prime(
+  'new-sessions',
+  {
+    method: 'POST',
+    path: `${CLIENT}/sessions`,
+    headers: { 'zt-session': token0! },
+    body: JSON.stringify({ serviceId: service0, type: 'Dial' }),
+  },
+  [201],
+);
+writeFileSync(join(dir, 'pairs'), pairs.join('\n') + '\n', { mode: 0o600 });
+writeFileSync(join(dir, 'logins'), stack.users.map((u) => `${u.username} ${u.password}`).join('\n') + '\n', {
+  mode: 0o600,
+});
 writeFileSync(join(dir, 'tokens'), stack.tokens.join('\n') + '\n', { mode: 0o600 });
 const env = {
   CTL_PID: stack.controller.pid,
@@ -38,6 +86,8 @@ const env = {
   SERVICE_LIST_PATH: `${CLIENT}/services`,
   SESSION_PATH: `${CLIENT}/sessions`,
   SEARCH_PATH: search,
+  AUTH_PATH: `${CLIENT}/authenticate?method=password`,
+  PAIRS: pairs.length,
 };
 // Written last: the script waits for this file.
 writeFileSync(
