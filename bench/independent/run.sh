@@ -5,7 +5,7 @@
 # CPU per request is read here, from /proc/<pid>/stat, around each wrk run. Nothing of the project's load
 # generator or accounting (bench/cannon.ts, bench/proc.ts, bench/report.ts) is on this path.
 #
-# Usage: bench/independent/run.sh [SIZE=small] [SECONDS=5] [CONNECTIONS=16] [WARMUP=1]   (after npm run build;
+# Usage: [WRK_THREADS=1] bench/independent/run.sh [SIZE=small] [SECONDS=5] [CONNECTIONS=16] [WARMUP=1]   (after npm run build;
 # needs wrk: apt-get install wrk). Each scenario: controller then bare server, SECONDS each after WARMUP.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,8 +28,10 @@ done
 # shellcheck disable=SC1091
 . "$work/env"
 hz=$(getconf CLK_TCK)
-# wrk runs two threads (-t2 below); new-sessions.lua splits its pairs between them.
-export WRK_THREADS=2
+# wrk's threads (WRK_THREADS, default 1: one core for the load, as the project's bench; 2 competes with the
+# server for both cores of the 2-core machine and inflates both servers' p99); new-sessions.lua
+# splits its pairs between them.
+export WRK_THREADS=${WRK_THREADS:-1}
 
 # utime + stime (fields 14 and 15) of a process, in clock ticks; fields are counted after the command name's
 # closing parenthesis, which may itself hold spaces.
@@ -39,15 +41,15 @@ ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 run() {
   local pid=$2 url=$3 script=$4
   shift 4
-  wrk -t2 -c"$connections" -d"${warmup}s" -s "$here/$script" "$url" -- "$@" > /dev/null
+  wrk -t"$WRK_THREADS" -c"$connections" -d"${warmup}s" -s "$here/$script" "$url" -- "$@" > /dev/null
   local t0 t1 line
   t0=$(ticks "$pid")
-  line=$(wrk -t2 -c"$connections" -d"${seconds}s" -s "$here/$script" "$url" -- "$@" | grep '^requests ')
+  line=$(wrk -t"$WRK_THREADS" -c"$connections" -d"${seconds}s" -s "$here/$script" "$url" -- "$@" | grep '^requests ')
   t1=$(ticks "$pid")
   echo "$line ticks $((t1 - t0))"
 }
 
-printf '\nindependent bench (wrk -t2 -c%s, %s s after %s s warm-up), size %s\n\n' "$connections" "$seconds" "$warmup" "$size"
+printf '\nindependent bench (wrk -t%s -c%s, %s s after %s s warm-up), size %s\n\n' "$WRK_THREADS" "$connections" "$seconds" "$warmup" "$size"
 printf '%-36s %9s %9s %9s %9s %9s %8s\n' 'scenario / server' 'req/s' 'p50 ms' 'p99 ms' 'CPU µs' 'ticks' 'errors'
 scenario() {
   local title=$1 key=$2 script=$3 path=$4
