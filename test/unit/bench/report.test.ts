@@ -56,10 +56,17 @@ test('CPU per request and the two ratios to the bare server', () => {
   assert.ok(Number.isNaN(ratios(run(1, 1), run(0, 0)).cpuRatio));
 });
 
-test('the representative run is the median controller run, with the bare run measured after it', () => {
-  const pairs = [3, 1, 2].map((t) => ({ edgectl: run(t, 1), bare: run(t * 10, 1) }));
-  assert.equal(medianPair(pairs).bare.throughput, 20);
-  assert.equal(medianPair(pairs.slice(0, 2)).edgectl.throughput, 1, 'lower median for an even count');
+test('the representative pair is the one with the median ratio, the bare run measured after its controller run', () => {
+  // CPU ratios 3, 1, 2 (the controller's own throughput would pick another pair).
+  const pairs = [
+    { edgectl: run(100, 30), bare: run(200, 10) },
+    { edgectl: run(300, 10), bare: run(400, 10) },
+    { edgectl: run(200, 20), bare: run(300, 10) },
+  ];
+  assert.equal(medianPair(pairs), pairs[2]);
+  // Throughput ratios 0.5, 0.75, 0.67: the median is the third pair again.
+  assert.equal(medianPair(pairs, 'throughput'), pairs[2]);
+  assert.equal(medianPair(pairs.slice(0, 2)), pairs[1], 'the lower median (the cheaper) for an even count');
   assert.throws(() => medianPair([]));
 });
 
