@@ -4,6 +4,7 @@
 -- the same file stopped (kept in PAIRS_FILE.next), so no pair is sent twice while the file lasts; past its end
 -- it starts again and those answers are repeats, reported on the "reused" line.
 -- Usage: wrk ... -s new-sessions.lua URL -- PAIRS_FILE
+local common = dofile("bench/independent/common.lua")
 local threads = {}
 -- Globals, so the main state can read them from each thread (thread:get) when the run is done.
 list, at, step, reused, file = {}, 0, 1, 0, nil
@@ -57,8 +58,6 @@ function done(summary, latency, requests)
     f:write(tostring(last) .. "\n")
     f:close()
   end
-  io.write(string.format("requests %d non2xx %d sockerr %d p50us %d p99us %d\n", summary.requests,
-    summary.errors.status, summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
-    latency:percentile(50), latency:percentile(99)))
+  common.report(summary, latency)
   io.write(string.format("reused %d\n", again))
 end

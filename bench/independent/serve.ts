@@ -14,9 +14,9 @@ import { CLIENT, MGMT, startStack } from '../stack.js';
 
 const [size, dir, seconds = '5'] = process.argv.slice(2);
 if (!size || !dir) throw new Error('usage: serve.ts small|medium|large DIR [SECONDS]');
-// Enough fresh API sessions for 3,000 new sessions a second over a warm-up and a run; each gives one pair per
-// service its identity may Dial.
-const stack = await startStack({ size, fresh: Math.ceil((3000 * (Number(seconds) + 1)) / 100) });
+// Enough fresh API sessions for the controller and the bare server each taking 3,000 new sessions a second
+// over a warm-up and a run; each gives one pair per service its identity may Dial (at least 10 in the models).
+const stack = await startStack({ size, fresh: Math.ceil((2 * 3000 * (Number(seconds) + 1)) / 10) });
 const serviceId = stack.serviceIds[0]!;
 const search = `${MGMT}/identities?filter=${encodeURIComponent('name contains "id-0" sort by name desc limit 100')}`;
 const first = { 'zt-session': stack.tokens[0]! };
