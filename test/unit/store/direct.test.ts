@@ -40,18 +40,27 @@ test('inside a transaction: its own uncommitted write is seen; a rollback leaves
   assert.equal(await value(), 1);
 });
 
-test('another flow during an open transaction waits for it instead of joining it', async () => {
+/**
+ * Another flow's transaction that writes `v` to row `k` and stays open (holding the connection) until
+ * `release()`, then rolls back; answers once it holds the connection.
+ */
+async function heldTransaction(k: string, v: number): Promise<{ release: () => void; done: Promise<unknown> }> {
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   let inside!: () => void;
   const started = new Promise<void>((r) => (inside = r));
-  const tx = withTx(t.store.db, async (trx) => {
-    await hotWrite(trx, 'update hot set v = ? where k = ?', [3, 'a']);
+  const done = withTx(t.store.db, async (trx) => {
+    await hotWrite(trx, 'update hot set v = ? where k = ?', [v, k]);
     inside();
     await held;
     throw new Error('roll back');
   }).catch(() => undefined);
   await started;
+  return { release, done };
+}
+
+test('another flow during an open transaction waits for it instead of joining it', async () => {
+  const { release, done: tx } = await heldTransaction('a', 3);
   assert.equal(t.store.raw.inTransaction, true);
   // Issued while the transaction is open: must not see (or commit) its write.
   const outside = value();
@@ -101,17 +110,7 @@ test('grouped writes of one turn share a commit; each answers its own change or 
 });
 
 test('grouped writes while another flow holds a transaction wait for it, one by one', async () => {
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  let inside!: () => void;
-  const started = new Promise<void>((r) => (inside = r));
-  const tx = withTx(t.store.db, async (trx) => {
-    await hotWrite(trx, 'update hot set v = ? where k = ?', [8, 'g1']);
-    inside();
-    await held;
-    throw new Error('roll back');
-  }).catch(() => undefined);
-  await started;
+  const { release, done: tx } = await heldTransaction('g1', 8);
   const writes = Promise.all([
     groupedWrite(t.store.db, GROUPED, ['h1', 1]),
     groupedWrite(t.store.db, GROUPED, ['h2', 2]),
