@@ -62,7 +62,7 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
     log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
     const tokenKey = loadOrCreateTokenKey(cfg.dataDir);
     if (tokenKey.created) log.info('token key created');
-    store = await openStore(join(cfg.dataDir, STORE_FILE), { verify: true });
+    store = await openStore(join(cfg.dataDir, STORE_FILE), { verify: true, backgroundCheckpoints: true });
     let advertisedUrl = '';
     let trustChanged: () => void = () => {};
     let scanDone: (ok: boolean, findings: number, at: Date) => void = () => {};

@@ -10,6 +10,7 @@ import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type 
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
 import { noteStatement, noteUnknownWrite } from './write-gen.js';
 import { lendToTransaction, registerDirect, type DirectConnection } from './direct.js';
+import { startCheckpointer } from './checkpointer.js';
 import {
   checkSchema,
   INTEGRITY_HINT,
@@ -32,6 +33,9 @@ export type Executor = Kysely<DB> | Transaction<DB>;
 export type DynamicExecutor = Kysely<any> | Transaction<any>;
 export const dynamic = (db: Executor): DynamicExecutor => db as DynamicExecutor;
 
+/** Automatic checkpoints of a connection that has no background checkpointer (see openStore's pragmas). */
+const AUTO_CHECKPOINT_PAGES = 10000;
+
 export interface OpenedStore {
   db: Store;
   /** The underlying connection, for file-level operations (snapshot, integrity pragma). */
@@ -47,7 +51,7 @@ export interface OpenedStore {
  */
 export async function openStore(
   file: string,
-  opts: { readonly?: boolean; migrate?: boolean; verify?: boolean } = {},
+  opts: { readonly?: boolean; migrate?: boolean; verify?: boolean; backgroundCheckpoints?: boolean } = {},
 ): Promise<OpenedStore> {
   const onDisk = file !== '' && file !== ':memory:' && !opts.readonly;
   if (onDisk) prepareStoreFile(file);
@@ -62,8 +66,9 @@ export async function openStore(
     // Checkpoints run inside the commit that crosses this many WAL pages (with an fsync of the database file),
     // blocking the event loop: every 10,000 pages (~40 MiB) rather than SQLite's 1,000 copies hot pages once
     // instead of ten times and halves a session insert's wall time on the large model (issue 12). The WAL file
-    // is cut back to 64 MiB after each.
-    raw.pragma('wal_autocheckpoint = 10000');
+    // is cut back to 64 MiB after each. The controller's store checkpoints from a worker thread instead
+    // (`backgroundCheckpoints`, checkpointer.ts) and keeps this only while that worker is not running.
+    raw.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
     if (opts.verify) quickCheck(raw, file);
     const statements = withStatementCache(raw);
@@ -84,6 +89,9 @@ export async function openStore(
     throw new StoreRefused(`cannot open the store ${file}: ${(e as Error).message}; ${INTEGRITY_HINT}`);
   }
   const opened = db;
+  // The controller's store: checkpoints from a worker thread, off the event loop (checkpointer.ts).
+  const checkpointer =
+    onDisk && opts.backgroundCheckpoints ? startCheckpointer(file, raw, AUTO_CHECKPOINT_PAGES) : undefined;
   let closed = false;
   return {
     db: opened,
@@ -91,6 +99,7 @@ export async function openStore(
     async close() {
       if (closed) return;
       closed = true;
+      await checkpointer?.stop();
       await opened.destroy();
     },
   };
