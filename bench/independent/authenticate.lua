@@ -5,15 +5,13 @@ local common = dofile("bench/independent/common.lua")
 local reqs = {}
 
 function init(args)
-  for line in io.lines(args[1]) do
+  common.fill(reqs, args[1], function(line)
     local user, pass = line:match("^(%S+) (%S+)$")
-    if user then
-      reqs[#reqs + 1] = wrk.format("POST", wrk.path, {
-        ["accept"] = "application/json",
-        ["content-type"] = "application/json",
-      }, string.format('{"username":"%s","password":"%s"}', user, pass))
-    end
-  end
+    return user and wrk.format("POST", wrk.path, {
+      ["accept"] = "application/json",
+      ["content-type"] = "application/json",
+    }, string.format('{"username":"%s","password":"%s"}', user, pass))
+  end)
 end
 
 request = common.cycle(reqs)

@@ -11,6 +11,13 @@ function common.cycle(reqs)
   end
 end
 
+-- Fills `reqs` with make(line) for each non-empty line of a file (make may answer nil to skip a line).
+function common.fill(reqs, path, make)
+  for line in io.lines(path) do
+    if line ~= "" then reqs[#reqs + 1] = make(line) end
+  end
+end
+
 -- The result line: requests, non-2xx answers, socket errors, p50 and p99 latency in µs.
 function common.report(summary, latency)
   local e = summary.errors

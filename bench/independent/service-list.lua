@@ -4,11 +4,9 @@ local common = dofile("bench/independent/common.lua")
 local reqs = {}
 
 function init(args)
-  for token in io.lines(args[1]) do
-    if token ~= "" then
-      reqs[#reqs + 1] = wrk.format("GET", wrk.path, { ["zt-session"] = token, ["accept"] = "application/json" })
-    end
-  end
+  common.fill(reqs, args[1], function(token)
+    return wrk.format("GET", wrk.path, { ["zt-session"] = token, ["accept"] = "application/json" })
+  end)
 end
 
 request = common.cycle(reqs)

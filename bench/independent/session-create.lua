@@ -6,15 +6,13 @@ local reqs = {}
 
 function init(args)
   local body = string.format('{"serviceId":"%s","type":"Dial"}', args[2])
-  for token in io.lines(args[1]) do
-    if token ~= "" then
-      reqs[#reqs + 1] = wrk.format("POST", wrk.path, {
-        ["zt-session"] = token,
-        ["accept"] = "application/json",
-        ["content-type"] = "application/json",
-      }, body)
-    end
-  end
+  common.fill(reqs, args[1], function(token)
+    return wrk.format("POST", wrk.path, {
+      ["zt-session"] = token,
+      ["accept"] = "application/json",
+      ["content-type"] = "application/json",
+    }, body)
+  end)
 end
 
 request = common.cycle(reqs)

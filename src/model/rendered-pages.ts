@@ -16,6 +16,7 @@ import { JsonText } from './json-text.js';
 import { perStore } from './per-store.js';
 import type { ResourceHooks, Row } from './resource.js';
 import { listCountGen } from '../store/write-gen.js';
+import { WeighedMap } from '../store/weighed-map.js';
 
 /** Bound on the kept text (each page's text is counted twice: the string and its encoded envelope). */
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -26,31 +27,12 @@ interface Kept {
   until: number;
   data: JsonText;
   meta: Record<string, unknown>;
-  bytes: number;
 }
 
-class Pages {
-  readonly byKey = new Map<string, Kept>();
-  bytes = 0;
+// A page heavier than a quarter of the bound is not kept (it would push out most of the others).
+const newPages = () => new WeighedMap<Kept>(MAX_PAGES, MAX_BYTES, MAX_BYTES / 4);
 
-  drop(key: string): void {
-    const k = this.byKey.get(key);
-    if (!k) return;
-    this.byKey.delete(key);
-    this.bytes -= k.bytes;
-  }
-
-  keep(key: string, k: Kept): void {
-    this.drop(key);
-    if (k.bytes > MAX_BYTES / 4) return;
-    while (this.byKey.size >= MAX_PAGES || this.bytes + k.bytes > MAX_BYTES)
-      this.drop(this.byKey.keys().next().value as string);
-    this.byKey.set(key, k);
-    this.bytes += k.bytes;
-  }
-}
-
-const stores = new WeakMap<object, Pages>();
+const stores = new WeakMap<object, WeighedMap<Kept>>();
 
 export interface RenderedPage {
   /** The page's records, rendered (what the `data` of the answer holds). */
@@ -70,25 +52,21 @@ export async function keptPage(
   key: string,
   build: () => Promise<RenderedPage>,
 ): Promise<{ data: unknown; meta: Record<string, unknown> }> {
-  const pages = hooks.pagesValidUntil ? perStore(stores, ctx.db, () => new Pages()) : undefined;
+  const pages = hooks.pagesValidUntil ? perStore(stores, ctx.db, newPages) : undefined;
   if (!pages) {
     const page = await build();
     return { data: page.records, meta: page.meta };
   }
   const gen = listCountGen(false);
   const now = ctx.now();
-  const kept = pages.byKey.get(key);
-  if (kept && kept.gen === gen && now.getTime() < kept.until) {
-    // Most recently used last, so the bound evicts the coldest page.
-    pages.byKey.delete(key);
-    pages.byKey.set(key, kept);
-    return { data: kept.data, meta: kept.meta };
-  }
+  // Most recently used last, so the bound evicts the coldest page.
+  const kept = pages.get(key, true);
+  if (kept && kept.gen === gen && now.getTime() < kept.until) return { data: kept.data, meta: kept.meta };
   const page = await build();
   const data = new JsonText(JSON.stringify(page.records));
   if (listCountGen(false) === gen) {
     const until = hooks.pagesValidUntil!(page.rows, now);
-    pages.keep(key, { gen, until, data, meta: page.meta, bytes: 2 * data.text.length });
-  } else pages.drop(key);
+    pages.set(key, { gen, until, data, meta: page.meta }, 2 * data.text.length);
+  } else pages.delete(key);
   return { data, meta: page.meta };
 }

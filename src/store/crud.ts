@@ -197,17 +197,24 @@ export async function deleteRow(db: Executor, t: StoredTable, id: string): Promi
   }
 }
 
-export async function findRows(db: Executor, t: StoredTable, where: RawBuilder<SqlBool>): Promise<Row[]> {
-  const raws = (await dynamic(db).selectFrom(`${t.table} as t`).selectAll().where(where).execute()) as Row[];
+/** Stored rows as records, with their set values loaded. */
+async function recordsOf(db: Executor, t: StoredTable, raws: Row[]): Promise<Row[]> {
   await loadSets(db, t, raws);
   return raws.map((r) => fromRow(t, r));
 }
 
+export async function findRows(db: Executor, t: StoredTable, where: RawBuilder<SqlBool>): Promise<Row[]> {
+  return recordsOf(
+    db,
+    t,
+    (await dynamic(db).selectFrom(`${t.table} as t`).selectAll().where(where).execute()) as Row[],
+  );
+}
+
 /** One row by id: a fixed text per table, run on the connection directly (direct.ts); every read by id comes here. */
 export async function findRowById(db: Executor, t: StoredTable, id: string): Promise<Row | undefined> {
-  const raws = await hotRows<Row>(db, `select * from "${t.table}" where id = ?`, [id]);
-  await loadSets(db, t, raws);
-  return raws.map((r) => fromRow(t, r))[0];
+  const [row] = await recordsOf(db, t, await hotRows<Row>(db, `select * from "${t.table}" where id = ?`, [id]));
+  return row;
 }
 
 /** One ORDER BY term of a page. */

@@ -12,14 +12,14 @@
  */
 import type { CompiledQuery } from 'kysely';
 import { listCountGen } from './write-gen.js';
+import { WeighedMap } from './weighed-map.js';
 
 const MAX_ENTRIES = 500;
 /** Bound on the summed weights (a page weighs its rows): at most this many records are held. */
 const MAX_WEIGHT = 20_000;
 
-/** Kept results by query, each with the generation it was read at (oldest first, for eviction). */
-const entries = new Map<string, { gen: number; value: unknown; weight: number }>();
-let weight = 0;
+/** Kept results by query, each with the generation it was read at. */
+const entries = new WeighedMap<{ gen: number; value: unknown }>(MAX_ENTRIES, MAX_WEIGHT);
 
 const keyOf = (q: CompiledQuery): string => `${q.sql}\u0000${JSON.stringify(q.parameters)}`;
 const generation = (q: CompiledQuery): number => listCountGen(/\bapi_sessions\b/.test(q.sql));
@@ -43,20 +43,8 @@ export async function readWithCache<T>(
   const value = await read();
   // Another request may have written while this one waited for the connection: keep only an undisturbed read.
   if (generation(q) !== before) return value;
-  drop(key);
-  const w = weigh(value);
-  if (w > MAX_WEIGHT) return value;
-  while (entries.size >= MAX_ENTRIES || weight + w > MAX_WEIGHT) drop(entries.keys().next().value as string);
-  entries.set(key, { gen: before, value, weight: w });
-  weight += w;
+  entries.set(key, { gen: before, value }, weigh(value));
   return value;
-}
-
-function drop(key: string): void {
-  const e = entries.get(key);
-  if (!e) return;
-  entries.delete(key);
-  weight -= e.weight;
 }
 
 /** How many results are kept (tests). */
@@ -65,5 +53,4 @@ export const listCacheSize = (): number => entries.size;
 /** Forgets every kept result (tests). */
 export function clearListCache(): void {
   entries.clear();
-  weight = 0;
 }
