@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --size small|medium|large] [--seconds N] [--connections N] [--repeat N] [--warmup N]
- *  [--only KEY,...] [--write-rate N] [--fresh N] [--posture] [--compare FILE] [--cpu-prof DIR] [--keep]`
+ *  [--only KEY,...] [--write-rate N] [--write-seconds N] [--fresh N] [--posture] [--compare FILE] [--cpu-prof DIR] [--keep]`
  *
  * Builds a model of the given size through the model services (in its own process), starts the built
  * controller and a bare Fastify server with the same TLS material and options (each in its own process), and
@@ -30,6 +30,7 @@ import { compareResults, medianPair, ratios, type Measured, type ScenarioResult 
 import { summarise } from './stats.js';
 import { attachPostureChecks, guardedPolicyNames, passPostureChecks } from './posture.js';
 import { ADMIN, spawnController } from './stack.js';
+import { measureWrites, writeKinds, type WriteResult } from './writes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -42,6 +43,7 @@ const { values: args } = parseArgs({
     repeat: { type: 'string', default: '3' },
     only: { type: 'string' },
     'write-rate': { type: 'string', default: '10' },
+    'write-seconds': { type: 'string', default: '3' },
     fresh: { type: 'string' },
     compare: { type: 'string' },
     'cpu-prof': { type: 'string' },
@@ -56,6 +58,7 @@ const connections = Number(args.concurrency ?? args.connections);
 const warmupSeconds = Number(args.warmup);
 const repeat = Number(args.repeat);
 const writeRate = Number(args['write-rate']);
+const writeSeconds = Number(args['write-seconds']);
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 // Enough fresh API sessions that no (API session, service) pair repeats at 3,000 new sessions a second
 // (each API session yields one pair per service its identity may Dial, so this is generous).
@@ -604,6 +607,39 @@ bare.child.kill('SIGTERM');
 await new Promise((r) => controller.on('exit', r));
 const dataMiB = dirSize(dataDir) / 1024 / 1024;
 
+// Provisioning writes (bench/writes.ts), on the same model, by a controller started again with /metrics on.
+const writes: WriteResult[] = [];
+if (!only || only.has('writes')) {
+  const writer = spawnController(dataDir, port, undefined, { metrics: true });
+  children.push(writer);
+  for (let waited = 0; ; waited += 100) {
+    const up = await send(origin, agent, { method: 'GET', path: '/version' }).then(
+      (x) => x.status === 200,
+      () => false,
+    );
+    if (up) break;
+    if (waited > 60_000 || writer.exitCode !== null) throw new Error('the controller did not start again');
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  const admin = { 'zt-session': await login(ADMIN.username, ADMIN.password, MGMT) };
+  for (const c of [connections, 1]) {
+    writes.push(
+      ...(await measureWrites({
+        kinds: writeKinds(attributesOf, `bench-writes-${c}`),
+        connections: c,
+        seconds: writeSeconds,
+        post: async (path, body) =>
+          (await call(origin, { method: 'POST', path: MGMT + path, headers: admin, body: JSON.stringify(body) }))
+            .status,
+        metrics: async () => (await call(origin, { method: 'GET', path: '/metrics' })).body,
+        walFile: join(dataDir, 'edgectl.db-wal'),
+      })),
+    );
+  }
+  writer.kill('SIGTERM');
+  await new Promise((res) => writer.on('exit', res));
+}
+
 const r0 = (name: string) => results[name];
 const fmt = (n: number | undefined, d = 1) => (n !== undefined && Number.isFinite(n) ? n.toFixed(d) : '—');
 console.log(
@@ -669,6 +705,26 @@ if (searchAfterWrite)
   console.log(
     `identity search right after a write (rendered anew, one at a time): p50 ${fmt(searchAfterWrite.p50, 2)} ms, p99 ${fmt(searchAfterWrite.p99, 2)} ms`,
   );
+if (writes.length > 0) {
+  console.log(`\nprovisioning writes (${writeSeconds} s per kind and connection count):`);
+  console.log(
+    'kind'.padEnd(16) +
+      'conns'.padStart(6) +
+      'creates/s'.padStart(11) +
+      'WAL KB/create'.padStart(15) +
+      'WAL peak MiB'.padStart(14) +
+      'errors'.padStart(8),
+  );
+  for (const w of writes)
+    console.log(
+      w.kind.padEnd(16) +
+        String(w.connections).padStart(6) +
+        fmt(w.perSecond, 0).padStart(11) +
+        fmt(w.walBytesPerCreate / 1024, 1).padStart(15) +
+        fmt(w.walPeakMiB, 1).padStart(14) +
+        String(w.errors).padStart(8),
+    );
+}
 console.log(`model build ${fmt(model.seconds)} s; data dir ${fmt(dataMiB)} MiB; controller peak RSS ${fmt(rss)} MiB`);
 
 // The issue's targets (stated for the large model; checked for every size, for the scenarios that ran).
@@ -695,6 +751,13 @@ const targets: [string, boolean | undefined][] = [
   ['data dir < 1 GB', dataMiB < 1024],
   ['model built in < 2 min', model.seconds < 120],
   ['controller peak RSS < 500 MB', rss < 500],
+  [
+    `identity create ≤ 16 KB of WAL at ${connections} connections`,
+    writes.length > 0
+      ? writes.some((w) => w.kind === 'identity' && w.connections === connections && w.walBytesPerCreate <= 16 * 1024)
+      : undefined,
+  ],
+  ['WAL ≤ 256 MiB while provisioning', writes.length > 0 ? writes.every((w) => w.walPeakMiB <= 256) : undefined],
 ];
 console.log('\ntargets:');
 for (const [what, ok] of targets)
@@ -716,6 +779,7 @@ const out = {
   buildSeconds: model.seconds,
   dataDirMiB: dataMiB,
   peakRssMiB: rss,
+  writes,
   targets: Object.fromEntries(targets.map(([k, v]) => [k, v ?? null])),
   ...(args.posture && { posture: { policies: posturePolicies, beside } }),
 };

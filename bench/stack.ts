@@ -23,15 +23,23 @@ export const ADMIN = { username: 'bench-admin', password: 'bench-Admin-Passw0rd!
 /**
  * Starts the built controller on a model's data dir (`bin/edgectl serve`, `--log-level warn`), with the login rate
  * limits lifted: all load comes from one address and a few accounts, so the flood guards (README "Security") would
- * otherwise measure the limiter, not authentication. `profDir`: a V8 CPU profile of the controller goes there.
+ * otherwise measure the limiter, not authentication. `profDir`: a V8 CPU profile of the controller goes there;
+ * `metrics`: `/metrics` on the main listener.
  */
-export function spawnController(dataDir: string, port: number, profDir?: string): ChildProcess {
+export function spawnController(
+  dataDir: string,
+  port: number,
+  profDir?: string,
+  opts: { metrics?: boolean } = {},
+): ChildProcess {
   const configFile = join(dataDir, 'bench-config.yaml');
   const unlimited = '{ burst: 1000000000, perMinute: 1000000000 }';
   writeFileSync(
     configFile,
     'edge:\n  api:\n    rateLimit:\n      auth:\n' +
-      ['perSource', 'failuresPerSource', 'failuresPerAccount'].map((k) => `        ${k}: ${unlimited}\n`).join(''),
+      ['perSource', 'failuresPerSource', 'failuresPerAccount'].map((k) => `        ${k}: ${unlimited}\n`).join('') +
+      // Off for the measured scenarios (it adds a hook to every request); the provisioning writes read it.
+      (opts.metrics ? 'metrics:\n  enabled: true\n' : ''),
   );
   return spawn(
     process.execPath,

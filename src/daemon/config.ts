@@ -31,6 +31,8 @@ export interface DaemonConfig {
   corsAllowedOrigins: string[];
   /** Prometheus metrics (docs/decisions.md, "Metrics and health"). */
   metrics: MetricsConfig;
+  /** Past this size a write-ahead log that checkpoints do not catch up with is cut (`store.wal.restartSizeMiB`). */
+  walRestartBytes: number;
 }
 
 export interface MetricsConfig {
@@ -63,6 +65,7 @@ export const DEFAULTS = {
   headersTimeout: '10s',
   requestTimeout: '60s',
   totpIssuer: 'edgectl',
+  walRestartSizeMiB: 32,
 };
 
 /** The longest duration any setting accepts: expiries computed from it stay far inside a Date's range. */
@@ -93,6 +96,7 @@ export const CONFIG_KEYS = [
   'limits.requestTimeout',
   'metrics.enabled',
   'metrics.listen',
+  'store.wal.restartSizeMiB',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth';
 
@@ -358,5 +362,15 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     limits: connectionLimits(doc),
     corsAllowedOrigins: corsOrigins(get(doc, 'web.cors.allowedOrigins')),
     metrics: metricsConfig(doc),
+    walRestartBytes:
+      countSetting(
+        'store.wal.restartSizeMiB',
+        get(doc, 'store.wal.restartSizeMiB'),
+        DEFAULTS.walRestartSizeMiB,
+        1,
+        1024,
+      ) *
+      1024 *
+      1024,
   };
 }

@@ -39,6 +39,9 @@ export interface ControllerCore {
   close(): Promise<void>;
 }
 
+/** How often the background checkpointer looks at the write-ahead log (src/store/checkpointer.ts). */
+const CHECKPOINT_INTERVAL_MS = 250;
+
 export interface CoreOptions {
   log: PinoLogger;
   now?: () => Date;
@@ -62,7 +65,11 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
     log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
     const tokenKey = loadOrCreateTokenKey(cfg.dataDir);
     if (tokenKey.created) log.info('token key created');
-    store = await openStore(join(cfg.dataDir, STORE_FILE), { verify: true, backgroundCheckpoints: true });
+    store = await openStore(join(cfg.dataDir, STORE_FILE), {
+      verify: true,
+      backgroundCheckpoints: true,
+      checkpointLimits: { restartBytes: cfg.walRestartBytes, intervalMs: CHECKPOINT_INTERVAL_MS },
+    });
     let advertisedUrl = '';
     let trustChanged: () => void = () => {};
     let scanDone: (ok: boolean, findings: number, at: Date) => void = () => {};

@@ -12,6 +12,7 @@ import { accessCacheStats } from '../model/access/engine.js';
 import { liveSessionCounts } from '../model/counts.js';
 import type { Ctx } from '../model/ctx.js';
 import type { Logger } from '../model/ctx.js';
+import type { WalStatus } from '../model/store.js';
 import { storeAnswers } from '../model/health.js';
 import { DomainError } from '../model/errors.js';
 import { newId } from '../model/ids.js';
@@ -47,6 +48,8 @@ export interface MetricsOptions {
   ctx: Ctx;
   /** The store's database file; its `-wal` file is measured beside it. */
   storeFile: string;
+  /** The write-ahead log's checkpointing state, when a background checkpointer runs. */
+  wal?: () => WalStatus | undefined;
 }
 
 export function createMetrics(opts: MetricsOptions): DaemonMetrics {
@@ -144,6 +147,50 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
       this.set({ file: 'wal' }, fileSize(`${opts.storeFile}-wal`));
     },
   });
+  // The log's checkpointing (src/store/checkpointer.ts), read once per scrape for all five.
+  let wal: WalStatus | undefined;
+  new Gauge({
+    name: 'edgectl_store_wal_checkpoint_lag_frames',
+    help: 'Pages of the write-ahead log not yet copied into the database file at the last checkpoint pass',
+    registers: [registry],
+    collect() {
+      wal = opts.wal?.();
+      this.set(wal?.lagFrames ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'edgectl_store_wal_caught_up_age_seconds',
+    help: 'Seconds since a checkpoint last copied the whole write-ahead log into the database file',
+    registers: [registry],
+    collect() {
+      this.set(wal?.caughtUpAt === undefined ? NaN : (Date.now() - wal.caughtUpAt) / 1000);
+    },
+  });
+  const walCounter = (name: string, help: string, value: (w: WalStatus) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        if (wal) this.inc(value(wal));
+      },
+    });
+  walCounter(
+    'edgectl_store_wal_written_bytes_total',
+    'Bytes appended to the write-ahead log since the controller started',
+    (w) => w.writtenBytes,
+  );
+  walCounter(
+    'edgectl_store_wal_truncations_total',
+    'Times the write-ahead log was cut back to zero bytes',
+    (w) => w.truncations,
+  );
+  walCounter(
+    'edgectl_store_write_waits_total',
+    'Write transactions that waited for the write-ahead log to be cut (back-pressure)',
+    (w) => w.writerWaits,
+  );
   const integrityOk = new Gauge({
     name: 'edgectl_store_integrity_ok',
     help: 'Whether the last store integrity check (start-up quick_check, then each data-integrity scan) passed (1) or left problems (0)',

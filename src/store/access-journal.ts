@@ -13,6 +13,7 @@
  */
 import type { Executor, Store } from './db.js';
 import { readMarkers, type MarkerName, type Markers } from './access-markers.js';
+import { runTransaction } from './runtime.js';
 
 /** A change described by the model, or {@link UNEXPLAINED}, which makes the whole transaction unexplained. */
 export type AccessNote = object;
@@ -87,7 +88,7 @@ export function noteAccessChange(trx: Executor, note: AccessNote): void {
 export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
   let transition: { before: Markers; after: Markers; notes: AccessNote[] } | undefined;
-  const out = await (db as Store).transaction().execute(async (trx) => {
+  const out = await runTransaction(db as Store, async (trx) => {
     const notes: AccessNote[] = [];
     const before = await readMarkers(trx);
     pending.set(trx, notes);

@@ -1,44 +1,138 @@
 /**
- * WAL checkpoints off the event loop. SQLite checkpoints automatically inside the commit that crosses
- * `wal_autocheckpoint` pages: that commit then copies the WAL's pages into the database file and syncs it, on
- * the thread that committed, which for the controller is the event loop (every request waits; issue 12 measured
- * the stalls in the login and new-session runs). Here a worker thread with its own connection to the same file
- * runs a PASSIVE checkpoint every second instead, which readers and the writer do not wait for; once it is
- * running, the controller's connection stops checkpointing on its own. If the worker cannot start (e.g. inside
- * the one-file binary, where the SQLite addon is not a module a worker can load) or stops, the connection's
- * automatic checkpoints are switched back on, so the WAL never grows without bound.
+ * Keeps the write-ahead log bounded, off the event loop. SQLite checkpoints automatically inside the commit
+ * that crosses `wal_autocheckpoint` pages, on the thread that committed: for the controller that is the event
+ * loop, and every request waits. Here a worker thread with its own connection to the same file checkpoints
+ * instead, and the controller's connection does not checkpoint on its own while the worker runs.
+ *
+ * A PASSIVE checkpoint copies what it can without waiting for anyone, but under a steady stream of writes it
+ * never catches up with the end of the log, and SQLite only starts the log over from the beginning once a
+ * checkpoint has caught up: the log then grows without bound (issue 19 measured 5.5 GB beside a 26 MB
+ * database). So the worker runs a PASSIVE checkpoint every `intervalMs`, and whenever the log has grown past
+ * `restartBytes` without being caught up, the controller closes its write gate (new write transactions wait,
+ * readers do not), and the worker runs a TRUNCATE checkpoint: it copies the little written since the last pass,
+ * waits for the transaction in flight to end, and cuts the log to zero bytes. Then the gate opens. The log
+ * therefore stays around `restartBytes` plus what is written in one interval; should it still reach
+ * `4 × restartBytes` (a checkpoint that cannot finish, e.g. a long reader), writers wait until the log is cut.
+ * When writes stop, the next pass finds the log caught up and idle and cuts it to zero as well.
+ *
+ * If the worker cannot start (e.g. inside the one-file binary, where the SQLite addon is not a module a worker
+ * can load) or stops, the connection's automatic checkpoints are switched back on: with one writer and no other
+ * connection those always catch up, so the log stays bounded by `wal_autocheckpoint` and `journal_size_limit`.
  */
 import { once } from 'node:events';
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
+import type { WriteGate } from './write-gate.js';
 
-/** The worker's code (CommonJS, run with `eval`): open, checkpoint on a timer, close when told. */
+/** The worker's code (CommonJS, run with `eval`): runs the checkpoint it is asked for and answers its result. */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { closeSync, openSync, readSync, statSync } = require('node:fs');
 const Database = require(workerData.module);
 const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-const timer = setInterval(() => {
+// A TRUNCATE checkpoint waits this long for the transaction in flight and for readers of the log.
+db.pragma('busy_timeout = 2000');
+const wal = workerData.file + '-wal';
+const walSize = () => { try { return statSync(wal).size; } catch { return 0; } };
+// The log header's checkpoint sequence number moves each time the log starts over from its first frame.
+const header = Buffer.alloc(32);
+const sequence = () => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-  } catch (e) {
-    parentPort.postMessage({ failed: String(e && e.message) });
-  }
-}, workerData.intervalMs);
+    const fd = openSync(wal, 'r');
+    try { return readSync(fd, header, 0, 32, 0) === 32 ? header.readUInt32BE(12) : -1; } finally { closeSync(fd); }
+  } catch { return -1; }
+};
+const checkpoint = (mode) => {
+  const [r] = db.pragma('wal_checkpoint(' + mode + ')');
+  return { busy: r.busy, log: r.log, done: r.checkpointed };
+};
 parentPort.on('message', (m) => {
-  if (m !== 'close') return;
-  clearInterval(timer);
-  db.close();
-  parentPort.close();
+  if (m === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    // A cut is preceded by a passive pass, so the frames written up to it are seen before the log is emptied.
+    const seen = { ...checkpoint('PASSIVE'), sequence: sequence() };
+    const cut = m === 'TRUNCATE' ? checkpoint('TRUNCATE') : undefined;
+    const version = db.pragma('data_version', { simple: true });
+    parentPort.postMessage({ mode: m, seen, cut, size: walSize(), sequence: sequence(), version });
+  } catch (e) {
+    parentPort.postMessage({ mode: m, failed: String(e && e.message), size: walSize() });
+  }
 });
-parentPort.postMessage('ready');
+parentPort.postMessage({ ready: true, pageSize: db.pragma('page_size', { simple: true }) });
 `;
 
+type Mode = 'PASSIVE' | 'TRUNCATE';
+
+interface Result {
+  busy: number;
+  /** Frames in the log, and how many of them are now in the database file. */
+  log: number;
+  done: number;
+}
+
+interface Pass {
+  mode: Mode;
+  /** The passive checkpoint every pass starts with, and the log's sequence number right after it. */
+  seen?: Result & { sequence: number };
+  /** The TRUNCATE checkpoint that followed it, if asked. */
+  cut?: Result;
+  size: number;
+  /** The log's sequence number at the end of the pass (-1 while the log is empty). */
+  sequence?: number;
+  /** Moves when another connection (the controller's) has committed since the last pass. */
+  version?: number;
+  failed?: string;
+}
+
+/** What `/metrics` and the bench show of the log. */
+export interface WalStatus {
+  /** Whether the worker checkpoints (false: the connection's automatic checkpoints do). */
+  background: boolean;
+  /** Size of the -wal file now. */
+  bytes: number;
+  /** Frames of the log not yet copied into the database file at the last pass. */
+  lagFrames: number;
+  /** When the log was last fully copied into the database file (ms since the epoch), if ever. */
+  caughtUpAt: number | undefined;
+  /** Times the log was cut to zero, and times writers had to wait for that. */
+  truncations: number;
+  writerWaits: number;
+  /** Bytes appended to the log since the store opened (frames with their headers), as seen by the passes. */
+  writtenBytes: number;
+}
+
+export interface CheckpointLimits {
+  /** Past this size, a log that checkpoints do not catch up with is cut while writers wait. */
+  restartBytes: number;
+  intervalMs: number;
+}
+
+export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = { restartBytes: 32 * 1024 * 1024, intervalMs: 250 };
+
 export interface Checkpointer {
+  status(): WalStatus;
+  /**
+   * Called before each write transaction begins: undefined to go ahead, or a promise to wait for (the gate
+   * is closed while the log is being cut, or is closed now because the log passed its hard bound).
+   */
+  admit(): Promise<void> | undefined;
   /** Stops the worker (its connection closed) and gives checkpoints back to the connection. */
   stop(): Promise<void>;
 }
+
+const walBytes = (file: string): number => {
+  try {
+    return statSync(`${file}-wal`).size;
+  } catch {
+    return 0;
+  }
+};
 
 /**
  * Starts checkpointing `file` from a worker thread; `raw` is the controller's connection, whose automatic
@@ -47,39 +141,142 @@ export interface Checkpointer {
 export function startCheckpointer(
   file: string,
   raw: Database.Database,
+  gate: WriteGate,
+  /** Settles once no write transaction of the store is open (tx-batch.ts); the gate keeps new ones out. */
+  settled: () => Promise<void>,
   autoPages: number,
-  intervalMs = 1000,
+  limits: CheckpointLimits = DEFAULT_CHECKPOINT_LIMITS,
 ): Checkpointer | undefined {
   let worker: Worker;
   try {
     const module = createRequire(import.meta.url).resolve('better-sqlite3');
-    worker = new Worker(WORKER, { eval: true, workerData: { file, module, intervalMs } });
+    worker = new Worker(WORKER, { eval: true, workerData: { file, module } });
   } catch {
     return undefined;
   }
   // A background helper: it never keeps the process alive on its own.
   worker.unref();
+  const hardBytes = 4 * limits.restartBytes;
   let running = false;
+  let inFlight: Mode | undefined;
+  let lastVersion: number | undefined;
+  let lastSizeCheck = 0;
+  const status: WalStatus = {
+    background: false,
+    bytes: 0,
+    lagFrames: 0,
+    caughtUpAt: undefined,
+    truncations: 0,
+    writerWaits: 0,
+    writtenBytes: 0,
+  };
+
+  const ask = (mode: Mode) => {
+    if (inFlight || !running) return;
+    inFlight = mode;
+    worker.postMessage(mode);
+  };
+  // A cut takes the write lock and waits for readers of the log: it is asked with the gate closed and no
+  // transaction of ours open, so none of them can need the lock midway and fail.
+  const cut = () => {
+    if (inFlight || !running) return;
+    inFlight = 'TRUNCATE';
+    gate.close();
+    void settled().then(() => (running ? worker.postMessage('TRUNCATE') : (inFlight = undefined)));
+  };
   const giveBack = () => {
     if (running && raw.open) raw.pragma(`wal_autocheckpoint = ${autoPages}`);
     running = false;
+    status.background = false;
+    clearInterval(timer);
+    gate.open();
+  };
+  // Frames appended: the growth of the log between passes, or its whole length once it has started over.
+  let frameBytes = 0;
+  let lastSequence = -1;
+  let lastLog = 0;
+  const count = (sequence: number, log: number) => {
+    if (sequence === lastSequence) status.writtenBytes += Math.max(0, log - lastLog) * frameBytes;
+    else if (sequence !== -1) status.writtenBytes += log * frameBytes;
+    lastSequence = sequence;
+    lastLog = log;
+  };
+  const onPass = (p: Pass) => {
+    inFlight = undefined;
+    status.bytes = p.size;
+    const seen = p.seen;
+    if (p.failed !== undefined || !seen) {
+      // Nothing was checkpointed (e.g. the disk is full): writers are let go again; the hard bound in
+      // `admit` holds them back once the log really is too large, and the next pass tries again.
+      if (p.size < hardBytes) gate.open();
+      return;
+    }
+    count(seen.sequence, seen.log);
+    const idle = p.version === lastVersion;
+    lastVersion = p.version;
+    if (p.cut) {
+      const done = p.cut.busy === 0;
+      if (done) {
+        status.truncations++;
+        status.lagFrames = 0;
+        status.caughtUpAt = Date.now();
+        count(p.sequence ?? -1, 0);
+      }
+      if (done || p.size < hardBytes) gate.open();
+      return;
+    }
+    const caughtUp = seen.log === seen.done || seen.log === -1;
+    status.lagFrames = Math.max(0, seen.log - seen.done);
+    if (caughtUp) status.caughtUpAt = Date.now();
+    if (!gate.isOpen || (p.size > limits.restartBytes && !caughtUp)) {
+      // Checkpoints are falling behind a steady stream of writes (or the log passed its hard bound, or the
+      // last cut could not finish): hold new writers while the log is cut.
+      cut();
+    } else if (p.size > 0 && caughtUp && idle) {
+      // Writes have stopped and the log is all copied: give its disk space back.
+      cut();
+    }
   };
   worker.on('message', (m: unknown) => {
-    if (m === 'ready' && raw.open) {
+    if (typeof m !== 'object' || m === null) return;
+    if ('ready' in m) {
+      if (!raw.open) return;
       raw.pragma('wal_autocheckpoint = 0');
+      frameBytes = Number((m as { pageSize?: unknown }).pageSize) + 24;
       running = true;
-    } else if (typeof m === 'object' && m !== null) giveBack();
+      status.background = true;
+    } else onPass(m as Pass);
   });
   worker.on('error', giveBack);
   const exited = once(worker, 'exit').then(giveBack);
+  const timer = setInterval(() => ask('PASSIVE'), limits.intervalMs);
+  timer.unref();
+
   return {
+    status() {
+      status.bytes = walBytes(file);
+      status.writerWaits = gate.waits;
+      return { ...status };
+    },
+    admit() {
+      const wait = gate.wait();
+      if (wait || !running) return wait;
+      // The hard bound, checked at most every few milliseconds (a stat is cheap, but not free).
+      const now = performance.now();
+      if (now - lastSizeCheck < 5) return undefined;
+      lastSizeCheck = now;
+      if (walBytes(file) <= hardBytes) return undefined;
+      gate.close();
+      cut();
+      return gate.wait();
+    },
     async stop() {
       giveBack();
       worker.postMessage('close');
       // A worker that does not finish closing within 5 s is ended (its connection goes with the thread).
-      const timer = setTimeout(() => void worker.terminate(), 5000);
+      const kill = setTimeout(() => void worker.terminate(), 5000);
       await exited;
-      clearTimeout(timer);
+      clearTimeout(kill);
     },
   };
 }

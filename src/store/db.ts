@@ -9,8 +9,10 @@ import type { Database as StoreSchema } from './schema.js';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
 import { noteStatement, noteUnknownWrite } from './write-gen.js';
-import { lendToTransaction, registerDirect, type DirectConnection } from './direct.js';
-import { startCheckpointer } from './checkpointer.js';
+import { registerDirect, type DirectConnection } from './direct.js';
+import { startCheckpointer, type CheckpointLimits, type WalStatus } from './checkpointer.js';
+import { createRuntime, runTransaction, setCheckpointer, settled, walStatus } from './runtime.js';
+import { WriteGate } from './write-gate.js';
 import {
   checkSchema,
   INTEGRITY_HINT,
@@ -40,6 +42,8 @@ export interface OpenedStore {
   db: Store;
   /** The underlying connection, for file-level operations (snapshot, integrity pragma). */
   raw: Database.Database;
+  /** The write-ahead log's state (checkpointer.ts); undefined without the background checkpointer. */
+  wal(): WalStatus | undefined;
   close(): Promise<void>;
 }
 
@@ -51,12 +55,20 @@ export interface OpenedStore {
  */
 export async function openStore(
   file: string,
-  opts: { readonly?: boolean; migrate?: boolean; verify?: boolean; backgroundCheckpoints?: boolean } = {},
+  opts: {
+    readonly?: boolean;
+    migrate?: boolean;
+    verify?: boolean;
+    backgroundCheckpoints?: boolean;
+    /** The background checkpointer's bounds (checkpointer.ts); its defaults otherwise. */
+    checkpointLimits?: CheckpointLimits;
+  } = {},
 ): Promise<OpenedStore> {
   const onDisk = file !== '' && file !== ':memory:' && !opts.readonly;
   if (onDisk) prepareStoreFile(file);
   let raw: Database.Database | undefined;
   let db: Kysely<DB> | undefined;
+  const gate = new WriteGate();
   try {
     raw = countWrites(new Database(file, { readonly: opts.readonly ?? false }));
     if (!opts.readonly) raw.pragma('journal_mode = WAL');
@@ -78,6 +90,7 @@ export async function openStore(
       prepare: (text) => statements.prepare(text) as unknown as ReturnType<DirectConnection['prepare']>,
       inTransaction: () => connection.inTransaction,
     });
+    createRuntime(db as Kysely<unknown>, () => connection.inTransaction, gate);
     if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);
     if (opts.verify) await checkSchema(raw, file, knownMigrations);
     // The -wal and -shm files exist only now; SQLite created them with the database's mode, checked again here.
@@ -91,11 +104,15 @@ export async function openStore(
   const opened = db;
   // The controller's store: checkpoints from a worker thread, off the event loop (checkpointer.ts).
   const checkpointer =
-    onDisk && opts.backgroundCheckpoints ? startCheckpointer(file, raw, AUTO_CHECKPOINT_PAGES) : undefined;
+    onDisk && opts.backgroundCheckpoints
+      ? startCheckpointer(file, raw, gate, () => settled(opened), AUTO_CHECKPOINT_PAGES, opts.checkpointLimits)
+      : undefined;
+  setCheckpointer(opened, checkpointer);
   let closed = false;
   return {
     db: opened,
     raw,
+    wal: () => walStatus(opened),
     async close() {
       if (closed) return;
       closed = true;
@@ -154,8 +171,11 @@ function withStatementCache(raw: Database.Database, max = 2000): SqliteDatabase 
   };
 }
 
-/** Runs `fn` in one transaction, or inside the caller's transaction when already in one. */
+/**
+ * Runs `fn` in one transaction, or inside the caller's transaction when already in one. The transaction may
+ * share its commit with concurrent ones (tx-batch.ts); `fn`'s writes are undone alone if it throws.
+ */
 export async function withTx<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
-  return (db as Store).transaction().execute((trx) => lendToTransaction(db, trx, () => fn(trx)));
+  return runTransaction(db as Store, fn);
 }

@@ -26,10 +26,22 @@ const READ = /^\s*(select|with)\b/i;
 const RETURNING = /\breturning\b/i;
 const TX_START = /^\s*begin\b/i;
 const SAVEPOINT = /^\s*savepoint\b/i;
-const TX_END = /^\s*(commit|end|rollback|release)\b/i;
+const TX_END = /^\s*(commit|end|rollback)\b/i;
+/** Releasing a savepoint changes nothing; rolling back to one undoes writes but leaves the transaction open. */
+const RELEASE = /^\s*release\b/i;
+const UNDO = /^\s*rollback\s+to\b/i;
 const DML = /^\s*(with|insert|update|delete|replace)\b/i;
 
-const Kind = { Read: 0, TxStart: 1, TxEnd: 2, Write: 3, PrincipalWrite: 4, NeutralWrite: 5, Touch: 6 } as const;
+const Kind = {
+  Read: 0,
+  TxStart: 1,
+  TxEnd: 2,
+  Write: 3,
+  PrincipalWrite: 4,
+  NeutralWrite: 5,
+  Touch: 6,
+  Undo: 7,
+} as const;
 type Kind = (typeof Kind)[keyof typeof Kind];
 
 const kinds = new Map<string, Kind>();
@@ -48,7 +60,8 @@ function classify(sql: string, reader: boolean): Kind {
   // Registered texts first: a grouped-write batch's own begin and commit (direct.ts) are neutral too.
   if (neutral.has(sql)) return Kind.NeutralWrite;
   if (TX_START.test(sql)) return Kind.TxStart;
-  if (SAVEPOINT.test(sql)) return Kind.Read;
+  if (SAVEPOINT.test(sql) || RELEASE.test(sql)) return Kind.Read;
+  if (UNDO.test(sql)) return Kind.Undo;
   if (TX_END.test(sql)) return Kind.TxEnd;
   if (sql === TOUCH_API_SESSION_SQL) return Kind.Touch;
   // DDL, pragmas and anything else unusual count as principal writes: rare, and never wrong to count.
@@ -78,6 +91,12 @@ export function noteStatement(sql: string, reader: boolean): void {
       return;
     case Kind.NeutralWrite:
       anyWrite++;
+      return;
+    case Kind.Undo:
+      // The undone writes may have been anything, and the transaction's earlier writes still await its end.
+      anyWrite++;
+      marker++;
+      principal++;
       return;
     case Kind.Write:
       anyWrite++;

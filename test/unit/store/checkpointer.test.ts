@@ -1,13 +1,15 @@
 /**
  * WAL checkpoints from a worker thread (src/store/checkpointer.ts): while it runs, the connection does not
- * checkpoint on its own, yet what is written reaches the database file; closing the store stops the worker.
+ * checkpoint on its own, yet what is written reaches the database file; the log stays bounded under writes
+ * and is emptied when they stop; closing the store stops the worker.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../../../src/store/db.js';
+import { sql } from 'kysely';
+import { openStore, withTx } from '../../../src/store/db.js';
 
 async function until(what: string, ok: () => boolean, ms = 8000): Promise<void> {
   for (const t0 = Date.now(); !ok();) {
@@ -40,6 +42,46 @@ test('without the option the connection checkpoints on its own, as before', asyn
   const store = await openStore(join(dir, 'store.db'));
   try {
     assert.equal(store.raw.pragma('wal_autocheckpoint', { simple: true }), 10000);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('under a steady stream of write transactions the log is cut, stays near its bound, and is emptied when writes stop', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'edgectl-ckpt-'));
+  const file = join(dir, 'store.db');
+  const MiB = 1024 * 1024;
+  // A 1 MiB restart size: the hard bound is 4 MiB, and nothing may let the log pass it by more than one
+  // interval's writes.
+  const store = await openStore(file, {
+    backgroundCheckpoints: true,
+    checkpointLimits: { restartBytes: MiB, intervalMs: 50 },
+  });
+  try {
+    const auto = () => store.raw.pragma('wal_autocheckpoint', { simple: true }) as number;
+    await until('the worker to take over', () => auto() === 0);
+    await sql`create table blobs (b blob)`.execute(store.db);
+    const walSize = () => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+    let peak = 0;
+    let written = 0;
+    // Writers as fast as the store takes them, for a bounded time: 64 KiB a transaction.
+    const end = Date.now() + 2500;
+    while (Date.now() < end) {
+      await withTx(store.db, (trx) => sql`insert into blobs (b) values (randomblob(${64 * 1024}))`.execute(trx));
+      written += 64 * 1024;
+      peak = Math.max(peak, walSize());
+    }
+    assert.ok(written > 40 * MiB, `the writers wrote enough to overrun the bound many times (${written} bytes)`);
+    assert.ok(peak <= 6 * MiB, `the log stayed near its bound while written to (peak ${peak} bytes)`);
+    await until('the log to be emptied once writes stop', () => walSize() === 0, 10_000);
+    const wal = store.wal()!;
+    assert.equal(wal.background, true);
+    assert.ok(wal.truncations >= 2, `the log was cut (${wal.truncations} times)`);
+    assert.ok(wal.writtenBytes >= written, `the bytes appended to the log are counted (${wal.writtenBytes})`);
+    assert.equal(wal.lagFrames, 0);
+    const rows = (store.raw.prepare('select count(*) as n from blobs').get() as { n: number }).n;
+    assert.equal(rows * 64 * 1024, written, 'every acknowledged write is in the store');
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

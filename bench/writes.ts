@@ -1,0 +1,118 @@
+/**
+ * Provisioning writes: for each kind of create, `connections` clients create new entities through the
+ * Management API for `seconds`, and the controller's `/metrics` tells how many bytes went to the
+ * write-ahead log (`edgectl_store_wal_written_bytes_total`). Reported per create, beside the creates a second
+ * and the log's largest size seen on disk (sampled every 20 ms), so write amplification and the log's bound
+ * (issue 19 item 1) are measured where a provisioning script would meet them.
+ */
+import { statSync } from 'node:fs';
+
+export interface WriteKind {
+  key: string;
+  path: string;
+  body(n: number): Record<string, unknown>;
+}
+
+export interface WriteResult {
+  kind: string;
+  connections: number;
+  creates: number;
+  errors: number;
+  perSecond: number;
+  walBytesPerCreate: number;
+  walPeakMiB: number;
+}
+
+type Post = (path: string, body: Record<string, unknown>) => Promise<number>;
+
+/** The kinds a provisioning run creates, with the model's attribute spread (`attrs(n)`). */
+export function writeKinds(attrs: (n: number) => string[], tag: string): WriteKind[] {
+  return [
+    {
+      key: 'identity',
+      path: '/identities',
+      body: (n) => ({ name: `${tag}-id-${n}`, type: 'Device', isAdmin: false, roleAttributes: attrs(n) }),
+    },
+    {
+      key: 'service',
+      path: '/services',
+      body: (n) => ({ name: `${tag}-svc-${n}`, encryptionRequired: true, roleAttributes: attrs(n) }),
+    },
+    {
+      key: 'service policy',
+      path: '/service-policies',
+      body: (n) => ({
+        name: `${tag}-sp-${n}`,
+        type: n % 2 ? 'Bind' : 'Dial',
+        semantic: 'AnyOf',
+        identityRoles: [`#${attrs(n)[0]}`],
+        serviceRoles: [`#${attrs(n + 7)[0]}`],
+      }),
+    },
+    {
+      key: 'edge router',
+      path: '/edge-routers',
+      body: (n) => ({ name: `${tag}-er-${n}`, roleAttributes: attrs(n), isTunnelerEnabled: false }),
+    },
+  ];
+}
+
+export async function measureWrites(opts: {
+  kinds: WriteKind[];
+  connections: number;
+  seconds: number;
+  post: Post;
+  /** The controller's `/metrics` text. */
+  metrics(): Promise<string>;
+  walFile: string;
+}): Promise<WriteResult[]> {
+  const written = async () => {
+    const line = (await opts.metrics()).split('\n').find((l) => l.startsWith('edgectl_store_wal_written_bytes_total '));
+    if (!line) throw new Error('the controller does not report edgectl_store_wal_written_bytes_total');
+    return Number(line.split(' ')[1]);
+  };
+  const walSize = () => {
+    try {
+      return statSync(opts.walFile).size;
+    } catch {
+      return 0;
+    }
+  };
+  const out: WriteResult[] = [];
+  let serial = 0;
+  for (const kind of opts.kinds) {
+    // Let the checkpointer see the previous kind's last writes, so they are not counted here.
+    await new Promise((r) => setTimeout(r, 1000));
+    const before = await written();
+    let peak = 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, walSize())), 20);
+    let creates = 0;
+    let errors = 0;
+    const t0 = performance.now();
+    const end = t0 + opts.seconds * 1000;
+    await Promise.all(
+      Array.from({ length: opts.connections }, async () => {
+        while (performance.now() < end) {
+          const status = await opts.post(kind.path, kind.body(serial++)).catch(() => 0);
+          if (status === 201) creates++;
+          else errors++;
+        }
+      }),
+    );
+    const elapsed = (performance.now() - t0) / 1000;
+    // The last pass of the checkpointer (every 250 ms) counts the final frames.
+    await new Promise((r) => setTimeout(r, 1000));
+    clearInterval(sampler);
+    const bytes = (await written()) - before;
+    out.push({
+      kind: kind.key,
+      connections: opts.connections,
+      creates,
+      errors,
+      perSecond: creates / elapsed,
+      walBytesPerCreate: creates > 0 ? bytes / creates : NaN,
+      walPeakMiB: peak / 1024 / 1024,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,90 @@
+/**
+ * Group commit (src/store/tx-batch.ts): transactions that arrive together share one commit, each in its own
+ * savepoint; one that fails is undone alone; none is answered before the commit; the write gate holds new
+ * ones back.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { openStore, withTx, type OpenedStore } from '../../../src/store/db.js';
+import { batchStats, writeGateOf } from '../../../src/store/runtime.js';
+
+async function withStore(fn: (s: OpenedStore) => Promise<void>): Promise<void> {
+  const store = await openStore(':memory:');
+  try {
+    await sql`create table t (k text primary key)`.execute(store.db);
+    await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const keys = (s: OpenedStore) => (s.raw.prepare('select k from t order by k').all() as { k: string }[]).map((r) => r.k);
+const insert = (k: string) => (trx: Parameters<Parameters<typeof withTx>[1]>[0]) =>
+  sql`insert into t (k) values (${k})`.execute(trx);
+
+test('transactions begun in the same turn share one commit and all land', async () => {
+  await withStore(async (s) => {
+    const before = batchStats(s.db)!;
+    const names = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    await Promise.all(names.map((k) => withTx(s.db, insert(k))));
+    const after = batchStats(s.db)!;
+    assert.equal(after.members - before.members, 10);
+    assert.equal(after.batches - before.batches, 1, 'one commit for the ten');
+    assert.deepEqual(keys(s), names);
+  });
+});
+
+test('a member that throws after writing is undone alone, and gets its own error', async () => {
+  await withStore(async (s) => {
+    const results = await Promise.allSettled([
+      withTx(s.db, insert('a')),
+      withTx(s.db, async (trx) => {
+        await insert('b')(trx);
+        throw new Error('refused after writing');
+      }),
+      withTx(s.db, insert('a')), // a constraint failure inside SQLite: undone alone as well
+      withTx(s.db, insert('c')),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+    );
+    assert.equal(((results[1] as PromiseRejectedResult).reason as Error).message, 'refused after writing');
+    assert.match(String((results[2] as PromiseRejectedResult).reason), /UNIQUE/);
+    assert.deepEqual(keys(s), ['a', 'c']);
+    assert.equal(s.raw.inTransaction, false);
+  });
+});
+
+test('no member is answered before the batch commits', async () => {
+  await withStore(async (s) => {
+    const events: string[] = [];
+    const first = withTx(s.db, async (trx) => {
+      await insert('x')(trx);
+      events.push('first ran');
+    }).then(() => events.push('first answered'));
+    const second = withTx(s.db, async (trx) => {
+      await insert('y')(trx);
+      events.push('second ran');
+    }).then(() => events.push('second answered'));
+    await Promise.all([first, second]);
+    assert.deepEqual(events.slice(0, 2), ['first ran', 'second ran']);
+  });
+});
+
+test('a closed write gate holds new transactions until it opens', async () => {
+  await withStore(async (s) => {
+    const gate = writeGateOf(s.db)!;
+    gate.close();
+    let done = false;
+    const pending = withTx(s.db, insert('held')).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(done, false, 'the transaction waits at the closed gate');
+    assert.deepEqual(keys(s), []);
+    assert.equal(gate.waits, 1);
+    gate.open();
+    await pending;
+    assert.deepEqual(keys(s), ['held']);
+  });
+});
