@@ -57,7 +57,7 @@ export interface CoreOptions {
  */
 export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): Promise<ControllerCore> {
   const { log } = opts;
-  const release = acquireLock(cfg.dataDir);
+  const release = acquireLock(cfg.dataDir, join(cfg.dataDir, STORE_FILE));
   let store: OpenedStore | undefined;
   try {
     opts.locked?.();

@@ -62,7 +62,7 @@ export function checkOfflineStore(dataDir: string): string {
 /** Says who holds the lock and what to do, instead of the bare lock error. */
 export function lockRefusal(e: unknown): Error {
   const message = (e as Error).message ?? String(e);
-  if (!/in use by process/.test(message)) return e as Error;
+  if (!/in use by /.test(message)) return e as Error;
   return new OfflineRefused(
     `error: ${message}: a running controller (or another offline command) owns this store; stop it first, or run the command online (without --data-dir)`,
   );

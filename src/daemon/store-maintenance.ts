@@ -49,7 +49,7 @@ async function locked<T>(dataDir: string, fn: (file: string) => Promise<T>): Pro
   if (!existsSync(dataDir)) throw new OfflineRefused(`error: there is no data dir ${dataDir}`);
   let release: () => void;
   try {
-    release = acquireLock(dataDir);
+    release = acquireLock(dataDir, join(dataDir, STORE_FILE));
   } catch (e) {
     throw lockRefusal(e);
   }

@@ -1,6 +1,8 @@
 /**
  * The data-dir lock: the daemon holds it while it runs, and offline CLI commands refuse to touch the
- * database while it is held by a live process.
+ * database while it is held by a live process. It has two halves: the lock file, which names the holder, and
+ * SQLite's locks on the store file (store-hold.ts), which the kernel keeps for the holder's lifetime, so
+ * deleting the lock file does not let a second process in.
  *
  * The lock file is created with O_EXCL, which is atomic. A stale lock (its process is gone) is only removed
  * by whoever holds a second, short-lived O_EXCL file, the breaker, and only after re-reading it under the
@@ -14,6 +16,7 @@ import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } fr
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
+import { holdStore, StoreInUse } from './store-hold.js';
 
 export const LOCK_FILE = 'edgectl.lock';
 const BREAKER_SUFFIX = '.break';
@@ -128,25 +131,44 @@ export function breakStaleLock(path: string, seen: Seen): boolean {
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-/** Takes the lock (replacing a stale one); throws when another live holder has it. */
-export function acquireLock(dataDir: string): () => void {
+const inUse = (dataDir: string, by: string) => new Error(`the data dir ${dataDir} is in use by ${by}`);
+
+/**
+ * Takes the lock (replacing a stale one) and holds the store file `store`; throws when another live holder has
+ * the lock file, or, with the lock file gone, has the store open.
+ */
+export function acquireLock(dataDir: string, store: string): () => void {
   const path = join(dataDir, LOCK_FILE);
   const nonce = randomBytes(8).toString('hex');
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (createExclusive(path, `${process.pid} ${nonce} ${hostname()}`)) {
       held.add(nonce);
-      return () => {
+      const unlock = () => {
         if (!held.delete(nonce)) return;
         const c = readLock(path);
         if (c && c.pid === process.pid && c.nonce === nonce) unlinkQuietly(path);
+      };
+      let unhold: () => void;
+      try {
+        unhold = holdStore(store);
+      } catch (e) {
+        unlock();
+        if (!(e instanceof StoreInUse)) throw e;
+        throw inUse(
+          dataDir,
+          `${e.pid ? `process ${e.pid}` : 'another process'} (its store is open there; ${LOCK_FILE} was gone)`,
+        );
+      }
+      return () => {
+        unhold();
+        unlock();
       };
     }
     const seen = look(path);
     if (!seen) continue; // removed meanwhile: try again at once
     const c = parse(seen.text);
     const wellFormed = Number.isInteger(c.pid) && c.pid > 0;
-    if (wellFormed && live(c))
-      throw new Error(`the data dir ${dataDir} is in use by process ${c.pid}${c.host ? ` on ${c.host}` : ''}`);
+    if (wellFormed && live(c)) throw inUse(dataDir, `process ${c.pid}${c.host ? ` on ${c.host}` : ''}`);
     // A lock without a pid is either being written right now or was left by a crash in between: only an old one is stale.
     const stale = wellFormed || Date.now() - seen.mtimeMs > BREAKER_STALE_MS;
     if (stale && breakStaleLock(path, seen)) continue;

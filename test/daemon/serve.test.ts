@@ -4,11 +4,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync, existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from '../harness/http.js';
 import { scratch } from '../harness/processes.js';
+import { edgectl, edgectlSlow } from '../harness/cli.js';
 
 const BIN = fileURLToPath(new URL('../../bin/edgectl', import.meta.url));
 const { tempDir, track } = scratch('edgectl-serve-');
@@ -145,5 +146,43 @@ describe('edgectl serve', () => {
     assert.match(err, /in use by process/);
     s.child.kill('SIGTERM');
     assert.equal(await s.exit, 0);
+  });
+
+  test('with its lock file deleted, a running controller still refuses a second one and offline commands; kill -9 frees the data dir', async () => {
+    const dir = tempDir();
+    const lock = join(dir, 'edgectl.lock');
+    const cfg = join(tempDir(), 'config');
+    const args = ['--data-dir', dir, '--listen', '127.0.0.1:0'];
+    const env = { EDGECTL_ADMIN_USERNAME: 'admin', EDGECTL_ADMIN_PASSWORD: 'admin-pass1' };
+    const first = await serve(args, env);
+    unlinkSync(lock);
+    const holder = process.platform === 'linux' ? `process ${first.child.pid}` : 'another process';
+    const refusal = new RegExp(`in use by ${holder} \\(its store is open there; edgectl.lock was gone\\)`);
+
+    // Bounded: a second controller that did start would be killed at the CLI harness's time limit.
+    const second = await edgectl(cfg, 'serve', ...args);
+    assert.equal(second.code, 1);
+    assert.match(second.stderr, refusal);
+    for (const command of [
+      ['db', 'info'],
+      ['identity', 'list'],
+    ]) {
+      const r = await edgectlSlow(cfg, ...command, '--data-dir', dir);
+      assert.equal(r.code, 1, command.join(' '));
+      assert.match(r.stderr, refusal, command.join(' '));
+      assert.match(r.stderr, /stop it first/, command.join(' '));
+    }
+    assert.ok(!existsSync(lock), 'the refused processes leave no lock file behind');
+
+    // The kernel drops a killed controller's locks: a restart needs no clean-up, with or without its lock file.
+    first.child.kill('SIGKILL');
+    await first.exit;
+    const again = await serve(args, env);
+    again.child.kill('SIGKILL');
+    await again.exit;
+    assert.ok(existsSync(lock), 'the killed controller left its lock file');
+    const third = await serve(args, env);
+    third.child.kill('SIGTERM');
+    assert.equal(await third.exit, 0);
   });
 });

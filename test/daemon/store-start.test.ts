@@ -189,7 +189,7 @@ describe('the data-dir lock', () => {
       const { acquireLock } = await import(${JSON.stringify(LOCK_MODULE)});
       while (Date.now() < ${at}) {}
       let out;
-      try { acquireLock(${JSON.stringify(dir)}); out = 'won'; } catch (e) { out = /in use by process/.test(e.message) ? 'lost' : 'error: ' + e.message; }
+      try { acquireLock(${JSON.stringify(dir)}, ${JSON.stringify(join(dir, DB_FILE))}); out = 'won'; } catch (e) { out = /in use by process/.test(e.message) ? 'lost' : 'error: ' + e.message; }
       process.stdout.write(out);
       setTimeout(() => {}, 1000);`;
     return Promise.all(
