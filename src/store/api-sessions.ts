@@ -97,6 +97,11 @@ export async function touchApiSession(db: TypedExecutor, id: string, at: string)
   await hotWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
 }
 
+/** Whether the API session exists (still). */
+export async function apiSessionExists(db: TypedExecutor, id: string): Promise<boolean> {
+  return (await db.selectFrom('api_sessions').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
 /** Deletes API sessions by id; answers how many there were. */
 export async function deleteApiSessionsByIds(db: TypedExecutor, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;

@@ -5,8 +5,15 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { assertError, filterParam } from '../harness/assert.js';
+import {
+  createPostureCheck,
+  createRecord,
+  createUser,
+  startTestServer,
+  type ApiClient,
+  type TestServer,
+} from '../harness/server.js';
+import { assertError, filterParam, unique } from '../harness/assert.js';
 import { checkResponse } from '../harness/schemas.js';
 import { identityPosture } from '../../src/model/posture/state.js';
 
@@ -92,12 +99,30 @@ describe('GET /posture-check-types', () => {
 });
 
 describe('posture held in memory ends with what it belongs to', () => {
+  let osCheck: string;
+  before(async () => {
+    // Only responses to a check that applies to the identity are kept (docs/decisions.md, "Posture data bounds").
+    osCheck = await createPostureCheck(admin, 'OS', { operatingSystems: [{ type: 'Linux' }] });
+    const service = await createRecord(admin, '/services', { name: unique('svc'), encryptionRequired: true });
+    await createRecord(admin, '/service-policies', {
+      name: unique('sp'),
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: ['#posture-reporting'],
+      serviceRoles: [`@${service}`],
+      postureCheckRoles: [`@${osCheck}`],
+    });
+  });
+
   /** A user whose API session and identity both hold posture: an OS report and an endpoint state. */
   async function reportingUser() {
-    const user = await createUser(server, admin, { api: 'client' });
+    const user = await createUser(server, admin, {
+      api: 'client',
+      identity: { roleAttributes: ['posture-reporting'] },
+    });
     const res = await user.client.post('/posture-response-bulk', [
-      { id: 'any-check', typeId: 'OS', type: 'Linux', version: '6.1.0' },
-      { id: 'any-check', typeId: 'ENDPOINT_STATE', woken: true },
+      { id: osCheck, typeId: 'OS', type: 'Linux', version: '6.1.0' },
+      { id: '0', typeId: 'ENDPOINT_STATE', woken: true },
     ]);
     assert.equal(res.status, 200, res.text);
     assert.equal(identityPosture(user.id)?.sessions.size, 1);

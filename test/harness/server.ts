@@ -147,6 +147,14 @@ export async function createRecord(client: ApiClient, path: string, body: Record
   return res.body.data.id;
 }
 
+/** Creates a posture check of the type with a unique name and returns its id. */
+export const createPostureCheck = (admin: ApiClient, typeId: string, body: Record<string, unknown>): Promise<string> =>
+  createRecord(admin, '/posture-checks', {
+    name: `pc-${typeId}-${Math.random().toString(36).slice(2, 10)}`,
+    typeId,
+    ...body,
+  });
+
 /** Creates an identity and returns its id (fixture: no assertions). */
 export async function createIdentity(admin: ApiClient, body: Record<string, unknown> = {}): Promise<string> {
   const res = await admin.post('/identities', {

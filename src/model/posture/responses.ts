@@ -5,19 +5,24 @@
  */
 import { Type, type TSchema } from '../schema-type.js';
 import { deleteSessionsByIds, sessionsOfIdentityForPosture } from '../../store/posture.js';
+import { apiSessionExists } from '../../store/api-sessions.js';
 import { accessEngine } from '../access/engine.js';
 import { grantingPolicies } from '../access/queries.js';
 import type { Ctx } from '../ctx.js';
 import { fieldError, type DomainError, type FieldCause } from '../errors.js';
 import { validateAgainst } from '../json-schema.js';
-import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView } from './evaluate.js';
+import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView, type PostureModel } from './evaluate.js';
+import { allowedSlots, applicableChecks, slotFor, withResponses, type KeptResponse } from './kept.js';
 import {
   clearMfaPassed,
+  dropApiSession,
   ensureIdentity,
   ensureSession,
-  processKey,
-  type IdentityPosture,
+  identityPosture,
+  replaceReported,
+  sessionPosture,
   type ApiSessionPosture,
+  type Reported,
 } from './state.js';
 import { mfaType } from './types/mfa.js';
 import { textList, textOf, textOr } from '../row.js';
@@ -27,32 +32,41 @@ const Strings = Type.Array(Str, { maxItems: 1000 });
 
 interface ResponseKind {
   schema: TSchema;
-  apply(item: Record<string, unknown>, identity: IdentityPosture, session: ApiSessionPosture, now: Date): void;
+  /** Check types a response of the kind answers: kept per identity in that check's slot (kept.ts). */
+  answers?: readonly string[];
+  record?(item: Record<string, unknown>, now: Date): Reported;
+  /** Kept per API session instead, whatever its id (the reference's clients send `"0"`). */
+  session?(item: Record<string, unknown>, session: ApiSessionPosture, now: Date): void;
 }
+
+const reported = (r: Record<string, unknown>, now: Date): Reported => ({
+  postureCheckId: textOf(r, 'id'),
+  lastUpdatedAt: now,
+});
 
 /** One entry per response `typeId`: the data it carries and where it is kept. */
 const RESPONSE_KINDS: Record<string, ResponseKind> = {
   OS: {
     schema: Type.Object({ type: Str, version: Str, build: Type.Optional(Str) }),
-    apply: (r, p, _s, now) =>
-      (p.os = {
-        postureCheckId: textOf(r, 'id'),
-        lastUpdatedAt: now,
-        type: textOf(r, 'type'),
-        version: textOf(r, 'version'),
-        build: textOr(r.build, ''),
-      }),
+    answers: ['OS'],
+    record: (r, now) => ({
+      ...reported(r, now),
+      type: textOf(r, 'type'),
+      version: textOf(r, 'version'),
+      build: textOr(r.build, ''),
+    }),
   },
   DOMAIN: {
     schema: Type.Object({ domain: Str }),
-    apply: (r, p, _s, now) =>
-      (p.domain = { postureCheckId: textOf(r, 'id'), lastUpdatedAt: now, domain: textOf(r, 'domain') }),
+    answers: ['DOMAIN'],
+    record: (r, now) => ({ ...reported(r, now), domain: textOf(r, 'domain') }),
   },
   MAC: {
     schema: Type.Object({ macAddresses: Strings }),
-    apply: (r, p, _s, now) =>
-      (p.mac = { postureCheckId: textOf(r, 'id'), lastUpdatedAt: now, addresses: textList(r.macAddresses) ?? [] }),
+    answers: ['MAC'],
+    record: (r, now) => ({ ...reported(r, now), addresses: textList(r.macAddresses) ?? [] }),
   },
+  // PROCESS_MULTI checks are answered with PROCESS responses, one per process (the reference's clients do so).
   PROCESS: {
     schema: Type.Object({
       path: Str,
@@ -60,25 +74,23 @@ const RESPONSE_KINDS: Record<string, ResponseKind> = {
       hash: Type.Optional(Str),
       signerFingerprints: Type.Optional(Strings),
     }),
-    apply: (r, p, _s, now) =>
-      p.processes.set(processKey(textOf(r, 'id'), textOf(r, 'path')), {
-        postureCheckId: textOf(r, 'id'),
-        lastUpdatedAt: now,
-        path: textOf(r, 'path'),
-        isRunning: r.isRunning === true,
-        ...(typeof r.hash === 'string' && { hash: r.hash }),
-        signerFingerprints: textList(r.signerFingerprints) ?? [],
-      }),
+    answers: ['PROCESS', 'PROCESS_MULTI'],
+    record: (r, now) => ({
+      ...reported(r, now),
+      path: textOf(r, 'path'),
+      isRunning: r.isRunning === true,
+      ...(typeof r.hash === 'string' && { hash: r.hash }),
+      signerFingerprints: textList(r.signerFingerprints) ?? [],
+    }),
   },
   ENDPOINT_STATE: {
     schema: Type.Object({ woken: Type.Optional(Type.Boolean()), unlocked: Type.Optional(Type.Boolean()) }),
-    apply: (r, _p, s, now) => {
+    session: (r, s, now) => {
       if (r.woken === true) s.wokenAt = now;
       if (r.unlocked === true) s.unlockedAt = now;
     },
   },
 };
-// PROCESS_MULTI checks are answered with PROCESS responses, one per process (the reference's clients do so).
 RESPONSE_KINDS.PROCESS_MULTI = RESPONSE_KINDS.PROCESS!;
 
 export const RESPONSE_TYPE_IDS = Object.keys(RESPONSE_KINDS);
@@ -86,6 +98,9 @@ export const RESPONSE_TYPE_IDS = Object.keys(RESPONSE_KINDS);
 /** The kind a response's `typeId` names; only the table's own keys count (not `toString` and the like). */
 const kindOf = (typeId: unknown): ResponseKind | undefined =>
   typeof typeId === 'string' && Object.hasOwn(RESPONSE_KINDS, typeId) ? RESPONSE_KINDS[typeId] : undefined;
+
+/** How an item's fields are named in errors: `[2].path` in a bulk request, `path` alone. */
+const prefixOf = (items: readonly unknown[], i: number) => (items.length > 1 ? `[${i}].` : '');
 
 export interface PostureCaller {
   identityId: string;
@@ -100,14 +115,9 @@ export interface MfaTimeoutService {
   timeoutRemaining: number;
 }
 
-/** Validates every item first (a bad one changes nothing), then keeps them and answers the MFA services. */
-export async function submitPostureResponses(
-  ctx: Ctx,
-  caller: PostureCaller,
-  items: Record<string, unknown>[],
-): Promise<{ services: MfaTimeoutService[] }> {
+function validateItems(items: Record<string, unknown>[]): void {
   items.forEach((item, i) => {
-    const prefix = items.length > 1 ? `[${i}].` : '';
+    const prefix = prefixOf(items, i);
     if (typeof item.id !== 'string' || item.id === '') throw fieldError(`${prefix}id`, 'id is required', item.id);
     const kind = kindOf(item.typeId);
     if (!kind) throw fieldError(`${prefix}typeId`, `must be one of ${RESPONSE_TYPE_IDS.join(', ')}`, item.typeId);
@@ -120,13 +130,43 @@ export async function submitPostureResponses(
       throw e;
     }
   });
+}
+
+/**
+ * Validates every item first (a bad one changes nothing), then keeps those answering a check that applies to
+ * the caller (kept.ts; the rest are ignored) and answers the MFA services.
+ */
+export async function submitPostureResponses(
+  ctx: Ctx,
+  caller: PostureCaller,
+  items: Record<string, unknown>[],
+): Promise<{ services: MfaTimeoutService[] }> {
+  validateItems(items);
+  const policies = await callerPolicies(ctx, caller.identityId);
+  const before = passingState(ctx, caller, policies);
+  const checks = applicableChecks(policies.model, policies.policyIds);
   const now = ctx.now();
-  const identity = ensureIdentity(caller.identityId);
-  const session = ensureSession(caller.identityId, caller.apiSessionId);
-  const before = await passingState(ctx, caller);
-  for (const item of items) kindOf(item.typeId)!.apply(item, identity, session, now);
+  const kept: KeptResponse[] = [];
+  items.forEach((item, i) => {
+    const kind = kindOf(item.typeId)!;
+    const slot = kind.answers && slotFor(checks, item, kind.answers);
+    if (slot) kept.push({ slot, record: kind.record!(item, now), prefix: prefixOf(items, i), id: textOf(item, 'id') });
+  });
+  const current = identityPosture(caller.identityId) ?? { processes: new Map() };
+  // Built aside and swapped in at once: a response over the bound throws before anything changed.
+  replaceReported(caller.identityId, withResponses(current, allowedSlots(checks), kept));
+  const forSession = items.filter((i) => kindOf(i.typeId)!.session);
+  const newSession = forSession.length > 0 && !sessionPosture(caller.identityId, caller.apiSessionId);
+  if (forSession.length > 0) {
+    const session = ensureSession(caller.identityId, caller.apiSessionId);
+    for (const item of forSession) kindOf(item.typeId)!.session!(item, session, now);
+  }
+  // The API session may have ended while this request waited (its posture dropped then): drop what came back.
+  if (newSession && !(await apiSessionExists(ctx.db, caller.apiSessionId))) dropApiSession(caller.apiSessionId);
   // `service-updates` moves only when what the identity may use changed (§4.6).
-  if ((await passingState(ctx, caller)) !== before) identity.changedAt = now;
+  if (passingState(ctx, caller, await callerPolicies(ctx, caller.identityId)) !== before) {
+    ensureIdentity(caller.identityId).changedAt = now;
+  }
 
   const woken = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.woken === true);
   const unlocked = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.unlocked === true);
@@ -135,15 +175,24 @@ export async function submitPostureResponses(
   return { services };
 }
 
-/** Which of the caller's policies carrying checks pass now, as one comparable string. */
-async function passingState(ctx: Ctx, caller: PostureCaller): Promise<string> {
+interface CallerPolicies {
+  model: PostureModel;
+  /** The caller's service policies (left empty while no posture check exists). */
+  policyIds: readonly string[];
+}
+
+async function callerPolicies(ctx: Ctx, identityId: string): Promise<CallerPolicies> {
   const engine = accessEngine(ctx);
   const m = await engine.markers(ctx);
   const model = await postureModel(ctx, m.serviceAccess.gen);
-  if (model.size === 0) return '';
-  const { servicePolicyIds } = await engine.identity(ctx, m, caller.identityId);
+  if (model.size === 0) return { model, policyIds: [] };
+  return { model, policyIds: (await engine.identity(ctx, m, identityId)).servicePolicyIds };
+}
+
+/** Which of the caller's policies carrying checks pass now, as one comparable string. */
+function passingState(ctx: Ctx, caller: PostureCaller, { model, policyIds }: CallerPolicies): string {
   const pv = postureView(caller.identityId, caller.apiSessionId, ctx.now());
-  return servicePolicyIds
+  return policyIds
     .filter((id) => model.has(id))
     .map((id) => (evaluatePolicy(model.get(id)!, pv).isPassing ? '1' : '0'))
     .join('');

@@ -1,9 +1,10 @@
 /**
  * What clients reported about their posture, held in memory as the reference does (docs/reference-notes.md
  * §9.2): OS, domain, MAC addresses and processes per identity; MFA passes and wake/unlock events per API
- * session. Also the identity's last failed service requests. Nothing here is persisted: a restart forgets it
- * and clients report again. One store per process, keyed by ids that are unique across controllers, so the
- * MFA events (`recordMfaPassed`/`clearMfaPassed`) need no context (docs/decisions.md, "Posture").
+ * session. Also the identity's last failed service requests. What an identity keeps is bounded by its checks
+ * and in bytes (kept.ts); an API session's part is a fixed-size record. Nothing here is persisted: a restart
+ * forgets it and clients report again. One store per process, keyed by ids that are unique across controllers,
+ * so the MFA events (`recordMfaPassed`/`clearMfaPassed`) need no context (docs/decisions.md, "Posture").
  */
 
 export interface Reported {
@@ -28,12 +29,15 @@ export interface ApiSessionPosture {
   /** The client said it is `ziti-sdk-c` ≥ 0.25.0 (not learnt yet: see types/mfa.ts). */
   sdkNew?: boolean;
 }
-export interface IdentityPosture {
+/** What the clients of an identity reported about their device, one record per slot ({@link Slot}). */
+export interface ReportedPosture {
   os?: OsPosture;
   domain?: Reported & { domain: string };
   mac?: Reported & { addresses: string[] };
   /** Keyed by {@link processKey}. */
   processes: Map<string, ProcessPosture>;
+}
+export interface IdentityPosture extends ReportedPosture {
   sessions: Map<string, ApiSessionPosture>;
   failed: Record<string, unknown>[];
   /** Last time the reported posture changed (moves `service-updates`). */
@@ -47,6 +51,33 @@ const identities = new Map<string, IdentityPosture>();
 const sessionOwner = new Map<string, string>();
 
 export const processKey = (checkId: string, path: string) => `${checkId}\n${path.toLowerCase()}`;
+
+/**
+ * Where a reported record is kept: `os`, `domain`, `mac`, or a process's {@link processKey} (which holds a line
+ * break, so never one of the others). A newer record for a slot replaces the older one.
+ */
+export type Slot = string;
+const isField = (slot: Slot): slot is 'os' | 'domain' | 'mac' => slot === 'os' || slot === 'domain' || slot === 'mac';
+
+export const keptRecord = (r: ReportedPosture, slot: Slot): Reported | undefined =>
+  isField(slot) ? r[slot] : r.processes.get(slot);
+
+export function keepRecord(r: ReportedPosture, slot: Slot, record: Reported): void {
+  // The record's type is the slot's: the response kinds build one for the slot they name (responses.ts).
+  if (isField(slot)) Object.assign(r, { [slot]: record });
+  else r.processes.set(slot, record as ProcessPosture);
+}
+
+export function dropRecord(r: ReportedPosture, slot: Slot): void {
+  if (isField(slot)) delete r[slot];
+  else r.processes.delete(slot);
+}
+
+/** The slots holding a record. */
+export const filledSlots = (r: ReportedPosture): Slot[] => [
+  ...(['os', 'domain', 'mac'] as const).filter((f) => r[f] !== undefined),
+  ...r.processes.keys(),
+];
 
 /** The reported process for a check (and path, for multi-process checks). */
 export function findProcess(
@@ -70,6 +101,15 @@ export function ensureIdentity(identityId: string): IdentityPosture {
   let p = identities.get(identityId);
   if (!p) identities.set(identityId, (p = { processes: new Map(), sessions: new Map(), failed: [] }));
   return p;
+}
+
+/** Swaps in what the identity's clients reported (kept.ts builds it). */
+export function replaceReported(identityId: string, r: ReportedPosture): void {
+  const p = ensureIdentity(identityId);
+  p.os = r.os;
+  p.domain = r.domain;
+  p.mac = r.mac;
+  p.processes = r.processes;
 }
 
 export function ensureSession(identityId: string, apiSessionId: string): ApiSessionPosture {

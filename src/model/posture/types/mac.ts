@@ -1,6 +1,6 @@
 /** `MAC`: any reported address must equal one of the check's, as exact strings (docs/reference-notes.md §9.3). */
 import { Type } from '../../schema-type.js';
-import type { PostureCheckType } from './type.js';
+import { oneSlot, type PostureCheckType } from './type.js';
 
 export const macType: PostureCheckType = {
   id: 'MAC',
@@ -17,6 +17,7 @@ export const macType: PostureCheckType = {
       required: true,
     },
   },
+  ...oneSlot('mac'),
   evaluate(d, _id, { identity }) {
     const expected = d.macAddresses as string[];
     const actual = identity?.mac?.addresses ?? [];

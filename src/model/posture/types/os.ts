@@ -5,7 +5,7 @@
 import { Type } from '../../schema-type.js';
 import semver from 'semver';
 import { fieldError } from '../../errors.js';
-import { OS_TYPES, type PostureCheckType } from './type.js';
+import { oneSlot, OS_TYPES, type PostureCheckType } from './type.js';
 
 const OsEntry = Type.Object({
   type: Type.Union(OS_TYPES.map((t) => Type.Literal(t))),
@@ -47,6 +47,7 @@ export const osType: PostureCheckType = {
       }),
     );
   },
+  ...oneSlot('os'),
   evaluate(d, _id, { identity }) {
     const expected = d.operatingSystems as OsCheck[];
     const os = identity?.os;

@@ -13,8 +13,12 @@ import {
   processPasses,
   type ExpectedProcess,
 } from './process.js';
-import type { PostureCheckType } from './type.js';
-import { findProcess } from '../state.js';
+import type { Details, PostureCheckType } from './type.js';
+import { findProcess, processKey } from '../state.js';
+import { textOr } from '../../row.js';
+
+const slots = (d: Details, checkId: string) =>
+  (d.processes as ExpectedProcess[]).map((p) => processKey(checkId, p.path));
 
 export const processMultiType: PostureCheckType = {
   id: 'PROCESS_MULTI',
@@ -54,4 +58,10 @@ export const processMultiType: PostureCheckType = {
     };
   },
   query: (d) => ({ processes: (d.processes as ExpectedProcess[]).map((p) => ({ osType: p.osType, path: p.path })) }),
+  slots,
+  // One record per process the check names; a report for another path answers nothing.
+  slotOf(d, checkId, response) {
+    const key = processKey(checkId, textOr(response.path, ''));
+    return slots(d, checkId).includes(key) ? key : undefined;
+  },
 };

@@ -5,7 +5,7 @@
  */
 import { Type } from '../../schema-type.js';
 import { OS_TYPES, type PostureCheckType } from './type.js';
-import { findProcess, type ProcessPosture } from '../state.js';
+import { findProcess, processKey, type ProcessPosture } from '../state.js';
 
 const Hex = (bytes: number) => Type.String({ pattern: `^[0-9a-fA-F]{${bytes * 2}}$` });
 export const OsTypeSchema = Type.Union(OS_TYPES.map((t) => Type.Literal(t)));
@@ -75,4 +75,7 @@ export const processType: PostureCheckType = {
   query: (d) => ({
     process: { osType: (d.process as ExpectedProcess).osType, path: (d.process as ExpectedProcess).path },
   }),
+  // Judged by the check alone, as the reference does: one record per check, whatever path the client reports.
+  slots: (d, checkId) => [processKey(checkId, (d.process as ExpectedProcess).path)],
+  slotOf: (d, checkId) => processKey(checkId, (d.process as ExpectedProcess).path),
 };

@@ -5,7 +5,7 @@
  * the registry (index.ts) by `typeId`, so adding a type touches no other code.
  */
 import type { TSchema } from '../../schema-type.js';
-import type { ApiSessionPosture, IdentityPosture } from '../state.js';
+import type { ApiSessionPosture, IdentityPosture, Slot } from '../state.js';
 
 export const OS_TYPES = ['Windows', 'WindowsServer', 'Android', 'iOS', 'Linux', 'macOS'] as const;
 
@@ -51,4 +51,16 @@ export interface PostureCheckType {
   /** `process`/`processes` of a posture query. */
   query?(details: Details): Record<string, unknown>;
   timeout?(details: Details, posture: PostureView): QueryTimeout;
+  /**
+   * The slots (state.ts) a check of the type has the identity keep, and the one a client's response for the
+   * check fills, or undefined when the response does not fit it. Absent for types no response answers (MFA).
+   */
+  slots?(details: Details, checkId: string): Slot[];
+  slotOf?(details: Details, checkId: string, response: Record<string, unknown>): Slot | undefined;
 }
+
+/** `slots`/`slotOf` of a type whose reports fill one slot per identity, whichever check they answer. */
+export const oneSlot = (slot: 'os' | 'domain' | 'mac'): Pick<PostureCheckType, 'slots' | 'slotOf'> => ({
+  slots: () => [slot],
+  slotOf: () => slot,
+});
