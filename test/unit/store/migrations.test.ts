@@ -1,4 +1,7 @@
-/** Migrations: each one is applied atomically with its record, so an interrupted or failed one leaves nothing behind; what a migration does to existing rows. */
+/**
+ * Migrations: each one is applied atomically with its record, so an interrupted or failed one leaves nothing
+ * behind; and what a migration does to existing rows.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql, type Kysely, type Migration } from 'kysely';
