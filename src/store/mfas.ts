@@ -20,6 +20,8 @@ export interface MfaRecord {
   recoveryHashes: string[];
   recoveryCodesSealed: string | null;
   lastTimeStep: number | null;
+  /** The API session that started an unverified enrollment; null once verified. */
+  apiSessionId: string | null;
 }
 
 export interface NewMfaRecord {
@@ -29,6 +31,7 @@ export interface NewMfaRecord {
   recoverySalt: string;
   recoveryHashes: string[];
   recoveryCodesSealed: string;
+  apiSessionId: string;
   createdAt: string;
 }
 
@@ -53,10 +56,14 @@ export async function mfaOfIdentity(db: TypedExecutor, identityId: string): Prom
     recoveryHashes: jsonFromDb<string[]>(row.recoveryHashes),
     recoveryCodesSealed: row.recoveryCodesSealed,
     lastTimeStep: row.lastTimeStep === null ? null : Number(row.lastTimeStep),
+    apiSessionId: row.apiSessionId,
   };
 }
 
-/** Inserts an unverified enrollment; the unique identityId makes a concurrent second one fail. */
+/**
+ * Inserts an unverified enrollment, bound to the API session that started it (it goes with that session); the
+ * unique identityId makes a concurrent second one fail.
+ */
 export async function insertMfa(db: TypedExecutor, m: NewMfaRecord): Promise<void> {
   await db
     .insertInto('mfas')
@@ -73,6 +80,7 @@ export async function insertMfa(db: TypedExecutor, m: NewMfaRecord): Promise<voi
       recoveryHashes: jsonToDb(m.recoveryHashes)!,
       recoveryCodesSealed: m.recoveryCodesSealed,
       lastTimeStep: null,
+      apiSessionId: m.apiSessionId,
     })
     .execute();
 }
@@ -91,11 +99,14 @@ export async function acceptTimeStep(db: TypedExecutor, id: string, step: number
   return Number(res.numUpdatedRows) === 1;
 }
 
-/** Marks the enrollment verified and forgets the clear recovery codes kept for the user until then. */
+/**
+ * Marks the enrollment verified, forgets the clear recovery codes kept for the user until then and unbinds it
+ * from the session that started it (a verified enrollment outlives every session).
+ */
 export async function markMfaVerified(db: TypedExecutor, id: string, at: string): Promise<void> {
   await db
     .updateTable('mfas')
-    .set({ isVerified: boolToDb(true), recoveryCodesSealed: null, updatedAt: at })
+    .set({ isVerified: boolToDb(true), recoveryCodesSealed: null, apiSessionId: null, updatedAt: at })
     .where('id', '=', id)
     .execute();
 }

@@ -201,6 +201,12 @@ export interface IdentityTypesTable extends EntityColumns {
   name: string;
 }
 
+export interface MfaFailuresTable {
+  mfaId: string;
+  apiSessionId: string;
+  at: string;
+}
+
 export interface MfasTable extends EntityColumns {
   identityId: string;
   isVerified: Generated<number>;
@@ -209,6 +215,7 @@ export interface MfasTable extends EntityColumns {
   recoveryHashes: Generated<string>;
   recoveryCodesSealed: string | null;
   lastTimeStep: number | null;
+  apiSessionId: string | null;
 }
 
 export interface PostureChecksTable extends EntityColumns {
@@ -359,6 +366,7 @@ export interface Database {
   identities_roleAttributes: IdentitiesRoleAttributesTable;
   identity_service_configs: IdentityServiceConfigsTable;
   identity_types: IdentityTypesTable;
+  mfa_failures: MfaFailuresTable;
   mfas: MfasTable;
   posture_checks: PostureChecksTable;
   posture_checks_roleAttributes: PostureChecksRoleAttributesTable;

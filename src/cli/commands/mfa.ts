@@ -72,7 +72,13 @@ export function registerMfa(program: Command, io: CliIo): void {
       if (d.isVerified)
         throw new CliError('error: MFA is already enabled for this identity (`edgectl mfa disable` removes it)', 1);
       const url = d.provisioningUrl;
-      if (!url) throw new CliError('error: the controller did not send the provisioning URL of the enrollment', 1);
+      // Only the API session that started an enrollment is shown its secret (docs/decisions.md, TOTP MFA).
+      if (!url)
+        throw new CliError(
+          'error: an enrollment started by another login is pending; only that login can finish it. ' +
+            '`edgectl mfa disable` removes it, then run `edgectl mfa enable` again',
+          1,
+        );
       const secret = new URL(url).searchParams.get('secret') ?? '';
       if (resumed) io.err('note: continuing the enrollment started before (not verified yet)');
       if (io.isTTY && opts.code === undefined) {

@@ -1,7 +1,8 @@
 /**
  * TOTP MFA on both APIs and its admin removal (parity: docs/reference-notes.md §4.4, §6; docs/decisions.md
  * "TOTP MFA"). Only the routes §4.4 lists are open to a partial session. Every route that checks a code runs
- * under the authentication rate limiter, keyed per identity, so six-digit codes cannot be guessed at speed.
+ * under the authentication rate limiter, keyed per API session; wrong codes are counted and bounded per
+ * identity by the model (services/mfa-failures.ts).
  */
 import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
@@ -92,9 +93,13 @@ const caller = (rc: RequestContext) => ({
   identityId: rc.principal!.identity.id,
 });
 
-/** Runs a code check under the auth limiter: wrong codes spend the identity's failure budget. */
+/**
+ * Runs a code check under the auth limiter. Its account is the API session, not the identity: the identity's
+ * bound is the stored count of wrong codes (services/mfa-failures.ts), and an identity-wide budget would let
+ * whoever burns it get the real user's right code refused with 429.
+ */
 const limited = <T>(rc: RequestContext, run: () => Promise<T>): Promise<T> =>
-  rc.deps.authLimiter.attempt(rc.req.ip, `mfa:${rc.principal!.identity.id}`, run);
+  rc.deps.authLimiter.attempt(rc.req.ip, `mfa:${rc.principal!.apiSessionId}`, run);
 
 export const mfaRoutes: RouteDef[] = [
   {
@@ -124,7 +129,7 @@ export const mfaRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailMfaEnvelope',
     async handler(rc) {
-      return ok(await mfaDetail(rc.ctx, rc.principal!.identity));
+      return ok(await mfaDetail(rc.ctx, caller(rc), rc.principal!.identity.name));
     },
   },
   {
@@ -137,7 +142,7 @@ export const mfaRoutes: RouteDef[] = [
     success: 201,
     envelope: 'createEnvelope',
     async handler(rc) {
-      const id = await enrollMfa(rc.ctx, rc.principal!.identity.id);
+      const id = await enrollMfa(rc.ctx, caller(rc));
       return { status: 201, data: { id, _links: { self: { href: './current-identity/mfa' } } } };
     },
   },
@@ -151,7 +156,7 @@ export const mfaRoutes: RouteDef[] = [
     success: 200,
     envelope: 'empty',
     async handler(rc) {
-      await limited(rc, () => deleteOwnMfa(rc.ctx, rc.principal!.identity.id, codeOf(rc)));
+      await limited(rc, () => deleteOwnMfa(rc.ctx, caller(rc), codeOf(rc)));
       return empty();
     },
   },
@@ -181,7 +186,7 @@ export const mfaRoutes: RouteDef[] = [
     produces: ['image/png', 'application/json'],
     success: 200,
     async handler(rc) {
-      const url = await mfaQrUrl(rc.ctx, rc.principal!.identity);
+      const url = await mfaQrUrl(rc.ctx, caller(rc), rc.principal!.identity.name);
       // parity: §6, a 256×256 PNG with medium error correction.
       const png = await QRCode.toBuffer(url, { type: 'png', width: 256, errorCorrectionLevel: 'M' });
       await rc.reply.code(200).type('image/png').header('cache-control', 'no-store').send(png);
@@ -199,7 +204,7 @@ export const mfaRoutes: RouteDef[] = [
     envelope: 'detailMfaRecoveryCodesEnvelope',
     async handler(rc) {
       const code = codeOf(rc) ?? (await getBodyCode(rc));
-      const codes = await limited(rc, () => maskedRecoveryCodes(rc.ctx, rc.principal!.identity.id, code));
+      const codes = await limited(rc, () => maskedRecoveryCodes(rc.ctx, caller(rc), code));
       return ok({ recoveryCodes: codes });
     },
   },
@@ -213,7 +218,7 @@ export const mfaRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailMfaRecoveryCodesEnvelope',
     async handler(rc) {
-      const codes = await limited(rc, () => regenerateRecoveryCodes(rc.ctx, rc.principal!.identity.id, codeOf(rc)));
+      const codes = await limited(rc, () => regenerateRecoveryCodes(rc.ctx, caller(rc), codeOf(rc)));
       // The reference answers an empty object; the new codes are shown here once (docs/decisions.md).
       rc.reply.header('cache-control', 'no-store');
       return ok({ recoveryCodes: codes });

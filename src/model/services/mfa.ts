@@ -8,8 +8,13 @@
  *   costs one hash whatever the number of codes. Their clear text is kept (sealed) only until verification,
  *   for the enrollment detail; afterwards it exists nowhere, and only regenerating shows new codes.
  *
+ * - An unverified enrollment belongs to the API session that started it: only that session sees its secret and
+ *   recovery codes and can verify it; it goes with that session (issue #19 item 11).
+ * - Wrong codes against a verified enrollment are counted and bounded (mfa-failures.ts, issue #19 item 4).
+ *
  * A code is consumed in the same transaction as what it authorises (verification, deletion, new recovery
- * codes, the session's factor), so a refused request changes nothing and a code serves one request.
+ * codes, the session's factor), so a refused request changes nothing but the count of wrong codes, and a code
+ * serves one request.
  */
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { generateSecret, verify as verifyTotp } from 'otplib';
@@ -34,6 +39,17 @@ import { hashWithSalt } from '../password.js';
 import { open, seal } from '../secret-box.js';
 import { isMfaQuery } from './auth-queries.js';
 import { emitMfaPassed, emitMfaRemoved } from './mfa-events.js';
+import {
+  clearOwnFailures,
+  isLocked,
+  lockedError,
+  logFailure,
+  recentFailures,
+  recordFailure,
+  type CodeKind,
+  type FailureOutcome,
+  type MfaCaller,
+} from './mfa-failures.js';
 import { recordMfaPassed } from '../posture/state.js';
 import { mfaRemoved } from '../posture/responses.js';
 
@@ -77,8 +93,12 @@ export function provisioningUrl(issuer: string, identityName: string, secret: st
   return `otpauth://totp/${i}:${encodeURIComponent(identityName)}?issuer=${i}&secret=${secret}`;
 }
 
-/** Starts an enrollment; any existing one, verified or not, is 409 MFA_EXISTS. Answers the enrollment id. */
-export async function enrollMfa(ctx: Ctx, identityId: string): Promise<string> {
+/**
+ * Starts an enrollment bound to the caller's API session; any existing one, verified or not, is 409
+ * MFA_EXISTS. Answers the enrollment id.
+ */
+export async function enrollMfa(ctx: Ctx, caller: MfaCaller): Promise<string> {
+  const { identityId } = caller;
   if (await mfaOfIdentity(ctx.db, identityId)) throw new DomainError('MFA_EXISTS');
   const id = newId(16);
   const secret = generateSecret({ length: 20 });
@@ -92,6 +112,7 @@ export async function enrollMfa(ctx: Ctx, identityId: string): Promise<string> {
       recoverySalt: recovery.salt,
       recoveryHashes: recovery.hashes,
       recoveryCodesSealed: seal(key(ctx), JSON.stringify(recovery.codes), codesAad(id)),
+      apiSessionId: caller.apiSessionId,
       createdAt: iso(ctx.now()),
     });
   });
@@ -103,6 +124,9 @@ async function requireMfa(db: Executor, identityId: string): Promise<MfaRecord> 
   if (!mfa) throw noMfa();
   return mfa;
 }
+
+/** Whether the enrollment is unverified and was started by the caller's session: only then are its parts shown. */
+const ownPending = (m: MfaRecord, caller: MfaCaller) => !m.isVerified && m.apiSessionId === caller.apiSessionId;
 
 /** The clear secret of an enrollment; undefined when it cannot be opened (another token key). */
 const secretOf = (ctx: Ctx, m: MfaRecord) => open(key(ctx), m.secretSealed, secretAad(m.id));
@@ -118,9 +142,12 @@ function unverifiedParts(ctx: Ctx, m: MfaRecord, identityName: string) {
   };
 }
 
-/** The enrollment detail; `provisioningUrl` and `recoveryCodes` only while unverified. None: 404. */
-export async function mfaDetail(ctx: Ctx, identity: { id: string; name: string }): Promise<Record<string, unknown>> {
-  const m = await requireMfa(ctx.db, identity.id);
+/**
+ * The enrollment detail; `provisioningUrl` and `recoveryCodes` only while unverified, and only to the session
+ * that started it (other sessions see that one is pending). None: 404.
+ */
+export async function mfaDetail(ctx: Ctx, caller: MfaCaller, identityName: string): Promise<Record<string, unknown>> {
+  const m = await requireMfa(ctx.db, caller.identityId);
   const out: Record<string, unknown> = {
     id: m.id,
     createdAt: m.createdAt,
@@ -129,18 +156,18 @@ export async function mfaDetail(ctx: Ctx, identity: { id: string; name: string }
     _links: { self: { href: './current-identity/mfa' } },
     isVerified: m.isVerified,
   };
-  if (!m.isVerified) {
-    const parts = unverifiedParts(ctx, m, identity.name);
+  if (ownPending(m, caller)) {
+    const parts = unverifiedParts(ctx, m, identityName);
     if (parts.provisioningUrl) out.provisioningUrl = parts.provisioningUrl;
     out.recoveryCodes = parts.recoveryCodes;
   }
   return out;
 }
 
-/** The provisioning URL a QR code shows: only while unverified (verified or none: 404). */
-export async function mfaQrUrl(ctx: Ctx, identity: { id: string; name: string }): Promise<string> {
-  const m = await requireMfa(ctx.db, identity.id);
-  const url = m.isVerified ? undefined : unverifiedParts(ctx, m, identity.name).provisioningUrl;
+/** The provisioning URL a QR code shows: only while unverified, to the session that started it (else 404). */
+export async function mfaQrUrl(ctx: Ctx, caller: MfaCaller, identityName: string): Promise<string> {
+  const m = await requireMfa(ctx.db, caller.identityId);
+  const url = ownPending(m, caller) ? unverifiedParts(ctx, m, identityName).provisioningUrl : undefined;
   if (!url) throw noMfa();
   return url;
 }
@@ -203,25 +230,49 @@ async function consumeRecovery(ctx: Ctx, trx: Executor, m: MfaRecord, hash: Buff
 
 type Accepts = 'totp' | 'totp-or-recovery';
 
+type Checked<T> = { ok: true; value: T } | { ok: false; locked?: CodeKind; failure?: FailureOutcome };
+
 /**
  * Checks `code` and, in the same transaction, runs `then`: a wrong code is 401 MFA_INVALID_TOKEN and changes
- * nothing. TOTP is tried first (cheap); a recovery code only when `accepts` allows it and the code has its form.
+ * nothing but the count of wrong codes. TOTP is tried first (cheap); a recovery code only when `accepts`
+ * allows it and the code has its form. With `consume` false the code is only checked (not used up).
+ *
+ * Against a verified enrollment a presented code is first held against the locks and a wrong one is counted
+ * (mfa-failures.ts), in the transaction that checks it, so concurrent guesses cannot overdraw the count. A
+ * pending enrollment's secret is its session's own: nothing there to guess, nothing counted.
  */
 async function withCode<T>(
   ctx: Ctx,
+  caller: MfaCaller,
   m: MfaRecord,
   code: string | undefined,
   accepts: Accepts,
   then: (trx: Executor) => Promise<T>,
+  consume = true,
 ): Promise<T> {
-  if (typeof code !== 'string' || code === '') throw invalidCode();
+  if (typeof code !== 'string' || code.trim() === '') throw invalidCode();
   const code_ = code.trim();
-  const hash = accepts === 'totp-or-recovery' && !TOTP_CODE.test(code_) ? await recoveryHash(ctx, m, code_) : undefined;
-  return withTx(ctx.db, async (trx) => {
-    const ok = hash ? await consumeRecovery(ctx, trx, m, hash) : await consumeTotp(ctx, trx, m, code_);
-    if (!ok) throw invalidCode();
-    return then(trx);
+  const kind: CodeKind = accepts === 'totp' || TOTP_CODE.test(code_) ? 'totp' : 'recovery';
+  const counted = m.isVerified;
+  // A locked kind is refused before a recovery code costs its hash.
+  if (counted && isLocked(kind, (await recentFailures(ctx, ctx.db, m.id, caller)).total)) throw lockedError(kind);
+  const hash = kind === 'recovery' ? await recoveryHash(ctx, m, code_) : undefined;
+  const checked = await withTx(ctx.db, async (trx): Promise<Checked<T>> => {
+    // Removed or replaced meanwhile: the code cannot be right, and there is nothing left to count against.
+    if ((await mfaOfIdentity(trx, m.identityId))?.id !== m.id) return { ok: false };
+    if (counted && isLocked(kind, (await recentFailures(ctx, trx, m.id, caller)).total))
+      return { ok: false, locked: kind };
+    const ok =
+      kind === 'recovery'
+        ? hash !== undefined && (await consumeRecovery(ctx, trx, m, hash, !consume))
+        : await consumeTotp(ctx, consume ? trx : undefined, m, code_);
+    if (!ok) return { ok: false, failure: counted ? await recordFailure(ctx, trx, m.id, caller) : undefined };
+    if (counted) await clearOwnFailures(trx, m.id, caller);
+    return { ok: true, value: await then(trx) };
   });
+  if (checked.ok) return checked.value;
+  if (checked.failure) logFailure(ctx, caller, checked.failure);
+  throw checked.locked ? lockedError(checked.locked) : invalidCode();
 }
 
 /** Marks an API session's MFA factor as passed: the MFA query leaves its outstanding queries. */
@@ -236,10 +287,7 @@ async function passMfa(ctx: Ctx, trx: Executor, apiSessionId: string, at: Date):
   );
 }
 
-export interface MfaCaller {
-  apiSessionId: string;
-  identityId: string;
-}
+export type { MfaCaller };
 
 /**
  * Verifies a fresh enrollment with a TOTP code (none or already verified: 404). The caller's session passes
@@ -247,9 +295,10 @@ export interface MfaCaller {
  */
 export async function verifyMfa(ctx: Ctx, caller: MfaCaller, code: string | undefined): Promise<void> {
   const m = await requireMfa(ctx.db, caller.identityId);
-  if (m.isVerified) throw noMfa();
+  // Another session's pending enrollment is not the caller's to verify (stricter than the reference).
+  if (!ownPending(m, caller)) throw noMfa();
   const at = ctx.now();
-  await withCode(ctx, m, code, 'totp', async (trx) => {
+  await withCode(ctx, caller, m, code, 'totp', async (trx) => {
     await markMfaVerified(trx, m.id, iso(at));
     await passMfa(ctx, trx, caller.apiSessionId, at);
   });
@@ -273,14 +322,16 @@ export async function authenticateMfa(ctx: Ctx, caller: MfaCaller, code: string 
   const m = await mfaOfIdentity(ctx.db, caller.identityId);
   if (!m || !m.isVerified) throw new DomainError('MFA_NOT_ENROLLED');
   const at = ctx.now();
-  await withCode(ctx, m, code, 'totp-or-recovery', (trx) => passMfa(ctx, trx, caller.apiSessionId, at));
+  await withCode(ctx, caller, m, code, 'totp-or-recovery', (trx) => passMfa(ctx, trx, caller.apiSessionId, at));
   mfaPassed(ctx, caller, at);
 }
 
 /** Removes the caller's enrollment: unverified without a code, verified with a TOTP or recovery code. */
-export async function deleteOwnMfa(ctx: Ctx, identityId: string, code: string | undefined): Promise<void> {
+export async function deleteOwnMfa(ctx: Ctx, caller: MfaCaller, code: string | undefined): Promise<void> {
+  const { identityId } = caller;
   const m = await requireMfa(ctx.db, identityId);
-  if (m.isVerified) await withCode(ctx, m, code, 'totp-or-recovery', (trx) => deleteMfaOfIdentity(trx, identityId));
+  if (m.isVerified)
+    await withCode(ctx, caller, m, code, 'totp-or-recovery', (trx) => deleteMfaOfIdentity(trx, identityId));
   else await deleteMfaOfIdentity(ctx.db, identityId);
   await mfaGone(ctx, identityId);
 }
@@ -301,10 +352,10 @@ async function requireVerified(db: Executor, identityId: string): Promise<MfaRec
  * The remaining recovery codes, masked: their clear text exists only until verification (docs/decisions.md).
  * Needs a TOTP code, as the reference's read does.
  */
-export async function maskedRecoveryCodes(ctx: Ctx, identityId: string, code: string | undefined): Promise<string[]> {
-  const m = await requireVerified(ctx.db, identityId);
-  return withCode(ctx, m, code, 'totp', async (trx) => {
-    const current = await requireMfa(trx, identityId);
+export async function maskedRecoveryCodes(ctx: Ctx, caller: MfaCaller, code: string | undefined): Promise<string[]> {
+  const m = await requireVerified(ctx.db, caller.identityId);
+  return withCode(ctx, caller, m, code, 'totp', async (trx) => {
+    const current = await requireMfa(trx, caller.identityId);
     return current.recoveryHashes.map(() => MASKED_CODE);
   });
 }
@@ -312,19 +363,14 @@ export async function maskedRecoveryCodes(ctx: Ctx, identityId: string, code: st
 /** Replaces all recovery codes (TOTP or recovery code) and answers the new ones: the only time they are shown. */
 export async function regenerateRecoveryCodes(
   ctx: Ctx,
-  identityId: string,
+  caller: MfaCaller,
   code: string | undefined,
 ): Promise<string[]> {
-  const m = await requireVerified(ctx.db, identityId);
-  // A wrong code is refused before the twenty new hashes are spent on it.
-  const code_ = (code ?? '').trim();
-  const hash = TOTP_CODE.test(code_) ? undefined : await recoveryHash(ctx, m, code_);
-  const plausible = hash
-    ? await consumeRecovery(ctx, ctx.db, m, hash, true)
-    : await consumeTotp(ctx, undefined, m, code_);
-  if (!plausible) throw invalidCode();
+  const m = await requireVerified(ctx.db, caller.identityId);
+  // A wrong code is refused (and counted) before the twenty new hashes are spent on it.
+  await withCode(ctx, caller, m, code, 'totp-or-recovery', async () => undefined, false);
   const recovery = await hashedRecoveryCodes(ctx);
-  await withCode(ctx, m, code, 'totp-or-recovery', (trx) =>
+  await withCode(ctx, caller, m, code, 'totp-or-recovery', (trx) =>
     setRecoveryHashes(trx, m.id, recovery.salt, recovery.hashes, iso(ctx.now())),
   );
   return recovery.codes;

@@ -1,9 +1,12 @@
-/** Migrations: each one is applied atomically with its record, so an interrupted or failed one leaves nothing behind. */
+/**
+ * Migrations: each one is applied atomically with its record, so an interrupted or failed one leaves nothing
+ * behind; and what a migration does to existing rows.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql, type Kysely, type Migration } from 'kysely';
 import { openStore } from '../../../src/store/db.js';
-import { migrationNames, runMigrations } from '../../../src/store/migrations/index.js';
+import { knownMigrations, migrationNames, runMigrations } from '../../../src/store/migrations/index.js';
 
 test('a fresh store records every migration once; running again changes nothing', async () => {
   const store = await openStore(':memory:');
@@ -36,5 +39,24 @@ test('a failing migration leaves neither its tables nor its record, and can be r
     (await store.db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name),
     ['9001-broken'],
   );
+  await store.close();
+});
+
+test('0013 keeps verified MFA enrollments and drops pending ones, which have no API session to belong to', async () => {
+  const store = await openStore(':memory:', { migrate: false });
+  const upTo12 = Object.fromEntries(Object.entries(knownMigrations).filter(([name]) => name < '0013'));
+  await runMigrations(store.db, upTo12);
+  // Enrollment rows alone: their identities do not matter here.
+  store.raw.pragma('foreign_keys = OFF');
+  const insert = store.raw.prepare(
+    `insert into mfas (id, "createdAt", "updatedAt", "identityId", "isVerified", "secretSealed", "recoverySalt")
+     values (?, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', ?, ?, 's', 'r')`,
+  );
+  insert.run('verified', 'identity-1', 1);
+  insert.run('pending', 'identity-2', 0);
+  store.raw.pragma('foreign_keys = ON');
+  await runMigrations(store.db, knownMigrations);
+  const rows = store.raw.prepare(`select id, "apiSessionId" from mfas order by id`).all();
+  assert.deepEqual(rows, [{ id: 'verified', apiSessionId: null }]);
   await store.close();
 });
