@@ -11,17 +11,11 @@
  */
 import { TokenBuckets, limitBucket, limitKeys, limitSection, rateLimited, type BucketConfig } from './rate-limit.js';
 
-export interface CertRateLimitConfig {
-  enabled: boolean;
-  perApiSession: BucketConfig;
-  perIdentity: BucketConfig;
-}
+const PER_API_SESSION: BucketConfig = { burst: 10, perMinute: 3 };
+const PER_IDENTITY: BucketConfig = { burst: 30, perMinute: 10 };
 
-export const CERT_RATE_LIMIT_DEFAULTS: CertRateLimitConfig = {
-  enabled: true,
-  perApiSession: { burst: 10, perMinute: 3 },
-  perIdentity: { burst: 30, perMinute: 10 },
-};
+export const CERT_RATE_LIMIT_DEFAULTS = { enabled: true, perApiSession: PER_API_SESSION, perIdentity: PER_IDENTITY };
+export type CertRateLimitConfig = typeof CERT_RATE_LIMIT_DEFAULTS;
 
 /** The members `parseCertRateLimit` reads, as dotted paths (derived from the defaults). */
 export const CERT_RATE_LIMIT_KEYS: readonly string[] = limitKeys(CERT_RATE_LIMIT_DEFAULTS);

@@ -10,14 +10,7 @@ import { createIdentity, createUser, startTestServer, type ApiClient, type TestS
 import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
-import {
-  SANS_BOUND,
-  SIZE_BOUND,
-  assertCsrRefused,
-  csrWithHosts,
-  csrWithJunkSans,
-  oversizedCsr,
-} from '../harness/csrs.js';
+import { assertSansRefused, assertSizeRefused, csrWithHosts, csrWithJunkSans, oversizedCsr } from '../harness/csrs.js';
 import {
   generateKeyAndCsr,
   parseCertificate,
@@ -156,8 +149,8 @@ describe('API session certificates', () => {
   test('CSRs beyond 32 KiB or 100 SANs are refused naming the bound; junk SANs are left out', async () => {
     const user = await createUser(server, admin);
     const create = (csr: string) => user.client.post('/current-api-session/certificates', { csr });
-    assertCsrRefused(await create((await oversizedCsr('big')).csrPem), SIZE_BOUND);
-    assertCsrRefused(await create((await csrWithHosts('many')).csrPem), SANS_BOUND);
+    assertSizeRefused(await create((await oversizedCsr('big')).csrPem));
+    assertSansRefused(await create((await csrWithHosts('many')).csrPem));
     const res = await create((await csrWithJunkSans('junk')).csrPem);
     assert.equal(res.status, 201, res.text);
     const session = (await user.client.get('/current-api-session')).body.data;
@@ -348,8 +341,8 @@ describe('identity certificate extension: CSR bounds and names', () => {
         `/current-identity/authenticators/${me.authenticatorId}/extend`,
         { clientCertCsr },
       );
-    assertCsrRefused(await extend((await oversizedCsr('big')).csrPem), SIZE_BOUND);
-    assertCsrRefused(await extend((await csrWithHosts('many')).csrPem), SANS_BOUND);
+    assertSizeRefused(await extend((await oversizedCsr('big')).csrPem));
+    assertSansRefused(await extend((await csrWithHosts('many')).csrPem));
     const res = await extend((await csrWithJunkSans('junk')).csrPem);
     assert.equal(res.status, 200, res.text);
     const [leaf] = parseCertificates(res.body.data.clientCert);

@@ -41,12 +41,16 @@ export async function csrWithJunkSans(commonName: string): Promise<KeyAndCsr & {
   };
 }
 
-/** The bounds as the refusals name them. */
-export const SIZE_BOUND = /at most 32768 bytes \(32 KiB\) are accepted/;
-export const SANS_BOUND = /asks for 101 subject alternative names; at most 100 are accepted/;
-
 /** 400 COULD_NOT_PROCESS_CSR whose cause names `bound`. */
-export function assertCsrRefused(res: ResponseLike, bound: RegExp): void {
+function assertCsrRefused(res: ResponseLike, bound: RegExp): void {
   assertError(res, 400, 'COULD_NOT_PROCESS_CSR');
   assert.match(String(res.body.error.cause?.message), bound);
 }
+
+/** Refused for its size, the 32 KiB bound named. */
+export const assertSizeRefused = (res: ResponseLike) =>
+  assertCsrRefused(res, /at most 32768 bytes \(32 KiB\) are accepted/);
+
+/** Refused for asking for 101 SANs, the bound of 100 named. */
+export const assertSansRefused = (res: ResponseLike) =>
+  assertCsrRefused(res, /asks for 101 subject alternative names; at most 100 are accepted/);
