@@ -13,7 +13,18 @@
  * A refusal is 429 RATE_LIMITED with `Retry-After` (seconds), answered before any Argon2 or database work.
  */
 import { DomainError } from '../model/errors.js';
-import { ConcurrencyGate, GateFull, TokenBuckets, type BucketConfig, type Take } from './rate-limit.js';
+import {
+  ConcurrencyGate,
+  GateFull,
+  TokenBuckets,
+  limitBucket,
+  limitInt,
+  limitKeys,
+  limitSection,
+  rateLimited,
+  type BucketConfig,
+  type Take,
+} from './rate-limit.js';
 
 export interface AuthRateLimitConfig {
   enabled: boolean;
@@ -36,50 +47,22 @@ export const AUTH_RATE_LIMIT_DEFAULTS: AuthRateLimitConfig = {
 const BUCKETS = ['perSource', 'failuresPerSource', 'failuresPerAccount'] as const;
 
 /** The members `parseAuthRateLimit` reads, as dotted paths: derived from the defaults, so the two cannot drift. */
-export const AUTH_RATE_LIMIT_KEYS: readonly string[] = Object.entries(AUTH_RATE_LIMIT_DEFAULTS).flatMap(([k, v]) =>
-  typeof v === 'object' && v !== null ? Object.keys(v).map((m) => `${k}.${m}`) : [k],
-);
-
-function positiveInt(path: string, v: unknown, fallback: number, min: number): number {
-  if (v === undefined || v === null) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${path} must be an integer of at least ${min}`);
-  return n;
-}
+export const AUTH_RATE_LIMIT_KEYS: readonly string[] = limitKeys(AUTH_RATE_LIMIT_DEFAULTS);
 
 /** Reads `edge.api.rateLimit.auth` from the config file; absent members keep their defaults. */
 export function parseAuthRateLimit(raw: unknown, path = 'edge.api.rateLimit.auth'): AuthRateLimitConfig {
   const d = AUTH_RATE_LIMIT_DEFAULTS;
-  if (raw === undefined || raw === null) return d;
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${path} must be a mapping`);
-  const r = raw as Record<string, unknown>;
-  if (r.enabled !== undefined && typeof r.enabled !== 'boolean')
-    throw new Error(`${path}.enabled must be true or false`);
+  const r = limitSection(path, raw);
+  if (r === undefined) return d;
   const out: AuthRateLimitConfig = {
     ...d,
     enabled: (r.enabled as boolean | undefined) ?? d.enabled,
-    maxConcurrent: positiveInt(`${path}.maxConcurrent`, r.maxConcurrent, d.maxConcurrent, 1),
-    maxQueued: positiveInt(`${path}.maxQueued`, r.maxQueued, d.maxQueued, 0),
+    maxConcurrent: limitInt(`${path}.maxConcurrent`, r.maxConcurrent, d.maxConcurrent, 1),
+    maxQueued: limitInt(`${path}.maxQueued`, r.maxQueued, d.maxQueued, 0),
   };
-  for (const name of BUCKETS) {
-    const b = r[name];
-    if (b === undefined || b === null) continue;
-    if (typeof b !== 'object' || Array.isArray(b))
-      throw new Error(`${path}.${name} must be a mapping with burst and perMinute`);
-    const m = b as Record<string, unknown>;
-    out[name] = {
-      burst: positiveInt(`${path}.${name}.burst`, m.burst, d[name].burst, 1),
-      perMinute: positiveInt(`${path}.${name}.perMinute`, m.perMinute, d[name].perMinute, 0),
-    };
-  }
+  for (const name of BUCKETS) out[name] = limitBucket(`${path}.${name}`, r[name], d[name]);
   return out;
 }
-
-export const rateLimited = (retryAfterSeconds: number) =>
-  new DomainError('RATE_LIMITED', {
-    causeMessage: 'you have hit a rate limit in the requested operation',
-    retryAfterSeconds,
-  });
 
 /** The credential failures that spend the failure budgets; anything else (bad request, success) gives it back. */
 const isCredentialFailure = (e: unknown) =>

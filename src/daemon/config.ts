@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { parseDuration } from './duration.js';
 import { AUTH_RATE_LIMIT_KEYS, parseAuthRateLimit, type AuthRateLimitConfig } from './auth-limiter.js';
+import { CERT_RATE_LIMIT_KEYS, parseCertRateLimit, type CertRateLimitConfig } from './issuance-limiter.js';
 
 export interface DaemonConfig {
   dataDir: string;
@@ -23,6 +24,8 @@ export interface DaemonConfig {
   advertisedPort?: number;
   /** Authentication rate limits (`edge.api.rateLimit.auth`, see auth-limiter.ts). */
   authRateLimit: AuthRateLimitConfig;
+  /** Rate limits of certificates signed for logged-in callers (`edge.api.rateLimit.certificates`). */
+  certRateLimit: CertRateLimitConfig;
   /** Connection and request-time bounds of the listener (docs/decisions.md, "Connections"). */
   limits: ConnectionLimits;
   /** Issuer named in TOTP provisioning URLs (`edge.totp.issuer`). */
@@ -89,6 +92,7 @@ export const CONFIG_KEYS = [
   'edge.enrollment.edgeRouter.duration',
   'edge.totp.issuer',
   ...AUTH_RATE_LIMIT_KEYS.map((k) => `edge.api.rateLimit.auth.${k}` as const),
+  ...CERT_RATE_LIMIT_KEYS.map((k) => `edge.api.rateLimit.certificates.${k}` as const),
   'web.cors.allowedOrigins',
   'limits.maxConnections',
   'limits.maxConnectionsPerAddress',
@@ -98,7 +102,7 @@ export const CONFIG_KEYS = [
   'metrics.listen',
   'store.wal.restartSizeMiB',
 ] as const;
-type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth';
+type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth' | 'edge.api.rateLimit.certificates';
 
 function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -358,6 +362,7 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
       1000,
     ),
     authRateLimit: parseAuthRateLimit(get(doc, 'edge.api.rateLimit.auth')),
+    certRateLimit: parseCertRateLimit(get(doc, 'edge.api.rateLimit.certificates')),
     totpIssuer: totpIssuer(get(doc, 'edge.totp.issuer')),
     limits: connectionLimits(doc),
     corsAllowedOrigins: corsOrigins(get(doc, 'web.cors.allowedOrigins')),

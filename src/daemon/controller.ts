@@ -17,6 +17,7 @@ import { listenerCaPem } from './listener-trust.js';
 import { pkiCapability } from './pki-capability.js';
 import type { DaemonDeps } from './deps.js';
 import { AuthLimiter } from './auth-limiter.js';
+import { IssuanceLimiter } from './issuance-limiter.js';
 import { STORE_FILE } from './store-check.js';
 import type { DaemonMetrics } from './metrics.js';
 import { VERSION } from '../version.js';
@@ -99,6 +100,7 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
       startedAt: new Date(),
       version: VERSION,
       authLimiter: new AuthLimiter(cfg.authRateLimit),
+      issuanceLimiter: new IssuanceLimiter(cfg.certRateLimit),
       database: new DatabaseOps({
         ctx,
         store,

@@ -1,5 +1,6 @@
 import type { DatabaseOps } from '../model/integrity/run.js';
 import type { AuthLimiter } from './auth-limiter.js';
+import type { IssuanceLimiter } from './issuance-limiter.js';
 
 /** What the routes need from the running daemon besides the model context. */
 export interface DaemonDeps {
@@ -12,6 +13,8 @@ export interface DaemonDeps {
   version: string;
   /** Rate limits of authentication and self-service password changes. */
   authLimiter: AuthLimiter;
+  /** Rate limits of certificates signed for a logged-in caller (API-session certificates, extension). */
+  issuanceLimiter: IssuanceLimiter;
   /** The integrity scan and fix, and online snapshots of the store (routes/database.ts). */
   database: DatabaseOps;
 }

@@ -1,7 +1,9 @@
 /**
- * Building blocks of the authentication limiter (auth-limiter.ts): token buckets by key and a concurrency gate
- * with a bounded queue. Pure: no HTTP, no database, the clock is injected.
+ * Building blocks of the limiters (auth-limiter.ts, issuance-limiter.ts): token buckets by key, a concurrency
+ * gate with a bounded queue, the 429 they answer and the reading of their config sections. Pure: no HTTP, no
+ * database, the clock is injected.
  */
+import { DomainError } from '../model/errors.js';
 
 export interface BucketConfig {
   /** Tokens a key starts with, and the most it can save up. */
@@ -104,3 +106,46 @@ export class ConcurrencyGate {
     return { running: this.running, queued: this.waiting.length };
   }
 }
+
+/** 429 RATE_LIMITED with `Retry-After` (seconds). */
+export const rateLimited = (retryAfterSeconds: number) =>
+  new DomainError('RATE_LIMITED', {
+    causeMessage: 'you have hit a rate limit in the requested operation',
+    retryAfterSeconds,
+  });
+
+/** A limiter's section of the config file: absent is `undefined`; anything but a mapping is refused. */
+export function limitSection(path: string, raw: unknown): Record<string, unknown> | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${path} must be a mapping`);
+  const r = raw as Record<string, unknown>;
+  if (r.enabled !== undefined && typeof r.enabled !== 'boolean')
+    throw new Error(`${path}.enabled must be true or false`);
+  return r;
+}
+
+/** A whole number of at least `min` at `path`, or `fallback` when absent. */
+export function limitInt(path: string, v: unknown, fallback: number, min: number): number {
+  if (v === undefined || v === null) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${path} must be an integer of at least ${min}`);
+  return n;
+}
+
+/** A `{burst, perMinute}` mapping at `path`; absent members keep `d`'s. */
+export function limitBucket(path: string, raw: unknown, d: BucketConfig): BucketConfig {
+  if (raw === undefined || raw === null) return d;
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new Error(`${path} must be a mapping with burst and perMinute`);
+  const m = raw as Record<string, unknown>;
+  return {
+    burst: limitInt(`${path}.burst`, m.burst, d.burst, 1),
+    perMinute: limitInt(`${path}.perMinute`, m.perMinute, d.perMinute, 0),
+  };
+}
+
+/** The members a limiter's config section may hold, as dotted paths, derived from its defaults. */
+export const limitKeys = (defaults: object): string[] =>
+  Object.entries(defaults).flatMap(([k, v]) =>
+    typeof v === 'object' && v !== null ? Object.keys(v).map((m) => `${k}.${m}`) : [k],
+  );

@@ -7,6 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { normalizeHost } from './certificate.js';
 import type { SubjectAltNames } from './certificate.js';
+import { assertCsrSans, assertCsrSize } from './csr-bounds.js';
 import { PkiError } from './errors.js';
 import { assertAcceptableKey, describeKey, generateKeyPair, privateKeyToPem, toWebSigningKey } from './keys.js';
 import type { KeyDescription, KeyType } from './keys.js';
@@ -24,7 +25,7 @@ export interface ParsedCsr {
   /** The subject Name exactly as encoded in the CSR, copied into issued certificates unchanged. */
   readonly subjectDer: Buffer;
   readonly commonName: string | undefined;
-  /** SANs requested through the extensionRequest attribute. */
+  /** SANs requested through the extensionRequest attribute (read on first use; a PkiError if unreadable). */
   readonly sans: SubjectAltNames;
   readonly publicKey: KeyObject;
   readonly publicKeySpki: Buffer;
@@ -33,40 +34,56 @@ export interface ParsedCsr {
   readonly raw: InstanceType<typeof x509.Pkcs10CertificateRequest>;
 }
 
+/** The SANs of a CSR's (first) subjectAltName extension; DNS names lowercase, IPs normalised. */
+function requestedSans(raw: InstanceType<typeof x509.Pkcs10CertificateRequest>): SubjectAltNames {
+  const dns: string[] = [];
+  const ip: string[] = [];
+  const uri: string[] = [];
+  const email: string[] = [];
+  const sanExt = raw.getExtension('2.5.29.17');
+  if (sanExt !== null) {
+    const names = new x509.SubjectAlternativeNameExtension(sanExt.rawData).names;
+    for (const n of names.items) {
+      if (n.type === 'dns') dns.push(n.value.toLowerCase());
+      else if (n.type === 'ip') ip.push(normalizeHost(n.value) ?? n.value);
+      else if (n.type === 'url') uri.push(n.value);
+      else if (n.type === 'email') email.push(n.value);
+    }
+  }
+  return { dns, ip, uri, email };
+}
+
 /**
- * Parses a CSR from PEM (first block, `CERTIFICATE REQUEST`) or DER. Does not check the signature or the key
- * policy: {@link parseAndVerifyCsr} does.
- * @throws PkiError `not-pem`, `wrong-pem-type` or `bad-der`.
+ * Parses a CSR from PEM (first block, `CERTIFICATE REQUEST`) or DER, once it is within the bounds of
+ * csr-bounds.ts (32 KiB, 100 SANs). Does not check the signature or the key policy: {@link parseAndVerifyCsr}
+ * does. The SANs are read on first use of `sans`: the library reads them slowly, and most certificate profiles
+ * copy none of them.
+ * @throws PkiError `over-limit`, `not-pem`, `wrong-pem-type` or `bad-der`.
  */
 export function parseCsr(input: string | Uint8Array): ParsedCsr {
+  assertCsrSize(input);
   const der =
     typeof input === 'string'
       ? decodeFirstPemBlock(input, CSR_PEM_TYPES, 'certificate signing request').der
       : Buffer.from(input);
+  assertCsrSans(der);
   try {
     const raw = new x509.Pkcs10CertificateRequest(der);
     const publicKeySpki = Buffer.from(raw.publicKey.rawData);
     const publicKey = createPublicKey({ key: publicKeySpki, format: 'der', type: 'spki' });
-    const dns: string[] = [];
-    const ip: string[] = [];
-    const uri: string[] = [];
-    const email: string[] = [];
-    const sanExt = raw.getExtension('2.5.29.17');
-    if (sanExt !== null) {
-      const names = new x509.SubjectAlternativeNameExtension(sanExt.rawData).names;
-      for (const n of names.items) {
-        if (n.type === 'dns') dns.push(n.value.toLowerCase());
-        else if (n.type === 'ip') ip.push(normalizeHost(n.value) ?? n.value);
-        else if (n.type === 'url') uri.push(n.value);
-        else if (n.type === 'email') email.push(n.value);
-      }
-    }
+    let sans: SubjectAltNames | undefined;
     return {
       der,
       subject: raw.subject,
       subjectDer: Buffer.from(raw.subjectName.toArrayBuffer()),
       commonName: raw.subjectName.getField('CN')[0],
-      sans: { dns, ip, uri, email },
+      get sans() {
+        try {
+          return (sans ??= requestedSans(raw));
+        } catch (cause) {
+          throw new PkiError('bad-der', 'could not parse the subject alternative names of the request', { cause });
+        }
+      },
       publicKey,
       publicKeySpki,
       keyDescription: describeKey(publicKey),
@@ -89,7 +106,7 @@ export async function verifyCsrSignature(csr: ParsedCsr): Promise<boolean> {
 /**
  * Parses a CSR and checks what signing requires: the key is acceptable (RSA ≥ 2048, EC P-256/384/521) and the
  * self-signature verifies.
- * @throws PkiError `not-pem`, `wrong-pem-type`, `bad-der`, `unsupported-key` or `bad-csr`.
+ * @throws PkiError `over-limit`, `not-pem`, `wrong-pem-type`, `bad-der`, `unsupported-key` or `bad-csr`.
  */
 export async function parseAndVerifyCsr(input: string | Uint8Array | ParsedCsr): Promise<ParsedCsr> {
   const csr = typeof input === 'string' || input instanceof Uint8Array ? parseCsr(input) : input;

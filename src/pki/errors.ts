@@ -4,7 +4,7 @@
  * The module is a leaf: it does not know the wire error catalogue. Callers map {@link PkiError.reason} to a
  * wire code, e.g. `not-pem` → COULD_NOT_PARSE_PEM_BLOCK (or COULD_NOT_PARSE_BODY on `/cas/{id}/verify`),
  * `wrong-pem-type` → EXPECTED_PEM_CERTIFICATE, `bad-der` → COULD_NOT_PARSE_DER_BLOCK,
- * `bad-csr` / `unsupported-key` → COULD_NOT_PROCESS_CSR.
+ * `bad-csr` / `unsupported-key` / `over-limit` → COULD_NOT_PROCESS_CSR.
  */
 
 /** Why a PKI operation failed; a closed set so callers can map every case. */
@@ -30,7 +30,9 @@ export type PkiErrorReason =
   /** The PKI files on disk are inconsistent in a way that cannot be repaired without losing trust. */
   | 'corrupt-pki'
   /** An argument is outside what the function accepts (e.g. no usable host for a server certificate). */
-  | 'invalid-argument';
+  | 'invalid-argument'
+  /** An input is beyond a bound checked before parsing it (a CSR over 32 KiB or asking for over 100 SANs). */
+  | 'over-limit';
 
 /** Error thrown by every function of `src/pki`; `reason` says what went wrong in a machine-readable way. */
 export class PkiError extends Error {

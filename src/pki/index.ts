@@ -50,6 +50,7 @@ export {
 } from './pkcs7.js';
 
 export { CSR_PEM_TYPES, generateKeyAndCsr, parseAndVerifyCsr, parseCsr, verifyCsrSignature } from './csr.js';
+export { MAX_CSR_BYTES, MAX_CSR_SANS, countRequestedSans } from './csr-bounds.js';
 export type { GenerateKeyAndCsrOptions, KeyAndCsr, ParsedCsr } from './csr.js';
 
 export {

@@ -5,8 +5,14 @@
  * Identity naming: client certificates carry one URI SAN, a SPIFFE ID
  * `spiffe://<trust-domain>/<kind>/<id>` (kind `identity` or `router`), as the reference's newer versions do.
  * The default trust domain is `edgectl`. API-session certificates name the session as well:
- * `spiffe://<trust-domain>/identity/<identityId>/api-session/<apiSessionId>`. URI SANs requested in a client CSR
- * are dropped, so a client can never claim another identity's SPIFFE ID; DNS, IP and e-mail SANs are kept.
+ * `spiffe://<trust-domain>/identity/<identityId>/api-session/<apiSessionId>`.
+ *
+ * A client certificate carries only names the controller vouches for (issue #19 item 6): an identity's and an
+ * API session's certificate the SPIFFE ID alone, whatever the CSR asks for (the reference copies none of its
+ * SANs either); a router's client certificate also the CSR's DNS and IP SANs, a router's server certificate all
+ * of the CSR's SANs (as the reference: the router names the hosts it serves, and its enrollment is the admin's
+ * word for it). A CSR never asks for more than 100 SANs (csr-bounds.ts). URI SANs of a client CSR are never
+ * copied, so a client can never claim another identity's SPIFFE ID.
  */
 import type { KeyObject } from 'node:crypto';
 import { ExtendedKeyUsage, KeyUsage } from './authority.js';
@@ -106,7 +112,8 @@ export interface ClientCertificateOptions {
 
 /**
  * Signs a client certificate (identity `ott` enrollment, router `certCsr`, authenticator extension): subject
- * from the CSR, EKU clientAuth, URI SAN {@link spiffeId}, valid one year.
+ * from the CSR, EKU clientAuth, URI SAN {@link spiffeId} (for a router, plus the CSR's DNS and IP SANs), valid
+ * one year.
  * @throws PkiError for an unparsable CSR, an unacceptable key or a bad CSR signature.
  */
 export async function signClientCsr(
@@ -116,10 +123,11 @@ export async function signClientCsr(
 ): Promise<IssuedCertificate> {
   const req = await parseAndVerifyCsr(csr);
   const now = options.now ?? new Date();
-  const uri = spiffeId(options.trustDomain ?? DEFAULT_TRUST_DOMAIN, options.kind ?? 'identity', options.id);
+  const kind = options.kind ?? 'identity';
+  const uri = spiffeId(options.trustDomain ?? DEFAULT_TRUST_DOMAIN, kind, options.id);
   const validity = options.validityMs ?? CLIENT_CERT_VALIDITY_MS;
-  const sans = { hosts: [...req.sans.dns, ...req.sans.ip], emails: req.sans.email, uris: [uri] };
-  return issueLeaf(ca, req, now, validity, ExtendedKeyUsage.clientAuth, sans);
+  const hosts = kind === 'router' ? [...req.sans.dns, ...req.sans.ip] : [];
+  return issueLeaf(ca, req, now, validity, ExtendedKeyUsage.clientAuth, { hosts, uris: [uri] });
 }
 
 /** Options of {@link signServerCsr}. */

@@ -23,6 +23,7 @@ import {
   type KeyAndCsr,
 } from '../../src/pki/index.js';
 import { authPolicyBody } from '../harness/bodies.js';
+import { assertSansRefused, assertSizeRefused, csrWithHosts, csrWithJunkSans, oversizedCsr } from '../harness/csrs.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -208,6 +209,23 @@ describe('ott enrollment and certificate authentication', () => {
     assert.equal(d.enrollment.ott.token, ott.token);
     const good = await enrollOttPem(ott.token, csrPem, 'application/x-pem-file');
     assert.equal(good.status, 200, good.text);
+  });
+
+  test('CSRs beyond 32 KiB or 100 SANs are refused naming the bound; junk SANs are left out of the certificate', async () => {
+    const { id, ott } = await identityWithOtt();
+    assertSizeRefused(await enrollOttPem(ott.token, (await oversizedCsr('big')).csrPem));
+    assertSansRefused(await enrollOttPem(ott.token, (await csrWithHosts('many')).csrPem));
+    const json = await request(server.ca, 'POST', clientUrl('/enroll/ott'), {
+      body: { token: ott.token, clientCsr: (await csrWithHosts('many-json')).csrPem },
+    });
+    assertSansRefused(json);
+    assert.deepEqual((await admin.get(`/identities/${id}`)).body.data.authenticators, {}, 'nothing created');
+
+    const junk = await csrWithJunkSans(unique('junk'));
+    const res = await enrollOttPem(ott.token, junk.csrPem);
+    assert.equal(res.status, 200, res.text);
+    const [leaf] = parseCertificates(res.text);
+    assert.deepEqual(leaf!.sans, { dns: [], ip: [], uri: [spiffeId('edgectl', 'identity', id)], email: [] });
   });
 
   test('unknown, malformed and wrong-method tokens', async () => {

@@ -11,6 +11,7 @@ import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
 import { generateKeyAndCsr, parseCertificates, spiffeId, verifyChain } from '../../src/pki/index.js';
+import { assertSansRefused, assertSizeRefused, csrWithHosts, csrWithJunkSans, oversizedCsr } from '../harness/csrs.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -127,6 +128,32 @@ describe('edge router enrollment (erott)', () => {
     const ok = await post({ token, clientCsr: csrs.client.csrPem, serverCsr: csrs.server.csrPem }, '/enroll/erott');
     assert.equal(ok.status, 200, ok.text);
     assert.equal((await admin.get(`/edge-routers/${id}`)).body.data.isVerified, true);
+  });
+
+  test('CSRs beyond 32 KiB or 100 SANs are refused naming the bound; the client certificate keeps DNS and IP names only', async () => {
+    const { id, detail } = await createRouter('edge-routers');
+    const token = detail.data.enrollmentToken;
+    const csrs = await routerCsrs(id);
+    const post = (certCsr: string, serverCertCsr: string) =>
+      request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${token}`), { body: { certCsr, serverCertCsr } });
+    assertSansRefused(await post(csrs.client.csrPem, (await csrWithHosts(id)).csrPem));
+    assertSansRefused(await post((await csrWithHosts(id)).csrPem, csrs.server.csrPem));
+    assertSizeRefused(await post((await oversizedCsr(id)).csrPem, csrs.server.csrPem));
+    assertSizeRefused(await post(csrs.client.csrPem, (await oversizedCsr(id)).csrPem));
+    assert.equal((await admin.get(`/edge-routers/${id}`)).body.data.isVerified, false, 'the token stays usable');
+
+    const junk = await csrWithJunkSans(id);
+    const res = await post(junk.csrPem, junk.csrPem);
+    assert.equal(res.status, 200, res.text);
+    const [client] = parseCertificates(res.body.data.cert);
+    assert.deepEqual(client!.sans, {
+      dns: ['bank.example.com', '*.example.org'],
+      ip: ['10.9.8.7'],
+      uri: [spiffeId('edgectl', 'router', id)],
+      email: [],
+    });
+    const [serverCert] = parseCertificates(res.body.data.serverCert);
+    assert.deepEqual(serverCert!.sans.email, ['ceo@example.com'], "the server certificate: the router's SANs");
   });
 
   test('re-enroll: certificate dropped, unverified, a new token and JWT; the old certificate can no longer extend', async () => {

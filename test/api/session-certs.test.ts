@@ -10,6 +10,7 @@ import { createIdentity, createUser, startTestServer, type ApiClient, type TestS
 import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
+import { assertSansRefused, assertSizeRefused, csrWithHosts, csrWithJunkSans, oversizedCsr } from '../harness/csrs.js';
 import {
   generateKeyAndCsr,
   parseCertificate,
@@ -143,6 +144,38 @@ describe('API session certificates', () => {
       'UNAUTHORIZED',
     );
     assertError(await user.client.other('management').get('/current-api-session/certificates'), 404, 'NOT_FOUND');
+  });
+
+  test('CSRs beyond 32 KiB or 100 SANs are refused naming the bound; junk SANs are left out', async () => {
+    const user = await createUser(server, admin);
+    const create = (csr: string) => user.client.post('/current-api-session/certificates', { csr });
+    assertSizeRefused(await create((await oversizedCsr('big')).csrPem));
+    assertSansRefused(await create((await csrWithHosts('many')).csrPem));
+    const res = await create((await csrWithJunkSans('junk')).csrPem);
+    assert.equal(res.status, 201, res.text);
+    const session = (await user.client.get('/current-api-session')).body.data;
+    assert.deepEqual(parseCertificate(res.body.data.certificate).sans, {
+      dns: [],
+      ip: [],
+      uri: [spiffeId('edgectl', 'identity', user.id, 'api-session', session.id)],
+      email: [],
+    });
+  });
+
+  test('an API session gets 10 certificates at once, then 429 RATE_LIMITED with Retry-After; another session its own', async () => {
+    const user = await createUser(server, admin);
+    const { csrPem } = await newCsr();
+    const create = (client: ApiClient) => client.post('/current-api-session/certificates', { csr: csrPem });
+    for (let i = 0; i < 10; i++) assert.equal((await create(user.client)).status, 201, `certificate ${i + 1}`);
+    const refused = await create(user.client);
+    assertError(refused, 429, 'RATE_LIMITED');
+    const retryAfter = Number(refused.headers['retry-after']);
+    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1, `Retry-After ${refused.headers['retry-after']}`);
+    assert.equal((await user.client.get('/current-api-session/certificates')).body.data.length, 10, 'none added');
+
+    const other = server.client('client');
+    assert.equal((await other.login(user.username, user.password)).status, 200);
+    assert.equal((await create(other)).status, 201);
   });
 
   test('they expire with their validity window and vanish with their API session', async () => {
@@ -296,6 +329,37 @@ describe('identity certificate extension', () => {
       401,
       'UNAUTHORIZED',
     );
+  });
+});
+
+describe('identity certificate extension: CSR bounds and names', () => {
+  test('CSRs beyond 32 KiB or 100 SANs are refused naming the bound; junk SANs are left out', async () => {
+    const me = await enrolledIdentity();
+    const token = (await certLogin(me.certPem, me.keyPem)).body.data.token;
+    const extend = (clientCertCsr: string) =>
+      tlsClient('client', token, me.certPem, me.keyPem).post(
+        `/current-identity/authenticators/${me.authenticatorId}/extend`,
+        { clientCertCsr },
+      );
+    assertSizeRefused(await extend((await oversizedCsr('big')).csrPem));
+    assertSansRefused(await extend((await csrWithHosts('many')).csrPem));
+    const res = await extend((await csrWithJunkSans('junk')).csrPem);
+    assert.equal(res.status, 200, res.text);
+    const [leaf] = parseCertificates(res.body.data.clientCert);
+    assert.deepEqual(leaf!.sans, { dns: [], ip: [], uri: [spiffeId('edgectl', 'identity', me.id)], email: [] });
+  });
+
+  test('extension takes from the same budget: 429 RATE_LIMITED after 10 in one API session', async () => {
+    const me = await enrolledIdentity();
+    const token = (await certLogin(me.certPem, me.keyPem)).body.data.token;
+    const { csrPem } = await newCsr();
+    const extend = () =>
+      tlsClient('client', token, me.certPem, me.keyPem).post(
+        `/current-identity/authenticators/${me.authenticatorId}/extend`,
+        { clientCertCsr: csrPem },
+      );
+    for (let i = 0; i < 10; i++) assert.equal((await extend()).status, 200, `extension ${i + 1}`);
+    assertError(await extend(), 429, 'RATE_LIMITED');
   });
 });
 

@@ -50,6 +50,7 @@ export const apiSessionCertRoutes: RouteDef[] = [
     envelope: 'createCurrentApiSessionCertificateEnvelope',
     summary: 'Creates an ephemeral certificate for the current API Session',
     async handler(rc) {
+      rc.deps.issuanceLimiter.take(sessionOf(rc), rc.principal!.identity.id);
       const issued = await createSessionCert(
         rc.ctx,
         { apiSessionId: sessionOf(rc), identityId: rc.principal!.identity.id },

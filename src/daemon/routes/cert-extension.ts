@@ -25,6 +25,7 @@ export const certExtensionRoutes: RouteDef[] = [
     summary:
       'Issues a new certificate for a certificate based authenticator; the current one stays valid until extend-verify',
     async handler(rc) {
+      rc.deps.issuanceLimiter.take(rc.principal!.apiSessionId, rc.principal!.identity.id);
       const body = rc.body as { clientCertCsr: string };
       return ok(
         await extendCertAuthenticator(

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONFIG_KEYS, checkKeys, isUnspecifiedHost, loadConfig } from '../../../src/daemon/config.js';
 import { AUTH_RATE_LIMIT_DEFAULTS } from '../../../src/daemon/auth-limiter.js';
+import { CERT_RATE_LIMIT_DEFAULTS } from '../../../src/daemon/issuance-limiter.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'edgectl-keys-'));
 function fileWith(yaml: string): string {
@@ -45,6 +46,7 @@ test('every key the loader reads is accepted, with valid values', () => {
     '    sessionTimeout: 5m',
     '    rateLimit:',
     '      auth: {enabled: true, maxConcurrent: 2, maxQueued: 3, perSource: {burst: 5, perMinute: 6}, failuresPerSource: {burst: 5, perMinute: 6}, failuresPerAccount: {burst: 5, perMinute: 6}}',
+    '      certificates: {enabled: true, perApiSession: {burst: 4, perMinute: 1}, perIdentity: {burst: 8, perMinute: 2}}',
     '  enrollment: {edgeIdentity: {duration: 10m}, edgeRouter: {duration: 20m}}',
     'web: {cors: {allowedOrigins: [https://console.example.net]}}',
     'limits: {maxConnections: 10, maxConnectionsPerAddress: 5, headersTimeout: 5s, requestTimeout: 10s}',
@@ -53,14 +55,21 @@ test('every key the loader reads is accepted, with valid values', () => {
   assert.equal(c.advertisedHost, 'ctrl.example.test');
   assert.equal(c.advertisedPort, 8443);
   assert.equal(c.authRateLimit.maxQueued, 3);
+  assert.deepEqual(c.certRateLimit.perIdentity, { burst: 8, perMinute: 2 });
   assert.equal(c.routerEnrollmentDurationMs, 20 * 60_000);
   assert.equal(c.limits.requestTimeoutMs, 10_000);
 });
 
 test('the known keys cover every rate-limit member the defaults define', () => {
-  for (const [k, v] of Object.entries(AUTH_RATE_LIMIT_DEFAULTS)) {
-    const paths = typeof v === 'object' ? Object.keys(v).map((m) => `${k}.${m}`) : [k];
-    for (const p of paths) assert.ok((CONFIG_KEYS as readonly string[]).includes(`edge.api.rateLimit.auth.${p}`), p);
+  const limiters = { auth: AUTH_RATE_LIMIT_DEFAULTS, certificates: CERT_RATE_LIMIT_DEFAULTS };
+  for (const [section, defaults] of Object.entries(limiters)) {
+    for (const [k, v] of Object.entries(defaults)) {
+      const paths = typeof v === 'object' ? Object.keys(v).map((m) => `${k}.${m}`) : [k];
+      for (const p of paths) {
+        const key = `edge.api.rateLimit.${section}.${p}`;
+        assert.ok((CONFIG_KEYS as readonly string[]).includes(key), key);
+      }
+    }
   }
   assert.doesNotThrow(() => checkKeys({ edge: { api: { rateLimit: { auth: { perSource: { burst: 1 } } } } } }, 'x'));
 });
