@@ -1,6 +1,7 @@
 /**
  * Builds the HTTPS server of both APIs. It never listens by itself: `serve` and the tests decide where.
  */
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Ctx } from '../model/ctx.js';
 import { DomainError } from '../model/errors.js';
@@ -44,8 +45,11 @@ export interface ServerOptions {
 }
 
 export const BODY_LIMIT = 1024 * 1024;
-/** How much of an unread body is read and discarded after an early answer (body-drain.ts). */
-export const DRAIN_LIMIT = 8 * BODY_LIMIT;
+/**
+ * How much of an unread body is read and discarded after an early answer (body-drain.ts): far more than any
+ * client sends by mistake, so its upload ends and it reads the 413; time bounds the draining too.
+ */
+export const DRAIN_LIMIT = 1024 * BODY_LIMIT;
 
 export const DEFAULT_LIMITS: ConnectionLimits = {
   maxConnections: DEFAULTS.maxConnections,
@@ -58,6 +62,8 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   const limits = opts.limits ?? DEFAULT_LIMITS;
   const reqIdPrefix = `${newId(8)}-`;
   let reqSeq = 0;
+  // Sockets whose answer is sent while the rest of their body is discarded (body-drain.ts).
+  const draining = new WeakSet<Duplex>();
   const app = Fastify({
     https: {
       ...listenerSecureContext(opts.tls),
@@ -95,8 +101,10 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     // Requests too broken to reach the router (bad framing, headers too large) get the envelope too.
     clientErrorHandler: (err, socket) => {
       const code = (err as NodeJS.ErrnoException).code ?? '';
-      // A TLS failure (handshake timeout, no shared cipher…) leaves no channel to answer on: just close.
-      if (!socket.writable || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')) return socket.destroy();
+      // A TLS failure (handshake timeout, no shared cipher…) leaves no channel to answer on, and a connection
+      // whose body is being drained has its answer already: just close.
+      if (!socket.writable || draining.has(socket) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL'))
+        return socket.destroy();
       const answer = clientErrorAnswer(code);
       const body = JSON.stringify(errorBody(answer.error, newId(12)));
       socket.end(
@@ -136,7 +144,11 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   const connections = applyConnectionLimits(app.server, limits);
   // Shutdown already cuts open requests (forceCloseConnections); sockets still in their handshake go too.
   app.addHook('preClose', async () => connections.destroyAll());
-  drainUnreadBodies(app, { maxBytes: DRAIN_LIMIT, timeoutMs: limits.requestTimeoutMs });
+  drainUnreadBodies(
+    app,
+    { maxBytes: DRAIN_LIMIT, requestTimeoutMs: limits.requestTimeoutMs, idleMs: limits.headersTimeoutMs },
+    draining,
+  );
 
   // CORS only for the configured origins (docs/decisions.md, "CORS"): with credentials allowed, echoing any
   // origin would let any web page drive a browser's client certificate or session.
