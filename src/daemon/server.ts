@@ -7,7 +7,7 @@ import type { Ctx } from '../model/ctx.js';
 import { DomainError } from '../model/errors.js';
 import { newId } from '../model/ids.js';
 import type { DaemonDeps } from './deps.js';
-import { parseJsonBody } from './http/body-limits.js';
+import { parseJsonBody, utf8Body } from './http/body-limits.js';
 import { errorBody, errorHandler, sendError } from './http/errors.js';
 import { registerRoutes, API_PREFIX, type ApiName, type RouteDef } from './http/route.js';
 import { buildOpenApi } from './openapi.js';
@@ -113,17 +113,17 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     },
   });
 
-  // JSON bodies: an empty body is an empty object (existing clients send it so); anything unparsable is 400.
+  // Bodies are parsed from their bytes, so that bytes which are not UTF-8 are refused rather than decoded to U+FFFD.
+  // JSON: an empty body is an empty object (existing clients send it so); anything unparsable is 400.
   app.removeContentTypeParser(['application/json']);
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json/, { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, {});
-    try {
-      done(null, parseJsonBody(text));
-    } catch (e) {
-      done(e as DomainError, undefined);
-    }
-  });
+  app.addContentTypeParser(
+    /^application\/([\w.+-]+\+)?json/,
+    { parseAs: 'buffer' },
+    bodyParser((bytes) => {
+      const text = utf8Body(bytes);
+      return text.trim() === '' ? {} : parseJsonBody(text);
+    }),
+  );
   // PEM, CSR and certificate uploads arrive as text in several content types.
   app.addContentTypeParser(
     [
@@ -134,8 +134,8 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
       'application/pkcs7',
       'application/jwt',
     ],
-    { parseAs: 'string' },
-    (_req, body, done) => done(null, String(body)),
+    { parseAs: 'buffer' },
+    bodyParser(utf8Body),
   );
 
   app.setErrorHandler(errorHandler);
@@ -221,6 +221,19 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   });
 
   return { app, routes };
+}
+
+/** A content-type parser from a function of the body's bytes; what it throws is the request's error. */
+function bodyParser(parse: (bytes: Buffer) => unknown) {
+  return (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void => {
+    let parsed: unknown;
+    try {
+      parsed = parse(body as Buffer);
+    } catch (e) {
+      return done(e as Error, undefined);
+    }
+    done(null, parsed);
+  };
 }
 
 /** The answer to a request too broken (or too slow) to reach the router. */
