@@ -1,12 +1,13 @@
 /**
  * Builds the HTTPS server of both APIs. It never listens by itself: `serve` and the tests decide where.
  */
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Ctx } from '../model/ctx.js';
 import { DomainError } from '../model/errors.js';
 import { newId } from '../model/ids.js';
 import type { DaemonDeps } from './deps.js';
-import { parseJsonBody } from './http/body-limits.js';
+import { parseJsonBody, utf8Body } from './http/body-limits.js';
 import { errorBody, errorHandler, sendError } from './http/errors.js';
 import { registerRoutes, API_PREFIX, type ApiName, type RouteDef } from './http/route.js';
 import { buildOpenApi } from './openapi.js';
@@ -44,8 +45,11 @@ export interface ServerOptions {
 }
 
 export const BODY_LIMIT = 1024 * 1024;
-/** How much of an unread body is read and discarded after an early answer (body-drain.ts). */
-export const DRAIN_LIMIT = 8 * BODY_LIMIT;
+/**
+ * How much of an unread body is read and discarded after an early answer (body-drain.ts): far more than any
+ * client sends by mistake, so its upload ends and it reads the 413; time bounds the draining too.
+ */
+export const DRAIN_LIMIT = 1024 * BODY_LIMIT;
 
 export const DEFAULT_LIMITS: ConnectionLimits = {
   maxConnections: DEFAULTS.maxConnections,
@@ -58,6 +62,8 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   const limits = opts.limits ?? DEFAULT_LIMITS;
   const reqIdPrefix = `${newId(8)}-`;
   let reqSeq = 0;
+  // Sockets whose answer is sent while the rest of their body is discarded (body-drain.ts).
+  const draining = new WeakSet<Duplex>();
   const app = Fastify({
     https: {
       ...listenerSecureContext(opts.tls),
@@ -95,8 +101,10 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     // Requests too broken to reach the router (bad framing, headers too large) get the envelope too.
     clientErrorHandler: (err, socket) => {
       const code = (err as NodeJS.ErrnoException).code ?? '';
-      // A TLS failure (handshake timeout, no shared cipher…) leaves no channel to answer on: just close.
-      if (!socket.writable || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL')) return socket.destroy();
+      // A TLS failure (handshake timeout, no shared cipher…) leaves no channel to answer on, and a connection
+      // whose body is being drained has its answer already: just close.
+      if (!socket.writable || draining.has(socket) || code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL'))
+        return socket.destroy();
       const answer = clientErrorAnswer(code);
       const body = JSON.stringify(errorBody(answer.error, newId(12)));
       socket.end(
@@ -105,17 +113,17 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     },
   });
 
-  // JSON bodies: an empty body is an empty object (existing clients send it so); anything unparsable is 400.
+  // Bodies are parsed from their bytes, so that bytes which are not UTF-8 are refused rather than decoded to U+FFFD.
+  // JSON: an empty body is an empty object (existing clients send it so); anything unparsable is 400.
   app.removeContentTypeParser(['application/json']);
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json/, { parseAs: 'string' }, (_req, body, done) => {
-    const text = String(body);
-    if (text.trim() === '') return done(null, {});
-    try {
-      done(null, parseJsonBody(text));
-    } catch (e) {
-      done(e as DomainError, undefined);
-    }
-  });
+  app.addContentTypeParser(
+    /^application\/([\w.+-]+\+)?json/,
+    { parseAs: 'buffer' },
+    bodyParser((bytes) => {
+      const text = utf8Body(bytes);
+      return text.trim() === '' ? {} : parseJsonBody(text);
+    }),
+  );
   // PEM, CSR and certificate uploads arrive as text in several content types.
   app.addContentTypeParser(
     [
@@ -126,8 +134,8 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
       'application/pkcs7',
       'application/jwt',
     ],
-    { parseAs: 'string' },
-    (_req, body, done) => done(null, String(body)),
+    { parseAs: 'buffer' },
+    bodyParser(utf8Body),
   );
 
   app.setErrorHandler(errorHandler);
@@ -136,7 +144,11 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   const connections = applyConnectionLimits(app.server, limits);
   // Shutdown already cuts open requests (forceCloseConnections); sockets still in their handshake go too.
   app.addHook('preClose', async () => connections.destroyAll());
-  drainUnreadBodies(app, { maxBytes: DRAIN_LIMIT, timeoutMs: limits.requestTimeoutMs });
+  drainUnreadBodies(
+    app,
+    { maxBytes: DRAIN_LIMIT, requestTimeoutMs: limits.requestTimeoutMs, idleMs: limits.headersTimeoutMs },
+    draining,
+  );
 
   // CORS only for the configured origins (docs/decisions.md, "CORS"): with credentials allowed, echoing any
   // origin would let any web page drive a browser's client certificate or session.
@@ -209,6 +221,19 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   });
 
   return { app, routes };
+}
+
+/** A content-type parser from a function of the body's bytes; what it throws is the request's error. */
+function bodyParser(parse: (bytes: Buffer) => unknown) {
+  return (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void): void => {
+    let parsed: unknown;
+    try {
+      parsed = parse(body as Buffer);
+    } catch (e) {
+      return done(e as Error, undefined);
+    }
+    done(null, parsed);
+  };
 }
 
 /** The answer to a request too broken (or too slow) to reach the router. */

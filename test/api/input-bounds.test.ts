@@ -211,3 +211,84 @@ describe('filter cost', () => {
     );
   });
 });
+
+describe('well-formed strings', () => {
+  // JSON.stringify writes a lone surrogate as its `\ud800` escape, as a client producing one would.
+  const identity = (extra: Record<string, unknown>) => ({ name: unique('wf'), type: 'User', isAdmin: false, ...extra });
+
+  test('names with a lone surrogate are refused on the field and nothing is stored', async () => {
+    const before = await count('/identities');
+    for (const name of ['x\ud800', 'x\udbff', '\udc00x']) {
+      const res = await admin.post('/identities', identity({ name }));
+      assertFieldError(res, 'name');
+      assert.equal(res.body.error.cause.value, undefined, 'the bad string is not echoed');
+    }
+    assert.equal(await count('/identities'), before);
+    assertFieldError(await admin.post('/services', { name: 'svc\ud800', encryptionRequired: true }), 'name');
+  });
+
+  test('tag values and keys, role attributes and nested config data are checked at any depth', async () => {
+    assertFieldError(await admin.post('/identities', identity({ tags: { env: 'prod\udfff' } })), 'tags.env');
+    assertFieldError(await admin.post('/identities', identity({ tags: { ['env\ud800']: 'prod' } })), 'tags');
+    assertFieldError(
+      await admin.post('/identities', identity({ roleAttributes: ['ok', 'x\ud800'] })),
+      'roleAttributes.1',
+    );
+    const typeId = await createRecord(admin, '/config-types', { name: unique('ct') });
+    const config = await admin.post('/configs', {
+      name: unique('c'),
+      configTypeId: typeId,
+      data: { a: { b: ['fine', { c: 'x\ud800' }] } },
+    });
+    assertFieldError(config, 'data.a.b.1.c');
+  });
+
+  test('authenticate refuses a lone surrogate before looking at the credentials', async () => {
+    const before = await count('/api-sessions');
+    const res = await server.client('client').login('admin\ud800', 'admin-Passw0rd!');
+    assertFieldError(res, 'username');
+    assert.equal(await count('/api-sessions'), before);
+  });
+
+  test('emoji, sent raw or as an escaped surrogate pair, are accepted and read back intact', async () => {
+    const name = unique('emoji-😀-\u{1F680}');
+    const id = await createIdentity(admin, { name, tags: { '🔑': '🌍' } });
+    const read = await admin.get(`/identities/${id}`);
+    assert.equal(read.body.data.name, name);
+    assert.deepEqual(read.body.data.tags, { '🔑': '🌍' });
+    const escaped = unique('esc');
+    const res = await postRaw('/identities', `{"name":"${escaped}-\\ud83d\\ude00","type":"User","isAdmin":false}`);
+    assert.equal(res.status, 201, res.text);
+    assert.equal((await admin.get(`/identities/${res.body.data.id}`)).body.data.name, `${escaped}-😀`);
+  });
+
+  test('a body that is not UTF-8 is refused as unparsable and stores nothing', async () => {
+    const before = await count('/identities');
+    const bytes = Buffer.concat([
+      Buffer.from(`{"name":"${unique('bin')}`),
+      Buffer.from([0xff, 0xed, 0xa0, 0x80]),
+      Buffer.from('","type":"User","isAdmin":false}'),
+    ]);
+    const res = await request(server.ca, 'POST', `${admin.base}/identities`, {
+      raw: bytes,
+      contentType: 'application/json',
+      headers: { 'zt-session': admin.token! },
+    });
+    assertError(res, 400, 'COULD_NOT_PARSE_BODY');
+    assert.equal(await count('/identities'), before);
+  });
+
+  test('query parameters whose escapes are not UTF-8 (a lone surrogate, a stray byte) are refused on the parameter', async () => {
+    // `%ED%A0%80` is U+D800 as UTF-8 would write it: what a client keeping lone surrogates sends.
+    assertFieldError(await admin.get('/identities?filter=name%20%3D%20%22x%ED%A0%80%22'), 'filter');
+    assertFieldError(await admin.get('/identities?roleFilter=%23x%FF'), 'roleFilter');
+    assertFieldError(await admin.get('/services?limit=10&configTypes=%ED%B0%80'), 'configTypes');
+    // Escapes of real characters, an escaped `%` and the emoji's own bytes are fine.
+    const emoji = await admin.get(`/identities?${filterParam('name = "😀%"')}`);
+    assert.equal(emoji.status, 200, emoji.text);
+  });
+
+  test('a path id whose escapes are not UTF-8 is not found, as any undecodable path', async () => {
+    assertError(await admin.get('/identities/%ED%A0%80'), 404, 'NOT_FOUND');
+  });
+});

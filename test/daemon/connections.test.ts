@@ -1,13 +1,20 @@
 /**
  * The listener under abuse: connection floods are capped per source address and globally, slow headers get
- * 408, an oversized body's 413 reaches the client, and TLS 1.2 offers only AEAD suites.
+ * 408, an oversized body's 413 reaches the client (its upload drained, within bounds), and TLS 1.2 offers only
+ * AEAD suites.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { scratch } from '../harness/processes.js';
 import { startTestServer, type TestServer } from '../harness/server.js';
+
+const { tempDir, track } = scratch('edgectl-connections-');
 
 /** GET `path` from a given loopback source address (fixture: resolves the status, or the error's code). */
 function getFrom(server: TestServer, localAddress: string, path = '/version'): Promise<number | string> {
@@ -128,7 +135,8 @@ describe('shutdown', () => {
 describe('oversized bodies', () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer();
+    // A short headersTimeout: it is also the longest silence while an unread body is drained.
+    server = await startTestServer({ yaml: 'limits:\n  headersTimeout: 2s\n' });
   });
   after(() => server.close());
 
@@ -203,6 +211,143 @@ describe('oversized bodies', () => {
       assert.match(outcome.text, /^HTTP\/1\.1 413 /);
       assert.match(outcome.text, /"code":"REQUEST_ENTITY_TOO_LARGE"/);
     }
+  });
+
+  /** POSTs `size` bytes in one write (as most clients send a body they hold); resolves once the request is closed. */
+  function upload(
+    size: number,
+    opts: { declared: boolean; agent: https.Agent | false },
+  ): Promise<{ status?: number; code?: string; error?: string; reusedSocket: boolean }> {
+    return new Promise((resolve) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (opts.declared) headers['content-length'] = String(size);
+      const outcome: { status?: number; code?: string; error?: string; reusedSocket: boolean } = {
+        reusedSocket: false,
+      };
+      const req = https.request(
+        `${server.url}/edge/management/v1/authenticate?method=password`,
+        { method: 'POST', headers, ca: server.ca, agent: opts.agent },
+        (res) => {
+          outcome.reusedSocket = req.reusedSocket;
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => {
+            outcome.status = res.statusCode;
+            outcome.code = JSON.parse(text).error?.code;
+          });
+        },
+      );
+      req.on('error', (e: NodeJS.ErrnoException) => (outcome.error = e.code ?? e.message));
+      req.on('close', () => resolve(outcome));
+      req.end(Buffer.alloc(size, 0x20));
+    });
+  }
+
+  const MiB = 1024 * 1024;
+
+  test('a 64 MiB upload from https.request gets the 413 envelope and no reset, declared or chunked', async () => {
+    for (const declared of [true, false]) {
+      // agent: false asks for `connection: close`; the connection still closes only after the body is drained.
+      const res = await upload(64 * MiB, { declared, agent: false });
+      assert.deepEqual(
+        res,
+        { status: 413, code: 'REQUEST_ENTITY_TOO_LARGE', reusedSocket: false },
+        `declared ${declared}`,
+      );
+    }
+  });
+
+  test('after a drained 64 MiB upload the keep-alive connection serves the next request', async () => {
+    const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: server.ca });
+    try {
+      for (const declared of [true, false]) {
+        const first = await upload(64 * MiB, { declared, agent });
+        assert.equal(first.status, 413);
+        assert.equal(first.error, undefined);
+        const next = await upload(0, { declared: true, agent });
+        assert.equal(next.reusedSocket, true, 'the same connection carried the next request');
+        assert.equal(next.code, 'COULD_NOT_VALIDATE', 'the empty body was read and answered');
+      }
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  test("Node's fetch (undici) uploading 64 MiB gets the 413 envelope, not EPIPE", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ca.pem'), server.ca);
+    // fetch takes its CAs from NODE_EXTRA_CA_CERTS, read when a process starts: the client runs in a child.
+    const client = `
+      const size = 64 * 1024 * 1024;
+      const chunked = () => { let sent = 0; return new ReadableStream({ pull(c) { if (sent >= size) return c.close(); sent += 1 << 20; c.enqueue(new Uint8Array(1 << 20).fill(32)); } }); };
+      const out = [];
+      for (const body of [() => new Uint8Array(size).fill(32), () => new Uint8Array(size).fill(32), chunked, chunked]) {
+        try {
+          const r = await fetch(process.argv[1], { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(), duplex: 'half' });
+          out.push({ status: r.status, code: (await r.json()).error?.code });
+        } catch (e) {
+          out.push({ error: e.cause?.code ?? e.message });
+        }
+      }
+      console.log(JSON.stringify(out));`;
+    const child = track(
+      spawn(
+        process.execPath,
+        ['--input-type=module', '-e', client, `${server.url}/edge/management/v1/authenticate?method=password`],
+        { env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') }, stdio: ['ignore', 'pipe', 'inherit'] },
+      ),
+    );
+    let stdout = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    await new Promise((resolve) => child.on('close', resolve));
+    const outcomes = JSON.parse(stdout) as unknown[];
+    assert.deepEqual(outcomes, Array(4).fill({ status: 413, code: 'REQUEST_ENTITY_TOO_LARGE' }));
+  });
+
+  test('a client that stops sending mid-body is disconnected after a silence of headersTimeout, its 413 intact', async () => {
+    const s = tls.connect({ host: '127.0.0.1', port: server.daemon.port, ca: server.ca, servername: 'localhost' });
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      s.on('secureConnect', () => {
+        s.write(
+          `POST /edge/management/v1/authenticate?method=password HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${4 * MiB}\r\n\r\n`,
+        );
+        // Half the declared body, then silence (the socket stays open on this side).
+        s.write(Buffer.alloc(2 * MiB, 0x20));
+      });
+      s.on('data', (c) => (text += c));
+      s.on('error', () => {});
+      s.on('close', () => resolve(text));
+      // Far beyond the 2 s bound, far below the 60 s request timeout.
+      setTimeout(() => reject(new Error('still open after 20s')), 20_000).unref();
+    }).finally(() => s.destroy());
+    assert.match(answer, /^HTTP\/1\.1 413 /);
+    assert.match(answer, /"code":"REQUEST_ENTITY_TOO_LARGE"/);
+    assert.equal(answer.match(/HTTP\/1\.1 \d{3}/g)?.length, 1, 'nothing was written after the answer');
+  });
+
+  test('a body whose framing breaks while it is drained closes the connection without a second answer', async () => {
+    const s = tls.connect({ host: '127.0.0.1', port: server.daemon.port, ca: server.ca, servername: 'localhost' });
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      s.on('secureConnect', () => {
+        s.write(
+          'POST /edge/management/v1/authenticate?method=password HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n',
+        );
+        for (let i = 0; i < 32; i++)
+          s.write(Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(64 * 1024, 0x20), Buffer.from('\r\n')]));
+      });
+      s.on('data', (c) => {
+        text += c;
+        // The 413 is in: now a chunk size that is not hexadecimal.
+        if (/REQUEST_ENTITY_TOO_LARGE/.test(text)) s.write('zz\r\n');
+      });
+      s.on('error', () => {});
+      s.on('close', () => resolve(text));
+      setTimeout(() => reject(new Error('still open after 20s')), 20_000).unref();
+    }).finally(() => s.destroy());
+    assert.match(answer, /^HTTP\/1\.1 413 /);
+    assert.equal(answer.match(/HTTP\/1\.1 \d{3}/g)?.length, 1, 'nothing was written after the answer');
   });
 
   test('a chunked 2 MB body gets the 413 envelope too, and the server keeps serving', async () => {

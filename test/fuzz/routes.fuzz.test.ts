@@ -98,7 +98,23 @@ const text = fc.oneof(
   fc.string({ maxLength: 12 }),
   fc.string({ unit: 'binary', maxLength: 8 }),
   fc.constantFrom('', '#all', '@x', 'all', '%', '..', 'null'),
+  // Lone surrogates (refused wherever they arrive) and astral characters (accepted).
+  fc.constantFrom('x\ud800', '\udfff', '\udbff\udbff', '😀', '\ud83d\ude80'),
 );
+
+/**
+ * Percent-encodes like encodeURIComponent, except that a lone surrogate (which encodeURIComponent refuses)
+ * is written as the three bytes UTF-8 would give its code unit, as lenient clients send it.
+ */
+const encodeLoosely = (s: string) =>
+  s
+    .split(/(\p{Cs})/u)
+    .map((part, i) => {
+      if (i % 2 === 0) return encodeURIComponent(part);
+      const u = part.charCodeAt(0);
+      return [0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f)].map((b) => `%${b.toString(16)}`).join('');
+    })
+    .join('');
 const someString = () =>
   fc.oneof(
     { weight: 3, arbitrary: text },
@@ -243,13 +259,13 @@ const query = fc
   .map((q) =>
     Object.entries(q)
       .flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]]))
-      .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`)
+      .map(([k, v]) => `${k}=${encodeLoosely(String(v))}`)
       .join('&'),
   );
 
 const pathParam = fc.oneof(
   { weight: 3, arbitrary: pooled() },
-  { weight: 2, arbitrary: text.map(encodeURIComponent) },
+  { weight: 2, arbitrary: text.map(encodeLoosely) },
   { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '..', '%2F') },
 );
 const CONTENT_TYPES = [
@@ -273,6 +289,8 @@ const RAW_TEXTS = [
   // Otherwise valid for identity, config-type and config creates, so only the depth can refuse it.
   `{"name":"deep","type":"User","isAdmin":false,"configTypeId":"fuzz-type","appData":{"a":${deep(10_000)}},"data":{"a":${deep(10_000)}},"schema":{"a":${deep(10_000)}}}`,
   `{"tags":{"a":${deep(10_000)}}}`,
+  // Lone surrogates as JSON escapes, in a name, a tag key and nested data.
+  '{"name":"x\\ud800","tags":{"k\\udc00":"v"},"data":{"a":["\\udbff"]}}',
   deep(10_000),
   JSON.stringify({
     name: 'big',
@@ -305,11 +323,14 @@ function caseFor(route: RouteDef): fc.Arbitrary<Case> {
   });
 }
 
-/** Every route taking a body also gets the too-deep and too-long bodies, not only when the dice say so. */
+/**
+ * Every route taking a body also gets the too-deep and too-long bodies and the lone surrogates, not only when
+ * the dice say so.
+ */
 function edgeExamples(route: RouteDef): [Case][] {
   if (route.method === 'GET' || route.method === 'DELETE') return [];
   const path = route.path.replace(/\{\w+\}/g, () => pool[0]!);
-  return [RAW_TEXTS[4]!, RAW_TEXTS[5]!, RAW_TEXTS[7]!].map((rawText) => [
+  return [RAW_TEXTS[4]!, RAW_TEXTS[5]!, RAW_TEXTS[6]!, RAW_TEXTS[8]!].map((rawText) => [
     { path, query: '', contentType: 'application/json', body: {}, rawText },
   ]);
 }

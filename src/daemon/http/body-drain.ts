@@ -1,46 +1,77 @@
 /**
  * An answer given before the request body was read (413 over the body limit, or any early refusal) must
  * reach the client. Closing the connection while the client is still sending makes the kernel reset it, and
- * most clients then report EPIPE/ECONNRESET instead of the answer. So the rest of the body is read and thrown
- * away, up to a bound in bytes and time, and the connection stays usable; a client sending more than the
- * bound (or too slowly) is cut off (docs/decisions.md, "Connections").
+ * most clients (undici's `fetch` among them) then report EPIPE/ECONNRESET instead of the answer. So the rest of
+ * the body is read and thrown away, as web servers' lingering close does, and the connection stays usable.
+ * The discarding is bounded by bytes, by the request's own deadline and by silence; a client past any bound is
+ * cut off (docs/decisions.md, "Connections").
  */
+import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 
 export interface DrainBounds {
+  /** Most bytes of an unread body read and discarded; a body declared larger keeps `connection: close`. */
   maxBytes: number;
-  timeoutMs: number;
+  /** The request's whole time, counted from its start (as the listener's request timeout is). */
+  requestTimeoutMs: number;
+  /** Longest silence of the client while its body is drained. */
+  idleMs: number;
 }
 
-export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds): void {
+/**
+ * Installs the draining on `app`. `draining` receives every socket while its body is being discarded: an
+ * answer is already on the wire there, so a late client error on it (the listener's request timeout, broken
+ * framing) must close the connection, not write a second answer.
+ */
+export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds, draining: WeakSet<Duplex>): void {
+  // Requests whose connection was to close after the answer: it closes once their body is drained instead.
+  const closeAfterDrain = new WeakSet<object>();
   // Callback hooks, not async ones: they run on every request and almost always have nothing to do.
   app.addHook('onSend', (req, reply, payload, done) => {
     if (req.raw.complete) return done(null, payload);
     const declared = Number(req.headers['content-length']);
-    // Fastify asks for `connection: close` here; draining instead lets the answer arrive. A body declared larger
-    // than the bound will not be drained, so that connection still closes.
-    if (!(declared > bounds.maxBytes) && String(reply.getHeader('connection') ?? '').toLowerCase() === 'close')
-      reply.removeHeader('connection');
+    // A body declared larger than the bound will not be drained: that connection closes after the answer.
+    if (declared > bounds.maxBytes) return done(null, payload);
+    // Fastify's `connection: close` here, or the client's own, would close the connection right after the answer,
+    // under the client's upload. A client that asked for the close gets it once its body is drained; any other
+    // connection stays usable.
+    if (!reply.raw.shouldKeepAlive) closeAfterDrain.add(req.raw);
+    reply.removeHeader('connection');
+    reply.raw.shouldKeepAlive = true;
     done(null, payload);
   });
-  app.addHook('onResponse', (req, _reply, done) => {
+  app.addHook('onResponse', (req, reply, done) => {
     done();
     const raw = req.raw;
     if (raw.complete || raw.destroyed) return;
     const socket = raw.socket;
+    draining.add(socket);
     let read = 0;
     const cutOff = () => socket.destroy();
-    const timer = setTimeout(cutOff, bounds.timeoutMs);
-    timer.unref();
-    raw.on('data', (chunk: Buffer) => {
+    const total = setTimeout(cutOff, Math.max(0, bounds.requestTimeoutMs - reply.elapsedTime));
+    // Pushed back by each chunk.
+    const idle = setTimeout(cutOff, bounds.idleMs);
+    total.unref();
+    idle.unref();
+    const onData = (chunk: Buffer) => {
       read += chunk.length;
-      if (read > bounds.maxBytes) {
-        clearTimeout(timer);
-        cutOff();
-      }
+      if (read > bounds.maxBytes) return cutOff();
+      idle.refresh();
+    };
+    const finish = () => {
+      clearTimeout(total);
+      clearTimeout(idle);
+      raw.removeListener('data', onData);
+      socket.removeListener('close', finish);
+      draining.delete(socket);
+    };
+    // The chunks are dropped as they arrive: nothing is kept, whatever the body's size.
+    raw.on('data', onData);
+    raw.once('end', () => {
+      finish();
+      if (closeAfterDrain.has(raw)) socket.end();
     });
-    raw.once('end', () => clearTimeout(timer));
-    socket.once('close', () => clearTimeout(timer));
+    socket.once('close', finish);
     raw.resume();
   });
 }

@@ -12,6 +12,7 @@ import { resolveToken } from '../../model/services/api-session.js';
 import { withSecondaryExtJwt } from '../../model/services/ext-jwt-secondary.js';
 import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt-verify.js';
 import { baseMeta, encodedEnvelope, RAW, type Envelope } from './envelope.js';
+import { checkQueryEncoding } from './query-encoding.js';
 import { JsonText } from '../../model/json-text.js';
 import type { DaemonDeps } from '../deps.js';
 import { API_PREFIX, type ApiName } from '../../model/api-prefixes.js';
@@ -123,6 +124,7 @@ export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps,
         preValidation: (req, _reply, done) => {
           try {
             checkContentType(r, req);
+            checkQueryEncoding(req.url);
             done();
           } catch (e) {
             done(e as Error);
