@@ -8,7 +8,9 @@
  * - failed attempts take a token of `failuresPerSource` and of `failuresPerAccount` (the username, or the
  *   identity for a self-service change). The token is taken before the attempt runs, so a concurrent burst
  *   cannot overdraw it, and given back when the attempt succeeds: successes stay cheap;
- * - at most `maxConcurrent` attempts run at once, `maxQueued` more wait; a full queue is refused at once.
+ * - at most `maxConcurrent` attempts run at once, `maxQueued` more wait; a full queue is refused at once. What
+ *   waits on something other than this controller (an identity provider's JWKS) runs before, outside that gate,
+ *   so no identity provider's state can hold the slots other users' passwords need.
  *
  * A refusal is 429 RATE_LIMITED with `Retry-After` (seconds), answered before any Argon2 or database work.
  */
@@ -87,10 +89,20 @@ export class AuthLimiter {
 
   /**
    * Runs one authentication attempt from `source` on `account` (a username; undefined for certificates) under
-   * the limits, or throws 429 RATE_LIMITED without running it.
+   * the limits, or throws 429 RATE_LIMITED without running it. `outside`, when given, runs first under the
+   * buckets (its failures count like `run`'s) but holds no slot of the concurrency gate; `run` gets its result.
    */
-  async attempt<T>(source: string, account: string | undefined, run: () => Promise<T>): Promise<T> {
-    if (!this.config.enabled) return run();
+  async attempt<T, P = void>(
+    source: string,
+    account: string | undefined,
+    run: (prepared: P) => Promise<T>,
+    outside?: () => Promise<P>,
+  ): Promise<T> {
+    const both = async () => {
+      const prepared = (outside ? await outside() : undefined) as P;
+      return this.config.enabled ? this.gate.run(() => run(prepared)) : run(prepared);
+    };
+    if (!this.config.enabled) return both();
     const refusal = (t: Take) => (t.ok ? undefined : rateLimited(t.retryAfterSeconds));
     const any = this.perSource.take(source);
     if (!any.ok) throw refusal(any);
@@ -106,7 +118,7 @@ export class AuthLimiter {
       if (account !== undefined) this.failuresPerAccount.refund(account);
     };
     try {
-      const result = await this.gate.run(run);
+      const result = await both();
       refundFailures();
       return result;
     } catch (e) {

@@ -1,8 +1,9 @@
 /**
  * `POST /authenticate?method=ext-jwt` and secondary ext-JWT, through a real server (docs/reference-notes.md §5.4,
  * §4.4): a certificate signer and a JWKS signer served by the test on a loopback port; expiry, audience, issuer,
- * key rotation, an unreachable JWKS, identity matching both ways, auth policies, and a session whose policy
- * requires a signer's JWT on every request. Subtests run in order and build on each other.
+ * key rotation, an unreachable JWKS, identity matching both ways (an externalId moved), auth policies, and a session
+ * whose policy requires a signer's JWT on every request. Subtests run in order and build on each other. Last, a
+ * JWKS endpoint that never answers must not hold the authentication limiter's concurrency gate.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -10,6 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KeyObject } from 'node:crypto';
 import {
+  ADMIN,
   startTestServer,
   createIdentity,
   createRecord,
@@ -17,11 +19,12 @@ import {
   type ApiClient,
   type TestServer,
 } from '../harness/server.js';
-import { assertError, unique } from '../harness/assert.js';
+import { assertError, tracked, unique } from '../harness/assert.js';
 import { authPolicyBody } from '../harness/bodies.js';
 import { checkResponse } from '../harness/schemas.js';
 import { JwksServer, newCertSigner, newSigningKey, signJwt, signWith, type SigningKey } from '../harness/jwt-issuer.js';
 import type { HttpResponse } from '../harness/http.js';
+import { ExtJwtState } from '../../src/model/services/ext-jwt-keys.js';
 
 // Many refusals from one address on purpose: the failure budget must not be what answers.
 const YAML = `edge:
@@ -30,6 +33,19 @@ const YAML = `edge:
       auth:
         failuresPerSource: { burst: 10000, perMinute: 10000 }
 `;
+
+/** Creates an enabled signer for the audience `edge` under a fresh issuer, which it answers. */
+async function createSigner(admin: ApiClient, fields: Record<string, unknown>): Promise<string> {
+  const issuer = unique('https://idp.example');
+  await createRecord(admin, '/external-jwt-signers', {
+    name: unique('signer'),
+    issuer,
+    audience: 'edge',
+    enabled: true,
+    ...fields,
+  });
+  return issuer;
+}
 
 describe('ext-jwt login and secondary ext-JWT', () => {
   let server: TestServer;
@@ -105,8 +121,9 @@ describe('ext-jwt login and secondary ext-JWT', () => {
     assert.equal(me.body.data.id, userId);
   });
 
-  it('refuses expired, not yet valid, wrong-audience, unknown-issuer, wrong-kid and unsigned tokens', async () => {
+  it('refuses expired, never expiring, not yet valid, wrong-audience, unknown-issuer, wrong-kid and unsigned tokens', async () => {
     refused(await login(await certToken(userId, { expiresIn: -60 })), 'expired');
+    refused(await login(await certToken(userId, { expiresIn: null })), 'invalid');
     refused(await login(await certToken(userId, { notBeforeIn: 120 })), 'invalid');
     refused(await login(await certToken(userId, { aud: 'someone-else' })), 'invalid');
     refused(await login(await certToken(userId, { iss: 'https://unknown.example' })), 'invalid');
@@ -142,6 +159,36 @@ describe('ext-jwt login and secondary ext-JWT', () => {
     refused(await login(await certToken(userId)), 'invalid');
     assert.equal((await login(await certToken(userId, { kid: fingerprint }))).status, 200);
     assert.equal((await admin.patch(`/external-jwt-signers/${certSignerId}`, { kid: 'cert-kid' })).status, 200);
+  });
+
+  it('follows an externalId moved or removed after a token was verified, from the next login on', async () => {
+    const idp = await newCertSigner('idp by email');
+    const iss = await createSigner(admin, {
+      certPem: idp.certPem,
+      kid: 'email-kid',
+      claimsProperty: 'email',
+      useExternalId: true,
+    });
+    const email = `${unique('bob')}@example.com`;
+    const first = await createIdentity(admin, { externalId: email });
+    const second = await createIdentity(admin);
+    const token = await signJwt(idp.key, { iss, aud: 'edge', kid: 'email-kid', claims: { email } });
+    const holder = async () => {
+      const res = await login(token);
+      assert.equal(res.status, 200, res.text);
+      return res.body.data.identityId;
+    };
+    const setExternalId = async (id: string, externalId: string | null) =>
+      assert.equal((await admin.patch(`/identities/${id}`, { externalId })).status, 200);
+
+    assert.equal(await holder(), first);
+    await setExternalId(first, null);
+    refused(await login(token), 'invalid');
+    await setExternalId(second, email);
+    assert.equal(await holder(), second);
+    await setExternalId(second, null);
+    await setExternalId(first, email);
+    assert.equal(await holder(), first);
   });
 
   it('logs in through a JWKS signer by externalId at a claims pointer, and by id when useExternalId is off', async () => {
@@ -203,14 +250,7 @@ describe('ext-jwt login and secondary ext-JWT', () => {
       [jwks.url, 'error'],
       [jwks.url, 'huge'],
     ] as const) {
-      const iss = unique('https://idp-down.example');
-      await createRecord(admin, '/external-jwt-signers', {
-        name: unique('down'),
-        issuer: iss,
-        audience: 'edge',
-        enabled: true,
-        jwksEndpoint: url,
-      });
+      const iss = await createSigner(admin, { jwksEndpoint: url });
       jwks.mode = mode;
       jwks.keys = [k.jwk];
       const started = Date.now();
@@ -307,5 +347,78 @@ describe('ext-jwt login and secondary ext-JWT', () => {
       assertError(await admin.delete(`/external-jwt-signers/${certSignerId}`), 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
       assertError(await admin.delete(`/external-jwt-signers/${jwksSignerId}`), 409, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
     });
+  });
+});
+
+describe('a JWKS endpoint that never answers (ext-jwt logins hold no authentication slot)', () => {
+  let server: TestServer;
+  let admin: ApiClient;
+  let client: ApiClient;
+  let jwks: JwksServer;
+  let key: SigningKey;
+  let userId = '';
+
+  const bearer = async (iss: string) => ({
+    headers: { authorization: `Bearer ${await signWith(key, { iss, aud: 'edge', claims: { sub: userId } })}` },
+  });
+  const passwordLogin = (opts = {}) =>
+    client.post('/authenticate?method=password', { username: ADMIN.username, password: ADMIN.password }, opts);
+
+  before(async () => {
+    // One slot and no queue: a login holding the slot would make any other attempt a 429 at once, so the proof
+    // below is by status, not by time.
+    server = await startTestServer({
+      yaml: 'edge:\n  api:\n    rateLimit:\n      auth: { maxConcurrent: 1, maxQueued: 0 }\n',
+    });
+    // Only the test ends a held fetch: a fetch timeout longer than any step keeps a slow machine from ending it.
+    server.daemon.ctx.extJwt = new ExtJwtState({ fetchTimeoutMs: 60_000 });
+    admin = await server.admin();
+    client = server.client('client');
+    key = await newSigningKey('k1');
+    jwks = await JwksServer.start([key.jwk]);
+    userId = await createIdentity(admin);
+  });
+
+  after(async () => {
+    await server?.close();
+    await jwks?.close();
+  });
+
+  it('leaves the gate free for password logins while ext-jwt logins wait, and they share one fetch', async () => {
+    const iss = await createSigner(admin, { jwksEndpoint: jwks.url });
+    jwks.mode = 'hang';
+    const hitsBefore = jwks.hits;
+    const opts = await bearer(iss);
+    const logins = tracked(
+      Array.from({ length: 10 }, () => client.post('/authenticate?method=ext-jwt', undefined, opts)),
+    );
+    await jwks.hitsReach(hitsBefore + 1);
+
+    const password = await passwordLogin();
+    assert.equal(password.status, 200, password.text);
+    assert.equal(logins.settled, 0, 'the ext-jwt logins are still waiting for the keys');
+    assert.equal(jwks.holding, 1);
+
+    jwks.mode = 'ok';
+    jwks.release();
+    for (const res of await logins.all) assert.equal(res.status, 200, res.text);
+    assert.equal(jwks.hits, hitsBefore + 1, 'one fetch for all of them');
+  });
+
+  it('does not hold a slot for a bearer JWT sent beside a password', async () => {
+    const iss = await createSigner(admin, { jwksEndpoint: jwks.url });
+    jwks.mode = 'hang';
+    const hitsBefore = jwks.hits;
+    const withBearer = tracked([passwordLogin(await bearer(iss))]);
+    await jwks.hitsReach(hitsBefore + 1);
+
+    const plain = await passwordLogin();
+    assert.equal(plain.status, 200, plain.text);
+    assert.equal(withBearer.settled, 0);
+
+    jwks.mode = 'ok';
+    jwks.release();
+    const [res] = await withBearer.all;
+    assert.equal(res!.status, 200, res!.text);
   });
 });

@@ -28,3 +28,14 @@ export const unique = (prefix: string): string => `${prefix}-${Math.random().toS
 
 /** `filter=<encoded>` for a list URL. */
 export const filterParam = (filter: string): string => `filter=${encodeURIComponent(filter)}`;
+
+/** Promises and how many of them have settled so far: shows what finished first without measuring time. */
+export function tracked<T>(promises: Promise<T>[]): { settled: number; all: Promise<T[]> } {
+  const t = { settled: 0, all: Promise.all(promises) };
+  for (const p of promises)
+    void p.then(
+      () => t.settled++,
+      () => t.settled++,
+    );
+  return t;
+}

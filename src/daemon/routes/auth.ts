@@ -8,7 +8,7 @@ import {
   type AuthenticateBody,
 } from '../../model/services/authenticate.js';
 import { authenticateCert } from '../../model/services/authenticate-cert.js';
-import { authenticateExtJwt } from '../../model/services/ext-jwt.js';
+import { startExtJwtSession, verifyExtJwtLogin } from '../../model/services/ext-jwt.js';
 import { noteBearerEvidence } from '../../model/services/ext-jwt-secondary.js';
 import { wwwAuthenticate } from '../../model/services/ext-jwt-verify.js';
 import { currentApiSessionDetail, deleteApiSessions } from '../../model/services/api-session.js';
@@ -33,30 +33,44 @@ export const authRoutes: RouteDef[] = [
       const method = queryString(rc.query, 'method');
       const body = (rc.body && typeof rc.body === 'object' ? rc.body : {}) as AuthenticateBody;
       checkAuthenticateBody(body);
-      let authenticate: () => Promise<string>;
+      const { ctx } = rc;
+      const ip = rc.req.ip;
+      const authorization = rc.req.headers.authorization;
+      // Every method is rate limited per source, passwords also per username (daemon/auth-limiter.ts). What may
+      // wait on an identity provider (a bearer JWT's key) runs outside the limiter's concurrency gate.
+      const limiter = rc.deps.authLimiter;
+      // A bearer JWT beside a password or certificate may answer a secondary ext-JWT requirement.
+      const evidence = () => noteBearerEvidence(ctx, body, authorization);
+      let attempt: Promise<string>;
       switch (method) {
-        case 'password':
-          authenticate = () => authenticatePassword(rc.ctx, body, rc.req.ip);
+        case 'password': {
+          const account = typeof body.username === 'string' ? `user:${body.username}` : undefined;
+          attempt = limiter.attempt(ip, account, () => authenticatePassword(ctx, body, ip), evidence);
           break;
+        }
         case 'cert':
           // The credential is the TLS client certificate; a JSON body may still carry envInfo/sdkInfo/configTypes.
-          authenticate = () => authenticateCert(rc.ctx, peerCertificates(rc.req), body, rc.req.ip);
+          attempt = limiter.attempt(
+            ip,
+            undefined,
+            () => authenticateCert(ctx, peerCertificates(rc.req), body, ip),
+            evidence,
+          );
           break;
         case 'ext-jwt':
-          authenticate = () => authenticateExtJwt(rc.ctx, rc.req.headers.authorization, body, rc.req.ip);
+          attempt = limiter.attempt(
+            ip,
+            undefined,
+            (verified) => startExtJwtSession(ctx, verified, body, ip),
+            () => verifyExtJwtLogin(ctx, authorization, body),
+          );
           break;
         default:
           throw new DomainError('INVALID_AUTH_METHOD', {
             cause: { field: 'method', reason: 'method must be one of password, cert, ext-jwt', value: method ?? '' },
           });
       }
-      // Every method is rate limited per source; passwords also per username (daemon/auth-limiter.ts).
-      const account = method === 'password' && typeof body.username === 'string' ? `user:${body.username}` : undefined;
-      // A bearer JWT beside a password or certificate may answer a secondary ext-JWT requirement.
-      const primary = authenticate;
-      if (method !== 'ext-jwt')
-        authenticate = () => noteBearerEvidence(rc.ctx, body, rc.req.headers.authorization).then(primary);
-      const apiSessionId = await rc.deps.authLimiter.attempt(rc.req.ip, account, authenticate).catch((e: unknown) => {
+      const apiSessionId = await attempt.catch((e: unknown) => {
         // Every 401 of an ext-jwt login says why, as a bearer-token challenge (no token, no signer named).
         if (method === 'ext-jwt' && (e as { status?: number })?.status === 401)
           rc.reply.header('www-authenticate', wwwAuthenticate(e));

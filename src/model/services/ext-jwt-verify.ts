@@ -12,6 +12,7 @@ import { DomainError, type ErrorCode } from '../errors.js';
 import { signerCertificate } from './hooks/external-jwt-signer.js';
 import { anySignerEnabled, signerByIssuer, type StoredSigner } from '../../store/external-jwt-signers.js';
 import { identityIdByExternalId, identityStanding } from '../../store/identities.js';
+import { principalGen } from '../../store/write-gen.js';
 import { claimAt } from './ext-jwt-claims.js';
 import type { VerifiedToken } from './ext-jwt-keys.js';
 
@@ -101,13 +102,16 @@ async function identityFor(ctx: Ctx, signer: StoredSigner, payload: JWTPayload):
 }
 
 /**
- * Verifies a bearer JWT: the signer named by `iss` (enabled), its key, the signature, `exp`/`nbf`, `iss`, `aud`,
- * and the identity its claim names. A token verified recently is answered from the cache.
+ * Verifies a bearer JWT: the signer named by `iss` (enabled), its key, the signature, `exp` (required) and `nbf`,
+ * `iss`, `aud`, and the identity its claim names. A token verified recently is answered from the cache, unless
+ * its identity was found by `externalId` and an identity was written since (the claim may name another now).
  */
 export async function verifyBearer(ctx: Ctx, token: string | undefined): Promise<VerifiedToken> {
   if (!token) throw new BearerRefusal('missing');
   const nowMs = ctx.now().getTime();
-  const known = ctx.extJwt?.recall(token, nowMs);
+  // Read before the identity lookup below: a write after it makes the remembered answer stale, never one before.
+  const gen = principalGen();
+  const known = ctx.extJwt?.recall(token, nowMs, gen);
   if (known) return known;
   if (token.length > MAX_TOKEN_CHARS) throw invalid();
   const { iss, alg, kid } = unverifiedClaims(token);
@@ -125,6 +129,8 @@ export async function verifyBearer(ctx: Ctx, token: string | undefined): Promise
       audience: signer.audience,
       algorithms: [alg],
       currentDate: ctx.now(),
+      // A token that never expires would stay a credential for good once leaked.
+      requiredClaims: ['exp'],
     }));
   } catch (e) {
     if (e instanceof errors.JWTExpired) throw new BearerRefusal('expired');
@@ -132,7 +138,7 @@ export async function verifyBearer(ctx: Ctx, token: string | undefined): Promise
   }
   const identityId = await identityFor(ctx, signer, payload);
   const verified = { signerId: signer.id, identityId };
-  const expMs = typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY;
-  ctx.extJwt?.remember(token, verified, expMs, nowMs);
+  const expMs = payload.exp! * 1000;
+  ctx.extJwt?.remember(token, verified, expMs, nowMs, signer.useExternalId ? gen : undefined);
   return { ...verified, untilMs: Math.min(expMs, nowMs + (ctx.extJwt?.opts.verifiedTtlMs ?? 0)) };
 }

@@ -95,6 +95,33 @@ test('the limiter refuses a source over its budget and serves other sources', as
   await assert.rejects(limiter.attempt('10.0.0.2', 'user:x', failing), { code: 'INVALID_AUTH' });
 });
 
+test('the step outside the gate holds no slot, passes its result on and spends the failure budgets', async () => {
+  const limiter = new AuthLimiter(
+    { ...AUTH_RATE_LIMIT_DEFAULTS, maxConcurrent: 1, maxQueued: 0, failuresPerSource: { burst: 2, perMinute: 0 } },
+    () => 0,
+  );
+  let answer: (v: string) => void = () => {};
+  const waiting = limiter.attempt(
+    's',
+    undefined,
+    async (v: string) => `ran with ${v}`,
+    () => new Promise<string>((r) => (answer = r)),
+  );
+  // With one slot and no queue, a held slot would refuse this one with 429.
+  assert.equal(await limiter.attempt('s', undefined, async () => 'other'), 'other');
+  answer('key');
+  assert.equal(await waiting, 'ran with key');
+  await assert.rejects(
+    limiter.attempt('s', undefined, async () => 'never', failing),
+    { code: 'INVALID_AUTH' },
+  );
+  await assert.rejects(limiter.attempt('s', undefined, failing), { code: 'INVALID_AUTH' });
+  await assert.rejects(
+    limiter.attempt('s', undefined, async () => 'ok'),
+    { code: 'RATE_LIMITED' },
+  );
+});
+
 test('a disabled limiter runs everything', async () => {
   const limiter = new AuthLimiter({
     ...AUTH_RATE_LIMIT_DEFAULTS,
