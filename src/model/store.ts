@@ -5,7 +5,8 @@
 export { openStore, type OpenedStore } from '../store/db.js';
 export { acquireLock } from '../store/lock.js';
 export { knownMigrations } from '../store/migrations/index.js';
-export { integrityProblems } from '../store/open-checks.js';
+export { checkSchemaObjects, firstFew, integrityProblems } from '../store/open-checks.js';
+export { schemaObjectProblems } from '../store/maintenance.js';
 export { migrationNames } from '../store/migrations/index.js';
 export { backupStoreFile, countStoreRows, inspectStoreFile, type StoreFileSummary } from '../store/maintenance.js';
 export { storeFiles } from '../store/open-checks.js';
