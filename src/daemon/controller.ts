@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { loadOrCreateControllerPki, type ControllerPki } from '../pki/ca.js';
-import { acquireLock, openStore, type OpenedStore } from '../model/store.js';
+import { acquireLock, checkSchemaObjects, knownMigrations, openStore, type OpenedStore } from '../model/store.js';
 import type { Ctx } from '../model/ctx.js';
 import { tokenMinter } from '../model/tokens.js';
 import { loadOrCreateTokenKey } from './token-key.js';
@@ -50,11 +50,17 @@ export interface CoreOptions {
   locked?: () => void;
   /** Runs once the store is open and the context exists, before anything else (e.g. the default admin). */
   prepare?: (ctx: Ctx) => Promise<void>;
+  /**
+   * Opens a store whose schema objects differ from what its migrations create, which a start refuses: only
+   * for the offline data-integrity scan, which reports them and whose fix repairs them before anything else.
+   */
+  schemaDifferencesAllowed?: boolean;
 }
 
 /**
  * Takes the data dir's lock, then loads the PKI and the token key and opens the store with the start-up checks
- * (`verify`: quick_check, migrations, schema). Everything opened is closed again if a later step fails.
+ * (`verify`: quick_check, migrations, tables and columns; then every schema object against the migrations).
+ * Everything opened is closed again if a later step fails.
  */
 export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): Promise<ControllerCore> {
   const { log } = opts;
@@ -71,6 +77,9 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
       backgroundCheckpoints: true,
       checkpointLimits: { restartBytes: cfg.walRestartBytes, intervalMs: CHECKPOINT_INTERVAL_MS },
     });
+    // Before the controller writes anything: a foreign trigger would run with its first write.
+    if (!opts.schemaDifferencesAllowed)
+      await checkSchemaObjects(store.raw, join(cfg.dataDir, STORE_FILE), knownMigrations);
     let advertisedUrl = '';
     let trustChanged: () => void = () => {};
     let scanDone: (ok: boolean, findings: number, at: Date) => void = () => {};

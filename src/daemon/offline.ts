@@ -6,11 +6,13 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { inspectStoreFile, migrationNames } from '../model/store.js';
 import { reconcileTokens } from '../model/services/token-reconcile.js';
 import { closeDefaultAdminSession, openDefaultAdminSession } from '../model/services/offline-session.js';
-import { loadConfig } from './config.js';
-import { buildControllerApp, openControllerCore, type ControllerCore } from './controller.js';
+import type { DatabaseOps } from '../model/integrity/run.js';
+import { loadConfig, type DaemonConfig } from './config.js';
+import { buildControllerApp, openControllerCore, type ControllerCore, type CoreOptions } from './controller.js';
 import { createLogger } from './log.js';
 import { STORE_FILE } from './store-check.js';
 
@@ -68,12 +70,12 @@ export function lockRefusal(e: unknown): Error {
   );
 }
 
-/**
- * Opens the controller on `dataDir` for in-process requests: the data dir's lock for as long as it is open, the
- * PKI, token key and store with the start-up checks, the settings `serve` would read from the environment
- * (`$EDGECTL_CONFIG`, `$EDGECTL_ADVERTISE`…: the advertised URL is the issuer of enrollment JWTs).
- */
-export async function openOfflineController(dir: string, env: NodeJS.ProcessEnv): Promise<OfflineController> {
+/** The stopped controller's core on `dir`, with the settings `serve` would read from the environment. */
+async function openOfflineCore(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  opts: Pick<CoreOptions, 'schemaDifferencesAllowed'> = {},
+): Promise<{ dataDir: string; cfg: DaemonConfig; core: ControllerCore; log: Logger }> {
   const dataDir = resolve(dir);
   let cfg;
   try {
@@ -82,12 +84,42 @@ export async function openOfflineController(dir: string, env: NodeJS.ProcessEnv)
     throw new OfflineRefused(`error: ${(e as Error).message}`);
   }
   const log = createLogger('silent');
-  let core: ControllerCore;
   try {
-    core = await openControllerCore(cfg, { log, locked: () => checkOfflineStore(dataDir) });
+    return {
+      dataDir,
+      cfg,
+      log,
+      core: await openControllerCore(cfg, { log, locked: () => checkOfflineStore(dataDir), ...opts }),
+    };
   } catch (e) {
     throw lockRefusal(e);
   }
+}
+
+export interface OfflineIntegrity {
+  /** The stopped controller's own database operations (the scan and fix of the Management API). */
+  database: DatabaseOps;
+  close(): Promise<void>;
+}
+
+/**
+ * The data-integrity scan of a stopped controller's store, in-process, holding the data dir's lock. Unlike the
+ * other offline commands it neither builds the app nor opens a session: nothing is written before the scan, so
+ * a foreign trigger in the store runs on nothing, and the store is opened even when its schema objects differ
+ * from the migrations (the scan reports them, the fix removes or recreates them first).
+ */
+export async function openOfflineIntegrity(dir: string, env: NodeJS.ProcessEnv): Promise<OfflineIntegrity> {
+  const { core } = await openOfflineCore(dir, env, { schemaDifferencesAllowed: true });
+  return { database: core.deps.database, close: () => core.close() };
+}
+
+/**
+ * Opens the controller on `dataDir` for in-process requests: the data dir's lock for as long as it is open, the
+ * PKI, token key and store with the start-up checks, the settings `serve` would read from the environment
+ * (`$EDGECTL_CONFIG`, `$EDGECTL_ADVERTISE`…: the advertised URL is the issuer of enrollment JWTs).
+ */
+export async function openOfflineController(dir: string, env: NodeJS.ProcessEnv): Promise<OfflineController> {
+  const { dataDir, cfg, core, log } = await openOfflineCore(dir, env);
   let app: FastifyInstance | undefined;
   let sessionId: string | undefined;
   try {

@@ -9,9 +9,12 @@ import {
   acquireLock,
   backupStoreFile,
   countStoreRows,
+  firstFew,
   inspectStoreFile,
+  knownMigrations,
   migrationNames,
   openStore,
+  schemaObjectProblems,
   storeFiles,
   type StoreFileSummary,
 } from '../model/store.js';
@@ -96,7 +99,8 @@ export interface RestoreResult {
 
 /**
  * Replaces the store with `source` after checking that it is an edgectl store this version knows (the
- * migrations table, no unknown migration). The store it replaces is kept as `<store>.replaced-YYYYMMDD-HHMMSS`.
+ * migrations table, no unknown migration) whose schema objects are exactly what its recorded migrations create
+ * (nothing foreign, altered or missing). The store it replaces is kept as `<store>.replaced-YYYYMMDD-HHMMSS`.
  * Both copies are SQLite backups (whatever sits in a -wal file is included), and the new store is put in place
  * by a rename, so an interrupted restore leaves the old store or the new one.
  */
@@ -109,6 +113,12 @@ export async function restoreOffline(dir: string, source: string, now = new Date
     if (schema.unknown.length > 0)
       throw new OfflineRefused(
         `error: ${from} was written by a newer edgectl (unknown migrations: ${schema.unknown.join(', ')}); refusing to restore it`,
+      );
+    // A snapshot carries its schema: a trigger or view no migration creates would run inside the controller.
+    const foreign = await schemaObjectProblems(from, knownMigrations);
+    if (foreign.length > 0)
+      throw new OfflineRefused(
+        `error: ${from} does not hold exactly the schema its migrations create (${firstFew(foreign)}); refusing to restore it`,
       );
     const stamp = snapshotStamp(now);
     const incoming = `${file}.restoring-${stamp}`;
@@ -130,7 +140,11 @@ export async function restoreOffline(dir: string, source: string, now = new Date
   });
 }
 
-/** Applies pending migrations, checking the store as a controller's start does; the names applied. */
+/**
+ * Applies pending migrations, checking the store's file, tables and columns as a controller's start does; the
+ * names applied. (The schema objects are compared at the next start, or by `db check-integrity`, whose `--fix`
+ * needs a migrated store.)
+ */
 export async function migrateOffline(dir: string): Promise<{ store: string; applied: string[]; schema: string }> {
   const dataDir = resolve(dir);
   return locked(dataDir, async (file) => {

@@ -5,17 +5,22 @@
  */
 import { sql } from 'kysely';
 import { dynamic, type Executor } from './db.js';
-import { triggerStatements } from './migrations/0005-access-sessions.js';
+import { integrityCheckOffThread } from './file-integrity.js';
 import { matchedBySql, type MatchSide } from './policy-match.js';
 import { boolToDb } from './values.js';
 
-/** SQLite's `integrity_check`: the messages of what is wrong with the file (empty when it is sound). */
-export async function sqliteIntegrityProblems(db: Executor, max = 100): Promise<string[]> {
+/**
+ * SQLite's `integrity_check`: the messages of what is wrong with the file (empty when it is sound). With the
+ * store's `file`, on a worker thread's connection (file-integrity.ts), else (or when no worker can) on `db`.
+ */
+export async function sqliteIntegrityProblems(db: Executor, file?: string, max = 100): Promise<string[]> {
   const limit = Math.max(1, Math.floor(max));
-  const { rows } = await sql<{ integrity_check: string }>`pragma integrity_check(${sql.raw(String(limit))})`.execute(
-    db,
-  );
-  return rows.map((r) => r.integrity_check).filter((m) => m !== 'ok');
+  const messages =
+    (file === undefined ? undefined : await integrityCheckOffThread(file, limit)) ??
+    (await sql<{ integrity_check: string }>`pragma integrity_check(${sql.raw(String(limit))})`.execute(db)).rows.map(
+      (r) => r.integrity_check,
+    );
+  return messages.filter((m) => m !== 'ok');
 }
 
 /** One foreign key (single column, as all of the store's are) with the rows that break it. */
@@ -28,9 +33,23 @@ export interface ForeignKeyOrphans {
   rows: { row: string; value: string }[];
 }
 
-/** The rows `foreign_key_check` reports, grouped per foreign key (written while enforcement was off). */
-export async function foreignKeyOrphans(db: Executor): Promise<ForeignKeyOrphans[]> {
-  const { rows } = await sql<{ table: string; parent: string; fkid: number }>`pragma foreign_key_check`.execute(db);
+/** The tables that have foreign keys, in name order. */
+export async function foreignKeyTables(db: Executor): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select m.name from sqlite_master m
+    where m.type = 'table' and exists (select 1 from pragma_foreign_key_list(m.name)) order by m.name`.execute(db);
+  return rows.map((r) => r.name);
+}
+
+/**
+ * The rows of `table` that `foreign_key_check` reports, grouped per foreign key (written while enforcement was
+ * off). One table at a time, so a scan can let the event loop run between tables.
+ */
+export async function foreignKeyOrphans(db: Executor, table: string): Promise<ForeignKeyOrphans[]> {
+  const { rows } = await sql<{
+    table: string;
+    parent: string;
+    fkid: number;
+  }>`select "table", parent, fkid from pragma_foreign_key_check(${table})`.execute(db);
   const keys = new Map<string, { table: string; fkid: number }>();
   for (const r of rows) keys.set(`${r.table}\0${r.fkid}`, { table: r.table, fkid: r.fkid });
   const out: ForeignKeyOrphans[] = [];
@@ -211,19 +230,4 @@ export async function bumpAllMarkers(db: Executor, changedAt: string): Promise<v
 /** Gives a tunneler router's identity back the Router type and the router's name. */
 export async function restoreRouterIdentity(db: Executor, id: string, name: string, updatedAt: string): Promise<void> {
   await db.updateTable('identities').set({ name, typeId: 'Router', updatedAt }).where('id', '=', id).execute();
-}
-
-/** The names of the triggers the store holds. */
-export async function triggerNames(db: Executor): Promise<string[]> {
-  const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger'`.execute(db);
-  return rows.map((r) => r.name);
-}
-
-/** The store's own triggers (migration 0005): a missing one is created again from here. */
-export const storeTriggers = triggerStatements;
-
-/** Creates one of {@link storeTriggers} again. */
-export async function createStoreTrigger(db: Executor, name: string): Promise<void> {
-  const t = triggerStatements().find((x) => x.name === name);
-  if (t) await sql.raw(t.sql).execute(db);
 }

@@ -5,7 +5,9 @@
  */
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import type { Migration } from 'kysely';
 import type { TypedExecutor } from './executor.js';
+import { describeSchemaDifference, schemaDifferencesOf } from './schema-objects.js';
 import { boolToDb } from './values.js';
 
 /** The default admin and its password authenticator: the principal of offline CLI commands. */
@@ -82,6 +84,22 @@ export function inspectStoreFile(file: string, known: readonly string[]): StoreF
       unknown: applied.filter((n) => !known.includes(n)),
       pending: known.filter((n) => !applied.includes(n)),
     };
+  } finally {
+    raw.close();
+  }
+}
+
+/**
+ * How the schema objects of a store file differ from what its recorded migrations create (schema-objects.ts),
+ * one line each, read-only; empty when they do not.
+ */
+export async function schemaObjectProblems(
+  file: string,
+  migrations: Readonly<Record<string, Migration>>,
+): Promise<string[]> {
+  const raw = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return (await schemaDifferencesOf(raw, migrations)).map(describeSchemaDifference);
   } finally {
     raw.close();
   }

@@ -4,10 +4,10 @@
  * the store's secrets (session tokens, password hashes) readable by the owner only.
  */
 import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
-import { runMigrations } from './migrations/index.js';
 import type { Migration } from 'kysely';
+import { describeSchemaDifference, schemaDifferencesOf, withMigratedReference } from './schema-objects.js';
 
 export const INTEGRITY_HINT = 'check it with `edgectl db check-integrity --data-dir DIR`, or restore a backup';
 
@@ -87,15 +87,7 @@ export async function checkSchema(
       `the store ${file} was written by a newer edgectl (unknown migrations: ${unknown.join(', ')}); run that version or restore a backup`,
     );
   }
-  const reference = new Database(':memory:');
-  const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: reference }) });
-  let expected: Shape;
-  try {
-    await runMigrations(db, migrations);
-    expected = shapeOf(reference);
-  } finally {
-    await db.destroy();
-  }
+  const expected = await withMigratedReference(migrations, shapeOf);
   const actual = shapeOf(raw);
   const missing: string[] = [];
   for (const [table, cols] of expected) {
@@ -108,6 +100,32 @@ export async function checkSchema(
       `the store ${file} does not match its recorded schema (missing ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}); ${INTEGRITY_HINT}`,
     );
   }
+}
+
+/** At most this many differences are named in a refusal. */
+const NAMED = 5;
+
+/** `items` joined, the first {@link NAMED} of them, with `…` for the rest. */
+export const firstFew = (items: readonly string[]): string =>
+  items.slice(0, NAMED).join('; ') + (items.length > NAMED ? `; … (${items.length} in all)` : '');
+
+/**
+ * At the controller's start, after migrating: every schema object (table, index, trigger, view) must be what
+ * the recorded migrations create (schema-objects.ts). An object they do not create may be foreign logic (a
+ * trigger that makes every new identity an admin), so the start is refused, naming it, before anything runs.
+ */
+export async function checkSchemaObjects(
+  raw: Database.Database,
+  file: string,
+  migrations: Record<string, Migration>,
+): Promise<void> {
+  const differences = (await schemaDifferencesOf(raw, migrations)).map(describeSchemaDifference);
+  if (differences.length === 0) return;
+  throw new StoreRefused(
+    `the store ${file} does not hold exactly the schema its migrations create (${firstFew(differences)}): ` +
+      `it may carry logic that is not edgectl's; check it with \`edgectl db check-integrity --data-dir ${dirname(file)}\` ` +
+      `(\`--fix\` drops what does not belong and recreates what is missing, after a snapshot), or restore a backup`,
+  );
 }
 
 /**

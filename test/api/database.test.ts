@@ -1,8 +1,9 @@
 /**
  * Database operations of the Management API: the data-integrity check and fix (each derived structure is
  * damaged directly in the store file through a second SQLite connection, then reported, repaired and found
- * clean), the one-at-a-time rule, snapshots (0600, at most one a minute by the controller's clock), admin only,
- * and the results' reference shape.
+ * clean), foreign logic in the schema (issue #19 item 7), the one-at-a-time rule with the scan running in the
+ * background while requests are served (item 9), snapshots (0600, at most one a minute by the controller's
+ * clock), admin only, and the results' reference shape.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,12 @@ import Database from 'better-sqlite3';
 import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
+import {
+  ALTERED_DESCRIPTION,
+  FOREIGN_DESCRIPTION,
+  injectForeignLogic,
+  MISSING_DESCRIPTION,
+} from '../harness/schema-damage.js';
 import {
   createIdentity,
   createRecord,
@@ -196,7 +203,7 @@ test('every derived structure damaged in the file is reported, fixed after a sna
     new RegExp(`service-policies ${sp}: serviceRoles names @no-such-service`),
     /terminators term-orphan: routerId names router no-such-router/,
     /access marker router is missing/,
-    /trigger access_catalog_services_update is missing/,
+    /^trigger access_catalog_services_update on services is missing$/,
     /sessions sess-orphan: apiSessionId names api_sessions gone-api-session,/,
     /api_session_certs cert-orphan: apiSessionId names api_sessions gone-api-session-2/,
     /authenticators auth-orphan: identityId names identities gone-identity,/,
@@ -315,4 +322,62 @@ test('more than 1000 findings: the first 1000 are kept and tooManyErrors says so
   const clean = await check();
   assert.equal(clean.tooManyErrors, false);
   assert.deepEqual(clean.results, []);
+});
+
+test('foreign logic written into the live store is found; the fix drops it and restores what it altered or removed', async () => {
+  damage(injectForeignLogic);
+  const isAdmin = async (id: string) => (await admin.get(`/identities/${id}`)).body.data.isAdmin;
+  // While the foreign trigger stands, every new identity is an admin.
+  assert.equal(await isAdmin(await createIdentity(admin)), true);
+
+  const found = await check();
+  assert.equal(found.error, '');
+  for (const description of [FOREIGN_DESCRIPTION, ALTERED_DESCRIPTION, MISSING_DESCRIPTION]) {
+    assert.ok(
+      found.results.some((r) => r.description === description && !r.fixed),
+      `${description} not among\n${found.results.map((r) => r.description).join('\n')}`,
+    );
+  }
+  assert.equal((await admin.post('/database/fix-data-integrity')).status, 202);
+  const fixed = await waitResults();
+  assert.equal(fixed.error, '');
+  assert.deepEqual(
+    fixed.results.filter((r) => !r.fixed),
+    [],
+  );
+  assert.deepEqual((await check()).results, []);
+  assert.equal(await isAdmin(await createIdentity(admin)), false);
+});
+
+test('a scan runs in the background: the request is answered at once, others are served, a second start gets 429', async () => {
+  // Many policies: the scan compares each policy side on its own turn of the event loop.
+  damage((db) => {
+    const insert = db.prepare(
+      `insert into service_policies (id, "createdAt", "updatedAt", name, type, semantic) values (?, ?, ?, ?, 'Dial', 'AnyOf')`,
+    );
+    db.transaction(() => {
+      for (let i = 0; i < 400; i++) insert.run(`bulk-sp-${i}`, NOW(), NOW(), `bulk-sp-${i}`);
+    })();
+  });
+  const started = await admin.post('/database/check-data-integrity');
+  assert.equal(started.status, 202, started.text);
+  // Answered while the scan runs (a scan inside the request would have ended before the 202 went out).
+  const during = await admin.get('/database/data-integrity-results');
+  assert.equal(during.status, 200);
+  assert.equal(during.body.data.inProgress, true);
+  assert.equal(during.body.data.endTime, '0001-01-01T00:00:00.000Z');
+  assert.deepEqual(
+    checkResponse('management', '/database/data-integrity-results', 'GET', 200, during.body),
+    [],
+    during.text,
+  );
+  assertError(await admin.post('/database/check-data-integrity'), 429, 'RATE_LIMITED');
+  assertError(await admin.post('/database/fix-data-integrity'), 429, 'RATE_LIMITED');
+  assert.equal((await admin.get('/identities?limit=1')).status, 200, 'other requests are served meanwhile');
+  assert.equal((await admin.get('/database/data-integrity-results')).body.data.inProgress, true);
+
+  const done = await waitResults();
+  assert.equal(done.fixingErrors, false, 'the refused fix did not replace the running check');
+  assert.equal(done.error, '');
+  assert.deepEqual(done.results, []);
 });

@@ -11,6 +11,7 @@ import { createIdentity, startTestServer, type TestServer } from '../harness/ser
 import { assertBuilt, edgectlSlow, type Run } from '../harness/cli.js';
 import { scratch } from '../harness/processes.js';
 import { migrationNames } from '../../src/store/migrations/index.js';
+import { FOREIGN_DESCRIPTION, injectForeignTrigger } from '../harness/schema-damage.js';
 
 const tmp = scratch('edgectl-db-offline-');
 
@@ -157,6 +158,21 @@ describe('edgectl db (offline)', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /newer edgectl \(unknown migrations: 9999-from-the-future\)/);
     assert.deepEqual(identityNames(store), ['Default Admin', 'before-snapshot']);
+    assert.equal(existsSync(join(dir, 'edgectl.lock')), false, 'the lock is released');
+  });
+
+  it('restore refuses a snapshot carrying a trigger no migration creates, naming it', async () => {
+    const tampered = join(work, 'tampered.db');
+    copyFileSync(snapshot, tampered);
+    const d = new Database(tampered);
+    injectForeignTrigger(d);
+    d.close();
+    const before = statSync(store).mtimeMs;
+    const r = await db('restore', tampered);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.ok(r.stderr.includes(FOREIGN_DESCRIPTION), r.stderr);
+    assert.match(r.stderr, /refusing to restore it/);
+    assert.equal(statSync(store).mtimeMs, before, 'the store is left alone');
     assert.equal(existsSync(join(dir, 'edgectl.lock')), false, 'the lock is released');
   });
 

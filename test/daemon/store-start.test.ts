@@ -1,6 +1,7 @@
 /**
  * What the controller checks about its data dir at start: file modes, an empty or damaged store, a schema that
- * does not match, the lock taken by exactly one of several racing starters, and masked URLs in debug logs.
+ * does not match (foreign logic included: issue #19 item 7), the lock taken by exactly one of several racing
+ * starters, and masked URLs in debug logs.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -28,6 +29,12 @@ import { DB_FILE, startDaemon } from '../../src/daemon/daemon.js';
 import { LOCK_FILE } from '../../src/store/lock.js';
 import { ADMIN } from '../harness/server.js';
 import { request } from '../harness/http.js';
+import {
+  ALTERED_DESCRIPTION,
+  FOREIGN_DESCRIPTION,
+  injectForeignLogic,
+  MISSING_DESCRIPTION,
+} from '../harness/schema-damage.js';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -137,6 +144,23 @@ describe('stores refused at start', () => {
     );
   });
 
+  test('a store carrying schema objects its migrations do not create is refused, each named', async () => {
+    const dir = await seeded();
+    const raw = new Database(join(dir, DB_FILE));
+    injectForeignLogic(raw);
+    raw.close();
+    // A start that is not refused is closed again, so the failure does not leave a controller running.
+    const refusal = await start(dir).then(
+      (d) => d.close().then(() => undefined),
+      (e: Error) => e,
+    );
+    assert.ok(refusal, 'the start is refused');
+    for (const d of [FOREIGN_DESCRIPTION, ALTERED_DESCRIPTION, MISSING_DESCRIPTION])
+      assert.ok(refusal.message.includes(d), `${d} in ${refusal.message}`);
+    assert.match(refusal.message, new RegExp(`edgectl db check-integrity --data-dir ${dir}`));
+    assert.ok(!existsSync(join(dir, LOCK_FILE)), 'the lock is released');
+  });
+
   test('a store written by a newer version (unknown migration) is refused', async () => {
     const dir = await seeded();
     const raw = new Database(join(dir, DB_FILE));
@@ -165,6 +189,42 @@ describe('edgectl db check-integrity', () => {
     const bad = check(dir);
     assert.equal(bad.status, 1);
     assert.match(bad.stderr, /problem: .*schema_migrations/);
+  });
+
+  test('reports foreign logic without running it (exit 1); --fix drops and recreates what differs; then it starts', async () => {
+    const dir = await seeded();
+    const file = join(dir, DB_FILE);
+    const raw = new Database(file);
+    raw.exec(`INSERT INTO identities (id, "createdAt", "updatedAt", name, "typeId", "authPolicyId")
+      VALUES ('plain', 'x', 'x', 'plain', 'User', 'default')`);
+    injectForeignLogic(raw);
+    // Would run on the first session the offline command opened: it opens none.
+    raw.exec(`CREATE TRIGGER on_session AFTER INSERT ON api_sessions BEGIN UPDATE identities SET "isAdmin" = 1; END`);
+    raw.close();
+    const plainIsAdmin = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return (db.prepare(`SELECT "isAdmin" FROM identities WHERE id = 'plain'`).get() as { isAdmin: number }).isAdmin;
+      } finally {
+        db.close();
+      }
+    };
+    const descriptions = [FOREIGN_DESCRIPTION, ALTERED_DESCRIPTION, MISSING_DESCRIPTION];
+    const bad = check(dir);
+    assert.equal(bad.status, 1, bad.stdout + bad.stderr);
+    for (const d of [...descriptions, "trigger on_session on api_sessions is not created by the store's migrations"])
+      assert.ok(bad.stdout.includes(`problem: ${d}`), `${d} in ${bad.stdout}`);
+    assert.equal(plainIsAdmin(), 0);
+
+    const fix = spawnSync(process.execPath, [BIN, 'db', 'check-integrity', '--fix', '--data-dir', dir], {
+      encoding: 'utf8',
+    });
+    assert.equal(fix.status, 0, fix.stdout + fix.stderr);
+    for (const d of descriptions) assert.ok(fix.stdout.includes(`fixed: ${d}`), `${d} in ${fix.stdout}`);
+    assert.equal(plainIsAdmin(), 0);
+    const again = check(dir);
+    assert.equal(again.status, 0, again.stdout + again.stderr);
+    await (await start(dir)).close();
   });
 
   test('fails an empty store file', () => {

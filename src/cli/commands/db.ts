@@ -5,8 +5,9 @@
  *
  * - `check-integrity [--fix]`: online, starts the controller's data-integrity scan (or fix), waits for it with
  *   a progress line on a terminal and prints the findings; exit 1 while any finding remains unfixed. Offline,
- *   the file check (SQLite's integrity_check and the schema against the migrations), then the same scan (or
- *   fix) through the stopped controller's own routes in-process (docs/decisions.md, "Offline CLI").
+ *   the file check (SQLite's integrity_check, the tables and columns against the migrations), then the same
+ *   scan (or fix) by the stopped controller's own database operations in-process, without a session: nothing
+ *   is written before the scan (docs/decisions.md, "Offline CLI").
  * - `snapshot`, `restore`, `migrate`, `info`: db-offline.ts.
  */
 import { resolve } from 'node:path';
@@ -61,8 +62,7 @@ export function registerCheckIntegrity(db: Command, io: CliIo): Command {
       if (target.offline) {
         // The file itself first (it must open); then the controller's own scan in-process, as online.
         await offlineFileCheck(target.dataDir, io);
-        io.dataDir = target.dataDir;
-        await onlineIntegrity(requireApi(io), io, flags);
+        await offlineIntegrity(target.dataDir, io, flags);
         return;
       }
       await onlineIntegrity(target.api, io, flags);
@@ -91,9 +91,11 @@ const WAIT_LIMIT_MS = 30 * 60_000;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+const scanName = (flags: CheckFlags) => (flags.fix ? 'data-integrity fix' : 'data-integrity check');
+
 /** Starts the scan (or fix) on the controller, waits for it, prints the findings; exit 1 when any stays. */
 export async function onlineIntegrity(api: Api, io: CliIo, flags: CheckFlags): Promise<void> {
-  const what = flags.fix ? 'data-integrity fix' : 'data-integrity check';
+  const what = scanName(flags);
   try {
     await api.call('POST', flags.fix ? '/database/fix-data-integrity' : '/database/check-data-integrity');
   } catch (e) {
@@ -104,7 +106,37 @@ export async function onlineIntegrity(api: Api, io: CliIo, flags: CheckFlags): P
       );
     throw e;
   }
-  const details = await waitForScan(api, io, what);
+  reportScan(io, flags, await waitForScan(api, io, what));
+}
+
+/** The same on a stopped controller's store, in-process (its lock held while it runs). */
+async function offlineIntegrity(dataDir: string, io: CliIo, flags: CheckFlags): Promise<void> {
+  const { openOfflineIntegrity, OfflineRefused } = await import('../../daemon/offline.js');
+  let opened;
+  try {
+    opened = await openOfflineIntegrity(dataDir, io.env);
+  } catch (e) {
+    if (e instanceof OfflineRefused) throw new CliError(e.message, 1);
+    throw new CliError(`error: cannot open the store in ${dataDir}: ${(e as Error).message}`, 1);
+  }
+  const what = scanName(flags);
+  const started = Date.now();
+  let details: IntegrityDetails;
+  try {
+    io.err(`${what} started on ${dataDir} (offline)`);
+    opened.database.start(flags.fix === true);
+    await opened.database.idle();
+    details = opened.database.results();
+  } finally {
+    await opened.close();
+  }
+  io.err(`${what} finished in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  reportScan(io, flags, details);
+}
+
+/** Prints a finished scan's findings (or its JSON); exit 1 when it failed or any finding stays unfixed. */
+function reportScan(io: CliIo, flags: CheckFlags, details: IntegrityDetails): void {
+  const what = scanName(flags);
   if (flags.json) io.out(JSON.stringify(details, null, 2));
   else printFindings(io, details);
   const unfixed = details.results.filter((r) => !r.fixed).length;

@@ -15,11 +15,9 @@ import {
   deleteTerminators,
   edgeRouterTunnelers,
   foreignKeyOrphans,
+  foreignKeyTables,
   identitiesByIds,
   insertMarker,
-  createStoreTrigger,
-  storeTriggers,
-  triggerNames,
   markerNames,
   matchDifference,
   orphanTerminators,
@@ -29,7 +27,21 @@ import {
   systemEdgeRouterPolicies,
 } from '../../store/integrity.js';
 import { rematchPolicy } from '../../store/policy-match.js';
-import { repairSearchIndex, SEARCH_INDEXES, searchIndexName, searchIndexProblems } from '../../store/search-index.js';
+import { knownMigrations } from '../../store/migrations/index.js';
+import {
+  describeSchemaDifference,
+  repairableSchemaDifference,
+  repairOrder,
+  repairSchemaObject,
+  storeSchemaDifferences,
+} from '../../store/schema-objects.js';
+import {
+  isSearchIndexTable,
+  repairSearchIndex,
+  SEARCH_INDEXES,
+  searchIndexName,
+  searchIndexProblems,
+} from '../../store/search-index.js';
 import { deleteRouterIdentity } from '../../store/router-identities.js';
 import { iso, type Ctx } from '../ctx.js';
 import { deleteEntity } from '../crud.js';
@@ -37,6 +49,7 @@ import { POLICY_KINDS, TARGETS } from '../policy/kinds.js';
 import { matchSide, removeIdReferences } from '../policy/matches.js';
 import { edgeRouterPolicies } from '../resources/edge-router-policy.js';
 import { createRouterIdentity, createSystemPolicy, systemPolicyName } from '../services/edge-router-system.js';
+import { yieldToEventLoop } from './pace.js';
 
 export interface Finding {
   /** Human-readable, naming the records involved; also how a re-scan recognises the same problem. */
@@ -45,11 +58,22 @@ export interface Finding {
   repair?: (ctx: Ctx) => Promise<void>;
 }
 
+/** What a scan knows beyond the context. */
+export interface ScanEnv {
+  /** The store's file: SQLite's own check reads it on a worker thread's connection (absent: on `ctx.db`). */
+  file?: string;
+}
+
+/**
+ * One kind of damage. A scan lets the event loop run between checks; a check whose work grows with the store
+ * yields (`yieldToEventLoop`) between its steps too (per table, per policy, …), so the controller goes on
+ * serving while it runs: every store call is synchronous.
+ */
 export interface IntegrityCheck {
   name: string;
   /** Damage to the file itself: nothing may be repaired while such a finding stands (restore instead). */
   fatal?: boolean;
-  scan(ctx: Ctx): Promise<Finding[]>;
+  scan(ctx: Ctx, env?: ScanEnv): Promise<Finding[]>;
   /** Repairs the findings of this check's last scan; default: each finding's own `repair`, in order. */
   fix?(ctx: Ctx, findings: readonly Finding[]): Promise<void>;
 }
@@ -57,8 +81,8 @@ export interface IntegrityCheck {
 const sqliteFile: IntegrityCheck = {
   name: 'sqlite-integrity',
   fatal: true,
-  async scan(ctx) {
-    return (await sqliteIntegrityProblems(ctx.db)).map((m) => ({
+  async scan(ctx, env) {
+    return (await sqliteIntegrityProblems(ctx.db, env?.file)).map((m) => ({
       description: `SQLite integrity_check: ${m} (the file is damaged; edgectl cannot repair it: restore a snapshot)`,
     }));
   },
@@ -74,7 +98,12 @@ const foreignKeys: IntegrityCheck = {
   name: 'foreign-keys',
   async scan(ctx) {
     const out: Finding[] = [];
-    for (const fk of await foreignKeyOrphans(ctx.db)) {
+    const orphans = [];
+    for (const table of await foreignKeyTables(ctx.db)) {
+      orphans.push(...(await foreignKeyOrphans(ctx.db, table)));
+      await yieldToEventLoop();
+    }
+    for (const fk of orphans) {
       const reset = RESET_TO[`${fk.table}.${fk.column}`];
       const repair = async (c: Ctx) => {
         if (reset) await resetForeignKeyOrphans(c.db, fk, reset);
@@ -112,17 +141,25 @@ const markers: IntegrityCheck = {
   },
 };
 
-/** The triggers that bump the markers and take a router's terminators with it: without one, caches go stale. */
-const triggers: IntegrityCheck = {
-  name: 'store-triggers',
+/**
+ * Every table, index, trigger and view against what the store's recorded migrations create (schema-objects.ts):
+ * a foreign one is dropped (a trigger could rewrite every write the controller makes), an altered index,
+ * trigger or view is created again from its migration, a missing one created. Tables are never rebuilt: a
+ * missing or altered table stays a finding (restore a snapshot), except the search index tables, which the
+ * search-index check rebuilds. Its repairs run first in the fix, before any other repair writes.
+ */
+const schemaObjects: IntegrityCheck = {
+  name: 'schema-objects',
   async scan(ctx) {
-    const present = new Set(await triggerNames(ctx.db));
-    return storeTriggers()
-      .filter((t) => !present.has(t.name))
-      .map((t) => ({
-        description: `trigger ${t.name} is missing (writes it watches no longer move the access markers or cascade)`,
-        repair: (c: Ctx) => createStoreTrigger(c.db, t.name),
-      }));
+    const differences = (await storeSchemaDifferences(ctx.db, knownMigrations, yieldToEventLoop))
+      .filter((d) => !(d.kind === 'missing' && d.object.type === 'table' && isSearchIndexTable(d.object.name)))
+      .sort((a, b) => repairOrder(a) - repairOrder(b));
+    return differences.map((d) => ({
+      description: repairableSchemaDifference(d)
+        ? describeSchemaDifference(d)
+        : `${describeSchemaDifference(d)} (edgectl does not rebuild a table: restore a snapshot)`,
+      repair: repairableSchemaDifference(d) ? (c: Ctx) => repairSchemaObject(c.db, d) : undefined,
+    }));
   },
 };
 
@@ -135,6 +172,7 @@ const searchIndexes: IntegrityCheck = {
       const repair = (c: Ctx) => repairSearchIndex(c.db, ix);
       for (const problem of await searchIndexProblems(ctx.db, ix))
         out.push({ description: `search index ${searchIndexName(ix)}: ${problem}`, repair });
+      await yieldToEventLoop();
     }
     return out;
   },
@@ -151,6 +189,7 @@ const roleReferences: IntegrityCheck = {
     for (const kind of POLICY_KINDS) {
       for (const side of kind.sides) {
         const target = TARGETS[side.target];
+        await yieldToEventLoop();
         for (const { ownerId, value } of await danglingIdRoles(ctx.db, side.rolesTable, target.table)) {
           out.push({
             description: `${kind.collection} ${ownerId}: ${side.prop} names ${value}, but there is no ${target.collection} record with that id`,
@@ -261,6 +300,8 @@ const policyMatches: IntegrityCheck = {
         const repair = (policyId: string) => (c: Ctx) =>
           rematchPolicy(c.db, matchSide(kind, side), matchTable, target.table, policyId);
         for (const policyId of ids) {
+          // One policy side per turn of the event loop: its comparison reads every entity it may select.
+          await yieldToEventLoop();
           const fixIt = repair(policyId);
           const diff = await matchDifference(ctx.db, matchSide(kind, side), matchTable, target.table, policyId);
           for (const id of diff.missing) {
@@ -287,14 +328,14 @@ const policyMatches: IntegrityCheck = {
 };
 
 /**
- * Every check, in repair order: the file first (nothing is repaired on a damaged file), then the markers,
- * dangling rows, role entries and system records, and the match tables last, recomputed from what the earlier
- * repairs left.
+ * Every check, in repair order: the file first (nothing is repaired on a damaged file), then the schema
+ * objects (a foreign trigger is gone before any repair writes), the markers, dangling rows, role entries and
+ * system records, and the match tables last, recomputed from what the earlier repairs left.
  */
 export const INTEGRITY_CHECKS: readonly IntegrityCheck[] = [
   sqliteFile,
+  schemaObjects,
   markers,
-  triggers,
   foreignKeys,
   roleReferences,
   terminators,

@@ -2,6 +2,11 @@
  * Database operations of the Management API (parity: docs/reference-notes.md §8): the data-integrity scan and
  * fix running in the background, one at a time, and online snapshots at most once a minute. One instance per
  * store; the daemon builds it, an offline command can build its own over the same store.
+ *
+ * "In the background" means on the event loop between requests: the request that starts a scan is answered
+ * first, and the scan waits for the loop's next turn between its checks and within the large ones (./pace.ts),
+ * with SQLite's file check on a worker thread, so the controller keeps serving and a second start meets the
+ * running one (429). The results show the findings so far while it runs.
  */
 import { existsSync } from 'node:fs';
 import { withTx, type OpenedStore } from '../../store/db.js';
@@ -9,7 +14,8 @@ import { bumpAllMarkers } from '../../store/integrity.js';
 import { backupStore } from '../../store/snapshot.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
-import { INTEGRITY_CHECKS, type Finding, type IntegrityCheck } from './checks.js';
+import { INTEGRITY_CHECKS, type Finding, type IntegrityCheck, type ScanEnv } from './checks.js';
+import { yieldToEventLoop } from './pace.js';
 
 /** The reference keeps at most this many results, then says `tooManyErrors`. */
 export const MAX_RESULTS = 1000;
@@ -38,10 +44,22 @@ export interface ScanFinding extends Finding {
   check: IntegrityCheck;
 }
 
-/** Runs every check's scan, in order. */
-export async function scanIntegrity(ctx: Ctx, checks = INTEGRITY_CHECKS): Promise<ScanFinding[]> {
+export interface ScanOptions {
+  checks?: readonly IntegrityCheck[];
+  env?: ScanEnv;
+  /** Told the findings of each check as it ends (the results while a scan runs). */
+  found?(findings: readonly ScanFinding[]): void;
+}
+
+/** Runs every check's scan, in order, letting the event loop run between them. */
+export async function scanIntegrity(ctx: Ctx, opts: ScanOptions = {}): Promise<ScanFinding[]> {
   const out: ScanFinding[] = [];
-  for (const check of checks) for (const f of await check.scan(ctx)) out.push({ ...f, check });
+  for (const check of opts.checks ?? INTEGRITY_CHECKS) {
+    await yieldToEventLoop();
+    const own = (await check.scan(ctx, opts.env)).map((f) => ({ ...f, check }));
+    out.push(...own);
+    opts.found?.(own);
+  }
   return out;
 }
 
@@ -70,6 +88,8 @@ export interface DatabaseOpsOptions {
   file: string;
   /** Told after each completed scan: whether nothing remained unfixed, how many findings, and when. */
   onScanDone?(ok: boolean, findings: number, at: Date): void;
+  /** The checks a scan runs (default: all of them; tests put in their own). */
+  checks?: readonly IntegrityCheck[];
 }
 
 const UTC_STAMP = (d: Date) => iso(d).replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -94,7 +114,10 @@ export class DatabaseOps {
     return { ...this.details, results: [...this.details.results] };
   }
 
-  /** Starts a scan (and repair with `fix`) in the background; 429 while one runs (parity: §8). */
+  /**
+   * Starts a scan (and repair with `fix`) in the background and returns at once: the scan's first step waits
+   * for the event loop's next turn. 429 while one runs (parity: §8).
+   */
   start(fix: boolean): void {
     if (this.running) throw new DomainError('RATE_LIMITED');
     const { ctx } = this.opts;
@@ -115,12 +138,24 @@ export class DatabaseOps {
     await this.running;
   }
 
+  /** The results while a scan runs: each check's findings are added as it ends (fixed: false so far). */
+  private showFound = (findings: readonly ScanFinding[]): void => {
+    const results = [...this.details.results, ...findings.map((f) => ({ description: f.description, fixed: false }))];
+    this.details = {
+      ...this.details,
+      tooManyErrors: results.length > MAX_RESULTS,
+      results: results.slice(0, MAX_RESULTS),
+    };
+  };
+
   private async run(fix: boolean): Promise<void> {
     const { ctx } = this.opts;
+    const scan = (found?: ScanOptions['found']) =>
+      scanIntegrity(ctx, { checks: this.opts.checks, env: { file: this.opts.file }, found });
     let results: IntegrityResult[] = [];
     let error = '';
     try {
-      const found = await scanIntegrity(ctx);
+      const found = await scan(this.showFound);
       if (!fix || found.length === 0) {
         results = found.map((f) => ({ description: f.description, fixed: false }));
       } else if (found.some((f) => f.check.fatal)) {
@@ -130,7 +165,7 @@ export class DatabaseOps {
         const snapshot = await this.takeSnapshot();
         ctx.log.info({ file: snapshot, findings: found.length }, 'data integrity fix: snapshot taken, repairing');
         await repairIntegrity(ctx, found);
-        const left = new Set((await scanIntegrity(ctx)).map((f) => f.description));
+        const left = new Set((await scan()).map((f) => f.description));
         results = found.map((f) => ({ description: f.description, fixed: !left.has(f.description) }));
       }
     } catch (e) {

@@ -75,10 +75,10 @@ const NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
 
 /**
  * The name and statement of every marker trigger, and of the two triggers that take a router's terminators
- * with it (what a foreign key would do if routers were one table). Exported so the data-integrity scan can
- * find a missing one and create it again (src/model/integrity).
+ * with it (what a foreign key would do if routers were one table). The data-integrity scan finds a missing or
+ * altered one by running this migration in an empty database (src/store/schema-objects.ts).
  */
-export function triggerStatements(): { name: string; sql: string }[] {
+function triggerStatements(): { name: string; sql: string }[] {
   const out: { name: string; sql: string }[] = [];
   for (const [marker, feeds] of Object.entries(FEEDS)) {
     for (const [table, events] of feeds) {

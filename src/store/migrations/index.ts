@@ -45,9 +45,16 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   await runMigrations(db, MIGRATIONS);
 }
 
-/** Applies the pending entries of `migrations` in their order (exported for tests). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function runMigrations(db: Kysely<any>, migrations: Record<string, Migration>): Promise<void> {
+/**
+ * Applies the pending entries of `migrations` in their order (exported for tests and the schema comparison,
+ * which runs them in an empty database and, on a serving controller, waits for `between` before each one).
+ */
+export async function runMigrations(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
+  migrations: Readonly<Record<string, Migration>>,
+  between?: () => Promise<void>,
+): Promise<void> {
   await db.schema
     .createTable('schema_migrations')
     .ifNotExists()
@@ -59,6 +66,7 @@ export async function runMigrations(db: Kysely<any>, migrations: Record<string, 
   );
   for (const [name, migration] of Object.entries(migrations)) {
     if (applied.has(name)) continue;
+    await between?.();
     try {
       await db.transaction().execute(async (trx) => {
         await migration.up(trx);

@@ -1,11 +1,14 @@
 /**
  * The integrity runner's rules that the API tests cannot reach by damaging a store: nothing is repaired while a
- * fatal finding (a damaged file) stands, and repairs of the other checks run in the list's order in one
- * transaction that a failing repair rolls back whole.
+ * fatal finding (a damaged file) stands, repairs of the other checks run in the list's order in one
+ * transaction that a failing repair rolls back whole, and a scan shares the event loop (issue #19 item 9): it
+ * runs on after `start` returns, shows its findings so far, refuses a second start, and lets the loop turn
+ * between its steps.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { repairIntegrity, type ScanFinding } from '../../../src/model/integrity/run.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { DatabaseOps, repairIntegrity, type ScanFinding } from '../../../src/model/integrity/run.js';
 import { INTEGRITY_CHECKS, type IntegrityCheck } from '../../../src/model/integrity/checks.js';
 import { readMarkers } from '../../../src/store/access-markers.js';
 import { openTestStore } from '../../harness/store.js';
@@ -55,6 +58,72 @@ test('repairs run in one transaction: a failing one rolls back the others and th
     assert.deepEqual(await readMarkers(t.ctx.db), before, 'nothing of the fix remains');
     // A clean store scans clean.
     for (const c of INTEGRITY_CHECKS) assert.deepEqual(await c.scan(t.ctx), [], c.name);
+  } finally {
+    await t.close();
+  }
+});
+
+/** Waits (turn by turn of the event loop, at most 1000) until `done` holds. */
+async function turnsUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !done(); i++) await nextTurn();
+  assert.ok(done(), 'reached within 1000 turns of the event loop');
+}
+
+test('a scan goes on after start returns: in progress with the findings so far, a second start refused', async () => {
+  const t = await openTestStore();
+  try {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const checks: IntegrityCheck[] = [
+      { name: 'first', scan: async () => [{ description: 'first finding' }] },
+      {
+        name: 'held',
+        scan: async () => {
+          await held;
+          return [{ description: 'second finding' }];
+        },
+      },
+    ];
+    const ops = new DatabaseOps({ ctx: t.ctx, store: t.store, file: t.store.raw.name, checks });
+    ops.start(false);
+    await turnsUntil(() => ops.results().results.length === 1);
+    const running = ops.results();
+    assert.equal(running.inProgress, true);
+    assert.deepEqual(running.results, [{ description: 'first finding', fixed: false }]);
+    assert.throws(
+      () => ops.start(true),
+      (e: Error & { code?: string }) => e.code === 'RATE_LIMITED',
+    );
+    release();
+    await ops.idle();
+    const done = ops.results();
+    assert.equal(done.inProgress, false);
+    assert.equal(done.fixingErrors, false, 'the refused fix did not replace the running check');
+    assert.deepEqual(
+      done.results.map((r) => r.description),
+      ['first finding', 'second finding'],
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+test('the real checks let the event loop turn: work queued after start runs while the scan is in progress', async () => {
+  const t = await openTestStore();
+  try {
+    const ops = new DatabaseOps({ ctx: t.ctx, store: t.store, file: t.store.raw.name });
+    ops.start(false);
+    // Queued after start: with a scan that never yields, the whole scan would end before this runs.
+    const first = await nextTurn().then(() => ops.results().inProgress);
+    let turns = 0;
+    const counted = (async () => {
+      for (; ops.results().inProgress; turns++) await nextTurn();
+    })();
+    await ops.idle();
+    await counted;
+    assert.equal(first, true, 'the scan was still running on the next turn of the event loop');
+    assert.ok(turns > INTEGRITY_CHECKS.length, `the loop turned ${turns} times during the scan`);
+    assert.deepEqual(ops.results().results, [], 'a clean store scans clean');
   } finally {
     await t.close();
   }
