@@ -10,7 +10,7 @@ import { noteEntityWrite } from './access/changes.js';
 import { mappingConstraints } from './constraints.js';
 import { withDb, iso, type Ctx } from './ctx.js';
 import { DomainError, fieldError, notFound } from './errors.js';
-import { newId } from './ids.js';
+import { newEntityId } from './ids.js';
 import { filterFields, writableProps, type Input, type ResourceDef, type Row, type WriteMode } from './resource.js';
 import { compileListQueryJudged, type ListOptions } from './list-query.js';
 import { hooksOf } from './resource-hooks.js';
@@ -87,7 +87,7 @@ export async function createEntity(
     if (hooks.prepare) input = await hooks.prepare(tctx, input, 'create', undefined, pre);
     const now = iso(ctx.now());
     // A prepare hook may choose the id (e.g. when a stored value derives from it); bodies cannot set `id`.
-    const id = textOr(extra.id ?? input.id, '') || newId();
+    const id = textOr(extra.id ?? input.id, '') || newEntityId();
     await mappingConstraints(() =>
       insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} }),
     );

@@ -7,12 +7,12 @@
  * A PASSIVE checkpoint copies what it can without waiting for anyone, but under a steady stream of writes it
  * never catches up with the end of the log, and SQLite only starts the log over from the beginning once a
  * checkpoint has caught up: the log then grows without bound (issue 19 measured 5.5 GB beside a 26 MB
- * database). So the worker runs a PASSIVE checkpoint every `intervalMs`, and whenever the log has grown past
- * `restartBytes` without being caught up, the controller closes its write gate (new write transactions wait,
- * readers do not), and the worker runs a TRUNCATE checkpoint: it copies the little written since the last pass,
- * waits for the transaction in flight to end, and cuts the log to zero bytes. Then the gate opens. The log
- * therefore stays around `restartBytes` plus what is written in one interval; should it still reach
- * `4 × restartBytes` (a checkpoint that cannot finish, e.g. a long reader), writers wait until the log is cut.
+ * database). So the worker runs a PASSIVE checkpoint every `intervalMs`, and whenever the log's file has grown
+ * past `restartBytes` (seen by a pass, or by a writer about to begin), the controller closes its write gate (new
+ * write transactions wait, readers do not), and once no transaction is open the worker runs a TRUNCATE
+ * checkpoint: it copies the little written since the last pass and cuts the log to zero bytes. Then the gate
+ * opens. The log therefore stays around `restartBytes`; should it still reach `4 × restartBytes` (a checkpoint
+ * that cannot finish, e.g. a long reader, or a long pass under way), writers wait until the log is cut.
  * When writes stop, the next pass finds the log caught up and idle and cuts it to zero as well.
  *
  * If the worker cannot start (e.g. inside the one-file binary, where the SQLite addon is not a module a worker
@@ -228,9 +228,9 @@ export function startCheckpointer(
     const caughtUp = seen.log === seen.done || seen.log === -1;
     status.lagFrames = Math.max(0, seen.log - seen.done);
     if (caughtUp) status.caughtUpAt = Date.now();
-    if (!gate.isOpen || (p.size > limits.restartBytes && !caughtUp)) {
-      // Checkpoints are falling behind a steady stream of writes (or the log passed its hard bound, or the
-      // last cut could not finish): hold new writers while the log is cut.
+    if (!gate.isOpen || p.size > limits.restartBytes) {
+      // The log (or its file, which keeps its largest size until cut) passed the restart size, or the hard
+      // bound closed the gate, or the last cut could not finish: hold new writers while the log is cut.
       cut();
     } else if (p.size > 0 && caughtUp && idle) {
       // Writes have stopped and the log is all copied: give its disk space back.
@@ -261,11 +261,14 @@ export function startCheckpointer(
     admit() {
       const wait = gate.wait();
       if (wait || !running) return wait;
-      // The hard bound, checked at most every few milliseconds (a stat is cheap, but not free).
+      // The log's size, looked at most every few milliseconds (a stat is cheap, but not free): past the
+      // restart size it is cut now if the worker is free (else its pass under way will see it), past the hard
+      // bound writers wait for that in any case.
       const now = performance.now();
       if (now - lastSizeCheck < 5) return undefined;
       lastSizeCheck = now;
-      if (walBytes(file) <= hardBytes) return undefined;
+      const size = walBytes(file);
+      if (size <= limits.restartBytes || (inFlight && size <= hardBytes)) return undefined;
       gate.close();
       cut();
       return gate.wait();

@@ -10,7 +10,7 @@ import { isPkiError } from '../../pki/index.js';
 import { listEntities, type Page } from '../crud.js';
 import { iso, type Ctx } from '../ctx.js';
 import { DomainError, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { newEntityId } from '../ids.js';
 import type { ListOptions } from '../list-query.js';
 import { requirePki } from '../pki.js';
 import type { Row } from '../resource.js';
@@ -53,7 +53,7 @@ export async function createSessionCert(ctx: Ctx, owner: SessionCertOwner, csr: 
     if (isPkiError(e)) throw new DomainError('COULD_NOT_PROCESS_CSR', { cause: { message: e.message } });
     throw e;
   }
-  const id = newId();
+  const id = newEntityId();
   const now = iso(ctx.now());
   await insertRow(ctx.db, apiSessionCerts, {
     id,

@@ -16,7 +16,7 @@ import {
 import { dropApiSession, dropIdentityApiSessions } from '../posture/state.js';
 import type { Ctx } from '../ctx.js';
 import { iso } from '../ctx.js';
-import { newId, isUuid } from '../ids.js';
+import { newEntityId, isUuid } from '../ids.js';
 import { tokenHash } from '../tokens.js';
 import { apiSessions } from '../resources/api-session.js';
 import { isDisabled } from '../resources/identity.js';
@@ -59,7 +59,7 @@ export interface NewApiSession {
 
 export async function createApiSession(ctx: Ctx, s: NewApiSession): Promise<string> {
   const now = iso(ctx.now());
-  const id = newId(16);
+  const id = newEntityId();
   await insertApiSession(ctx.db, {
     id,
     // The token is derived from the id (model/tokens.ts); the store keeps only its hash.

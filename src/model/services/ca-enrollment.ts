@@ -19,7 +19,7 @@ import type { ParsedCertificate } from '../../pki/index.js';
 import { createEntity } from '../crud.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
-import { newId } from '../ids.js';
+import { newEntityId } from '../ids.js';
 import { authenticators } from '../resources/authenticator.js';
 import { identities } from '../resources/identity.js';
 import { externalIdFromCertificate } from '../ca/external-id.js';
@@ -66,7 +66,7 @@ async function insertCertAuthenticator(
       cause: { field: 'method', reason: 'identity already has a cert authenticator', value: 'cert' },
     });
   }
-  const id = newId();
+  const id = newEntityId();
   const now = iso(ctx.now());
   await insertRow(ctx.db, authenticators, {
     id,
@@ -173,7 +173,7 @@ export async function enrollCa(
           cause: { field: 'externalId', reason: 'an identity with this external id exists', value: externalId },
         });
     }
-    const identityId = newId();
+    const identityId = newEntityId();
     const base = formatIdentityName(ca.identityNameFormat, {
       caName: ca.name,
       caId: ca.id,

@@ -34,7 +34,7 @@ import {
 import { identityExists } from '../../store/identities.js';
 import { iso, type Ctx } from '../ctx.js';
 import { DomainError, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { newEntityId } from '../ids.js';
 import { hashWithSalt } from '../password.js';
 import { open, seal } from '../secret-box.js';
 import { isMfaQuery } from './auth-queries.js';
@@ -100,7 +100,7 @@ export function provisioningUrl(issuer: string, identityName: string, secret: st
 export async function enrollMfa(ctx: Ctx, caller: MfaCaller): Promise<string> {
   const { identityId } = caller;
   if (await mfaOfIdentity(ctx.db, identityId)) throw new DomainError('MFA_EXISTS');
-  const id = newId(16);
+  const id = newEntityId();
   const secret = generateSecret({ length: 20 });
   const recovery = await hashedRecoveryCodes(ctx);
   await withTx(ctx.db, async (trx) => {

@@ -23,7 +23,7 @@ import { insertRow } from '../../store/crud.js';
 import { isPkiError, parseCsr, type IssuedCertificate } from '../../pki/index.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { newEntityId } from '../ids.js';
 import { requirePki } from '../pki.js';
 import type { Row } from '../resource.js';
 import { textOf } from '../row.js';
@@ -59,7 +59,7 @@ export async function createRouterEnrollment(
   const { column, method } = KINDS[kind];
   const now = ctx.now();
   const expiresAt = new Date(now.getTime() + ctx.settings.routerEnrollmentDurationMs);
-  const id = newId();
+  const id = newEntityId();
   await insertRow(ctx.db, enrollments, {
     id,
     createdAt: iso(now),

@@ -13,7 +13,7 @@ import { deleteSessionById, insertSessionIfAbsent, sessionOf, type StoredSession
 import { iso, type Ctx } from '../ctx.js';
 import { getEntity, listEntities, type Page } from '../crud.js';
 import { DomainError, notFound } from '../errors.js';
-import { newId } from '../ids.js';
+import { newEntityId } from '../ids.js';
 import { tokenHash } from '../tokens.js';
 import type { ListOptions } from '../list-query.js';
 import { renderRecord } from '../render.js';
@@ -89,7 +89,7 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
   let token: string | undefined;
   if (!row) {
     const now = iso(ctx.now());
-    const id = newId();
+    const id = newEntityId();
     token = ctx.tokens.token('session', id);
     const values: StoredSession = {
       id,

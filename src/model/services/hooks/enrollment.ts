@@ -9,7 +9,7 @@ import { identityExists } from '../../../store/identities.js';
 import { createEntity } from '../../crud.js';
 import { iso, type Ctx } from '../../ctx.js';
 import { DomainError, fieldError, isDomainError, type FieldCause } from '../../errors.js';
-import { newId } from '../../ids.js';
+import { newEntityId } from '../../ids.js';
 import { enrollmentCredentials, enrollmentSecrets, futureDate } from '../../enrollments/credentials.js';
 import { enrollmentMethod } from '../../enrollments/index.js';
 import { attachRefs, IDENTITY_REF, type RefSpec } from '../../refs.js';
@@ -45,7 +45,7 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode): Promise<Input> 
 
   out.expiresAt = iso(expiresAt);
   // The token derives from the id, so the id is chosen here (createEntity keeps it).
-  const id = newId();
+  const id = newEntityId();
   out.id = id;
   Object.assign(out, await enrollmentSecrets(ctx, { id, method: method.id, subject: identityId, expiresAt }));
   return out;
