@@ -41,7 +41,7 @@ export interface ControllerCore {
 }
 
 /** How often the background checkpointer looks at the write-ahead log (src/store/checkpointer.ts). */
-const CHECKPOINT_INTERVAL_MS = 250;
+const CHECKPOINT_INTERVAL_MS = 1000;
 
 export interface CoreOptions {
   log: PinoLogger;

@@ -188,7 +188,7 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
   );
   walCounter(
     'edgectl_store_write_waits_total',
-    'Write transactions that waited for the write-ahead log to be cut (back-pressure)',
+    'Writes that waited for the write-ahead log to be cut (back-pressure)',
     (w) => w.writerWaits,
   );
   const integrityOk = new Gauge({

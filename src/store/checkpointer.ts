@@ -113,7 +113,7 @@ export interface CheckpointLimits {
   intervalMs: number;
 }
 
-export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = { restartBytes: 32 * 1024 * 1024, intervalMs: 250 };
+export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = { restartBytes: 32 * 1024 * 1024, intervalMs: 1000 };
 
 export interface Checkpointer {
   status(): WalStatus;

@@ -89,6 +89,7 @@ export async function openStore(
     registerDirect(db, {
       prepare: (text) => statements.prepare(text) as unknown as ReturnType<DirectConnection['prepare']>,
       inTransaction: () => connection.inTransaction,
+      writeGate: () => gate.wait(),
     });
     createRuntime(db as Kysely<unknown>, () => connection.inTransaction, gate);
     if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);

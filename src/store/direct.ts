@@ -19,6 +19,12 @@ import { isMarkerNeutral, markerNeutral } from './write-gen.js';
 export interface DirectConnection {
   prepare(text: string): DirectStatement;
   inTransaction(): boolean;
+  /**
+   * Undefined while writes may go ahead; a promise while the checkpointer cuts the write-ahead log (write-gate.ts).
+   * A write of ours then would wait for the worker's write lock in SQLite's busy handler, which sleeps on the
+   * event loop, so writes outside a transaction wait here instead.
+   */
+  writeGate(): Promise<void> | undefined;
 }
 
 interface DirectStatement {
@@ -63,6 +69,10 @@ export async function hotRows<R>(db: Executor, text: string, params: readonly un
 
 /** A write; answers the number of rows it changed. */
 export async function hotWrite(db: Executor, text: string, params: readonly unknown[]): Promise<number> {
+  if (!db.isTransaction) {
+    const wait = connections.get(db)?.writeGate();
+    if (wait) await wait;
+  }
   const c = usable(db);
   if (c) return c.prepare(text).run(params).changes;
   return Number((await db.executeQuery(CompiledQuery.raw(text, [...params]))).numAffectedRows ?? 0);
@@ -105,6 +115,12 @@ export function groupedWrite(db: Executor, text: string, params: readonly unknow
 }
 
 function flush(db: Executor): void {
+  const wait = connections.get(db)?.writeGate();
+  if (wait) {
+    // The batch goes once the log has been cut; writes arriving meanwhile join it.
+    void wait.then(() => flush(db));
+    return;
+  }
   const queue = queues.get(db) ?? [];
   queues.delete(db);
   const c = usable(db);

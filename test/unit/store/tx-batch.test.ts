@@ -1,13 +1,17 @@
 /**
  * Group commit (src/store/tx-batch.ts): transactions that arrive together share one commit, each in its own
  * savepoint; one that fails is undone alone; none is answered before the commit; the write gate holds new
- * ones back.
+ * ones back, and the direct writes outside a transaction too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { openStore, withTx, type OpenedStore } from '../../../src/store/db.js';
 import { batchStats, writeGateOf } from '../../../src/store/runtime.js';
+import { groupedWrite, hotWrite } from '../../../src/store/direct.js';
+import { markerNeutral } from '../../../src/store/write-gen.js';
+
+const GROUPED = 'insert into t (k) values (?) /* grouped in a test */';
 
 async function withStore(fn: (s: OpenedStore) => Promise<void>): Promise<void> {
   const store = await openStore(':memory:');
@@ -86,5 +90,20 @@ test('a closed write gate holds new transactions until it opens', async () => {
     gate.open();
     await pending;
     assert.deepEqual(keys(s), ['held']);
+  });
+});
+
+test('direct writes outside a transaction, single or grouped, wait at a closed gate too', async () => {
+  await withStore(async (s) => {
+    const gate = writeGateOf(s.db)!;
+    markerNeutral(GROUPED);
+    gate.close();
+    const single = hotWrite(s.db, 'insert into t (k) values (?)', ['single']);
+    const grouped = groupedWrite(s.db, GROUPED, ['grouped']);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(keys(s), [], 'nothing is written while the log is being cut');
+    gate.open();
+    assert.deepEqual(await Promise.all([single, grouped]), [1, 1]);
+    assert.deepEqual(keys(s), ['grouped', 'single']);
   });
 });
