@@ -99,7 +99,12 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     // Metrics exist only when served somewhere (docs/decisions.md, "Metrics and health").
     const metrics =
       cfg.metrics.enabled || cfg.metrics.listen
-        ? createMetrics({ ctx, storeFile: join(cfg.dataDir, DB_FILE), wal: () => core.store.wal() })
+        ? createMetrics({
+            ctx,
+            storeFile: join(cfg.dataDir, DB_FILE),
+            wal: () => core.store.wal(),
+            commits: () => core.store.commits(),
+          })
         : undefined;
     core.onIntegrityScan((ok, findings, at) => metrics?.recordIntegrityCheck(ok ? 'ok' : 'failed', at, findings));
     // openStore({ verify: true }) ran quick_check just now: the first integrity result.

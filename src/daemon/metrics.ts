@@ -50,6 +50,8 @@ export interface MetricsOptions {
   storeFile: string;
   /** The write-ahead log's checkpointing state, when a background checkpointer runs. */
   wal?: () => WalStatus | undefined;
+  /** Commits of the store's shared transactions and the transactions they held. */
+  commits?: () => { batches: number; members: number };
 }
 
 export function createMetrics(opts: MetricsOptions): DaemonMetrics {
@@ -190,6 +192,27 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
     'edgectl_store_write_waits_total',
     'Writes that waited for the write-ahead log to be cut (back-pressure)',
     (w) => w.writerWaits,
+  );
+  const commitCounter = (name: string, help: string, value: (c: { batches: number; members: number }) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        const c = opts.commits?.();
+        if (c) this.inc(value(c));
+      },
+    });
+  commitCounter(
+    'edgectl_store_commits_total',
+    'Commits of write transactions (each may hold several)',
+    (c) => c.batches,
+  );
+  commitCounter(
+    'edgectl_store_transactions_total',
+    'Write transactions committed or rolled back alone, shared commits included',
+    (c) => c.members,
   );
   const integrityOk = new Gauge({
     name: 'edgectl_store_integrity_ok',

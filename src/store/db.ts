@@ -11,7 +11,7 @@ import { knownMigrations, migrateToLatest } from './migrations/index.js';
 import { noteStatement, noteUnknownWrite } from './write-gen.js';
 import { registerDirect, type DirectConnection } from './direct.js';
 import { startCheckpointer, type CheckpointLimits, type WalStatus } from './checkpointer.js';
-import { createRuntime, runTransaction, setCheckpointer, settled, walStatus } from './runtime.js';
+import { batchStats, createRuntime, runTransaction, setCheckpointer, settled, walStatus } from './runtime.js';
 import { WriteGate } from './write-gate.js';
 import {
   checkSchema,
@@ -44,6 +44,8 @@ export interface OpenedStore {
   raw: Database.Database;
   /** The write-ahead log's state (checkpointer.ts); undefined without the background checkpointer. */
   wal(): WalStatus | undefined;
+  /** Commits of shared transactions and the transactions they held, since the store opened (tx-batch.ts). */
+  commits(): { batches: number; members: number };
   close(): Promise<void>;
 }
 
@@ -114,6 +116,7 @@ export async function openStore(
     db: opened,
     raw,
     wal: () => walStatus(opened),
+    commits: () => batchStats(opened) ?? { batches: 0, members: 0 },
     async close() {
       if (closed) return;
       closed = true;

@@ -17,6 +17,7 @@ import { lendToTransaction } from './direct.js';
 /** Stop taking members after this many, or after this long, so readers are not held back. */
 const MAX_MEMBERS = 64;
 const MAX_BATCH_MS = 20;
+const MAX_GATHER_TURNS = 4;
 
 const SAVEPOINT = CompiledQuery.raw('savepoint tx_member');
 const RELEASE = CompiledQuery.raw('release tx_member');
@@ -39,6 +40,7 @@ export class TxBatcher {
   /** Batches committed and members run, since the store opened (for the bench and metrics). */
   batches = 0;
   members = 0;
+  private lastBatch = 0;
 
   constructor(
     private readonly db: Kysely<unknown>,
@@ -56,8 +58,22 @@ export class TxBatcher {
       // yielding (the store is synchronous), so the other requests that arrived with it join only if the
       // batch waits for them to get there.
       this.running = true;
-      setImmediate(() => void this.drive());
+      setImmediate(() => void this.gather(this.queue.length, 0));
     });
+  }
+
+  /**
+   * While members keep arriving turn after turn (concurrent clients whose requests come in over a few
+   * milliseconds), waits up to `MAX_GATHER_TURNS` more turns of the event loop before the batch begins.
+   */
+  private gather(seen: number, turns: number): void {
+    if (turns < MAX_GATHER_TURNS && this.lastBatch > 1 && this.queue.length < MAX_MEMBERS) {
+      setImmediate(() =>
+        this.queue.length > seen || turns === 0 ? this.gather(this.queue.length, turns + 1) : void this.drive(),
+      );
+      return;
+    }
+    void this.drive();
   }
 
   private async drive(): Promise<void> {
@@ -121,6 +137,7 @@ export class TxBatcher {
     }
     this.batches++;
     this.members += taken;
+    this.lastBatch = taken;
     for (const d of done) d.member.resolve(d.value);
   }
 }
