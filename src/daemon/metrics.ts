@@ -168,51 +168,42 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
       this.set(wal?.caughtUpAt === undefined ? NaN : (Date.now() - wal.caughtUpAt) / 1000);
     },
   });
-  const walCounter = (name: string, help: string, value: (w: WalStatus) => number) =>
+  /** A counter the store keeps itself, read at scrape time (absent: not reported). */
+  const storeCounter = (name: string, help: string, read: () => number | undefined) =>
     new Counter({
       name,
       help,
       registers: [registry],
       collect() {
         this.reset();
-        if (wal) this.inc(value(wal));
+        const v = read();
+        if (v !== undefined) this.inc(v);
       },
     });
-  walCounter(
+  storeCounter(
     'edgectl_store_wal_written_bytes_total',
     'Bytes appended to the write-ahead log since the controller started',
-    (w) => w.writtenBytes,
+    () => wal?.writtenBytes,
   );
-  walCounter(
+  storeCounter(
     'edgectl_store_wal_truncations_total',
     'Times the write-ahead log was cut back to zero bytes',
-    (w) => w.truncations,
+    () => wal?.truncations,
   );
-  walCounter(
+  storeCounter(
     'edgectl_store_write_waits_total',
     'Writes that waited for the write-ahead log to be cut (back-pressure)',
-    (w) => w.writerWaits,
+    () => wal?.writerWaits,
   );
-  const commitCounter = (name: string, help: string, value: (c: { batches: number; members: number }) => number) =>
-    new Counter({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.reset();
-        const c = opts.commits?.();
-        if (c) this.inc(value(c));
-      },
-    });
-  commitCounter(
+  storeCounter(
     'edgectl_store_commits_total',
     'Commits of write transactions (each may hold several)',
-    (c) => c.batches,
+    () => opts.commits?.().batches,
   );
-  commitCounter(
+  storeCounter(
     'edgectl_store_transactions_total',
     'Write transactions committed or rolled back alone, shared commits included',
-    (c) => c.members,
+    () => opts.commits?.().members,
   );
   const integrityOk = new Gauge({
     name: 'edgectl_store_integrity_ok',

@@ -9,9 +9,9 @@ import type { Database as StoreSchema } from './schema.js';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
 import { noteStatement, noteUnknownWrite } from './write-gen.js';
-import { registerDirect, type DirectConnection } from './direct.js';
 import { startCheckpointer, type CheckpointLimits, type WalStatus } from './checkpointer.js';
-import { batchStats, createRuntime, runTransaction, setCheckpointer, settled, walStatus } from './runtime.js';
+import { createRuntime, runTransaction, type DirectConnection, type StoreRuntime } from './runtime.js';
+import type { Executor, Store } from './executor.js';
 import { WriteGate } from './write-gate.js';
 import {
   checkSchema,
@@ -24,8 +24,7 @@ import {
 
 /** The store's tables as generated from the migrations (schema.ts). */
 export type DB = StoreSchema;
-export type Store = Kysely<DB>;
-export type Executor = Kysely<DB> | Transaction<DB>;
+export type { Executor, Store } from './executor.js';
 
 /**
  * An executor for tables named at run time (the generic CRUD's resource and link tables, crud.ts), which the
@@ -71,6 +70,7 @@ export async function openStore(
   let raw: Database.Database | undefined;
   let db: Kysely<DB> | undefined;
   const gate = new WriteGate();
+  let runtime: StoreRuntime | undefined;
   try {
     raw = countWrites(new Database(file, { readonly: opts.readonly ?? false }));
     if (!opts.readonly) raw.pragma('journal_mode = WAL');
@@ -88,12 +88,14 @@ export async function openStore(
     const statements = withStatementCache(raw);
     db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
     const connection = raw;
-    registerDirect(db, {
-      prepare: (text) => statements.prepare(text) as unknown as ReturnType<DirectConnection['prepare']>,
-      inTransaction: () => connection.inTransaction,
-      writeGate: () => gate.wait(),
-    });
-    createRuntime(db as Kysely<unknown>, () => connection.inTransaction, gate);
+    runtime = createRuntime(
+      db as Kysely<unknown>,
+      {
+        prepare: (text) => statements.prepare(text) as unknown as ReturnType<DirectConnection['prepare']>,
+        inTransaction: () => connection.inTransaction,
+      },
+      gate,
+    );
     if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);
     if (opts.verify) await checkSchema(raw, file, knownMigrations);
     // The -wal and -shm files exist only now; SQLite created them with the database's mode, checked again here.
@@ -105,18 +107,19 @@ export async function openStore(
     throw new StoreRefused(`cannot open the store ${file}: ${(e as Error).message}; ${INTEGRITY_HINT}`);
   }
   const opened = db;
+  const { batcher } = runtime as StoreRuntime;
   // The controller's store: checkpoints from a worker thread, off the event loop (checkpointer.ts).
   const checkpointer =
     onDisk && opts.backgroundCheckpoints
-      ? startCheckpointer(file, raw, gate, () => settled(opened), AUTO_CHECKPOINT_PAGES, opts.checkpointLimits)
+      ? startCheckpointer(file, raw, gate, () => batcher.settled(), AUTO_CHECKPOINT_PAGES, opts.checkpointLimits)
       : undefined;
-  setCheckpointer(opened, checkpointer);
+  (runtime as StoreRuntime).checkpointer = checkpointer;
   let closed = false;
   return {
     db: opened,
     raw,
-    wal: () => walStatus(opened),
-    commits: () => batchStats(opened) ?? { batches: 0, members: 0 },
+    wal: () => checkpointer?.status(),
+    commits: () => ({ batches: batcher.batches, members: batcher.members }),
     async close() {
       if (closed) return;
       closed = true;

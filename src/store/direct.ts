@@ -12,49 +12,12 @@
  * The statement texts are fixed strings with `?` parameters, so both paths run exactly the same SQL.
  */
 import { CompiledQuery } from 'kysely';
-import type { Executor } from './db.js';
+import type { Executor } from './executor.js';
+import { runtimeOf, type DirectConnection, type StoreRuntime } from './runtime.js';
 import { isMarkerNeutral, markerNeutral } from './write-gen.js';
 
-/** What db.ts registers for a store it opened: its statement cache and whether a transaction is open. */
-export interface DirectConnection {
-  prepare(text: string): DirectStatement;
-  inTransaction(): boolean;
-  /**
-   * Undefined while writes may go ahead; a promise while the checkpointer cuts the write-ahead log (write-gate.ts).
-   * A write of ours then would wait for the worker's write lock in SQLite's busy handler, which sleeps on the
-   * event loop, so writes outside a transaction wait here instead.
-   */
-  writeGate(): Promise<void> | undefined;
-}
-
-interface DirectStatement {
-  all(params: readonly unknown[]): unknown[];
-  run(params: readonly unknown[]): { changes: number };
-}
-
-const connections = new WeakMap<object, DirectConnection>();
-
-export function registerDirect(db: object, connection: DirectConnection): void {
-  connections.set(db, connection);
-}
-
-/**
- * Lends the store's connection to a transaction object for as long as `fn` runs (db.ts's `withTx`): only that
- * transaction's flow uses it meanwhile. A transaction object used after its end falls back to kysely.
- */
-export async function lendToTransaction<T>(db: object, trx: object, fn: () => Promise<T>): Promise<T> {
-  const c = connections.get(db);
-  if (!c) return fn();
-  connections.set(trx, c);
-  try {
-    return await fn();
-  } finally {
-    connections.delete(trx);
-  }
-}
-
 function usable(db: Executor): DirectConnection | undefined {
-  const c = connections.get(db);
+  const c = runtimeOf(db)?.connection;
   if (!c) return undefined;
   // A transaction holds the connection it was lent; the store itself only when no transaction is open on it.
   return db.isTransaction || !c.inTransaction() ? c : undefined;
@@ -69,8 +32,10 @@ export async function hotRows<R>(db: Executor, text: string, params: readonly un
 
 /** A write; answers the number of rows it changed. */
 export async function hotWrite(db: Executor, text: string, params: readonly unknown[]): Promise<number> {
+  // Outside a transaction a write waits while the checkpointer cuts the write-ahead log (write-gate.ts): it would
+  // otherwise wait for the worker's write lock in SQLite's busy handler, which sleeps on the event loop.
   if (!db.isTransaction) {
-    const wait = connections.get(db)?.writeGate();
+    const wait = runtimeOf(db)?.gate.wait();
     if (wait) await wait;
   }
   const c = usable(db);
@@ -86,15 +51,6 @@ markerNeutral(BATCH_BEGIN);
 markerNeutral(BATCH_COMMIT);
 markerNeutral(BATCH_ROLLBACK);
 
-interface Pending {
-  text: string;
-  params: readonly unknown[];
-  resolve(changes: number): void;
-  reject(e: unknown): void;
-}
-
-const queues = new WeakMap<object, Pending[]>();
-
 /**
  * A write that may share its commit with the other grouped writes of the same event-loop turn (group commit):
  * concurrent requests' inserts run in one transaction instead of one each, which saves most of a commit's fixed
@@ -105,24 +61,25 @@ const queues = new WeakMap<object, Pending[]>();
  */
 export function groupedWrite(db: Executor, text: string, params: readonly unknown[]): Promise<number> {
   if (!isMarkerNeutral(text)) throw new Error('only marker-neutral statements may share a commit');
-  if (db.isTransaction || !connections.has(db)) return hotWrite(db, text, params);
-  let queue = queues.get(db);
+  const runtime = db.isTransaction ? undefined : runtimeOf(db);
+  if (!runtime) return hotWrite(db, text, params);
+  let queue = runtime.grouped;
   if (!queue) {
-    queues.set(db, (queue = []));
-    setImmediate(() => flush(db));
+    runtime.grouped = queue = [];
+    setImmediate(() => flush(db, runtime));
   }
   return new Promise((resolve, reject) => queue.push({ text, params, resolve, reject }));
 }
 
-function flush(db: Executor): void {
-  const wait = connections.get(db)?.writeGate();
+function flush(db: Executor, runtime: StoreRuntime): void {
+  const wait = runtime.gate.wait();
   if (wait) {
     // The batch goes once the log has been cut; writes arriving meanwhile join it.
-    void wait.then(() => flush(db));
+    void wait.then(() => flush(db, runtime));
     return;
   }
-  const queue = queues.get(db) ?? [];
-  queues.delete(db);
+  const queue = runtime.grouped ?? [];
+  runtime.grouped = undefined;
   const c = usable(db);
   if (!c || queue.length === 1) {
     // Another flow's transaction holds the connection (or there is nothing to share): one at a time, as before.

@@ -1,29 +1,55 @@
 /**
- * What one open store keeps beside its connection: the write gate, the transaction batcher and the
- * checkpointer. It is found from the store's Kysely instance (or a transaction lent its connection), so the
- * model keeps passing only an executor. Made by `openStore` (db.ts); a Kysely instance made elsewhere (the
- * migrations' own) has none and runs plain transactions.
+ * What one open store keeps beside its connection: the direct statements' access to it (direct.ts), the write
+ * gate, the transaction batcher, the grouped writes waiting for their commit and the checkpointer. It is found
+ * from the store's Kysely instance, or from a transaction while it is lent the connection, so the model keeps
+ * passing only an executor. Made by `openStore` (db.ts); a Kysely instance made elsewhere (the migrations'
+ * own) has none and runs plain transactions.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { Checkpointer, WalStatus } from './checkpointer.js';
+import type { Checkpointer } from './checkpointer.js';
 import { TxBatcher } from './tx-batch.js';
 import type { WriteGate } from './write-gate.js';
 
+/** The store's connection as direct statements use it: its statement cache and whether a transaction is open. */
+export interface DirectConnection {
+  prepare(text: string): DirectStatement;
+  inTransaction(): boolean;
+}
+
+interface DirectStatement {
+  all(params: readonly unknown[]): unknown[];
+  run(params: readonly unknown[]): { changes: number };
+}
+
+/** A write waiting to share the commit of its event-loop turn (direct.ts's `groupedWrite`). */
+export interface GroupedWrite {
+  text: string;
+  params: readonly unknown[];
+  resolve(changes: number): void;
+  reject(e: unknown): void;
+}
+
 export interface StoreRuntime {
+  readonly connection: DirectConnection;
   readonly gate: WriteGate;
   readonly batcher: TxBatcher;
   checkpointer: Checkpointer | undefined;
+  /** The grouped writes of the current turn, until their batch runs. */
+  grouped: GroupedWrite[] | undefined;
 }
 
 const runtimes = new WeakMap<object, StoreRuntime>();
 
-export function createRuntime(db: Kysely<unknown>, inTransaction: () => boolean, gate: WriteGate): StoreRuntime {
+export function createRuntime(db: Kysely<unknown>, connection: DirectConnection, gate: WriteGate): StoreRuntime {
   const runtime: StoreRuntime = {
+    connection,
     gate,
     checkpointer: undefined,
+    grouped: undefined,
     batcher: new TxBatcher(
       db,
-      inTransaction,
+      () => connection.inTransaction(),
+      (trx, fn) => lendToTransaction(db, trx, fn),
       () => (runtime.checkpointer ? runtime.checkpointer.admit() : gate.wait()),
       () => gate.isOpen,
     ),
@@ -32,9 +58,22 @@ export function createRuntime(db: Kysely<unknown>, inTransaction: () => boolean,
   return runtime;
 }
 
-export function setCheckpointer(db: object, checkpointer: Checkpointer | undefined): void {
+/** The runtime of the store `db` is, or of the store whose connection the transaction `db` holds now. */
+export const runtimeOf = (db: object): StoreRuntime | undefined => runtimes.get(db);
+
+/**
+ * Lends the store's connection to a transaction object for as long as `fn` runs (the batcher's transaction):
+ * only that transaction's flow uses it meanwhile. A transaction object used after its end falls back to kysely.
+ */
+async function lendToTransaction<T>(db: object, trx: object, fn: () => Promise<T>): Promise<T> {
   const runtime = runtimes.get(db);
-  if (runtime) runtime.checkpointer = checkpointer;
+  if (!runtime) return fn();
+  runtimes.set(trx, runtime);
+  try {
+    return await fn();
+  } finally {
+    runtimes.delete(trx);
+  }
 }
 
 /**
@@ -45,20 +84,6 @@ export function runTransaction<D, T>(db: Kysely<D>, fn: (trx: Transaction<D>) =>
   const runtime = runtimes.get(db);
   if (!runtime) return db.transaction().execute(fn);
   return runtime.batcher.run(fn as unknown as (trx: Transaction<unknown>) => Promise<T>);
-}
-
-/** The write-ahead log's state, for `/metrics` and the bench; undefined for a store without a checkpointer. */
-export function walStatus(db: object): WalStatus | undefined {
-  return runtimes.get(db)?.checkpointer?.status();
-}
-
-/** Settles once no transaction of the store's batcher is open. */
-export const settled = async (db: object): Promise<void> => runtimes.get(db)?.batcher.settled();
-
-/** Committed batches and the transactions they held, since the store opened (tx-batch.ts). */
-export function batchStats(db: object): { batches: number; members: number } | undefined {
-  const batcher = runtimes.get(db)?.batcher;
-  return batcher && { batches: batcher.batches, members: batcher.members };
 }
 
 /** The store's write gate (write-gate.ts), for tests of back-pressure. */

@@ -8,7 +8,7 @@
  */
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Migration } from 'kysely';
-import type { Executor } from './db.js';
+import type { Executor } from './executor.js';
 import { runMigrations } from './migrations/index.js';
 
 export type SchemaObjectType = 'table' | 'index' | 'trigger' | 'view';

@@ -12,7 +12,6 @@
  * their turn between batches. Before a batch begins it passes the store's write gate (write-gate.ts).
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import { lendToTransaction } from './direct.js';
 
 /** Stop taking members after this many, or after this long, so readers are not held back. */
 const MAX_MEMBERS = 64;
@@ -45,6 +44,8 @@ export class TxBatcher {
   constructor(
     private readonly db: Kysely<unknown>,
     private readonly inTransaction: () => boolean,
+    /** Lends the store's connection to the batch's transaction while `fn` runs (direct.ts's statements). */
+    private readonly lend: <T>(trx: Transaction<unknown>, fn: () => Promise<T>) => Promise<T>,
     /** Resolves when new write transactions may begin (write-gate.ts); undefined when they may now. */
     private readonly admit: () => Promise<void> | undefined,
     private readonly mayContinue: () => boolean,
@@ -104,7 +105,7 @@ export class TxBatcher {
     let taken = 0;
     try {
       await this.db.transaction().execute((trx) =>
-        lendToTransaction(this.db, trx, async () => {
+        this.lend(trx, async () => {
           const started = performance.now();
           do {
             const member = this.queue.shift()!;

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { openStore, withTx, type OpenedStore } from '../../../src/store/db.js';
-import { batchStats, writeGateOf } from '../../../src/store/runtime.js';
+import { writeGateOf } from '../../../src/store/runtime.js';
 import { groupedWrite, hotWrite } from '../../../src/store/direct.js';
 import { markerNeutral } from '../../../src/store/write-gen.js';
 
@@ -29,10 +29,10 @@ const insert = (k: string) => (trx: Parameters<Parameters<typeof withTx>[1]>[0])
 
 test('transactions begun in the same turn share one commit and all land', async () => {
   await withStore(async (s) => {
-    const before = batchStats(s.db)!;
+    const before = s.commits();
     const names = Array.from({ length: 10 }, (_, i) => `k${i}`);
     await Promise.all(names.map((k) => withTx(s.db, insert(k))));
-    const after = batchStats(s.db)!;
+    const after = s.commits();
     assert.equal(after.members - before.members, 10);
     assert.equal(after.batches - before.batches, 1, 'one commit for the ten');
     assert.deepEqual(keys(s), names);
