@@ -4,35 +4,33 @@
  * of 153 kB cost 5 ms of the event loop each time); an administrator's console or a script polling the same
  * listing sees the same bytes until something changes, so the text is kept and answered as is.
  *
- * Exactness: a page is answered only while the store's write generation is the one it was rendered at
- * (write-gen.ts; API-session activity touches do not count, as for the list cache, because no listing that
- * opts in shows activity) and the clock has not reached the earliest time its records change by themselves
- * (the resource's `pagesValidUntil` hook: e.g. a lock that ends, a trace that stops). A page rendered while a
- * write ran is not kept. Only resources with that hook opt in: their decorations read the store and the clock,
- * nothing held elsewhere in memory. Reads in a transaction neither use nor fill the cache (per-store.ts).
+ * Exactness: a page is answered only while no write but an API session's activity touch has run since it was
+ * rendered (the store's change feed, `anyDeps`: its decorations may read any table) and the clock has not
+ * reached the earliest time its records change by themselves (the resource's `pagesValidUntil` hook: e.g. a
+ * lock that ends, a trace that stops). A page rendered while a write ran is not kept. Only resources with that
+ * hook opt in: their decorations read the store and the clock, nothing held elsewhere in memory. Reads in a
+ * transaction neither use nor fill the cache.
  */
 import type { Ctx } from './ctx.js';
 import { JsonText } from './json-text.js';
-import { perStore } from './per-store.js';
 import type { ResourceHooks, Row } from './resource.js';
-import { listCountGen } from '../store/write-gen.js';
-import { WeighedMap } from '../store/weighed-map.js';
+import { FeedCache } from '../store/feed-cache.js';
+import { defineCache, storeCache } from '../store/runtime.js';
 
 /** Bound on the kept text (each page's text is counted twice: the string and its encoded envelope). */
 const MAX_BYTES = 16 * 1024 * 1024;
 const MAX_PAGES = 256;
 
 interface Kept {
-  gen: number;
   until: number;
   data: JsonText;
   meta: Record<string, unknown>;
 }
 
-// A page heavier than a quarter of the bound is not kept (it would push out most of the others).
-const newPages = () => new WeighedMap<Kept>(MAX_PAGES, MAX_BYTES, MAX_BYTES / 4);
-
-const stores = new WeakMap<object, WeighedMap<Kept>>();
+export const RENDERED_PAGES = defineCache(
+  'rendered-pages',
+  (feed) => new FeedCache<Kept>(feed, { maxEntries: MAX_PAGES, maxWeight: MAX_BYTES }),
+);
 
 export interface RenderedPage {
   /** The page's records, rendered (what the `data` of the answer holds). */
@@ -52,21 +50,24 @@ export async function keptPage(
   key: string,
   build: () => Promise<RenderedPage>,
 ): Promise<{ data: unknown; meta: Record<string, unknown> }> {
-  const pages = hooks.pagesValidUntil ? perStore(stores, ctx.db, newPages) : undefined;
+  const pages = hooks.pagesValidUntil ? storeCache(ctx.db, RENDERED_PAGES) : undefined;
   if (!pages) {
     const page = await build();
     return { data: page.records, meta: page.meta };
   }
-  const gen = listCountGen(false);
+  const deps = pages.feed.anyDeps;
+  const version = pages.feed.version(deps);
   const now = ctx.now();
   // Most recently used last, so the bound evicts the coldest page.
   const kept = pages.get(key, true);
-  if (kept && kept.gen === gen && now.getTime() < kept.until) return { data: kept.data, meta: kept.meta };
+  if (kept && now.getTime() < kept.until) return { data: kept.data, meta: kept.meta };
   const page = await build();
   const data = new JsonText(JSON.stringify(page.records));
-  if (listCountGen(false) === gen) {
+  const weight = 2 * data.text.length;
+  // A page heavier than a quarter of the bound is not kept (it would push out most of the others).
+  if (weight <= MAX_BYTES / 4) {
     const until = hooks.pagesValidUntil!(page.rows, now);
-    pages.set(key, { gen, until, data, meta: page.meta }, 2 * data.text.length);
+    pages.set(key, deps, version, { until, data, meta: page.meta }, weight);
   } else pages.delete(key);
   return { data, meta: page.meta };
 }

@@ -13,7 +13,7 @@
  */
 import type { Executor, Store } from './db.js';
 import { readMarkers, type MarkerName, type Markers } from './access-markers.js';
-import { runTransaction } from './runtime.js';
+import { defineCache, runTransaction, storeState } from './runtime.js';
 
 /** A change described by the model, or {@link UNEXPLAINED}, which makes the whole transaction unexplained. */
 export type AccessNote = object;
@@ -29,6 +29,8 @@ const MAX_TRANSITIONS = 4096;
 
 class Journal {
   private readonly kinds = new Map<MarkerName, Map<number, Transition>>();
+  /** The notes of each open transaction run by withAccessTx (one at a time holds the connection). */
+  readonly pending = new WeakMap<Executor, AccessNote[]>();
 
   record(before: Markers, after: Markers, notes: readonly AccessNote[]): void {
     for (const name of Object.keys(after) as MarkerName[]) {
@@ -55,8 +57,8 @@ class Journal {
   }
 }
 
-const journals = new WeakMap<Executor, Journal>();
-const pending = new WeakMap<Executor, AccessNote[]>();
+/** One journal per store, kept by its runtime. */
+const JOURNAL = defineCache('access-journal', () => new Journal());
 
 /**
  * The transitions that took kind `name` from generation `from` to `to` on this store, added to `out` (one
@@ -71,14 +73,14 @@ export function explainTransitions(
   out: Set<Transition>,
 ): boolean {
   if (from === to) return true;
-  const journal = journals.get(db);
+  const journal = storeState(db, JOURNAL);
   return journal !== undefined && journal.explain(name, from, to, out);
 }
 
 /** Notes a change made in the transaction `trx`; outside a transaction (nothing to attach it to) it is dropped. */
 export function noteAccessChange(trx: Executor, note: AccessNote): void {
   if (!trx.isTransaction) return;
-  pending.get(trx)?.push(note);
+  storeState(trx, JOURNAL)?.pending.get(trx)?.push(note);
 }
 
 /**
@@ -87,22 +89,24 @@ export function noteAccessChange(trx: Executor, note: AccessNote): void {
  */
 export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
+  const journal = storeState(db, JOURNAL);
+  if (!journal) return runTransaction(db as Store, fn);
   let transition: { before: Markers; after: Markers; notes: AccessNote[] } | undefined;
   const out = await runTransaction(db as Store, async (trx) => {
     const notes: AccessNote[] = [];
     const before = await readMarkers(trx);
-    pending.set(trx, notes);
-    const result = await fn(trx);
-    pending.delete(trx);
+    journal.pending.set(trx, notes);
+    let result: T;
+    try {
+      result = await fn(trx);
+    } finally {
+      journal.pending.delete(trx);
+    }
     if (notes.length > 0 && !notes.includes(UNEXPLAINED)) {
       transition = { before, after: await readMarkers(trx), notes };
     }
     return result;
   });
-  if (transition) {
-    let journal = journals.get(db);
-    if (!journal) journals.set(db, (journal = new Journal()));
-    journal.record(transition.before, transition.after, transition.notes);
-  }
+  if (transition) journal.record(transition.before, transition.after, transition.notes);
   return out;
 }

@@ -6,7 +6,6 @@
 import { hotRows, hotWrite } from './direct.js';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
-import { TOUCH_API_SESSION_SQL } from './write-gen.js';
 
 export interface NewApiSessionRecord {
   id: string;
@@ -89,10 +88,10 @@ export async function apiSessionByTokenHash(
   };
 }
 
-/**
- * Records activity on an API session. Its exact text is the one principal-table write that does not move
- * the principal generation (write-gen.ts): the API-session cache records the activity itself.
- */
+/** The activity touch: it sets only a split column, so only what lists API sessions sees it (db.ts). */
+export const TOUCH_API_SESSION_SQL = 'update "api_sessions" set "lastActivityAt" = ? where "id" = ?';
+
+/** Records activity on an API session; the API-session cache records it itself. */
 export async function touchApiSession(db: TypedExecutor, id: string, at: string): Promise<void> {
   await hotWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
 }

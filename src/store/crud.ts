@@ -249,7 +249,7 @@ export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Prom
     .select(sql<number>`count(*)`.as('n'))
     .where(where)
     .compile();
-  const total = await readWithCache(countQuery, db.isTransaction, async () => {
+  const total = await readWithCache(db, countQuery, async () => {
     const { rows } = await db.executeQuery<{ n: unknown }>(countQuery);
     return countFromDb(rows[0]?.n);
   });
@@ -259,8 +259,8 @@ export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Prom
   idsQuery = idsQuery.limit(q.limit).offset(q.offset);
   // Kept as read (with their sets), shared by later requests: fromRow copies what it hands out.
   const raws = await readWithCache(
+    db,
     idsQuery.compile(),
-    db.isTransaction,
     async () => {
       // One statement reads the page's ids in their order and then their rows.
       let page = dynamic(db).selectFrom(from).selectAll('t').where(sql.ref('t.id'), 'in', idsQuery);
@@ -270,6 +270,9 @@ export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Prom
       return rows;
     },
     (rows) => rows.length + 1,
+    storedEntries(t)
+      .filter(([, p]) => p.storage === 'set')
+      .map(([prop]) => linkTable(t.table, prop)),
   );
   return { rows: raws.map((r) => fromRow(t, r)), total };
 }

@@ -8,7 +8,8 @@ import Database from 'better-sqlite3';
 import type { Database as StoreSchema } from './schema.js';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
-import { noteStatement, noteUnknownWrite } from './write-gen.js';
+import { ChangeFeed } from './change-feed.js';
+import type { SchemaObject } from './statement-tables.js';
 import { startCheckpointer, type CheckpointLimits, type WalStatus } from './checkpointer.js';
 import { createRuntime, runTransaction, type DirectConnection, type StoreRuntime } from './runtime.js';
 import type { Executor, Store } from './executor.js';
@@ -33,6 +34,12 @@ export type { Executor, Store } from './executor.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type DynamicExecutor = Kysely<any> | Transaction<any>;
 export const dynamic = (db: Executor): DynamicExecutor => db as DynamicExecutor;
+
+/**
+ * Columns whose updates the change feed keeps apart from their table's (change-feed.ts): an API session's
+ * activity time is written on most requests, and only a listing of API sessions shows it.
+ */
+const SPLIT_COLUMNS = { api_sessions: ['lastActivityAt'] } as const;
 
 /** Automatic checkpoints of a connection that has no background checkpointer (see openStore's pragmas). */
 const AUTO_CHECKPOINT_PAGES = 10000;
@@ -72,7 +79,9 @@ export async function openStore(
   const gate = new WriteGate();
   let runtime: StoreRuntime | undefined;
   try {
-    raw = countWrites(new Database(file, { readonly: opts.readonly ?? false }));
+    const opened = new Database(file, { readonly: opts.readonly ?? false });
+    const feed = new ChangeFeed(() => schemaObjects(opened), SPLIT_COLUMNS);
+    raw = countWrites(opened, feed);
     if (!opts.readonly) raw.pragma('journal_mode = WAL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('synchronous = NORMAL');
@@ -85,7 +94,7 @@ export async function openStore(
     raw.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
     if (opts.verify) quickCheck(raw, file);
-    const statements = withStatementCache(raw);
+    const statements = withStatementCache(raw, feed);
     db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
     const connection = raw;
     runtime = createRuntime(
@@ -95,6 +104,7 @@ export async function openStore(
         inTransaction: () => connection.inTransaction,
       },
       gate,
+      feed,
     );
     if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);
     if (opts.verify) await checkSchema(raw, file, knownMigrations);
@@ -130,22 +140,40 @@ export async function openStore(
 }
 
 /**
- * Counts the write generations (write-gen.ts) of statements prepared or executed on the connection directly,
+ * Counts the change feed (change-feed.ts) of statements prepared or executed on the connection directly,
  * not through kysely (maintenance, tests): every statement is prepared right before it runs.
  */
-function countWrites(raw: Database.Database): Database.Database {
+function countWrites(raw: Database.Database, feed: ChangeFeed): Database.Database {
   const prepare = raw.prepare.bind(raw);
   const exec = raw.exec.bind(raw);
   raw.prepare = ((sql: string) => {
     const stmt = prepare(sql);
-    noteStatement(sql, stmt.reader);
+    feed.note(sql, stmt.reader);
     return stmt;
   }) as typeof raw.prepare;
   raw.exec = (sql: string) => {
-    noteUnknownWrite();
+    feed.noteUnknown();
     return exec(sql);
   };
   return raw;
+}
+
+/** The schema as the change feed reads it: tables, views and triggers, with each table's foreign keys. */
+function schemaObjects(raw: Database.Database): SchemaObject[] {
+  const objects = raw
+    .prepare(
+      `select type, name, tbl_name as "table", sql from sqlite_master where type in ('table', 'view', 'trigger')`,
+    )
+    .all() as SchemaObject[];
+  const keys = raw
+    .prepare(
+      `select m.name as child, f."table" as parent, f.on_delete as "onDelete", f.on_update as "onUpdate"
+       from sqlite_master m join pragma_foreign_key_list(m.name) f where m.type = 'table'`,
+    )
+    .all() as { child: string; parent: string; onDelete: string; onUpdate: string }[];
+  const byChild = new Map<string, typeof keys>();
+  for (const k of keys) byChild.set(k.child, [...(byChild.get(k.child) ?? []), k]);
+  return objects.map((o) => (o.type === 'table' ? { ...o, foreignKeys: byChild.get(o.name) ?? [] } : o));
 }
 
 /**
@@ -153,9 +181,9 @@ function countWrites(raw: Database.Database): Database.Database {
  * query (more than running it). better-sqlite3 statements are reusable, so they are kept by SQL text (the
  * parameters are bound per run), least recently used first out. A statement that is still iterating is
  * never handed out twice: a fresh one is prepared instead. kysely prepares each statement right before running
- * it, so this is also where the write generations are counted (write-gen.ts).
+ * it, so this is also where the change feed learns of every write (change-feed.ts).
  */
-function withStatementCache(raw: Database.Database, max = 2000): SqliteDatabase {
+function withStatementCache(raw: Database.Database, feed: ChangeFeed, max = 2000): SqliteDatabase {
   const statements = new Map<string, Database.Statement>();
   return {
     prepare(sql: string): SqliteStatement {
@@ -163,7 +191,7 @@ function withStatementCache(raw: Database.Database, max = 2000): SqliteDatabase 
       if (stmt && !stmt.busy) {
         statements.delete(sql);
         statements.set(sql, stmt);
-        noteStatement(sql, stmt.reader);
+        feed.note(sql, stmt.reader);
         return stmt as unknown as SqliteStatement;
       }
       stmt = raw.prepare(sql); // counted by countWrites

@@ -3,8 +3,8 @@
  * driver's connection lock and answered through several promises; for the few statements that run on every
  * request (token lookup, markers, session lookup and insert, activity touch) that costs more than SQLite
  * itself. better-sqlite3 is synchronous, so when no transaction holds the connection such a statement can run
- * on it directly, prepared once by its text (the statement cache of db.ts, which also counts write
- * generations). Inside a transaction begun by `withTx` the connection belongs to that transaction until it
+ * on it directly, prepared once by its text (the statement cache of db.ts, which also tells the change
+ * feed). Inside a transaction begun by `withTx` the connection belongs to that transaction until it
  * ends (kysely's SQLite driver lends its one connection to one transaction at a time), so the transaction's own
  * statements run on it directly too. While another flow's transaction is open on the connection the same text
  * goes through kysely, which waits for it, so isolation is what it always was.
@@ -14,7 +14,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Executor } from './executor.js';
 import { runtimeOf, type DirectConnection, type StoreRuntime } from './runtime.js';
-import { isMarkerNeutral, markerNeutral } from './write-gen.js';
 
 function usable(db: Executor): DirectConnection | undefined {
   const c = runtimeOf(db)?.connection;
@@ -43,24 +42,20 @@ export async function hotWrite(db: Executor, text: string, params: readonly unkn
   return Number((await db.executeQuery(CompiledQuery.raw(text, [...params]))).numAffectedRows ?? 0);
 }
 
-/** The batch's own transaction texts: marker-neutral, like every statement a batch may hold. */
+/** The batch's own transaction texts (the change feed sees them as any transaction's begin and end). */
 const BATCH_BEGIN = 'begin /* grouped writes */';
 const BATCH_COMMIT = 'commit /* grouped writes */';
 const BATCH_ROLLBACK = 'rollback /* grouped writes */';
-markerNeutral(BATCH_BEGIN);
-markerNeutral(BATCH_COMMIT);
-markerNeutral(BATCH_ROLLBACK);
 
 /**
  * A write that may share its commit with the other grouped writes of the same event-loop turn (group commit):
  * concurrent requests' inserts run in one transaction instead of one each, which saves most of a commit's fixed
  * cost per statement (a new session's insert: ~115 → ~75 µs). Each answer still waits for the commit, so a
- * request is answered only once its row is durable as before. Only marker-neutral texts (write-gen.ts) may be
- * grouped, so a batch moves nothing a reader caches beyond the write generation. Inside a transaction the
+ * request is answered only once its row is durable as before. The change feed sees the batch's writes as
+ * those of one transaction, so every cache reading their tables misses after it. Inside a transaction the
  * write runs there; a statement that fails rejects its own request only (SQLite keeps the transaction).
  */
 export function groupedWrite(db: Executor, text: string, params: readonly unknown[]): Promise<number> {
-  if (!isMarkerNeutral(text)) throw new Error('only marker-neutral statements may share a commit');
   const runtime = db.isTransaction ? undefined : runtimeOf(db);
   if (!runtime) return hotWrite(db, text, params);
   let queue = runtime.grouped;

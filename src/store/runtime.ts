@@ -6,7 +6,9 @@
  * own) has none and runs plain transactions.
  */
 import type { Kysely, Transaction } from 'kysely';
+import type { ChangeFeed } from './change-feed.js';
 import type { Checkpointer } from './checkpointer.js';
+import type { Executor } from './executor.js';
 import { TxBatcher } from './tx-batch.js';
 import type { WriteGate } from './write-gate.js';
 
@@ -29,8 +31,25 @@ export interface GroupedWrite {
   reject(e: unknown): void;
 }
 
+/**
+ * A cache kept per open store: declared once by the module that uses it (a constant), made for each store on
+ * first use from the store's change feed, which decides its validity.
+ */
+export interface CacheSpec<T> {
+  /** Its name in metrics and in the docs' list of caches. */
+  readonly name: string;
+  make(feed: ChangeFeed): T;
+}
+
+export const defineCache = <T>(name: string, make: (feed: ChangeFeed) => T): CacheSpec<T> =>
+  Object.freeze({ name, make });
+
 export interface StoreRuntime {
   readonly connection: DirectConnection;
+  /** Which tables each write touched (change-feed.ts): the one source of every cache's validity. */
+  readonly feed: ChangeFeed;
+  /** Every cache of this store, by its spec (see {@link storeCache}). */
+  readonly caches: Map<CacheSpec<unknown>, unknown>;
   readonly gate: WriteGate;
   readonly batcher: TxBatcher;
   checkpointer: Checkpointer | undefined;
@@ -40,9 +59,16 @@ export interface StoreRuntime {
 
 const runtimes = new WeakMap<object, StoreRuntime>();
 
-export function createRuntime(db: Kysely<unknown>, connection: DirectConnection, gate: WriteGate): StoreRuntime {
+export function createRuntime(
+  db: Kysely<unknown>,
+  connection: DirectConnection,
+  gate: WriteGate,
+  feed: ChangeFeed,
+): StoreRuntime {
   const runtime: StoreRuntime = {
     connection,
+    feed,
+    caches: new Map(),
     gate,
     checkpointer: undefined,
     grouped: undefined,
@@ -88,3 +114,29 @@ export function runTransaction<D, T>(db: Kysely<D>, fn: (trx: Transaction<D>) =>
 
 /** The store's write gate (write-gate.ts), for tests of back-pressure. */
 export const writeGateOf = (db: object): WriteGate | undefined => runtimes.get(db)?.gate;
+
+/**
+ * The store's instance of the cache `spec`, made on first use. Undefined inside a transaction (what it has not
+ * committed must never reach what other requests share) and for a store opened without a runtime.
+ */
+export function storeCache<T>(db: Executor, spec: CacheSpec<T>): T | undefined {
+  return db.isTransaction ? undefined : storeState(db, spec);
+}
+
+/**
+ * The store's instance of `spec` for state that is not a cache (a journal of what transactions changed): found
+ * from a transaction too, while it holds the store's connection.
+ */
+export function storeState<T>(db: Executor, spec: CacheSpec<T>): T | undefined {
+  const runtime = runtimes.get(db);
+  if (!runtime) return undefined;
+  let c = runtime.caches.get(spec as CacheSpec<unknown>) as T | undefined;
+  if (c === undefined) {
+    c = spec.make(runtime.feed);
+    runtime.caches.set(spec as CacheSpec<unknown>, c);
+  }
+  return c;
+}
+
+/** The store's change feed, outside a transaction (see {@link storeCache}). */
+export const feedOf = (db: Executor): ChangeFeed | undefined => (db.isTransaction ? undefined : runtimes.get(db)?.feed);

@@ -79,7 +79,7 @@ export async function broadNeedles(db: Executor, table: string, probes: SearchPr
   const out = new Set<string>();
   const count = async (q: ReturnType<typeof sql.raw>) => {
     const compiled = q.compile(db);
-    return readWithCache(compiled, db.isTransaction, async () => {
+    return readWithCache(db, compiled, async () => {
       const { rows } = await db.executeQuery<{ n: unknown }>(compiled);
       return countFromDb(rows[0]?.n);
     });

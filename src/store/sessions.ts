@@ -4,7 +4,6 @@
  */
 import { groupedWrite, hotRows } from './direct.js';
 import type { TypedExecutor } from './executor.js';
-import { markerNeutral } from './write-gen.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 
 export interface StoredSession {
@@ -50,8 +49,6 @@ export async function sessionOf(
 const INSERT_SESSION = `insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId")
   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   on conflict ("apiSessionId", "serviceId", type) do nothing`;
-// No marker trigger fires on a session's insert (migration 0005): the access engine need not re-read markers.
-markerNeutral(INSERT_SESSION);
 
 /**
  * Inserts a session unless one of the same API session, service and type exists (a concurrent create won the

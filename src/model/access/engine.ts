@@ -23,7 +23,8 @@
  */
 import type { Executor } from '../../store/db.js';
 import { readMarkers, type Markers } from '../../store/access-markers.js';
-import { markerGen } from '../../store/write-gen.js';
+import type { ChangeFeed, Deps } from '../../store/change-feed.js';
+import { defineCache, storeCache } from '../../store/runtime.js';
 import type { StoredSession } from '../../store/sessions.js';
 import type { Ctx } from '../ctx.js';
 import {
@@ -88,6 +89,13 @@ export interface CacheStats {
 }
 
 export class AccessEngine {
+  /** The markers' table: its version moves with every write that fires a marker trigger (change-feed.ts). */
+  private readonly markerDeps: Deps | undefined;
+
+  constructor(private readonly feed?: ChangeFeed) {
+    this.markerDeps = feed?.deps(['access_markers']);
+  }
+
   // Each entry depends on the marker kinds named; explained changes revise it (journaled-cache.ts, changes.ts).
   private readonly services = new JournaledCache<0, ServiceCatalog>(1, ['catalog']);
   private readonly routers = new JournaledCache<0, RouterCatalog>(1, ['router']);
@@ -127,13 +135,13 @@ export class AccessEngine {
     return Object.entries(caches).map(([cache, c]) => ({ cache, hits: c.hits, misses: c.misses, entries: c.size }));
   }
 
-  /** The markers as last read, while no statement that could move them has run since (store/write-gen.ts). */
+  /** The markers as last read, while no write has reached their table since (change-feed.ts). */
   private lastMarkers: { gen: number; markers: Promise<Markers> } | undefined;
 
   markers(ctx: Ctx): Promise<Markers> {
-    if (ctx.db.isTransaction) return readMarkers(ctx.db);
-    // Read the generation first: a write racing the read moves it, so the next request reads again.
-    const gen = markerGen();
+    if (ctx.db.isTransaction || !this.feed || !this.markerDeps) return readMarkers(ctx.db);
+    // Read the version first: a write racing the read moves it, so the next request reads again.
+    const gen = this.feed.version(this.markerDeps);
     if (this.lastMarkers?.gen === gen) return this.lastMarkers.markers;
     const markers = readMarkers(ctx.db);
     const entry = { gen, markers };
@@ -368,18 +376,14 @@ function withServiceBits(grants: ServiceGrants, serviceId: string, bits: number)
   return { ids, perms };
 }
 
-const engines = new WeakMap<Executor, AccessEngine>();
+/** The access engine and its caches, one per store. */
+export const ACCESS_ENGINE = defineCache('access-engine', (feed) => new AccessEngine(feed));
 
 /**
  * The engine of the context's store. Inside a transaction the caches are bypassed (a fresh engine), so what
  * a transaction has not committed is never cached for other requests.
  */
-export function accessEngine(ctx: Ctx): AccessEngine {
-  if (ctx.db.isTransaction) return new AccessEngine();
-  let engine = engines.get(ctx.db);
-  if (!engine) engines.set(ctx.db, (engine = new AccessEngine()));
-  return engine;
-}
+export const accessEngine = (ctx: Ctx): AccessEngine => storeCache(ctx.db, ACCESS_ENGINE) ?? new AccessEngine();
 
 /** The cache counters of the context's shared engine (never a transaction's throw-away one). */
 export const accessCacheStats = (ctx: Ctx): CacheStats[] => accessEngine(ctx).cacheStats();

@@ -82,7 +82,7 @@ const isExpired = (ctx: Ctx, lastActivityMs: number, now: Date) =>
 
 /** The store's answer for a token, as the cache keeps it (api-session-cache.ts). */
 async function lookupToken(ctx: Ctx, token: string): Promise<CachedPrincipal | undefined> {
-  const genBefore = principalGeneration();
+  const genBefore = principalGeneration(ctx.db);
   // Every cache miss runs this: the store keeps it a prepared template query (store/api-sessions.ts).
   const row = await apiSessionByTokenHash(ctx.db, tokenHash(token));
   if (!row) return undefined;

@@ -12,7 +12,7 @@ import { DomainError, type ErrorCode } from '../errors.js';
 import { signerCertificate } from './hooks/external-jwt-signer.js';
 import { anySignerEnabled, signerByIssuer, type StoredSigner } from '../../store/external-jwt-signers.js';
 import { identityIdByExternalId, identityStanding } from '../../store/identities.js';
-import { principalGen } from '../../store/write-gen.js';
+import { principalGeneration } from './api-session-cache.js';
 import { claimAt } from './ext-jwt-claims.js';
 import type { VerifiedToken } from './ext-jwt-keys.js';
 
@@ -110,7 +110,7 @@ export async function verifyBearer(ctx: Ctx, token: string | undefined): Promise
   if (!token) throw new BearerRefusal('missing');
   const nowMs = ctx.now().getTime();
   // Read before the identity lookup below: a write after it makes the remembered answer stale, never one before.
-  const gen = principalGen();
+  const gen = principalGeneration(ctx.db);
   const known = ctx.extJwt?.recall(token, nowMs, gen);
   if (known) return known;
   if (token.length > MAX_TOKEN_CHARS) throw invalid();

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { groupedWrite, hotRows, hotWrite } from '../../../src/store/direct.js';
 import { withTx } from '../../../src/store/db.js';
-import { anyWriteGen, markerGen, markerNeutral } from '../../../src/store/write-gen.js';
+import { feedOf } from '../../../src/store/runtime.js';
 import { openTestStore, type TestStore } from '../../harness/store.js';
 
 let t: TestStore;
@@ -21,9 +21,11 @@ const value = async (db = t.store.db) =>
   (await hotRows<{ v: number }>(db, 'select v from hot where k = ?', ['a']))[0]?.v;
 
 test('outside a transaction: reads and writes run directly and count as writes', async () => {
-  const before = anyWriteGen();
+  const feed = feedOf(t.store.db)!;
+  const deps = feed.deps(['hot']);
+  const before = feed.version(deps);
   assert.equal(await hotWrite(t.store.db, 'insert into hot (k, v) values (?, ?)', ['a', 1]), 1);
-  assert.ok(anyWriteGen() > before, 'a direct write moves the write generation');
+  assert.ok(feed.version(deps) > before, 'a direct write reaches the change feed');
   assert.equal(await value(), 1);
   assert.equal(await hotWrite(t.store.db, 'insert into hot (k, v) values (?, ?) on conflict do nothing', ['a', 9]), 0);
 });
@@ -84,13 +86,13 @@ test('inside withTx the transaction runs its statements on the connection it hol
 });
 
 const GROUPED = 'insert into hot (k, v) values (?, ?) on conflict do nothing';
-markerNeutral(GROUPED);
 
 test('grouped writes of one turn share a commit; each answers its own change or error', async () => {
   await t.store.raw.exec('create table child (k text primary key references hot(k))');
   const CHILD = 'insert into child (k) values (?)';
-  markerNeutral(CHILD);
-  const markers = markerGen();
+  const feed = feedOf(t.store.db)!;
+  const deps = { hot: feed.deps(['hot']), markers: feed.deps(['access_markers']) };
+  const versions = { hot: feed.version(deps.hot), markers: feed.version(deps.markers) };
   const results = await Promise.allSettled([
     groupedWrite(t.store.db, GROUPED, ['g1', 1]),
     groupedWrite(t.store.db, GROUPED, ['g2', 2]),
@@ -104,9 +106,9 @@ test('grouped writes of one turn share a commit; each answers its own change or 
   );
   assert.match(String((results[3] as PromiseRejectedResult).reason), /FOREIGN KEY/);
   assert.equal(t.store.raw.inTransaction, false, 'the batch committed');
-  assert.equal(markerGen(), markers, 'a batch of neutral writes leaves the access markers alone');
+  assert.equal(feed.version(deps.markers), versions.markers, 'the batch wrote no access marker');
+  assert.ok(feed.version(deps.hot) > versions.hot, 'the batch reached what reads its tables');
   assert.equal((t.store.raw.prepare("select k from hot where k like 'g%'").all() as unknown[]).length, 2);
-  assert.throws(() => groupedWrite(t.store.db, 'delete from hot', []), /marker-neutral/);
 });
 
 test('grouped writes while another flow holds a transaction wait for it, one by one', async () => {

@@ -9,7 +9,6 @@ import { sql } from 'kysely';
 import { openStore, withTx, type OpenedStore } from '../../../src/store/db.js';
 import { writeGateOf } from '../../../src/store/runtime.js';
 import { groupedWrite, hotWrite } from '../../../src/store/direct.js';
-import { markerNeutral } from '../../../src/store/write-gen.js';
 
 const GROUPED = 'insert into t (k) values (?) /* grouped in a test */';
 
@@ -96,7 +95,6 @@ test('a closed write gate holds new transactions until it opens', async () => {
 test('direct writes outside a transaction, single or grouped, wait at a closed gate too', async () => {
   await withStore(async (s) => {
     const gate = writeGateOf(s.db)!;
-    markerNeutral(GROUPED);
     gate.close();
     const single = hotWrite(s.db, 'insert into t (k) values (?)', ['single']);
     const grouped = groupedWrite(s.db, GROUPED, ['grouped']);

@@ -1,0 +1,201 @@
+/**
+ * The store's change feed: which tables each write touched, as counters a cache compares instead of asking the
+ * store. The connection reports every statement right before it runs (db.ts), so no write path has to
+ * remember to invalidate anything; the schema (statement-tables.ts) turns a statement into every table it may
+ * change, triggers and cascades included.
+ *
+ * A cache takes a version of the tables it reads ({@link ChangeFeed.deps}, {@link ChangeFeed.readDeps}) before
+ * it reads them, and answers from an entry only while that version has not moved. A write moves its tables'
+ * counters when it runs (so a read racing it is never kept) and again when its transaction ends (commit or
+ * rollback), so the version only ever grows and an entry can only look older than it is.
+ *
+ * Split columns: an update that sets only columns listed as split (the API session's activity time) moves the
+ * channel `table.column` instead of the table, so what depends on the table's other columns ignores it. A read
+ * of the table's rows depends on both.
+ *
+ * One feed per open store, owned by its runtime (runtime.ts). It sees this process's writes only: while the
+ * controller runs it is the store's only writer (store-hold.ts).
+ */
+import { classifyStatement, SchemaGraph, type SchemaObject, type StatementKind } from './statement-tables.js';
+
+interface Cell {
+  n: number;
+}
+
+/** What a cache depends on: compare `version(deps)` before and after. */
+export interface Deps {
+  readonly cells: readonly Cell[];
+  readonly tables: readonly string[];
+}
+
+type Compiled =
+  | { kind: 'read' | 'txStart' | 'txEnd' | 'undo' }
+  | { kind: 'write'; cells: readonly Cell[]; tables: readonly string[] }
+  | { kind: 'unknown'; ddl: boolean };
+
+/** Statement texts remembered with what they touch (a busy store runs a few hundred distinct texts). */
+const MAX_TEXTS = 5000;
+
+export class ChangeFeed {
+  private readonly cells = new Map<string, Cell>();
+  /** Moved by every write whose reach is unknown (DDL, `exec`, a text the parser cannot read). */
+  private readonly epoch: Cell = { n: 0 };
+  /** Moved by every write except the split columns' (what "any write" consumers depend on). */
+  private readonly any: Cell = { n: 0 };
+  private readonly compiled = new Map<string, Compiled>();
+  private readonly reads = new Map<string, Deps>();
+  /** Cells moved by the open transaction: moved again at its end. */
+  private readonly open = new Set<Cell>();
+  private graph: SchemaGraph | undefined;
+  private loading = false;
+  private listeners: ((tables: readonly string[]) => void)[] = [];
+  private readonly openTables = new Set<string>();
+  private inTx = false;
+
+  /** Writes, commits and rollbacks seen (metrics). */
+  writes = 0;
+
+  constructor(
+    private readonly loadSchema: () => SchemaObject[],
+    private readonly split: Readonly<Record<string, readonly string[]>> = {},
+  ) {}
+
+  /** The dependency on `tables` (and on writes of unknown reach). */
+  deps(tables: readonly string[]): Deps {
+    return { cells: [this.epoch, ...tables.map((t) => this.cell(t))], tables };
+  }
+
+  /** The dependency on every write but the split columns'. */
+  get anyDeps(): Deps {
+    return { cells: [this.epoch, this.any], tables: ['*'] };
+  }
+
+  /**
+   * What the read `sql` depends on: every table or view it names, with their split channels, and the tables
+   * `also` (read by the same answer in other statements).
+   */
+  readDeps(sql: string, also: readonly string[] = []): Deps {
+    const key = also.length === 0 ? sql : `${sql}\u0000${also.join(',')}`;
+    let d = this.reads.get(key);
+    if (d) return d;
+    const graph = this.schema();
+    if (!graph) return this.anyDeps;
+    const tables = [...new Set([...graph.readsOf(sql), ...also])];
+    for (const t of [...tables]) for (const c of this.split[t] ?? []) tables.push(`${t}.${c}`);
+    d = this.deps(tables);
+    if (this.reads.size >= MAX_TEXTS) this.reads.clear();
+    this.reads.set(key, d);
+    return d;
+  }
+
+  version(d: Deps): number {
+    let v = 0;
+    for (const c of d.cells) v += c.n;
+    return v;
+  }
+
+  /** Called by the store's connection right before a statement runs; `reader`: the driver says it only reads. */
+  note(sql: string, reader: boolean): void {
+    let c = this.compiled.get(sql);
+    if (c === undefined) {
+      c = this.compile(classifyStatement(sql, reader));
+      if (this.compiled.size >= MAX_TEXTS) this.compiled.clear();
+      this.compiled.set(sql, c);
+    }
+    switch (c.kind) {
+      case 'read':
+        return;
+      case 'txStart':
+        this.inTx = true;
+        this.open.clear();
+        this.openTables.clear();
+        return;
+      case 'undo':
+        // The undone writes are undone now; the transaction's others still await its end.
+        for (const cell of this.open) cell.n++;
+        return;
+      case 'txEnd':
+        for (const cell of this.open) cell.n++;
+        this.inTx = false;
+        this.open.clear();
+        if (this.openTables.size > 0) {
+          const tables = [...this.openTables];
+          this.openTables.clear();
+          this.announce(tables);
+        }
+        return;
+      case 'write':
+        this.wrote(c.cells, c.tables);
+        return;
+      case 'unknown':
+        this.noteUnknown(c.ddl);
+        return;
+    }
+  }
+
+  /** A write whose reach is unknown (a batch run without preparing, DDL): moves every version. */
+  noteUnknown(ddl = true): void {
+    this.wrote([this.epoch, this.any], ['*']);
+    if (ddl) {
+      this.graph = undefined;
+      this.compiled.clear();
+      this.reads.clear();
+    }
+  }
+
+  /**
+   * Calls `fn` with the tables of each write once it has ended: a statement outside a transaction right away
+   * (it commits as it runs), a transaction's writes at its commit or rollback. `*` stands for every table.
+   */
+  onChange(fn: (tables: readonly string[]) => void): () => void {
+    this.listeners.push(fn);
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== fn);
+    };
+  }
+
+  private wrote(cells: readonly Cell[], tables: readonly string[]): void {
+    this.writes++;
+    for (const cell of cells) cell.n++;
+    if (!this.inTx) {
+      this.announce(tables);
+      return;
+    }
+    for (const cell of cells) this.open.add(cell);
+    if (this.listeners.length > 0) for (const t of tables) this.openTables.add(t);
+  }
+
+  private announce(tables: readonly string[]): void {
+    for (const l of this.listeners) l(tables);
+  }
+
+  private compile(k: StatementKind): Compiled {
+    if (k.kind !== 'write') return k;
+    const graph = this.schema();
+    if (!graph || !graph.has(k.table)) return { kind: 'unknown', ddl: false };
+    const splitCols = this.split[k.table];
+    const onlySplit = k.op === 'update' && splitCols && k.columns && k.columns.every((col) => splitCols.includes(col));
+    const tables = graph.writeClosure(k.table, k.op, k.columns);
+    const cells = tables.map((t) => (onlySplit && t === k.table ? undefined : this.cell(t))).filter((c) => !!c);
+    if (onlySplit) for (const col of k.columns!) cells.push(this.cell(`${k.table}.${col}`));
+    else cells.push(this.any);
+    return { kind: 'write', cells, tables };
+  }
+
+  private cell(name: string): Cell {
+    let c = this.cells.get(name);
+    if (!c) this.cells.set(name, (c = { n: 0 }));
+    return c;
+  }
+
+  private schema(): SchemaGraph | undefined {
+    if (this.graph || this.loading) return this.graph;
+    this.loading = true;
+    try {
+      this.graph = new SchemaGraph(this.loadSchema());
+    } finally {
+      this.loading = false;
+    }
+    return this.graph;
+  }
+}
