@@ -21,7 +21,6 @@
  * per distinct policy set and generation, not per identity. One engine exists per open store; inside a
  * transaction a throw-away engine is used, so uncommitted state never enters the shared caches.
  */
-import type { Executor } from '../../store/db.js';
 import { readMarkers, type Markers } from '../../store/access-markers.js';
 import type { ChangeFeed, Deps } from '../../store/change-feed.js';
 import { defineCache, storeCache } from '../../store/runtime.js';
