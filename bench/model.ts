@@ -11,7 +11,7 @@ import { pkiCapability } from '../src/daemon/pki-capability.js';
 import { createEntity } from '../src/model/crud.js';
 import { silentLogger, withDb, type Ctx } from '../src/model/ctx.js';
 import { tokenMinter } from '../src/model/tokens.js';
-import { createApiSession } from '../src/model/services/api-session.js';
+import { createApiSession } from '../src/model/services/api-session/api-session.js';
 import { loadOrCreateTokenKey } from '../src/daemon/token-key.js';
 import {
   authenticators,

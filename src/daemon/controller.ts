@@ -22,7 +22,7 @@ import { STORE_FILE } from './store-check.js';
 import type { DaemonMetrics } from './metrics.js';
 import { VERSION } from '../version.js';
 import { DatabaseOps } from '../model/integrity/run.js';
-import { ExtJwtState } from '../model/services/ext-jwt-keys.js';
+import { ExtJwtState } from '../model/services/ext-jwt/ext-jwt-keys.js';
 
 export interface ControllerCore {
   pki: ControllerPki;

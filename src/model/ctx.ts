@@ -5,7 +5,7 @@
 import type { Executor } from '../store/db.js';
 import type { PkiCapability } from './pki.js';
 import type { TokenMinter } from './tokens.js';
-import type { ExtJwtState } from './services/ext-jwt-keys.js';
+import type { ExtJwtState } from './services/ext-jwt/ext-jwt-keys.js';
 
 export interface Logger {
   info(obj: object | string, msg?: string): void;
