@@ -10,7 +10,7 @@
  */
 import type { Executor } from '../../../store/db.js';
 import { principalGen } from '../../../store/write-gen.js';
-import type { SessionIdentity } from './api-session.js';
+import type { SessionIdentity } from './session-identity.js';
 import { perStore } from '../../per-store.js';
 
 export interface CachedPrincipal {

@@ -26,15 +26,8 @@ import type { Row } from '../../resource.js';
 import { policyForIdentity } from '../hooks/auth-policy.js';
 import { cachedPrincipal, forgetPrincipal, principalGeneration, rememberPrincipal } from './api-session-cache.js';
 import type { CachedPrincipal } from './api-session-cache.js';
+import type { SessionIdentity } from './session-identity.js';
 import { textOf } from '../../row.js';
-
-export interface SessionIdentity {
-  id: string;
-  name: string;
-  isAdmin: boolean;
-  isDefaultAdmin: boolean;
-  authPolicyId: string;
-}
 
 export interface Principal {
   apiSessionId: string;
