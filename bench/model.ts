@@ -11,7 +11,8 @@ import { pkiCapability } from '../src/daemon/pki-capability.js';
 import { createEntity } from '../src/model/crud.js';
 import { silentLogger, withDb, type Ctx } from '../src/model/ctx.js';
 import { tokenMinter } from '../src/model/tokens.js';
-import { createApiSession } from '../src/model/services/api-session.js';
+import { createApiSession } from '../src/model/services/api-session/api-session.js';
+import { RESOURCE_HOOKS } from '../src/model/services/hooks/index.js';
 import { loadOrCreateTokenKey } from '../src/daemon/token-key.js';
 import {
   authenticators,
@@ -112,6 +113,7 @@ export async function buildModel(
     pki: pkiCapability(pki, () => 'https://127.0.0.1:1280'),
     // The daemon started on this data dir later reads the same key, so the tokens made here stay valid.
     tokens: tokenMinter(loadOrCreateTokenKey(dataDir).key),
+    hooks: RESOURCE_HOOKS,
   } as Ctx;
 
   const inBatches = async (n: number, batch: number, make: (tctx: Ctx, i: number) => Promise<unknown>) => {

@@ -22,7 +22,8 @@ import { STORE_FILE } from './store-check.js';
 import type { DaemonMetrics } from './metrics.js';
 import { VERSION } from '../version.js';
 import { DatabaseOps } from '../model/integrity/run.js';
-import { ExtJwtState } from '../model/services/ext-jwt-keys.js';
+import { ExtJwtState } from '../model/services/ext-jwt/ext-jwt-keys.js';
+import { RESOURCE_HOOKS } from '../model/services/hooks/index.js';
 
 export interface ControllerCore {
   pki: ControllerPki;
@@ -100,6 +101,7 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
       ),
       tokens: tokenMinter(tokenKey.key),
       extJwt: new ExtJwtState(),
+      hooks: RESOURCE_HOOKS,
     };
     await opts.prepare?.(ctx);
     const deps: DaemonDeps = {

@@ -2,7 +2,7 @@
  * The token key: the secret from which API-session, session and enrollment tokens are derived
  * (src/model/tokens.ts). It lives in the data dir beside the store, never inside it, so a copy of the store
  * alone grants nothing. Created once (mode 0600) and reused; losing it ends outstanding API sessions and
- * re-keys enrollments at the next start (model/services/token-reconcile.ts).
+ * re-keys enrollments at the next start (model/services/enrollment/token-reconcile.ts).
  */
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -78,7 +78,7 @@ export async function createEntity(
   extra: Row = {},
   pre?: Row,
 ): Promise<string> {
-  const hooks = await hooksOf(def);
+  const hooks = hooksOf(ctx, def);
   pre ??= await hooks.beforeTx?.(ctx, body, 'create');
   return withAccessTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
@@ -111,7 +111,7 @@ export async function updateEntity(
   mode: 'update' | 'patch',
   extra: Row = {},
 ): Promise<void> {
-  const hooks = await hooksOf(def);
+  const hooks = hooksOf(ctx, def);
   const pre = await hooks.beforeTx?.(ctx, body, mode, id);
   await withAccessTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
@@ -136,7 +136,7 @@ export async function deleteEntity(
   id: string,
   opts: { allowSystem?: boolean } = {},
 ): Promise<void> {
-  const hooks = await hooksOf(def);
+  const hooks = hooksOf(ctx, def);
   const gone = await withAccessTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const existing = await getRow(tctx, def, id);
@@ -177,7 +177,7 @@ export async function listEntities(ctx: Ctx, def: ResourceDef, opts: ListOptions
     limit: q.limit,
     offset: q.offset,
   });
-  await (await hooksOf(def)).decorate?.(ctx, rows);
+  await hooksOf(ctx, def).decorate?.(ctx, rows);
   return {
     rows,
     pagination: { limit: q.limit, offset: q.offset, totalCount: total },
@@ -188,6 +188,6 @@ export async function listEntities(ctx: Ctx, def: ResourceDef, opts: ListOptions
 /** A single record with its decorations (404 when absent). */
 export async function getEntity(ctx: Ctx, def: ResourceDef, id: string): Promise<Row> {
   const row = await getRow(ctx, def, id);
-  await (await hooksOf(def)).decorate?.(ctx, [row]);
+  await hooksOf(ctx, def).decorate?.(ctx, [row]);
   return row;
 }

@@ -1,11 +1,14 @@
 /**
- * The context every model service takes explicitly: store handle, clock, settings and logger.
- * No singletons: the daemon builds one Ctx per server, the offline CLI one per command, tests their own.
+ * The context every model service takes explicitly: store handle, clock, settings, logger, and the behaviour of
+ * each resource (its hooks, by resource name). No singletons: the daemon builds one Ctx per server, the offline
+ * CLI one per command, tests their own. The hooks' interface is here because hooks take a Ctx and the Ctx carries
+ * them: one module, so neither imports the other.
  */
 import type { Executor } from '../store/db.js';
+import type { Input, Row, WriteMode } from './row.js';
 import type { PkiCapability } from './pki.js';
 import type { TokenMinter } from './tokens.js';
-import type { ExtJwtState } from './services/ext-jwt-keys.js';
+import type { ExtJwtState } from './services/ext-jwt/ext-jwt-keys.js';
 
 export interface Logger {
   info(obj: object | string, msg?: string): void;
@@ -35,7 +38,44 @@ export interface Ctx {
   tokens: TokenMinter;
   /** JWKS keys and recently verified external JWTs; absent where nothing verifies them (ext-jwt-keys.ts). */
   extJwt?: ExtJwtState;
+  /**
+   * The hooks of each resource, by resource name (the model's table is services/hooks/index.ts). Carried here
+   * rather than imported by the generic CRUD because the hooks use the generic CRUD themselves.
+   */
+  hooks: HookTable;
 }
+
+/** What the generic CRUD runs around a resource's writes, deletes and reads (resource-hooks.ts finds them). */
+export interface ResourceHooks {
+  /**
+   * Validates and completes the input of a write before it is stored; may throw DomainError.
+   * `existing` is the stored row (rendered props) for update/patch.
+   */
+  prepare?(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row, pre?: Row): Promise<Input> | Input;
+  /**
+   * Work that must not run inside the write's transaction (Argon2id hashing), done on the request body before
+   * the transaction opens; its result reaches `prepare` as `pre`. `id` is the record's for update/patch.
+   */
+  beforeTx?(ctx: Ctx, body: Input, mode: WriteMode, id?: string): Promise<Row | undefined>;
+  /** Runs in the write's transaction after the row is stored. */
+  afterWrite?(ctx: Ctx, id: string, mode: WriteMode, input: Input, existing?: Row): Promise<void> | void;
+  /** Runs in the delete's transaction before the row is removed; may throw to refuse. */
+  beforeDelete?(ctx: Ctx, row: Row): Promise<void> | void;
+  /** Runs once the row is gone (after the delete's transaction when it opened one): in-memory state to forget. */
+  afterDelete?(row: Row): void;
+  /** Extra wire fields for detail/list records, computed from a page of rows at once. */
+  decorate?(ctx: Ctx, rows: Row[]): Promise<void> | void;
+  /**
+   * Opts the resource's list pages into being kept rendered until the next store write (rendered-pages.ts):
+   * only for a resource whose records (with their decorations) depend on the store and the clock alone.
+   * Answers, for a page of decorated rows, the earliest time (ms) at which the clock alone changes one of
+   * them (Infinity: never).
+   */
+  pagesValidUntil?(rows: Row[], now: Date): number;
+}
+
+/** Resource hooks by resource name; a resource without an entry is plain data. */
+export type HookTable = Readonly<Record<string, ResourceHooks>>;
 
 /** The same context bound to another executor (used to run a service inside a transaction). */
 export const withDb = (ctx: Ctx, db: Executor): Ctx => ({ ...ctx, db });

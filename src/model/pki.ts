@@ -1,14 +1,13 @@
 /**
- * What the model needs from the controller's PKI, as a capability on the {@link Ctx}: signing enrollment JWTs,
- * client and API-session certificates, verifying client certificates against the controller's CAs, and telling
- * the listener when the trusted third-party CAs change.
+ * What the model needs from the controller's PKI, as a capability on the context (`ctx.pki`): signing enrollment
+ * JWTs, client and API-session certificates, verifying client certificates against the controller's CAs, and
+ * telling the listener when the trusted third-party CAs change.
  *
  * Why a capability rather than a direct dependency: the model stays free of the daemon (which owns the key
  * material and knows the advertised URL only once the listener is bound), and contexts without a PKI (tests of
  * pure model code, offline tools) simply leave it out; operations that need it then fail loudly.
  */
 import type { CertificateInput, ChainVerification, EnrollmentJwtInput, IssuedCertificate } from '../pki/index.js';
-import type { Ctx } from './ctx.js';
 import { DomainError } from './errors.js';
 
 export interface PkiCapability {
@@ -45,8 +44,11 @@ export interface PkiCapability {
   trustChanged?(): void;
 }
 
-/** The context's PKI; a context without one cannot enroll or check certificates (a deployment error: 500). */
-export function requirePki(ctx: Ctx): PkiCapability {
+/**
+ * The context's PKI; a context without one cannot enroll or check certificates (a deployment error: 500).
+ * Takes the Ctx by its shape: ctx.ts imports this module's capability type.
+ */
+export function requirePki(ctx: { readonly pki?: PkiCapability }): PkiCapability {
   if (!ctx.pki)
     throw new DomainError('UNHANDLED', { cause: { message: 'the controller PKI is not available in this context' } });
   return ctx.pki;

@@ -1,17 +1,15 @@
 /**
- * Where the generic CRUD finds a resource's hooks: by resource name, in the table of the model's services
- * (`services/hooks/index.ts`). The definitions stay pure data, cheap to import (the CLI reads them on every
- * start); the hooks, which reach the store, the PKI and Argon2id, load on the first write or read that needs them.
- * A dynamic import because the hooks themselves use the generic CRUD (an identity creates its enrollments).
+ * Where the generic CRUD finds a resource's hooks: by resource name, in the table the context carries
+ * (`ctx.hooks`, the model's table being `services/hooks/index.ts`). Whoever builds a Ctx (the daemon, the
+ * offline CLI, tests) passes the table, so the definitions stay pure data, cheap to import (the CLI reads them on
+ * every start), and the generic CRUD never imports the hooks, which use it themselves.
  */
-import type { ResourceDef, ResourceHooks } from './resource.js';
-
-let table: Readonly<Record<string, ResourceHooks>> | undefined;
+import type { Ctx, ResourceHooks } from './ctx.js';
+import type { ResourceDef } from './resource.js';
 
 const NONE: ResourceHooks = {};
 
 /** The hooks of `def` (none for a resource without behaviour of its own). */
-export async function hooksOf(def: Pick<ResourceDef, 'name'>): Promise<ResourceHooks> {
-  table ??= (await import('./services/hooks/index.js')).RESOURCE_HOOKS;
-  return table[def.name] ?? NONE;
+export function hooksOf(ctx: Pick<Ctx, 'hooks'>, def: Pick<ResourceDef, 'name'>): ResourceHooks {
+  return ctx.hooks[def.name] ?? NONE;
 }

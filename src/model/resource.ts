@@ -5,7 +5,7 @@
  * entity-specific behaviour is named hooks the model's services register by resource name (resource-hooks.ts).
  */
 import { Type, type TSchema } from './schema-type.js';
-import type { Ctx } from './ctx.js';
+import type { WriteMode } from './row.js';
 import type { FieldDef, FieldTable } from './filter/fields.js';
 import type { StorageKind } from '../store/crud.js';
 import { linkTable, linkTableField } from '../store/link-tables.js';
@@ -62,38 +62,8 @@ export interface BlockingRef {
   idColumn?: string;
 }
 
-export type Row = Record<string, unknown>;
-export type Input = Record<string, unknown>;
-export type WriteMode = 'create' | 'update' | 'patch';
-
-/** What the generic CRUD runs around a resource's writes, deletes and reads (services/hooks/, by resource name). */
-export interface ResourceHooks {
-  /**
-   * Validates and completes the input of a write before it is stored; may throw DomainError.
-   * `existing` is the stored row (rendered props) for update/patch.
-   */
-  prepare?(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row, pre?: Row): Promise<Input> | Input;
-  /**
-   * Work that must not run inside the write's transaction (Argon2id hashing), done on the request body before
-   * the transaction opens; its result reaches `prepare` as `pre`. `id` is the record's for update/patch.
-   */
-  beforeTx?(ctx: Ctx, body: Input, mode: WriteMode, id?: string): Promise<Row | undefined>;
-  /** Runs in the write's transaction after the row is stored. */
-  afterWrite?(ctx: Ctx, id: string, mode: WriteMode, input: Input, existing?: Row): Promise<void> | void;
-  /** Runs in the delete's transaction before the row is removed; may throw to refuse. */
-  beforeDelete?(ctx: Ctx, row: Row): Promise<void> | void;
-  /** Runs once the row is gone (after the delete's transaction when it opened one): in-memory state to forget. */
-  afterDelete?(row: Row): void;
-  /** Extra wire fields for detail/list records, computed from a page of rows at once. */
-  decorate?(ctx: Ctx, rows: Row[]): Promise<void> | void;
-  /**
-   * Opts the resource's list pages into being kept rendered until the next store write (rendered-pages.ts):
-   * only for a resource whose records (with their decorations) depend on the store and the clock alone.
-   * Answers, for a page of decorated rows, the earliest time (ms) at which the clock alone changes one of
-   * them (Infinity: never).
-   */
-  pagesValidUntil?(rows: Row[], now: Date): number;
-}
+export type { Input, Row, WriteMode } from './row.js';
+export type { ResourceHooks } from './ctx.js';
 
 export interface ResourceDef {
   /** Collection path segment and `_links` prefix, e.g. `identities`. */

@@ -2,7 +2,12 @@
  * Typed reads of a generic CRUD row (`Row`, untyped because the generic CRUD serves every table). Each checks
  * what the store's column holds (src/store/schema.ts) instead of asserting it, so a wrong column fails loudly.
  */
-import type { Row } from './resource.js';
+
+/** A record as the generic CRUD reads it (rendered props by name). */
+export type Row = Record<string, unknown>;
+/** The body of a generic write, validated against the definition's schema. */
+export type Input = Record<string, unknown>;
+export type WriteMode = 'create' | 'update' | 'patch';
 
 /** A not-null text column (ids, references): a string, or an internal error. */
 export function textOf(row: Row, key: string): string {

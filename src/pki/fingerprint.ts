@@ -8,7 +8,6 @@
 import { createHash, X509Certificate as NodeX509Certificate } from 'node:crypto';
 import { PkiError } from './errors.js';
 import { decodeFirstPemBlock } from './pem.js';
-import type { ParsedCertificate } from './certificate.js';
 
 /** Lowercase hex SHA-1 of `der`, no separators. */
 export function fingerprintDer(der: Uint8Array): string {
@@ -16,10 +15,11 @@ export function fingerprintDer(der: Uint8Array): string {
 }
 
 /**
- * The fingerprint of a certificate given as PEM (first block, must be a CERTIFICATE), DER, or parsed.
+ * The fingerprint of a certificate given as PEM (first block, must be a CERTIFICATE), DER, or parsed (a
+ * `ParsedCertificate`, named by its shape because certificate.ts imports this module).
  * @throws PkiError `not-pem`, `wrong-pem-type` or `bad-der`.
  */
-export function certificateFingerprint(cert: string | Uint8Array | ParsedCertificate): string {
+export function certificateFingerprint(cert: string | Uint8Array | { readonly fingerprint: string }): string {
   if (typeof cert === 'string') {
     const { der } = decodeFirstPemBlock(cert, ['CERTIFICATE', 'X509 CERTIFICATE'], 'certificate');
     try {

@@ -1,6 +1,6 @@
 /**
  * Wrong MFA codes presented against verified enrollments (queries only; the rules are in
- * model/services/mfa-failures.ts). One row per wrong code: the enrollment, the API session that sent it, when.
+ * model/services/mfa/mfa-failures.ts). One row per wrong code: the enrollment, the API session that sent it, when.
  */
 import { sql } from 'kysely';
 import type { TypedExecutor } from './executor.js';

@@ -1,5 +1,5 @@
 /**
- * The in-memory API-session cache (src/model/services/api-session-cache.ts) answers a token without the
+ * The in-memory API-session cache (src/model/services/api-session/api-session-cache.ts) answers a token without the
  * store while nothing it depends on changed; every change that matters must show on the very next request.
  * Each test first makes a request, so the token is cached before the change.
  */

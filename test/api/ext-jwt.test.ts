@@ -24,7 +24,7 @@ import { authPolicyBody } from '../harness/bodies.js';
 import { checkResponse } from '../harness/schemas.js';
 import { JwksServer, newCertSigner, newSigningKey, signJwt, signWith, type SigningKey } from '../harness/jwt-issuer.js';
 import type { HttpResponse } from '../harness/http.js';
-import { ExtJwtState } from '../../src/model/services/ext-jwt-keys.js';
+import { ExtJwtState } from '../../src/model/services/ext-jwt/ext-jwt-keys.js';
 
 // Many refusals from one address on purpose: the failure budget must not be what answers.
 const YAML = `edge:

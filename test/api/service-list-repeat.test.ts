@@ -1,6 +1,6 @@
 /**
  * The client's default service page is made once and answered again while the view it came from is
- * unchanged (model/services/service-listing.ts). Each part of that view is changed here between two
+ * unchanged (model/services/service-access/service-listing.ts). Each part of that view is changed here between two
  * listings by the same API session: the change shows at once, and an unchanged repeat is the same bytes.
  */
 import { after, before, test } from 'node:test';

@@ -1,6 +1,6 @@
 /**
  * A repeated session create answers the text made the first time while nothing in it changed
- * (model/services/session-answers.ts). These tests change each part of that answer between repeats (the
+ * (model/services/session/session-answers.ts). These tests change each part of that answer between repeats (the
  * service's name, the edge routers, the session itself) and check the repeat shows the change at once.
  */
 import { after, before, test } from 'node:test';

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, type Ctx } from '../../src/model/ctx.js';
 import { tokenMinter } from '../../src/model/tokens.js';
+import { RESOURCE_HOOKS } from '../../src/model/services/hooks/index.js';
 import { openStore, type OpenedStore } from '../../src/store/db.js';
 
 export interface TestStore {
@@ -21,6 +22,7 @@ export async function openTestStore(prefix = 'edgectl-unit-'): Promise<TestStore
     settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
     log: silentLogger,
     tokens: tokenMinter(Buffer.alloc(32, 7)),
+    hooks: RESOURCE_HOOKS,
   };
   return {
     store,

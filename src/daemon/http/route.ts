@@ -7,10 +7,10 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../model/ctx.js';
 import { DomainError } from '../../model/errors.js';
-import type { Principal } from '../../model/services/api-session.js';
-import { resolveToken } from '../../model/services/api-session.js';
-import { withSecondaryExtJwt } from '../../model/services/ext-jwt-secondary.js';
-import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt-verify.js';
+import type { Principal } from '../../model/services/api-session/api-session.js';
+import { resolveToken } from '../../model/services/api-session/api-session.js';
+import { withSecondaryExtJwt } from '../../model/services/ext-jwt/ext-jwt-secondary.js';
+import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
 import { baseMeta, encodedEnvelope, RAW, type Envelope } from './envelope.js';
 import { checkQueryEncoding } from './query-encoding.js';
 import { JsonText } from '../../model/json-text.js';
@@ -76,7 +76,7 @@ async function authorize(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Pr
   if (!token) throw new DomainError('UNAUTHORIZED');
   const resolved = await resolveToken(ctx, token);
   if (!resolved) throw new DomainError('UNAUTHORIZED');
-  // A secondary ext-JWT requirement is met per request, by its bearer token (model/services/ext-jwt-secondary.ts).
+  // A secondary ext-JWT requirement is met per request, by its bearer token (model/services/ext-jwt/ext-jwt-secondary.ts).
   const principal = await withSecondaryExtJwt(ctx, resolved, req.headers.authorization);
   if (access !== 'partial' && principal.authQueries.length > 0) {
     // Missing or refused secondary bearer JWT: the 401 says which, as the ext-jwt login's do.

@@ -4,7 +4,7 @@
  */
 import type { TLSSocket, DetailedPeerCertificate } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
-import type { PeerCertificates } from '../../model/services/authenticate-cert.js';
+import type { PeerCertificates } from '../../model/services/authentication/authenticate-cert.js';
 
 /**
  * Cipher suites the listener offers: TLS 1.3's (all AEAD) and, for TLS 1.2, only ECDHE key exchange with

@@ -10,7 +10,7 @@ import {
   deleteSessionCert,
   getSessionCert,
   listSessionCerts,
-} from '../../model/services/api-session-certs.js';
+} from '../../model/services/api-session/api-session-certs.js';
 import { empty, listOf, ok } from '../http/envelope.js';
 import type { RequestContext, RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';

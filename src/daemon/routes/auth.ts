@@ -6,12 +6,12 @@ import {
   authenticatePassword,
   checkAuthenticateBody,
   type AuthenticateBody,
-} from '../../model/services/authenticate.js';
-import { authenticateCert } from '../../model/services/authenticate-cert.js';
-import { startExtJwtSession, verifyExtJwtLogin } from '../../model/services/ext-jwt.js';
-import { noteBearerEvidence } from '../../model/services/ext-jwt-secondary.js';
-import { wwwAuthenticate } from '../../model/services/ext-jwt-verify.js';
-import { currentApiSessionDetail, deleteApiSessions } from '../../model/services/api-session.js';
+} from '../../model/services/authentication/authenticate.js';
+import { authenticateCert } from '../../model/services/authentication/authenticate-cert.js';
+import { startExtJwtSession, verifyExtJwtLogin } from '../../model/services/ext-jwt/ext-jwt.js';
+import { noteBearerEvidence } from '../../model/services/ext-jwt/ext-jwt-secondary.js';
+import { wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
+import { currentApiSessionDetail, deleteApiSessions } from '../../model/services/api-session/api-session.js';
 import { peerCertificates } from '../http/tls.js';
 import { empty, ok } from '../http/envelope.js';
 import { queryString, type RouteDef } from '../http/route.js';

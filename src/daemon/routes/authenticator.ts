@@ -1,7 +1,7 @@
 /** Authenticator operations beyond CRUD on the Management API: re-enroll (parity: docs/reference-notes.md §7.2). */
 import { Type } from '@sinclair/typebox';
 import { enrollments } from '../../model/resources/enrollment.js';
-import { reEnrollAuthenticator } from '../../model/services/re-enroll.js';
+import { reEnrollAuthenticator } from '../../model/services/enrollment/re-enroll.js';
 import { created } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
 

@@ -2,7 +2,7 @@
  * CA actions beyond CRUD on the Management API (parity: docs/reference-notes.md §7.1, §7.5; api-conventions
  * §5): verification takes the PEM as `text/plain`, the JWT is answered raw as `application/jwt`.
  */
-import { caJwt, verifyCa } from '../../model/services/ca.js';
+import { caJwt, verifyCa } from '../../model/services/ca/ca.js';
 import { empty, RAW } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
 

@@ -3,7 +3,10 @@
  * `extend` reads the TLS client certificate of the request: it must be the authenticator's current one.
  */
 import { Type } from '@sinclair/typebox';
-import { extendCertAuthenticator, verifyExtendedCertificate } from '../../model/services/cert-extension.js';
+import {
+  extendCertAuthenticator,
+  verifyExtendedCertificate,
+} from '../../model/services/authentication/cert-extension.js';
 import { peerCertificates } from '../http/tls.js';
 import { empty, ok } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';

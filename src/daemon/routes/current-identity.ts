@@ -8,7 +8,10 @@ import { authenticators } from '../../model/resources/authenticator.js';
 import { identities } from '../../model/resources/identity.js';
 import { TagsSchema } from '../../model/resource.js';
 import { PasswordSchema, UsernameSchema } from '../../model/schemas.js';
-import { updateOwnAuthenticator, type OwnAuthenticatorChange } from '../../model/services/own-authenticator.js';
+import {
+  updateOwnAuthenticator,
+  type OwnAuthenticatorChange,
+} from '../../model/services/authentication/own-authenticator.js';
 import { empty, listOf, ok } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';

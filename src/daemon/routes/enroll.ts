@@ -14,9 +14,9 @@ import {
   enrollOtt,
   enrollUpdb,
   type OttEnrollmentResult,
-} from '../../model/services/enrollment.js';
-import { enrollCa, enrollOttCa } from '../../model/services/ca-enrollment.js';
-import { enrollRouter } from '../../model/services/router-enrollment.js';
+} from '../../model/services/enrollment/enrollment.js';
+import { enrollCa, enrollOttCa } from '../../model/services/enrollment/ca-enrollment.js';
+import { enrollRouter } from '../../model/services/enrollment/router-enrollment.js';
 import { empty, ok, RAW, type Envelope } from '../http/envelope.js';
 import { peerCertificates } from '../http/tls.js';
 import { queryString, type RequestContext, type RouteDef } from '../http/route.js';

@@ -5,7 +5,7 @@ import { enrollmentsOfIdentity } from '../../model/listing-scopes.js';
 import { renderRecord } from '../../model/render.js';
 import { enrollments } from '../../model/resources/enrollment.js';
 import { identities } from '../../model/resources/identity.js';
-import { refreshEnrollment } from '../../model/services/enrollment.js';
+import { refreshEnrollment } from '../../model/services/enrollment/enrollment.js';
 import { created, listOf } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';

@@ -1,5 +1,5 @@
 /** The Client API's anonymous listing of external JWT signers (parity: docs/reference-notes.md §5.4). */
-import { listLoginSigners } from '../../model/services/ext-jwt-listing.js';
+import { listLoginSigners } from '../../model/services/ext-jwt/ext-jwt-listing.js';
 import { listOf } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';

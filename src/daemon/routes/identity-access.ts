@@ -3,13 +3,13 @@
  * §2.3) and the identity's own service configs (§4.7).
  */
 import { Type } from '@sinclair/typebox';
-import { policyAdvice } from '../../model/services/policy-advice.js';
+import { policyAdvice } from '../../model/services/service-access/policy-advice.js';
 import {
   assignIdentityServiceConfigs,
   listIdentityServiceConfigs,
   removeIdentityServiceConfigs,
   type ServiceConfigPair,
-} from '../../model/services/identity-service-configs.js';
+} from '../../model/services/service-access/identity-service-configs.js';
 import { empty, listOf, ok } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
 import { MAX_SET_ITEMS } from '../../model/schemas.js';

@@ -1,6 +1,6 @@
 /** `PUT /identities/{id}/trace`: turns an identity's data-flow tracing on for a while, or off. */
 import { Type } from '@sinclair/typebox';
-import { updateIdentityTrace, type TraceSpec } from '../../model/services/identity-trace.js';
+import { updateIdentityTrace, type TraceSpec } from '../../model/services/identity/identity-trace.js';
 import { ok } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
 

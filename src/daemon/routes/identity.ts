@@ -6,7 +6,7 @@ import { renderRecord } from '../../model/render.js';
 import { authenticators } from '../../model/resources/authenticator.js';
 import { identities } from '../../model/resources/identity.js';
 import { listRoleAttributes } from '../../model/role-attributes.js';
-import { disableIdentity, enableIdentity } from '../../model/services/identity.js';
+import { disableIdentity, enableIdentity } from '../../model/services/identity/identity.js';
 import { empty, listOf } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';

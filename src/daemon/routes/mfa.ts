@@ -2,7 +2,7 @@
  * TOTP MFA on both APIs and its admin removal (parity: docs/reference-notes.md §4.4, §6; docs/decisions.md
  * "TOTP MFA"). Only the routes §4.4 lists are open to a partial session. Every route that checks a code runs
  * under the authentication rate limiter, keyed per API session; wrong codes are counted and bounded per
- * identity by the model (services/mfa-failures.ts).
+ * identity by the model (services/mfa/mfa-failures.ts).
  */
 import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
@@ -16,7 +16,7 @@ import {
   regenerateRecoveryCodes,
   removeIdentityMfa,
   verifyMfa,
-} from '../../model/services/mfa.js';
+} from '../../model/services/mfa/mfa.js';
 import { empty, ok, RAW } from '../http/envelope.js';
 import type { RequestContext, RouteDef } from '../http/route.js';
 
@@ -95,7 +95,7 @@ const caller = (rc: RequestContext) => ({
 
 /**
  * Runs a code check under the auth limiter. Its account is the API session, not the identity: the identity's
- * bound is the stored count of wrong codes (services/mfa-failures.ts), and an identity-wide budget would let
+ * bound is the stored count of wrong codes (services/mfa/mfa-failures.ts), and an identity-wide budget would let
  * whoever burns it get the real user's right code refused with 429.
  */
 const limited = <T>(rc: RequestContext, run: () => Promise<T>): Promise<T> =>

@@ -3,7 +3,7 @@
  * authenticated by the router's current client certificate over TLS (no API session), and edge router
  * re-enrollment on the Management API. Enrollment itself is in enroll.ts (`/enroll/erott`, legacy `/enroll`).
  */
-import { extendRouter, reEnrollEdgeRouter } from '../../model/services/router-enrollment.js';
+import { extendRouter, reEnrollEdgeRouter } from '../../model/services/enrollment/router-enrollment.js';
 import { empty, ok } from '../http/envelope.js';
 import { peerCertificates } from '../http/tls.js';
 import type { RouteDef } from '../http/route.js';

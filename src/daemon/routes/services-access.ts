@@ -19,9 +19,9 @@ import {
   serviceOf,
   type ServiceListRequest,
   type ServicePage,
-} from '../../model/services/service-listing.js';
-import { listRoutersOfIdentity } from '../../model/services/identity-routers.js';
-import { commonRouters } from '../../model/services/session-routers.js';
+} from '../../model/services/service-access/service-listing.js';
+import { listRoutersOfIdentity } from '../../model/services/service-access/identity-routers.js';
+import { commonRouters } from '../../model/services/session/session-routers.js';
 import { terminatorsOfService } from '../../model/listing-scopes.js';
 import { fieldError } from '../../model/errors.js';
 import { MAX_SET_ITEMS } from '../../model/schemas.js';

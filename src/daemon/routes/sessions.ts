@@ -11,7 +11,7 @@ import {
   sessionDetail,
   sessionManagementDetail,
   type SessionCreate,
-} from '../../model/services/session.js';
+} from '../../model/services/session/session.js';
 import { TagsSchema } from '../../model/resource.js';
 import { empty, listOf, ok } from '../http/envelope.js';
 import type { RouteDef } from '../http/route.js';

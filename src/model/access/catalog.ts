@@ -43,7 +43,7 @@ export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
     ...(await loadConfigMaps(ctx)),
   };
   const rows = await findRows(ctx.db, services, everything);
-  await (await hooksOf(services)).decorate?.(ctx, rows);
+  await hooksOf(ctx, services).decorate?.(ctx, rows);
   for (const r of rows) addService(catalog, r);
   return catalog;
 }
@@ -88,7 +88,7 @@ export async function reviseServiceCatalog(
   const out: ServiceCatalog = { ...catalog, ...(configsChanged && (await loadConfigMaps(ctx))) };
   if (serviceIds.size > 0) {
     const rows = await findRows(ctx.db, services, idIn([...serviceIds]));
-    await (await hooksOf(services)).decorate?.(ctx, rows);
+    await hooksOf(ctx, services).decorate?.(ctx, rows);
     out.records = new Map(catalog.records);
     out.encoded = new Map(catalog.encoded);
     out.serviceConfigs = new Map(catalog.serviceConfigs);
@@ -122,7 +122,7 @@ export interface RouterCatalog {
 
 export async function loadRouterCatalog(ctx: Ctx): Promise<RouterCatalog> {
   const rows: Row[] = await findRows(ctx.db, edgeRouters, everything);
-  await (await hooksOf(edgeRouters)).decorate?.(ctx, rows);
+  await hooksOf(ctx, edgeRouters).decorate?.(ctx, rows);
   const routers = new Map<string, RouterInfo>();
   for (const r of rows) {
     const protocols = (r.supportedProtocols as Record<string, string>) ?? {};

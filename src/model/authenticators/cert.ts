@@ -4,7 +4,7 @@
  * enrollment have no CA id and show `isIssuedByNetwork`.
  */
 import { DomainError } from '../errors.js';
-import { certAuthenticatorFromPem } from '../services/cert-authenticator.js';
+import { certAuthenticatorFromPem } from '../services/authentication/cert-authenticator.js';
 import type { AuthenticatorMethodModule } from './method.js';
 
 export const certMethod: AuthenticatorMethodModule = {

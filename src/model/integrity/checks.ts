@@ -48,7 +48,7 @@ import { deleteEntity } from '../crud.js';
 import { POLICY_KINDS, TARGETS } from '../policy/kinds.js';
 import { matchSide, removeIdReferences } from '../policy/matches.js';
 import { edgeRouterPolicies } from '../resources/edge-router-policy.js';
-import { createRouterIdentity, createSystemPolicy, systemPolicyName } from '../services/edge-router-system.js';
+import { createRouterIdentity, createSystemPolicy, systemPolicyName } from '../services/router/edge-router-system.js';
 import { yieldToEventLoop } from './pace.js';
 
 export interface Finding {

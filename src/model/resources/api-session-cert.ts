@@ -2,7 +2,7 @@
  * API-session certificates (parity: docs/reference-notes.md §4.7, docs/reference-notes.md §12 "API session certificate"):
  * short-lived (12 h) client certificates an authenticated client obtains from a CSR, bound to its API session.
  *
- * They are only ever reached through `/current-api-session/certificates` (services/api-session-certs.ts), scoped
+ * They are only ever reached through `/current-api-session/certificates` (services/api-session/api-session-certs.ts), scoped
  * to the caller's API session, so the definition serves no generic CRUD operation; it still drives rendering and
  * the filterable fields. Rows go with their API session through a cascading foreign key.
  */

@@ -35,7 +35,7 @@ export const authenticators: ResourceDef = {
     passwordHash: { schema: Type.String(), storage: 'text', hidden: true },
     failedAttempts: { schema: Type.Integer(), storage: 'int', hidden: true, default: 0 },
     caId: { schema: Type.String(), storage: 'text', hidden: true },
-    // The certificate `extend` issued, waiting for `extend-verify` (services/cert-extension.ts).
+    // The certificate `extend` issued, waiting for `extend-verify` (services/authentication/cert-extension.ts).
     unverifiedCertPem: { schema: Type.String(), storage: 'text', hidden: true },
     unverifiedFingerprint: { schema: Type.String(), storage: 'text', hidden: true },
   },

@@ -4,7 +4,7 @@
  * identities on the fly (`isAutoCaEnrollmentEnabled`) or complete `ottca` enrollments (`isOttCaEnrollmentEnabled`).
  *
  * A CA is created unverified with a random `verificationToken`; it is used for nothing until the operator proves
- * possession of its key by uploading a certificate whose CN is that token, signed by the CA (services/ca.ts).
+ * possession of its key by uploading a certificate whose CN is that token, signed by the CA (services/ca/ca.ts).
  * The certificate itself is fixed at create: replacing it would silently change what the verification proved.
  * Deleting a CA deletes the cert authenticators issued through it and its outstanding `ottca` enrollments.
  */

@@ -1,7 +1,7 @@
 /**
  * Edge routers (seed §2.11): routers that clients connect to, selected by edge router policies and service
  * edge router policies through their role attributes. A tunneler-enabled edge router also gets its own
- * identity and system edge router policy (§2.7, `services/edge-router-system.ts`).
+ * identity and system edge router policy (§2.7, `services/router/edge-router-system.ts`).
  */
 import { Type } from '../schema-type.js';
 import type { ResourceDef } from '../resource.js';

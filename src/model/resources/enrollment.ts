@@ -1,7 +1,7 @@
 /**
  * Outstanding enrollments: a one-time token (with its signed JWT) that lets an identity obtain its first
  * credential (parity: docs/reference-notes.md §7.1, §7.2). Created by admins directly or with an identity
- * (`enrollment: {ott | ottca | updb}`), consumed by the `/enroll*` endpoints (services/enroll.ts).
+ * (`enrollment: {ott | ottca | updb}`), consumed by the `/enroll*` endpoints (services/enrollment/enrollment.ts).
  *
  * Rules: at most one enrollment per method per identity (409 ENROLLMENT_EXISTS, cause field `method`, whether
  * the existing one has expired or not, as the reference); `expiresAt` must lie in the future; `updb` needs a
@@ -43,7 +43,7 @@ export const enrollments: ResourceDef = {
     // Stored instead of `token` and `jwt`, which are derived when rendered (model/tokens.ts).
     tokenHash: { schema: Type.String(), storage: 'text', hidden: true },
     jwtTemplate: { schema: Type.String(), storage: 'text', hidden: true },
-    // Router enrollments (erott, trott) are created with their router (services/router-enrollment.ts).
+    // Router enrollments (erott, trott) are created with their router (services/enrollment/router-enrollment.ts).
     edgeRouterId: { schema: Type.String(), storage: 'text', filter: true },
     transitRouterId: { schema: Type.String(), storage: 'text', filter: true },
   },

@@ -1,7 +1,7 @@
 /**
  * Services (seed §2.14): `encryptionRequired` is set at create and fixed after; `configs` hold at most one
  * config per config type; role attributes feed the policies. The per-identity `permissions`, `config` and
- * `postureQueries` are filled by the access engine where an identity is looking (services/service-listing.ts);
+ * `postureQueries` are filled by the access engine where an identity is looking (services/service-access/service-listing.ts);
  * elsewhere (sub-listings) they are empty.
  */
 import { Type } from '../schema-type.js';

@@ -6,7 +6,7 @@
  * The clear tokens of an existing store are not carried over, since the key could not show them again:
  * - API sessions end (their sessions and API-session certificates go with them); clients authenticate again;
  * - outstanding enrollments keep their records, but get a placeholder hash that matches no token and no JWT;
- *   the controller re-keys them at start (model/services/token-reconcile.ts: new token, JWT re-signed with the
+ *   the controller re-keys them at start (model/services/enrollment/token-reconcile.ts: new token, JWT re-signed with the
  *   same expiry), which needs the key and the PKI that a migration does not have. Their old JWTs stop working.
  * Columns are renamed rather than rebuilt: SQLite keeps their unique indexes, and rebuilding `api_sessions`
  * would cascade into the tables that reference it.

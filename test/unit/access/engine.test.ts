@@ -25,11 +25,11 @@ import {
 } from '../../../src/model/resources/index.js';
 import { AccessEngine, accessEngine } from '../../../src/model/access/engine.js';
 import { configView, permissionsOf } from '../../../src/model/access/service-view.js';
-import { sessionEdgeRouters } from '../../../src/model/services/session-routers.js';
+import { sessionEdgeRouters } from '../../../src/model/services/session/session-routers.js';
 import {
   assignIdentityServiceConfigs,
   removeIdentityServiceConfigs,
-} from '../../../src/model/services/identity-service-configs.js';
+} from '../../../src/model/services/service-access/identity-service-configs.js';
 import { rng } from '../../harness/random.js';
 
 const rand = rng(7);

@@ -12,7 +12,7 @@ import { createEntity, deleteEntity, updateEntity } from '../../../src/model/cru
 import { configs, configTypes, identities, servicePolicies, services } from '../../../src/model/resources/index.js';
 import { AccessEngine, accessEngine } from '../../../src/model/access/engine.js';
 import { configView, permissionsOf } from '../../../src/model/access/service-view.js';
-import { assignIdentityServiceConfigs } from '../../../src/model/services/identity-service-configs.js';
+import { assignIdentityServiceConfigs } from '../../../src/model/services/service-access/identity-service-configs.js';
 
 let ts: TestStore;
 let ctx: Ctx;

@@ -26,10 +26,11 @@ describe('resource hooks', () => {
     );
   });
 
-  it('finds a resource’s hooks by its name, and none for a plain one', async () => {
+  it('finds a resource’s hooks by its name in the context’s table, and none for a plain one', () => {
     const identities = DEFINED.find((d) => d.name === 'identities')!;
-    assert.equal(await hooksOf(identities), RESOURCE_HOOKS.identities);
-    assert.deepEqual(await hooksOf({ name: 'identity-types' }), {});
+    const ctx = { hooks: RESOURCE_HOOKS };
+    assert.equal(hooksOf(ctx, identities), RESOURCE_HOOKS.identities);
+    assert.deepEqual(hooksOf(ctx, { name: 'identity-types' }), {});
   });
 
   it('keeps no behaviour on the definitions themselves', () => {

@@ -28,6 +28,7 @@ import { insertSessionIfAbsent, sessionOf, type StoredSession } from '../../../s
 import { silentLogger, type Ctx } from '../../../src/model/ctx.js';
 import { createEntity } from '../../../src/model/crud.js';
 import { tokenMinter } from '../../../src/model/tokens.js';
+import { RESOURCE_HOOKS } from '../../../src/model/services/hooks/index.js';
 import { identities, services } from '../../../src/model/resources/index.js';
 
 let dir: string;
@@ -44,6 +45,7 @@ before(async () => {
     settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
     log: silentLogger,
     tokens: tokenMinter(Buffer.alloc(32, 7)),
+    hooks: RESOURCE_HOOKS,
   };
   identityId = await createEntity(ctx, identities, { name: 'alice', type: 'User', isAdmin: true });
   serviceId = await createEntity(ctx, services, { name: 'svc' });

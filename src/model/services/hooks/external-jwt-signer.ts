@@ -9,7 +9,7 @@ import type { Ctx } from '../../ctx.js';
 import { iso } from '../../ctx.js';
 import { DomainError, fieldError } from '../../errors.js';
 import type { Input, ResourceHooks, Row, WriteMode } from '../../resource.js';
-import { parseClaimsPointer } from '../ext-jwt-claims.js';
+import { parseClaimsPointer } from '../ext-jwt/ext-jwt-claims.js';
 import { textOf } from '../../row.js';
 
 /** Required on create and PUT; null there is refused, on PATCH it leaves the value as it is. */

@@ -16,7 +16,7 @@ import { isDisabled } from '../../resources/identity.js';
 import { checkRoleAttributes } from '../../schemas.js';
 import { removeIdReferences } from '../../policy/matches.js';
 import { dropIdentity } from '../../posture/state.js';
-import { tracingOf } from '../identity-trace.js';
+import { tracingOf } from '../identity/identity-trace.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
 import { textOf } from '../../row.js';
 
@@ -98,7 +98,7 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
     r.hasApiSession = withSession.has(id);
     r.hasEdgeRouterConnection = false;
     r.edgeRouterConnectionStatus = 'offline';
-    // A verified TOTP enrollment (services/mfa.ts).
+    // A verified TOTP enrollment (services/mfa/mfa.ts).
     r.isMfaEnabled = withMfa.has(id);
     r.tracing = tracing.get(id);
   }

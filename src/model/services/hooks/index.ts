@@ -1,6 +1,6 @@
 /**
  * The model's behaviour for each resource, by resource name: what the generic CRUD (src/model/crud.ts) runs
- * around a write, a delete and a read (resource-hooks.ts loads this table on first use). A resource without an
+ * around a write, a delete and a read (whoever builds a Ctx passes this table as `ctx.hooks`). A resource without an
  * entry is plain data: its definition, its migration and its store queries are all there is to it.
  */
 import { EDGE_ROUTER_POLICY, SERVICE_EDGE_ROUTER_POLICY, SERVICE_POLICY } from '../../policy/kinds.js';

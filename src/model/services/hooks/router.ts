@@ -8,8 +8,8 @@ import { fieldError } from '../../errors.js';
 import { policyTargetHooks } from '../../policy/target-hooks.js';
 import type { Input, ResourceHooks, Row } from '../../resource.js';
 import { checkRoleAttributes } from '../../schemas.js';
-import { removeTunnelerRecords, syncTunnelerRecords } from '../edge-router-system.js';
-import { attachRouterEnrollments, createRouterEnrollment } from '../router-enrollment.js';
+import { removeTunnelerRecords, syncTunnelerRecords } from '../router/edge-router-system.js';
+import { attachRouterEnrollments, createRouterEnrollment } from '../enrollment/router-enrollment.js';
 
 /**
  * Null `cost` / `noTraversal` mean the default (the reference maps a missing pointer to 0 / false), and a
@@ -28,7 +28,7 @@ async function prepareRouter(ctx: Ctx, input: Input, otherTable: RouterTable): P
 /**
  * Connection state and enrollment fields. No router connects to this controller yet, so routers are
  * offline; enrollment token and JWT come from the router's outstanding enrollment (set by
- * `attachRouterEnrollments`, services/router-enrollment.ts), null once it has enrolled.
+ * `attachRouterEnrollments`, services/enrollment/router-enrollment.ts), null once it has enrolled.
  */
 function decorateRouter(r: Row): void {
   r.isOnline ??= false;

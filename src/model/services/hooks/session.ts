@@ -3,7 +3,7 @@ import type { Ctx } from '../../ctx.js';
 import { entityRef } from '../../render.js';
 import type { ResourceHooks, Row } from '../../resource.js';
 import { accessEngine } from '../../access/engine.js';
-import { sessionEdgeRouters } from '../session-routers.js';
+import { sessionEdgeRouters } from '../session/session-routers.js';
 import { textOf } from '../../row.js';
 
 /** `apiSession`, `service` refs and `edgeRouters`, for a page of sessions (identities and services cached by the engine). */

@@ -1,0 +1,162 @@
+/**
+ * API session lifecycle: creation after a successful primary authentication, lookup by token on every
+ * request (which counts as activity), idle expiry and removal (parity: docs/reference-notes.md §4.1–4.3).
+ *
+ * Activity is written at a granularity of a tenth of the timeout (at most once a second), so a busy
+ * client does not turn every read into a write while expiry stays accurate for short timeouts.
+ */
+import {
+  apiSessionByTokenHash,
+  deleteApiSessionsByIds,
+  deleteApiSessionsOfIdentity,
+  idleApiSessionIds,
+  insertApiSession,
+  touchApiSession,
+} from '../../../store/api-sessions.js';
+import { dropApiSession, dropIdentityApiSessions } from '../../posture/state.js';
+import type { Ctx } from '../../ctx.js';
+import { iso } from '../../ctx.js';
+import { newEntityId, isUuid } from '../../ids.js';
+import { tokenHash } from '../../tokens.js';
+import { apiSessions } from '../../resources/api-session.js';
+import { isDisabled } from '../../resources/identity.js';
+import { getEntity } from '../../crud.js';
+import { renderRecord } from '../../render.js';
+import type { Row } from '../../resource.js';
+import { policyForIdentity } from '../hooks/auth-policy.js';
+import { cachedPrincipal, forgetPrincipal, principalGeneration, rememberPrincipal } from './api-session-cache.js';
+import type { CachedPrincipal } from './api-session-cache.js';
+import type { SessionIdentity } from './session-identity.js';
+import { textOf } from '../../row.js';
+
+export interface Principal {
+  apiSessionId: string;
+  token: string;
+  identity: SessionIdentity;
+  /** Outstanding secondary-factor queries: non-empty means partially authenticated. */
+  authQueries: unknown[];
+  /** The auth policy's required secondary ext-JWT signer, when known (null: none); ext-jwt-secondary.ts. */
+  extJwtSigner?: string | null;
+  /** Why this request's bearer JWT did not meet the policy's secondary ext-JWT requirement (ext-jwt-secondary.ts). */
+  extJwtRefusal?: 'missing' | 'invalid' | 'expired';
+}
+
+export interface NewApiSession {
+  identityId: string;
+  authenticatorId: string;
+  ipAddress: string;
+  configTypes: string[];
+  authQueries?: unknown[];
+  isMfaRequired?: boolean;
+}
+
+export async function createApiSession(ctx: Ctx, s: NewApiSession): Promise<string> {
+  const now = iso(ctx.now());
+  const id = newEntityId();
+  await insertApiSession(ctx.db, {
+    id,
+    // The token is derived from the id (model/tokens.ts); the store keeps only its hash.
+    tokenHash: tokenHash(ctx.tokens.token('api-session', id)),
+    identityId: s.identityId,
+    authenticatorId: s.authenticatorId,
+    ipAddress: s.ipAddress,
+    configTypes: s.configTypes,
+    authQueries: s.authQueries ?? [],
+    isMfaRequired: s.isMfaRequired ?? false,
+    createdAt: now,
+  });
+  return id;
+}
+
+const activityGranularityMs = (ctx: Ctx) => Math.min(1000, Math.max(10, ctx.settings.sessionTimeoutMs / 10));
+
+const isExpired = (ctx: Ctx, lastActivityMs: number, now: Date) =>
+  lastActivityMs + ctx.settings.sessionTimeoutMs <= now.getTime();
+
+/** The store's answer for a token, as the cache keeps it (api-session-cache.ts). */
+async function lookupToken(ctx: Ctx, token: string): Promise<CachedPrincipal | undefined> {
+  const genBefore = principalGeneration(ctx.db);
+  // Every cache miss runs this: the store keeps it a prepared template query (store/api-sessions.ts).
+  const row = await apiSessionByTokenHash(ctx.db, tokenHash(token));
+  if (!row) return undefined;
+  const policy = await policyForIdentity(ctx.db, row.authPolicyId);
+  const found: CachedPrincipal = {
+    sessionId: row.sessionId,
+    lastActivityMs: new Date(row.lastActivityAt).getTime(),
+    authQueries: row.authQueries,
+    identity: {
+      id: row.identityId,
+      name: row.name,
+      isAdmin: row.isAdmin,
+      isDefaultAdmin: row.isDefaultAdmin,
+      authPolicyId: row.authPolicyId,
+    },
+    disabledAt: row.disabledAt,
+    disabledUntil: row.disabledUntil,
+    extJwtSigner: policy.secondary?.requireExtJwtSigner ?? null,
+  };
+  rememberPrincipal(ctx.db, token, genBefore, found);
+  return found;
+}
+
+/**
+ * The principal behind a session token, or null when the token is unknown, expired, or its identity is
+ * disabled. A valid lookup records activity. Answers come from memory while no write could have changed
+ * them (api-session-cache.ts); expiry and the disabled period are judged on every request.
+ */
+export async function resolveToken(ctx: Ctx, token: string): Promise<Principal | null> {
+  if (!isUuid(token)) return null;
+  const found = cachedPrincipal(ctx.db, token) ?? (await lookupToken(ctx, token));
+  if (!found) return null;
+  const now = ctx.now();
+  if (isExpired(ctx, found.lastActivityMs, now)) {
+    forgetPrincipal(ctx.db, token);
+    await deleteApiSessions(ctx, [found.sessionId]);
+    return null;
+  }
+  if (isDisabled(found, now)) return null;
+  if (now.getTime() - found.lastActivityMs >= activityGranularityMs(ctx)) {
+    found.lastActivityMs = now.getTime();
+    await touchApiSession(ctx.db, found.sessionId, iso(now));
+  }
+  return {
+    apiSessionId: found.sessionId,
+    token,
+    identity: found.identity,
+    authQueries: found.authQueries,
+    extJwtSigner: found.extJwtSigner,
+  };
+}
+
+/** Removes API sessions; what depends on them goes with them through the store's cascades. */
+export const deleteApiSessions = (ctx: Ctx, ids: string[]): Promise<number> => {
+  // Posture scoped to an API session goes with it (docs/reference-notes.md §4.2).
+  ids.forEach(dropApiSession);
+  return deleteApiSessionsByIds(ctx.db, ids);
+};
+
+export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> => {
+  dropIdentityApiSessions(identityId);
+  return deleteApiSessionsOfIdentity(ctx.db, identityId);
+};
+
+/** Removes every API session idle for longer than the timeout, in batches. */
+export async function sweepExpiredApiSessions(ctx: Ctx): Promise<number> {
+  const cutoff = iso(new Date(ctx.now().getTime() - ctx.settings.sessionTimeoutMs));
+  let total = 0;
+  for (;;) {
+    const batch = await idleApiSessionIds(ctx.db, cutoff, 500);
+    if (batch.length === 0) return total;
+    total += await deleteApiSessions(ctx, batch);
+    if (batch.length < 500) return total;
+  }
+}
+
+/** The current-API-session record: the stored session plus `expiresAt` and `expirationSeconds`. */
+export async function currentApiSessionDetail(ctx: Ctx, apiSessionId: string): Promise<Record<string, unknown>> {
+  const row: Row = await getEntity(ctx, apiSessions, apiSessionId);
+  const out = renderRecord(apiSessions, row);
+  out.expiresAt = iso(new Date(new Date(textOf(row, 'lastActivityAt')).getTime() + ctx.settings.sessionTimeoutMs));
+  out.expirationSeconds = Math.round(ctx.settings.sessionTimeoutMs / 1000);
+  return out;
+}

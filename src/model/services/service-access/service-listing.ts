@@ -1,0 +1,216 @@
+/**
+ * Services as an identity sees them: the Client API's service list and detail (only services the identity
+ * may Dial or Bind) and the Management API's per-identity views (every service, with `permissions` and
+ * `config` computed for the caller or for `asIdentity`).
+ *
+ * The default page of the client list (no filter, sort or roleFilter) is served from the access engine's
+ * memory: the identity's granted service ids are already in list order, so a page is a slice and each
+ * record a copy of the catalog's rendering. Any other list goes through the generic SQL listing, scoped to
+ * the granted ids, so filters, sorting and paging behave exactly as on every other list.
+ */
+import { identityIdByIdOrName } from '../../../store/access.js';
+import { allOf, idIn } from '../../../store/scopes.js';
+import type { Ctx } from '../../ctx.js';
+import { getEntity, listEntities, type Page } from '../../crud.js';
+import { notFound } from '../../errors.js';
+import type { ListOptions } from '../../list-query.js';
+import { clampLimit, clampOffset, parsePagingParams } from '../../paging.js';
+import { renderRecord } from '../../render.js';
+import { filterFields } from '../../resource.js';
+import { textOf } from '../../row.js';
+import { services } from '../../resources/service.js';
+import { roleFilterScope } from '../../role-filter.js';
+import { accessEngine, type AccessView } from '../../access/engine.js';
+import {
+  configView,
+  encodedServiceRecord,
+  selectConfigTypes,
+  serviceRecord,
+  type ConfigTypeSelection,
+} from '../../access/service-view.js';
+import { postureModel, postureView } from '../../posture/evaluate.js';
+import { perStore } from '../../per-store.js';
+import { postureQueriesFor } from '../../posture/queries.js';
+
+export interface ServiceListRequest {
+  list: ListOptions;
+  roleFilter: string[];
+  roleSemantic?: string;
+  /** Config types asked for in the query; absent: those of the API session (given at authenticate). */
+  configTypes?: string[];
+}
+
+export interface ServicePage {
+  /** The records, or (default client page) `encoded`: the JSON array of the records, as byte chunks. */
+  records?: Record<string, unknown>[];
+  encoded?: Buffer[];
+  page: Pick<Page, 'pagination' | 'filterableFields'>;
+}
+
+let filterable: string[] | undefined;
+const filterableFields = () => (filterable ??= Object.keys(filterFields(services)));
+
+/** The config types of a request: the query's when given, else the API session's. */
+async function configSelection(
+  ctx: Ctx,
+  view: AccessView,
+  apiSessionId: string | undefined,
+  requested?: string[],
+): Promise<ConfigTypeSelection> {
+  const types =
+    requested ??
+    (apiSessionId ? (await accessEngine(ctx).apiSession(ctx, apiSessionId))?.configTypes : undefined) ??
+    [];
+  return selectConfigTypes(view.catalog, types);
+}
+
+/** The caller's `postureQueries` per service id, from the posture checks as of the view's markers. */
+type PostureQueries = (serviceId: string) => unknown[];
+
+async function postureQueriesOf(ctx: Ctx, view: AccessView, identityId: string, apiSessionId: string) {
+  const model = await postureModel(ctx, view.markers.serviceAccess.gen);
+  const pv = postureView(identityId, apiSessionId, ctx.now());
+  return (serviceId: string) => postureQueriesFor(model, view.identity.servicePolicyIds, serviceId, pv);
+}
+
+const recordFor = (
+  view: AccessView,
+  selection: ConfigTypeSelection,
+  base: Record<string, unknown>,
+  pq?: PostureQueries,
+) => {
+  const id = textOf(base, 'id');
+  return serviceRecord(
+    base,
+    view.grants.perms.get(id),
+    configView(view.catalog, id, view.identity.overrides, selection),
+    pq?.(id),
+  );
+};
+
+const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((c) => Buffer.from(c)) as [Buffer, Buffer, Buffer];
+
+const isPlainPage = (req: ServiceListRequest) =>
+  !req.list.filter?.trim() && !req.list.sort?.trim() && req.roleFilter.length === 0;
+
+/**
+ * The default pages made last, per (identity, config types asked, paging). A page is reused while the view it
+ * was made from is the very same: the access engine hands out the same grants, catalog and identity entry
+ * until a write reaches them, and a changed one is a new object. Only without posture checks in the
+ * controller: `postureQueries` also follow posture state, which changes without a write.
+ */
+interface PlainPage {
+  view: Pick<AccessView, 'grants' | 'catalog' | 'identity'>;
+  page: ServicePage;
+}
+const plainPages = new WeakMap<object, Map<string, PlainPage>>();
+const MAX_PLAIN_PAGES = 20_000;
+
+const sameView = (a: PlainPage['view'], b: AccessView) =>
+  a.grants === b.grants && a.catalog === b.catalog && a.identity === b.identity;
+
+/** Client `GET /services`: the services the identity may Dial or Bind. */
+export async function listServicesOf(
+  ctx: Ctx,
+  identityId: string,
+  apiSessionId: string,
+  req: ServiceListRequest,
+): Promise<ServicePage> {
+  const view = await accessEngine(ctx).view(ctx, identityId);
+  if (isPlainPage(req)) {
+    const paging = parsePagingParams(req.list.limit, req.list.offset);
+    const limit = clampLimit(paging.limit);
+    const offset = clampOffset(paging.offset);
+    const model = await postureModel(ctx, view.markers.serviceAccess.gen);
+    // An API session's config types never change, so the session stands for them when the query names none.
+    const key = `${identityId} ${req.configTypes ? `q:${req.configTypes.join(',')}` : `s:${apiSessionId}`} ${limit} ${offset}`;
+    const cache = model.size === 0 ? perStore(plainPages, ctx.db, () => new Map<string, PlainPage>()) : undefined;
+    const hit = cache?.get(key);
+    if (hit && sameView(hit.view, view)) return hit.page;
+    const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
+    const pq = await postureQueriesOf(ctx, view, identityId, apiSessionId);
+    const encoded: Buffer[] = [OPEN];
+    for (const id of view.grants.ids.slice(offset, offset + limit)) {
+      const prefix = view.catalog.encoded.get(id);
+      if (!prefix) continue;
+      if (encoded.length > 1) encoded.push(COMMA);
+      encoded.push(
+        ...encodedServiceRecord(
+          prefix,
+          view.grants.perms.get(id),
+          configView(view.catalog, id, view.identity.overrides, selection),
+          pq(id),
+        ),
+      );
+    }
+    encoded.push(CLOSE);
+    const page: ServicePage = {
+      encoded: [Buffer.concat(encoded)],
+      page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() },
+    };
+    if (cache) {
+      cache.delete(key);
+      cache.set(key, { view: { grants: view.grants, catalog: view.catalog, identity: view.identity }, page });
+      if (cache.size > MAX_PLAIN_PAGES) {
+        const oldest = cache.keys().next();
+        if (!oldest.done) cache.delete(oldest.value);
+      }
+    }
+    return page;
+  }
+  const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
+  const pq = await postureQueriesOf(ctx, view, identityId, apiSessionId);
+  const scope = allOf(roleFilterScope(services, req.roleFilter, req.roleSemantic), idIn(view.grants.ids));
+  const page = await listEntities(ctx, services, req.list, scope);
+  return { records: page.rows.map((r) => recordFor(view, selection, renderRecord(services, r), pq)), page };
+}
+
+/** Client `GET /services/{id}`: 404 unless the identity may Dial or Bind it. */
+export async function serviceOf(
+  ctx: Ctx,
+  identityId: string,
+  apiSessionId: string,
+  serviceId: string,
+): Promise<Record<string, unknown>> {
+  const view = await accessEngine(ctx).view(ctx, identityId);
+  const base = view.grants.perms.has(serviceId) ? view.catalog.records.get(serviceId) : undefined;
+  if (!base) throw notFound(serviceId, 'service');
+  const pq = await postureQueriesOf(ctx, view, identityId, apiSessionId);
+  return recordFor(view, await configSelection(ctx, view, apiSessionId), base, pq);
+}
+
+/**
+ * Management `GET /services`: every service (it is the admin listing), with `permissions` and `config` as
+ * `viewerId` would get them (the caller, or `asIdentity`). This follows the newer reference, which lists all
+ * services and only computes the view per identity (docs/decisions.md).
+ */
+export async function listServicesAs(
+  ctx: Ctx,
+  viewerId: string,
+  apiSessionId: string,
+  req: ServiceListRequest,
+): Promise<ServicePage> {
+  const view = await accessEngine(ctx).view(ctx, viewerId);
+  const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
+  const page = await listEntities(ctx, services, req.list, roleFilterScope(services, req.roleFilter, req.roleSemantic));
+  return { records: page.rows.map((r) => recordFor(view, selection, renderRecord(services, r))), page };
+}
+
+/** Management `GET /services/{id}`: any service, with the caller's view of it. */
+export async function serviceAs(
+  ctx: Ctx,
+  viewerId: string,
+  apiSessionId: string,
+  serviceId: string,
+): Promise<Record<string, unknown>> {
+  const row = await getEntity(ctx, services, serviceId);
+  const view = await accessEngine(ctx).view(ctx, viewerId);
+  return recordFor(view, await configSelection(ctx, view, apiSessionId), renderRecord(services, row));
+}
+
+/** `asIdentity`: an identity id or name (404 when neither matches). */
+export async function resolveIdentityRef(ctx: Ctx, idOrName: string): Promise<string> {
+  const id = await identityIdByIdOrName(ctx.db, idOrName);
+  if (id === undefined) throw notFound(idOrName, 'identity');
+  return id;
+}
