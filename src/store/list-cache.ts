@@ -1,7 +1,7 @@
 /**
  * Listing reads kept until the store is written to: the exact `count(*)` of a listing and the rows of one of its
  * pages, each by its SQL and bound values (filter, scope, sort, limit and offset). A search matching many rows
- * (issue 12: 10,000 of the large model's identities for `name contains "id-0"`) otherwise re-reads and re-checks
+ * (10,000 of the large model's identities for `name contains "id-0"`) otherwise re-reads and re-checks
  * every match on each request, once to count them and once to sort them for the page.
  *
  * Exactness rests on the write generation (write-gen.ts): it moves with every statement that may write and

@@ -1,6 +1,6 @@
 /**
  * What an API-session token resolves to, kept in memory between requests so that an authenticated request
- * does not hash its token and query the store (issue 12's per-request cost).
+ * does not hash its token and query the store (docs/policy-engine.md, "Per-request fixed cost").
  *
  * Validity rests on the store's principal generation (store/write-gen.ts), which moves with every write to
  * API sessions, identities or auth policies, counted where every statement runs: a logout, the sweeper, an
