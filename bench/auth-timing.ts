@@ -2,7 +2,7 @@
  * `npm run bench:auth-timing [-- --samples N] [--max-z Z] [--real-argon2]`
  *
  * Checks that a password login for an unknown username cannot be told from a wrong password for a known one by
- * its answer time (decisions.md, "Authentication hardening": constant-time failure path). Starts a controller
+ * its answer time (decisions.md, "Authentication": constant-time failure path). Starts a controller
  * in-process (temporary data dir, rate limits off so the bench measures the work, not the limiter), then sends
  * the two kinds of failed logins interleaved, one at a time, and compares the two latency samples with a
  * Mann-Whitney U test. Exits 1 when |z| exceeds `--max-z` (default 3.3, two-sided p ≈ 0.001).

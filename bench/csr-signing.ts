@@ -1,10 +1,10 @@
 /**
  * `node --import tsx bench/csr-signing.ts [--runs N]`
  *
- * What signing a CSR costs the event loop (decisions.md, "Certificates"): for a plain CSR and one at the bounds
- * (100 SANs, ~32 KiB), per certificate profile, the wall time and the main thread's busy time per signing (event
- * loop utilisation; the ECDSA/RSA work itself runs on libuv's pool through WebCrypto), then the longest event
- * loop delay while ten signings run at once. Also how fast a CSR beyond the bounds is refused.
+ * What signing a CSR costs the event loop (decisions.md, "Signing on the event loop"; figures in bench/RESULTS.md): for
+ * a plain CSR and one at the bounds (100 SANs, ~32 KiB), per certificate profile, the wall time and the main thread's
+ * busy time per signing (event loop utilisation; the ECDSA/RSA work itself runs on libuv's pool through WebCrypto),
+ * then the longest event loop delay while ten signings run at once. Also how fast a CSR beyond the bounds is refused.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

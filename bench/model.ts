@@ -136,7 +136,7 @@ export async function buildModel(
   );
   const users: BuiltModel['users'] = [];
   // Zero-padded (id-00000 … id-99999 at the large size), so a prefix such as "id-0" matches a tenth of the
-  // identities, as the management search of issue 12 does in its model.
+  // identities: the management search scenario answers 100 of 10,000 matches at the large size.
   const idWidth = String(Math.max(0, size.identities - 1)).length;
   await inBatches(size.identities, 2000, async (t, i) => {
     const id = await createEntity(t, identities, {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- --posture` (issue #9, item 7): an OS check and an MFA check (with a timeout) are attached to a
+ * `npm run bench -- --posture`: an OS check and an MFA check (with a timeout) are attached to a
  * quarter of the model's service policies and to the load clients' own Dial and Bind policies, then the load
  * clients report a matching OS and pass MFA (enrolment and verification through the Client API), so the
  * session-create scenarios can run again with posture evaluated on every request.

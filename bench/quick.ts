@@ -1,5 +1,5 @@
 /**
- * The quick bench (issue 12 item 6): the small model, the two hot paths only (client service list, default
+ * The quick bench of the regression guard: the small model, the two hot paths only (client service list, default
  * page; session create, Dial, repeat), the controller and the bare server sending the same bytes, with the
  * bench's own load generator and CPU accounting (bench/cannon.ts, bench/proc.ts). Each chunk ends when a
  * fixed number of requests is answered, not after a fixed time, so the CPU figure stays far above the 10 ms

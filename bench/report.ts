@@ -27,9 +27,9 @@ export interface Measured extends Stats {
 export interface ScenarioResult {
   edgectl: Measured;
   bare: Measured;
-  /** edgectl req/s ÷ bare req/s (1 = as fast as sending the bytes; the issue's target is ≥ 0.4). */
+  /** edgectl req/s ÷ bare req/s (1 = as fast as sending the bytes; the hot paths' target is ≥ 0.4). */
   throughputRatio: number;
-  /** edgectl CPU per request ÷ bare CPU per request (1 = no overhead; the issue's target is ≤ 2.5). */
+  /** edgectl CPU per request ÷ bare CPU per request (1 = no overhead; the hot paths' target is ≤ 2.5). */
   cpuRatio: number;
   /** Anything else the scenario reports (e.g. the writes of the mixed run). */
   extra?: Record<string, number>;

@@ -9,8 +9,8 @@
  * (bench/baseline-server.ts), `--repeat` times; the pair with the median CPU ratio (throughput ratio for authenticate) is
  * reported. Each run records req/s, p50/p99 and the CPU each server process spent per answered request
  * (/proc/<pid>/stat), and the load generator's own. See docs/policy-engine.md, "Benchmark", for the method.
- * A table is printed with the issue's targets checked; the figures go to bench/results/<size>-<time>.json
- * and `--compare FILE` prints the changes against an earlier one.
+ * A table is printed with the load targets checked (docs/policy-engine.md, "Targets"); the figures go to
+ * bench/results/<size>-<time>.json and `--compare FILE` prints the changes against an earlier one.
  *
  * `--posture` then attaches an OS and an MFA posture check to a quarter of the service policies (bench/posture.ts)
  * and runs the session-create scenarios again, reported beside the figures without checks.
@@ -727,7 +727,7 @@ if (writes.length > 0) {
 }
 console.log(`model build ${fmt(model.seconds)} s; data dir ${fmt(dataMiB)} MiB; controller peak RSS ${fmt(rss)} MiB`);
 
-// The issue's targets (stated for the large model; checked for every size, for the scenarios that ran).
+// The load targets (stated for the large model; checked for every size, for the scenarios that ran).
 const r = (name: string) => results[name];
 const hot = (name: string) => {
   const x = r(name);

@@ -3,7 +3,7 @@
  * Management API for `seconds`, and the controller's `/metrics` tells how many bytes went to the
  * write-ahead log (`edgectl_store_wal_written_bytes_total`). Reported per create, beside the creates a second
  * and the log's largest size seen on disk (sampled every 20 ms), so write amplification and the log's bound
- * (issue 19 item 1) are measured where a provisioning script would meet them.
+ * are measured where a provisioning script would meet them.
  */
 import { statSync } from 'node:fs';
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The independent bench (issue 12, "Done when"): a second measurement of the hot requests by different code.
+# The independent bench (docs/policy-engine.md, "An independent bench: wrk"): a second measurement of the hot
+# requests by different code.
 # The servers come from bench/independent/serve.ts (the project's model build, built controller and bare
 # same-bytes server); the load is wrk's (C, its own TLS and HTTP code, Lua scripts in this directory) and the
 # CPU per request is read here, from /proc/<pid>/stat, around each wrk run. Nothing of the project's load

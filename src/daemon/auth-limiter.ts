@@ -1,7 +1,7 @@
 /**
  * Rate limits on authentication (`POST /authenticate`, every method, both APIs) and on self-service password
  * changes, so a flood neither burns the CPU on Argon2id nor keeps other users out (decisions.md,
- * "Authentication hardening"; config `edge.api.rateLimit.auth`).
+ * "Authentication"; config `edge.api.rateLimit.auth`).
  *
  * - every attempt from one source address takes a token of `perSource` (generous: logins are not refused for
  *   being frequent, only for being a flood);

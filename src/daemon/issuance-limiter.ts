@@ -1,5 +1,5 @@
 /**
- * Rate limit on certificates signed for a logged-in caller (issue #19 item 6; config
+ * Rate limit on certificates signed for a logged-in caller (config
  * `edge.api.rateLimit.certificates`): `POST /current-api-session/certificates` and
  * `POST /current-identity/authenticators/{id}/extend`. Each request takes a token of its API session's bucket
  * and of its identity's, before its CSR is read, issued or refused: signing costs a few milliseconds of the

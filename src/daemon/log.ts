@@ -99,7 +99,7 @@ for (const level of LEVELS) {
  * Fastify gives each request a child logger bound to its request id. Making a pino child costs a few
  * microseconds, on every request, while most requests never log at the configured level (warn in production
  * setups, info at most). This child is made only when a request actually logs something its parent would
- * write; until then a level that is off stays a no-op (issue 12's per-request fixed cost).
+ * write; until then a level that is off stays a no-op (docs/policy-engine.md, "Per-request fixed cost").
  */
 export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown>, opts: object): Logger {
   // A route's own level or serializers, or a logger that cannot say which levels are on: the plain child.

@@ -81,7 +81,7 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     // Request children are made when a request first logs, not for every request (log.ts).
     childLoggerFactory: (logger, bindings, childOpts) => lazyChildLogger(logger as Logger, bindings, childOpts),
     bodyLimit: BODY_LIMIT,
-    // A per-server random prefix and a counter: unique, and no random bytes per request (issue 12).
+    // A per-server random prefix and a counter: unique, and no random bytes per request.
     genReqId: () => `${reqIdPrefix}${(++reqSeq).toString(36)}`,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },

@@ -36,8 +36,8 @@ const TIME_CHARS = 7;
  * A new entity's id: its creation time in milliseconds (7 base-62 characters, fixed width) then 9 random ones
  * (~53 bits, so ids made in the same millisecond do not meet). The alphabet is in ASCII order, so ids sort by
  * creation time: a new row's key lands at the end of each index on it instead of on a random page of a large
- * one, which is what keeps a create's write-ahead log small on a large store (docs/decisions.md, "Write-ahead log
- * bounds and group commit"). The time it tells is the entity's `createdAt`, which its readers see anyway.
+ * one, which is what keeps a create's write-ahead log small on a large store (docs/decisions.md, "Time-ordered
+ * ids"). The time it tells is the entity's `createdAt`, which its readers see anyway.
  */
 export function newEntityId(now = Date.now()): string {
   let time = '';

@@ -1,6 +1,6 @@
 /**
  * JSON Schema handling for config types and configs: a config type's `schema` must compile, and every
- * config's `data` must satisfy its type's schema (issue 3 §1; the reference uses a draft-04..07 validator).
+ * config's `data` must satisfy its type's schema (the reference uses a draft-04..07 validator).
  *
  * Compiled validators are cached by schema text, bounded, because config writes are frequent and schemas
  * few; clearing the cache also clears ajv's own registry so it cannot grow without bound.

@@ -1,6 +1,6 @@
 /**
  * Rendered list pages kept as JSON text until the store is next written to. A management listing re-reads,
- * decorates, renders and serialises its page on every request (issue 12: a search answering 100 identities
+ * decorates, renders and serialises its page on every request (a search answering 100 identities
  * of 153 kB cost 5 ms of the event loop each time); an administrator's console or a script polling the same
  * listing sees the same bytes until something changes, so the text is kept and answered as is.
  *

@@ -1,5 +1,5 @@
 /**
- * Bounds on a CSR, checked before it is parsed (issue #19 item 6): its size, and how many subject alternative
+ * Bounds on a CSR, checked before it is parsed: its size, and how many subject alternative
  * names it asks for. The ASN.1 library parses a CSR synchronously and its SANs slowly (~0.1 ms each), so a valid
  * CSR with thousands of SANs held the event loop for a second; within these bounds a parse takes milliseconds.
  *

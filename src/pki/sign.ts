@@ -7,7 +7,7 @@
  * The default trust domain is `edgectl`. API-session certificates name the session as well:
  * `spiffe://<trust-domain>/identity/<identityId>/api-session/<apiSessionId>`.
  *
- * A client certificate carries only names the controller vouches for (issue #19 item 6): an identity's and an
+ * A client certificate carries only names the controller vouches for: an identity's and an
  * API session's certificate the SPIFFE ID alone, whatever the CSR asks for (the reference copies none of its
  * SANs either); a router's client certificate also the CSR's DNS and IP SANs, a router's server certificate all
  * of the CSR's SANs (as the reference: the router names the hosts it serves, and its enrollment is the admin's

@@ -6,8 +6,8 @@
  *
  * A PASSIVE checkpoint copies what it can without waiting for anyone, but under a steady stream of writes it
  * never catches up with the end of the log, and SQLite only starts the log over from the beginning once a
- * checkpoint has caught up: the log then grows without bound (issue 19 measured 5.5 GB beside a 26 MB
- * database). So the worker runs a PASSIVE checkpoint every `intervalMs`, and whenever the log's file has grown
+ * checkpoint has caught up: the log then grows without bound (5.5 GB beside a 26 MB database was
+ * measured). So the worker runs a PASSIVE checkpoint every `intervalMs`, and whenever the log's file has grown
  * past `restartBytes` (seen by a pass, or by a writer about to begin), the controller closes its write gate (new
  * write transactions wait, readers do not), and once no transaction is open the worker runs a TRUNCATE
  * checkpoint: it copies the little written since the last pass and cuts the log to zero bytes. Then the gate

@@ -88,7 +88,7 @@ export async function openStore(
     raw.pragma('busy_timeout = 5000');
     // Checkpoints run inside the commit that crosses this many WAL pages (with an fsync of the database file),
     // blocking the event loop: every 10,000 pages (~40 MiB) rather than SQLite's 1,000 copies hot pages once
-    // instead of ten times and halves a session insert's wall time on the large model (issue 12). The WAL file
+    // instead of ten times and halves a session insert's wall time on the large model. The WAL file
     // is cut back to 64 MiB after each. The controller's store checkpoints from a worker thread instead
     // (`backgroundCheckpoints`, checkpointer.ts) and keeps this only while that worker is not running.
     raw.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);

@@ -1,8 +1,8 @@
 /**
  * The OS-level half of the data-dir lock (lock.ts): SQLite's own locks on the store file. The kernel drops
  * them when the process ends, however it ends, and unlike the lock file they cannot be deleted from under a
- * running controller (deleting the store itself loses the store anyway). docs/decisions.md, "Listener and
- * store safety" (issue #19 item 8).
+ * running controller (deleting the store itself loses the store anyway). docs/decisions.md, "Lock held by
+ * the OS".
  *
  * Every connection to a WAL database holds a SHARED lock on the database file for as long as it is open, not
  * only while it reads. A connection in `locking_mode = EXCLUSIVE` must take an EXCLUSIVE lock on the file

@@ -5,7 +5,7 @@
  * runs share one: each runs in its own savepoint, one after the other, and the batch commits once. A member
  * that fails is rolled back to its savepoint alone; the others are unaffected. Each member's promise settles
  * only after the commit, so nothing is answered before it is durable, exactly as with one transaction each.
- * Measured (issue 19): 16 identity creates per commit write ~7 KB of log each instead of ~68 KB.
+ * Measured: 16 identity creates per commit write ~7 KB of log each instead of ~68 KB.
  *
  * Members run strictly in turn (SQLite has one connection and savepoints nest), so a batch is bounded in
  * members and in time, after which it commits and the next one starts; readers waiting for the connection get

@@ -1,8 +1,8 @@
 /**
  * Database operations of the Management API: the data-integrity check and fix (each derived structure is
  * damaged directly in the store file through a second SQLite connection, then reported, repaired and found
- * clean), foreign logic in the schema (issue #19 item 7), the one-at-a-time rule with the scan running in the
- * background while requests are served (item 9), snapshots (0600, at most one a minute by the controller's
+ * clean), foreign logic in the schema, the one-at-a-time rule with the scan running in the background while
+ * requests are served, snapshots (0600, at most one a minute by the controller's
  * clock), admin only, and the results' reference shape.
  */
 import { after, before, test } from 'node:test';

@@ -1,9 +1,9 @@
 /**
- * Guessing second-factor codes (issue #19 item 4): wrong codes are counted per identity in the store, across
- * sessions; an API session's 5th wrong code ends it; at 100 wrong codes within 24 hours TOTP codes are refused
- * (a recovery code still passes) and at 200 recovery codes too, until the failures age out; a correct code
- * forgives only its own session's wrong codes; and the real user's correct code is never refused with 429
- * because other sessions spent a budget. Codes are computed from the secret and the controller's frozen clock.
+ * Guessing second-factor codes (docs/decisions.md, "Guessing bound"): wrong codes are counted per identity in the
+ * store, across sessions; an API session's 5th wrong code ends it; at 100 wrong codes within 24 hours TOTP codes are
+ * refused (a recovery code still passes) and at 200 recovery codes too, until the failures age out; a correct code
+ * forgives only its own session's wrong codes; and the real user's correct code is never refused with 429 because other
+ * sessions spent a budget. Codes are computed from the secret and the controller's frozen clock.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

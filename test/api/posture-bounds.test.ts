@@ -1,5 +1,5 @@
 /**
- * Posture data is bounded (issue #19 item 3; docs/decisions.md, "Posture data bounds"): responses are kept only
+ * Posture data is bounded (docs/decisions.md, "Posture data bounds"): responses are kept only
  * for checks that apply to the caller, with the check's type, one record per check (and per named process of a
  * multi-process check) replacing the earlier one; an identity keeps at most MAX_REPORTED_BYTES; the posture of
  * an API session goes when the session ends, even when a response for it arrives after the end.

@@ -1,6 +1,6 @@
 /**
- * Posture leftovers (issue #9): the `/posture-check-types` listing filters, sorts and pages like every other
- * (docs/reference-notes.md §1.5–1.7) and `/summary` counts its records; posture held in memory goes as soon as
+ * Posture check types and posture lifetimes: the `/posture-check-types` listing filters, sorts and pages like every
+ * other (docs/reference-notes.md §1.5–1.7) and `/summary` counts its records; posture held in memory goes as soon as
  * its identity is deleted or its API sessions end, whichever way they end (§4.2; docs/decisions.md, "Posture").
  */
 import { after, before, describe, it } from 'node:test';

@@ -1,7 +1,7 @@
 /**
- * The write-ahead log stays bounded under provisioning at full rate and is emptied when writes stop (issue 19
- * item 1); `/metrics` shows its size, the checkpoint lag and the bytes written. The restart size is lowered to
- * 1 MiB so a few seconds of writes overrun it many times.
+ * The write-ahead log stays bounded under provisioning at full rate and is emptied when writes stop
+ * (docs/decisions.md, "Write-ahead log and commits"); `/metrics` shows its size, the checkpoint lag and the
+ * bytes written. The restart size is lowered to 1 MiB so a few seconds of writes overrun it many times.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,8 +1,8 @@
 /**
- * Issue 12 item 6: the regression guard. The quick bench (bench/quick.ts) on the small model, with the built
- * controller (dist/ as the suite built it), fails when the controller's CPU per request on either hot path
- * exceeds GUARD_RATIO times the bare server's sending the same bytes, measured in the same interleaved run.
- * A ratio of CPU times: a slower or busier machine moves both sides alike.
+ * The regression guard (docs/policy-engine.md, "Regression guard in the test suite"). The quick bench (bench/quick.ts)
+ * on the small model, with the built controller (dist/ as the suite built it), fails when the controller's CPU per
+ * request on either hot path exceeds GUARD_RATIO times the bare server's sending the same bytes, measured in the same
+ * interleaved run. A ratio of CPU times: a slower or busier machine moves both sides alike.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,8 +1,8 @@
 /**
- * The one-file binary (issue #10 item 4; README.md, "The one-file binary"): copied alone into an empty directory
+ * The one-file binary (README.md, "The one-file binary"): copied alone into an empty directory
  * and run with no `node` on PATH and no `node_modules` anywhere above it, it serves over TLS on a real SQLite file,
  * and its admin CLI logs in, creates and lists, and checks the stopped store. Then the operator's offline round
- * trip of issue #10 ("Done when"), through the binary alone: stop the controller, check, snapshot, change and
+ * trip, through the binary alone: stop the controller, check, snapshot, change and
  * restore its store offline, start it again and find the same network.
  */
 import { before, describe, test } from 'node:test';
@@ -229,7 +229,7 @@ describe('the one-file binary', () => {
   });
 });
 
-describe("the operator's offline round trip, through the binary alone (issue #10, Done when)", () => {
+describe("the operator's offline round trip, through the binary alone", () => {
   let h: BinaryHome;
   let data: string;
   let store: string;

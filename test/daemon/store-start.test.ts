@@ -1,6 +1,6 @@
 /**
  * What the controller checks about its data dir at start: file modes, an empty or damaged store, a schema that
- * does not match (foreign logic included: issue #19 item 7), the lock taken by exactly one of several racing
+ * does not match (foreign logic included), the lock taken by exactly one of several racing
  * starters, and masked URLs in debug logs.
  */
 import { after, describe, test } from 'node:test';

@@ -1,5 +1,5 @@
 /**
- * CSRs the controller must refuse or trim (issue #19 item 6): beyond its bounds (32 KiB, 100 SANs) and asking
+ * CSRs the controller must refuse or trim: beyond its bounds (32 KiB, 100 SANs) and asking
  * for names it does not vouch for.
  */
 import assert from 'node:assert/strict';

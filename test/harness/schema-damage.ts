@@ -1,5 +1,5 @@
 /**
- * Foreign logic written into a store file the way an outside party with the file would (issue #19 item 7): a
+ * Foreign logic written into a store file the way an outside party with the file would: a
  * trigger no migration creates that makes every new identity an admin, a store trigger whose body was changed
  * to do the same, and a dropped index. The names and the descriptions the scan and the refusals give them.
  */

@@ -58,7 +58,7 @@ for (const api of ['client', 'management'] as const) {
     defs.serviceDetail as { allOf?: { properties?: Record<string, { additionalProperties?: unknown }> }[] } | undefined
   )?.allOf?.find((s) => s.properties?.config)?.properties?.config;
   if (serviceConfig) serviceConfig.additionalProperties = { type: 'object', additionalProperties: true };
-  // The controller's own MFA auth query names the provider `svc` (docs/decisions.md, auth query provider).
+  // The controller's own MFA auth query names the provider `svc` (docs/decisions.md, "Partial sessions").
   const providers = defs.mfaProviders as { enum?: string[] } | undefined;
   if (providers?.enum) providers.enum = [...providers.enum, 'svc'];
   ajv.addSchema({ $id: api, $defs: defs });

@@ -31,27 +31,27 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...RESOURCES.flatMap((def) => crudRoutes(def)).filter((r) => !isReplacedByAccessRoutes(r)),
     ...identityRoutes,
     ...relatedRoutes,
-    // Access engine: services as identities see them, sessions, policy advice, service configs (issue 3).
+    // Access engine: services as identities see them, sessions, policy advice, service configs.
     ...servicesAccessRoutes,
     ...sessionRoutes,
     ...identityAccessRoutes,
     ...enrollmentRoutes,
     ...enrollRoutes,
-    // Third-party CAs, API-session certificates, certificate extension and re-enrollment (issue 4).
+    // Third-party CAs, API-session certificates, certificate extension and re-enrollment.
     ...caRoutes,
     ...apiSessionCertRoutes,
     ...certExtensionRoutes,
     ...authenticatorRoutes,
     ...routerEnrollmentRoutes,
-    // External JWT signers: the Client API's login-page listing (issue 8).
+    // External JWT signers: the Client API's login-page listing.
     ...externalJwtSignerRoutes,
-    // TOTP MFA (issue 8).
+    // TOTP MFA on both APIs and its admin removal.
     ...mfaRoutes,
-    // Database operations (issue 10).
+    // Database operations (integrity scan and fix, snapshots) and identity tracing.
     ...databaseRoutes,
     ...identityTraceRoutes,
 
-    // Posture check types, posture responses, posture data and failed service requests (issue 9).
+    // Posture check types, posture responses, posture data and failed service requests.
     ...postureRoutes,
   ];
 }

@@ -1,5 +1,5 @@
 /**
- * How much reported posture an identity keeps (issue #19 item 3; docs/decisions.md, "Posture data bounds"). A
+ * How much reported posture an identity keeps (docs/decisions.md, "Posture data bounds"). A
  * response is kept only when it answers a check that applies to the identity (one of a service policy that
  * includes it and grants at least one service) with the check's type, in the slot the check names (state.ts:
  * one OS, domain and MAC record, one per process of a process check), replacing the earlier record. A response

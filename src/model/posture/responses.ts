@@ -253,7 +253,7 @@ export async function removeFailingSessions(ctx: Ctx, identityId: string): Promi
   await deleteSessionsByIds(ctx.db, failing);
 }
 
-/** MFA removed from the identity (the MFA slice's event): no API session passes MFA, failing sessions go. */
+/** MFA removed from the identity (an MFA event): no API session passes MFA, failing sessions go. */
 export async function mfaRemoved(ctx: Ctx, identityId: string): Promise<void> {
   clearMfaPassed(identityId);
   await removeFailingSessions(ctx, identityId);

@@ -125,13 +125,13 @@ export function ensureSession(identityId: string, apiSessionId: string): ApiSess
 export const sessionPosture = (identityId: string, apiSessionId: string): ApiSessionPosture | undefined =>
   identities.get(identityId)?.sessions.get(apiSessionId);
 
-/** The MFA event of the MFA slice: this API session passed MFA at `at`. */
+/** An MFA event: this API session passed MFA at `at`. */
 export function recordMfaPassed(apiSessionId: string, identityId: string, at: Date): void {
   ensureSession(identityId, apiSessionId).mfaPassedAt = at;
   ensureIdentity(identityId).changedAt = at;
 }
 
-/** The MFA event of the MFA slice: the identity's MFA was removed, so none of its API sessions passes it. */
+/** An MFA event: the identity's MFA was removed, so none of its API sessions passes it. */
 export function clearMfaPassed(identityId: string): void {
   const p = identities.get(identityId);
   if (!p) return;

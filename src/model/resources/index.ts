@@ -41,7 +41,7 @@ export const RESOURCES: readonly ResourceDef[] = [
   enrollments,
   apiSessions,
   cas,
-  // Services, configs, routers and policies (issue 3). Posture checks serve no operations yet.
+  // Services, configs, routers, policies and external JWT signers.
   configTypes,
   configs,
   services,
@@ -53,6 +53,6 @@ export const RESOURCES: readonly ResourceDef[] = [
   serviceEdgeRouterPolicies,
   externalJwtSigners,
 
-  // Posture checks (issue 9).
+  // Posture checks (their type-specific fields: src/model/posture/types/).
   postureChecks,
 ];

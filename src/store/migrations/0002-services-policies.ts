@@ -1,11 +1,11 @@
 /**
- * Config types, configs, services, edge routers, transit routers, posture checks (a placeholder the posture
- * slice extends), the three policy kinds and the policy match tables (docs/policy-engine.md).
+ * Config types, configs, services, edge routers, transit routers, posture checks (the fields every type has;
+ * migration 0011 adds the rest), the three policy kinds and the policy match tables (docs/policy-engine.md).
  *
  * Edge routers and transit routers are separate tables: every query of the policy engine joins edge routers
  * only, and the generic CRUD needs no per-row kind filter. Router names are unique across both tables; the
  * model checks that (SQLite cannot express a cross-table unique constraint). Router enrollment tokens and
- * JWTs are not columns here: they live in `enrollments` like identity enrollments (router enrollment slice).
+ * JWTs are not columns here: they live in `enrollments` like identity enrollments (migration 0004).
  */
 import { sql, type Kysely } from 'kysely';
 import { entityTable, setTable } from './helpers.js';
@@ -92,7 +92,7 @@ export async function up(db: AnyDb): Promise<void> {
   await setTable(db, 'edge_routers', 'roleAttributes');
   await routerTable(db, 'transit_routers').execute();
 
-  // Placeholder: the posture-check slice adds the type-specific columns in its own migration.
+  // The fields every posture check has; migration 0011 adds the type-specific ones.
   await entityTable(db, 'posture_checks')
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('typeId', 'text', (c) => c.notNull())

@@ -1,10 +1,10 @@
 /**
  * Outstanding enrollments (docs/reference-notes.md §7.2).
  *
- * `identityId` is nullable because router enrollments (erott/trott, a later slice) hang off a router instead of
+ * `identityId` is nullable because router enrollments (erott/trott, migration 0004) hang off a router instead of
  * an identity; for identity enrollments the model always sets it. One enrollment per method per identity is
- * enforced by the model (409 ENROLLMENT_EXISTS) and backed here by a unique constraint. `caId` names a CA of the
- * CA slice (no table yet, so no foreign key here; the model checks it and refuses `ottca` until CAs exist).
+ * enforced by the model (409 ENROLLMENT_EXISTS) and backed here by a unique constraint. `caId` names a CA; its
+ * table comes with migration 0004, so there is no foreign key here and the model checks it.
  */
 import type { Kysely } from 'kysely';
 import { entityTable } from './helpers.js';

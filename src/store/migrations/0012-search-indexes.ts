@@ -1,6 +1,6 @@
 /**
- * Substring-search indexes (issue 12 item 4): an FTS5 table with the `trigram` tokenizer over the `name` of
- * the large collections, so `name contains "…"` reads the matching rows instead of every row.
+ * Substring-search indexes (docs/decisions.md, "Substring search"): an FTS5 table with the `trigram` tokenizer
+ * over the `name` of the large collections, so `name contains "…"` reads the matching rows instead of every row.
  *
  * Each index is an external-content FTS5 table (`content=<table>`, keyed by the table's rowid, so the names
  * are not stored twice) kept in step by three triggers on the table, which run inside the writing

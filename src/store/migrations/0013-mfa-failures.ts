@@ -1,6 +1,6 @@
 /**
- * Wrong MFA codes and pending enrollments bound to their API session (issue #19 items 4 and 11; docs/decisions.md,
- * "TOTP MFA and partial API sessions").
+ * Wrong MFA codes and pending enrollments bound to their API session (docs/decisions.md, "TOTP MFA and partial API
+ * sessions").
  *
  * - `mfa_failures`: one row per wrong code presented against a verified enrollment, with the API session that
  *   sent it and the time. Rows outlive the session (no foreign key to it), so ending a session forgives nothing;

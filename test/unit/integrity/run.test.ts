@@ -1,7 +1,7 @@
 /**
  * The integrity runner's rules that the API tests cannot reach by damaging a store: nothing is repaired while a
  * fatal finding (a damaged file) stands, repairs of the other checks run in the list's order in one
- * transaction that a failing repair rolls back whole, and a scan shares the event loop (issue #19 item 9): it
+ * transaction that a failing repair rolls back whole, and a scan shares the event loop: it
  * runs on after `start` returns, shows its findings so far, refuses a second start, and lets the loop turn
  * between its steps.
  */

@@ -1,5 +1,5 @@
 /**
- * What an identity keeps of its reported posture (issue #19 item 3; src/model/posture/kept.ts): which checks
+ * What an identity keeps of its reported posture (src/model/posture/kept.ts): which checks
  * apply, which slot a response fills, the size of the records and the byte bound.
  */
 import { describe, test } from 'node:test';

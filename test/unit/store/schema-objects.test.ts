@@ -1,5 +1,5 @@
 /**
- * The store's schema objects against what its recorded migrations create (issue #19 item 7): the statement
+ * The store's schema objects against what its recorded migrations create: the statement
  * normalisation, the comparison at the store's own migration level, and the repair of each kind of difference.
  */
 import { test } from 'node:test';

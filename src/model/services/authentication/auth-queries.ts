@@ -37,7 +37,7 @@ export interface FactorAnswer {
 
 export type QueryProvider = (ctx: Ctx, subject: AuthSubject) => Promise<FactorAnswer>;
 
-/** parity: §4.4's TOTP query, with the provider `svc` (docs/decisions.md, auth query provider). */
+/** parity: §4.4's TOTP query, with the provider `svc` (docs/decisions.md, "Partial sessions"). */
 export const MFA_QUERY: AuthQuery = {
   typeId: 'MFA',
   provider: 'svc',

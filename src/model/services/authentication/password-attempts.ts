@@ -1,6 +1,6 @@
 /**
  * The failed-password counter of `updb` authenticators and the lockout it leads to (decisions.md, "Lockout" and
- * "Authentication hardening").
+ * "Attempt counting").
  *
  * An attempt is reserved (the counter incremented, `RETURNING` the new value) in one short transaction BEFORE its
  * Argon2 verification, which itself runs outside any transaction. Concurrent guesses therefore each get their own

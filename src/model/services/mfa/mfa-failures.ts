@@ -1,5 +1,5 @@
 /**
- * Wrong second-factor codes (issue #19 item 4; docs/decisions.md "TOTP MFA and partial API sessions").
+ * Wrong second-factor codes (docs/decisions.md "TOTP MFA and partial API sessions", "Guessing bound").
  *
  * Every wrong code presented against a verified enrollment is stored with the API session that sent it
  * (store/mfa-failures.ts), so the count holds across sessions, restarts and replicas. Counted over the last

@@ -9,8 +9,8 @@
  *   for the enrollment detail; afterwards it exists nowhere, and only regenerating shows new codes.
  *
  * - An unverified enrollment belongs to the API session that started it: only that session sees its secret and
- *   recovery codes and can verify it; it goes with that session (issue #19 item 11).
- * - Wrong codes against a verified enrollment are counted and bounded (mfa-failures.ts, issue #19 item 4).
+ *   recovery codes and can verify it; it goes with that session.
+ * - Wrong codes against a verified enrollment are counted and bounded (mfa-failures.ts).
  *
  * A code is consumed in the same transaction as what it authorises (verification, deletion, new recovery
  * codes, the session's factor), so a refused request changes nothing but the count of wrong codes, and a code
