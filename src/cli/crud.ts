@@ -203,7 +203,7 @@ const KIND_HINT: Record<FlagKind, string> = {
 };
 
 /** Flags every write verb has; derived flags must not take these names. */
-const RESERVED = new Set(['data', 'file', 'tags', 'json', 'output', 'help']);
+const RESERVED: ReadonlySet<string> = new Set(['data', 'file', 'tags', 'json', 'output', 'help']);
 
 /**
  * The write flags of an entity: one per prop accepted on create or PATCH, plus one per leaf of a nested

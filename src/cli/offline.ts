@@ -8,7 +8,17 @@ import { Option, type Command } from 'commander';
 import type { CliIo } from './io.js';
 
 /** Top-level commands without the offline option: they are not Management API calls, or have their own. */
-const NOT_OFFLINE = new Set(['serve', 'db', 'login', 'logout', 'enroll', 'context', 'completion', 'version', 'help']);
+const NOT_OFFLINE: ReadonlySet<string> = new Set([
+  'serve',
+  'db',
+  'login',
+  'logout',
+  'enroll',
+  'context',
+  'completion',
+  'version',
+  'help',
+]);
 
 export const DATA_DIR_HELP = "run offline, on this stopped controller's data dir, as its default admin";
 

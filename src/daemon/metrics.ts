@@ -23,8 +23,8 @@ import type { ConnectionLimits } from './config.js';
 /** How long `/health` waits for the store before answering 503. */
 export const HEALTH_TIMEOUT_MS = 2000;
 
-const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']);
-const AUTH_METHODS = new Set(['password', 'cert', 'ext-jwt']);
+const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']);
+const AUTH_METHODS: ReadonlySet<string> = new Set(['password', 'cert', 'ext-jwt']);
 const AUTHENTICATE = /^\/edge\/(client|management)\/v1\/authenticate$/;
 /** Requests no route matched (404s, bad URLs): one label, whatever their URL. */
 const UNMATCHED = '(unmatched)';

@@ -162,7 +162,7 @@ export async function deleteEntity(
     await noteEntityWrite(tctx, def, id, true);
     return existing;
   });
-  hooks.afterDelete?.(gone);
+  hooks.afterDelete?.(ctx, gone);
 }
 
 /** One page of a resource, filtered and sorted by the filter language and paged by the reference's rules. */

@@ -62,7 +62,7 @@ export interface ResourceHooks {
   /** Runs in the delete's transaction before the row is removed; may throw to refuse. */
   beforeDelete?(ctx: Ctx, row: Row): Promise<void> | void;
   /** Runs once the row is gone (after the delete's transaction when it opened one): in-memory state to forget. */
-  afterDelete?(row: Row): void;
+  afterDelete?(ctx: Ctx, row: Row): void;
   /** Extra wire fields for detail/list records, computed from a page of rows at once. */
   decorate?(ctx: Ctx, rows: Row[]): Promise<void> | void;
   /**

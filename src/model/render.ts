@@ -21,7 +21,7 @@ export function entityRef(collection: string, id: string, name: string | null | 
   return { _links: { self: { href: selfHref(collection, id) } }, entity: collection, id, name: name ?? '' };
 }
 
-const INTERNAL = new Set(['isSystem']);
+const INTERNAL: ReadonlySet<string> = new Set(['isSystem']);
 
 export function renderRecord(def: ResourceDef, row: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {

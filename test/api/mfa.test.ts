@@ -12,7 +12,7 @@ import { createUser, startTestServer, type ApiClient, type TestServer } from '..
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
 import { authPolicyBody } from '../harness/bodies.js';
-import { onMfaPassed, onMfaRemoved } from '../../src/model/services/mfa/mfa-events.js';
+import { mfaEventsOf } from '../../src/model/services/mfa/mfa-events.js';
 
 // The source budget is raised so the file's failures do not run into it. Guessing codes (the stored count of
 // wrong codes, the locks, the limiter's per-session budget) is in mfa-failures.test.ts.
@@ -44,8 +44,10 @@ before(async () => {
   server = await startTestServer({ yaml: YAML, clock: 'frozen' });
   admin = await server.admin();
   unsubscribe.push(
-    onMfaPassed((apiSessionId, identityId) => passed.push({ apiSessionId, identityId })),
-    onMfaRemoved((identityId) => removed.push(identityId)),
+    mfaEventsOf(server.daemon.store.db)!.onMfaPassed((apiSessionId, identityId) =>
+      passed.push({ apiSessionId, identityId }),
+    ),
+    mfaEventsOf(server.daemon.store.db)!.onMfaRemoved((identityId) => removed.push(identityId)),
   );
 });
 after(async () => {

@@ -15,7 +15,7 @@ import {
 } from '../harness/server.js';
 import { assertError, filterParam, unique } from '../harness/assert.js';
 import { checkResponse } from '../harness/schemas.js';
-import { identityPosture } from '../../src/model/posture/state.js';
+import { postureOf } from '../../src/model/posture/state.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -125,7 +125,7 @@ describe('posture held in memory ends with what it belongs to', () => {
       { id: '0', typeId: 'ENDPOINT_STATE', woken: true },
     ]);
     assert.equal(res.status, 200, res.text);
-    assert.equal(identityPosture(user.id)?.sessions.size, 1);
+    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.sessions.size, 1);
     return user;
   }
   const sessionData = async (identityId: string) =>
@@ -135,29 +135,29 @@ describe('posture held in memory ends with what it belongs to', () => {
     const user = await reportingUser();
     assert.equal(Object.keys(await sessionData(user.id)).length, 1);
     assert.equal((await admin.post(`/identities/${user.id}/disable`, { durationMinutes: 0 })).status, 200);
-    assert.equal(identityPosture(user.id)?.sessions.size, 0);
-    assert.equal(identityPosture(user.id)?.os?.type, 'Linux');
+    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.sessions.size, 0);
+    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.os?.type, 'Linux');
     assert.deepEqual(await sessionData(user.id), {});
   });
 
   it('an admin deleting an API session drops its posture', async () => {
     const user = await reportingUser();
-    const [apiSessionId] = [...identityPosture(user.id)!.sessions.keys()];
+    const [apiSessionId] = [...postureOf(server.daemon.store.db).identityPosture(user.id)!.sessions.keys()];
     assert.equal((await admin.delete(`/api-sessions/${apiSessionId}`)).status, 200);
-    assert.equal(identityPosture(user.id)?.sessions.size, 0);
+    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.sessions.size, 0);
   });
 
   it('deleting an identity forgets all of its posture and failed service requests', async () => {
     const user = await reportingUser();
     assert.equal((await admin.delete(`/identities/${user.id}`)).status, 200);
-    assert.equal(identityPosture(user.id), undefined);
+    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id), undefined);
   });
 
   it('the sweeper ending idle API sessions drops their posture', async () => {
     const user = await reportingUser();
     server.clock.advance(11_000);
     await server.sweep();
-    assert.equal(identityPosture(user.id)?.sessions.size, 0);
+    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.sessions.size, 0);
     admin = await server.admin();
   });
 });

@@ -4,7 +4,7 @@
  * caller's edge routers, a service's edge routers and terminators, and the terminators' CRUD. The client's
  * service update/patch/delete are the management operations, for admins only.
  */
-import { postureChangedAt } from '../../model/posture/state.js';
+import { postureOf } from '../../model/posture/state.js';
 import { getRow, listEntities } from '../../model/crud.js';
 import { renderRecord } from '../../model/render.js';
 import { edgeRouters } from '../../model/resources/edge-router.js';
@@ -73,7 +73,7 @@ const listRequest = (rc: RequestContext): ServiceListRequest => ({
 });
 
 /** The generic management routes these replace (`GET /services`, `GET /services/{id}`). */
-const REPLACED = new Set(['GET /services', 'GET /services/{id}']);
+const REPLACED: ReadonlySet<string> = new Set(['GET /services', 'GET /services/{id}']);
 export const isReplacedByAccessRoutes = (r: RouteDef): boolean =>
   r.apis.includes('management') && REPLACED.has(`${r.method} ${r.path}`);
 
@@ -219,7 +219,7 @@ export const servicesAccessRoutes: RouteDef[] = [
         m.serviceAccess.changedAt,
         m.identity.changedAt,
         // A posture response or MFA change that altered what this identity may use.
-        postureChangedAt(rc.principal!.identity.id),
+        postureOf(rc.ctx.db).postureChangedAt(rc.principal!.identity.id),
         session?.createdAt ?? '',
         rc.deps.startedAt.toISOString(),
       ];

@@ -6,7 +6,7 @@
 import { getRow } from '../crud.js';
 import type { Ctx } from '../ctx.js';
 import { identities } from '../resources/identity.js';
-import { identityPosture, type ApiSessionPosture, type Reported } from './state.js';
+import { type ApiSessionPosture, type Reported, postureOf } from './state.js';
 
 /** The reference renders data never reported with Go's zero time. */
 const ZERO_TIME = '0001-01-01T00:00:00.000Z';
@@ -33,7 +33,7 @@ function sessionData(apiSessionId: string, s: ApiSessionPosture) {
 export async function identityPostureData(ctx: Ctx, identityId: string): Promise<Record<string, unknown>> {
   await getRow(ctx, identities, identityId);
   // Posture of an API session is dropped when the session ends (§4.2), so every entry here is a current one.
-  const p = identityPosture(identityId);
+  const p = postureOf(ctx.db).identityPosture(identityId);
   return {
     mac: { ...base(p?.mac), addresses: p?.mac?.addresses ?? [] },
     domain: { ...base(p?.domain), domain: p?.domain?.domain ?? '' },
@@ -52,5 +52,5 @@ export async function identityPostureData(ctx: Ctx, identityId: string): Promise
 /** The identity's failed service requests, oldest first (at most 100, §9.3). */
 export async function identityFailedServiceRequests(ctx: Ctx, identityId: string): Promise<unknown[]> {
   await getRow(ctx, identities, identityId);
-  return [...(identityPosture(identityId)?.failed ?? [])];
+  return [...(postureOf(ctx.db).identityPosture(identityId)?.failed ?? [])];
 }

@@ -6,9 +6,10 @@
  * evaluation is a lookup in an empty map.
  */
 import type { Executor } from '../../store/db.js';
+import { defineCache, storeCache } from '../../store/runtime.js';
 import { policyPostureChecks, servicesOfPolicies } from '../../store/posture.js';
 import type { Ctx } from '../ctx.js';
-import { identityPosture, sessionPosture } from './state.js';
+import { postureOf } from './state.js';
 import { postureCheckType } from './types/index.js';
 import type { CheckOutcome, Details, PostureView } from './types/type.js';
 
@@ -32,7 +33,8 @@ export interface CheckedPolicy {
 /** The service policies that carry posture checks. */
 export type PostureModel = ReadonlyMap<string, CheckedPolicy>;
 
-const models = new WeakMap<object, { gen: number; model: Promise<PostureModel> }>();
+/** The store's posture model, with the `serviceAccess` marker generation it was read at. */
+const MODELS = defineCache('posture-model', (): { kept?: { gen: number; model: Promise<PostureModel> } } => ({}));
 
 async function loadModel(db: Executor): Promise<PostureModel> {
   const out = new Map<string, CheckedPolicy>();
@@ -63,20 +65,25 @@ async function loadModel(db: Executor): Promise<PostureModel> {
 
 /** The policies carrying checks as of generation `gen` of the `serviceAccess` marker. */
 export function postureModel(ctx: Ctx, gen: number): Promise<PostureModel> {
-  if (ctx.db.isTransaction) return loadModel(ctx.db);
-  const hit = models.get(ctx.db);
-  if (hit && hit.gen === gen) return hit.model;
-  const model = loadModel(ctx.db);
-  models.set(ctx.db, { gen, model });
-  model.catch(() => models.delete(ctx.db));
-  return model;
+  const slot = storeCache(ctx.db, MODELS);
+  if (!slot) return loadModel(ctx.db);
+  if (slot.kept?.gen === gen) return slot.kept.model;
+  const kept = { gen, model: loadModel(ctx.db) };
+  slot.kept = kept;
+  kept.model.catch(() => {
+    if (slot.kept === kept) slot.kept = undefined;
+  });
+  return kept.model;
 }
 
-export const postureView = (identityId: string, apiSessionId: string, now: Date): PostureView => ({
-  identity: identityPosture(identityId),
-  session: sessionPosture(identityId, apiSessionId),
-  now,
-});
+export function postureView(ctx: Ctx, identityId: string, apiSessionId: string, now: Date): PostureView {
+  const posture = postureOf(ctx.db);
+  return {
+    identity: posture.identityPosture(identityId),
+    session: posture.sessionPosture(identityId, apiSessionId),
+    now,
+  };
+}
 
 export function evaluateCheck(check: PolicyCheck, view: PostureView): CheckOutcome {
   const type = postureCheckType(check.typeId);

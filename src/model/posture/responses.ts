@@ -13,17 +13,7 @@ import { fieldError, type DomainError, type FieldCause } from '../errors.js';
 import { validateAgainst } from '../json-schema.js';
 import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView, type PostureModel } from './evaluate.js';
 import { allowedSlots, applicableChecks, slotFor, withResponses, type KeptResponse } from './kept.js';
-import {
-  clearMfaPassed,
-  dropApiSession,
-  ensureIdentity,
-  ensureSession,
-  identityPosture,
-  replaceReported,
-  sessionPosture,
-  type ApiSessionPosture,
-  type Reported,
-} from './state.js';
+import { type ApiSessionPosture, type Reported, postureOf } from './state.js';
 import { mfaType } from './types/mfa.js';
 import { textList, textOf, textOr } from '../row.js';
 
@@ -152,20 +142,21 @@ export async function submitPostureResponses(
     const slot = kind.answers && slotFor(checks, item, kind.answers);
     if (slot) kept.push({ slot, record: kind.record!(item, now), prefix: prefixOf(items, i), id: textOf(item, 'id') });
   });
-  const current = identityPosture(caller.identityId) ?? { processes: new Map() };
+  const posture = postureOf(ctx.db);
+  const current = posture.identityPosture(caller.identityId) ?? { processes: new Map() };
   // Built aside and swapped in at once: a response over the bound throws before anything changed.
-  replaceReported(caller.identityId, withResponses(current, allowedSlots(checks), kept));
+  posture.replaceReported(caller.identityId, withResponses(current, allowedSlots(checks), kept));
   const forSession = items.filter((i) => kindOf(i.typeId)!.session);
-  const newSession = forSession.length > 0 && !sessionPosture(caller.identityId, caller.apiSessionId);
+  const newSession = forSession.length > 0 && !posture.sessionPosture(caller.identityId, caller.apiSessionId);
   if (forSession.length > 0) {
-    const session = ensureSession(caller.identityId, caller.apiSessionId);
+    const session = posture.ensureSession(caller.identityId, caller.apiSessionId);
     for (const item of forSession) kindOf(item.typeId)!.session!(item, session, now);
   }
   // The API session may have ended while this request waited (its posture dropped then): drop what came back.
-  if (newSession && !(await apiSessionExists(ctx.db, caller.apiSessionId))) dropApiSession(caller.apiSessionId);
+  if (newSession && !(await apiSessionExists(ctx.db, caller.apiSessionId))) posture.dropApiSession(caller.apiSessionId);
   // `service-updates` moves only when what the identity may use changed (§4.6).
   if (passingState(ctx, caller, await callerPolicies(ctx, caller.identityId)) !== before) {
-    ensureIdentity(caller.identityId).changedAt = now;
+    posture.ensureIdentity(caller.identityId).changedAt = now;
   }
 
   const woken = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.woken === true);
@@ -191,7 +182,7 @@ async function callerPolicies(ctx: Ctx, identityId: string): Promise<CallerPolic
 
 /** Which of the caller's policies carrying checks pass now, as one comparable string. */
 function passingState(ctx: Ctx, caller: PostureCaller, { model, policyIds }: CallerPolicies): string {
-  const pv = postureView(caller.identityId, caller.apiSessionId, ctx.now());
+  const pv = postureView(ctx, caller.identityId, caller.apiSessionId, ctx.now());
   return policyIds
     .filter((id) => model.has(id))
     .map((id) => (evaluatePolicy(model.get(id)!, pv).isPassing ? '1' : '0'))
@@ -209,7 +200,7 @@ async function mfaPromptServices(
   const view = await engine.view(ctx, caller.identityId);
   const model = await postureModel(ctx, view.markers.serviceAccess.gen);
   if (model.size === 0) return [];
-  const pv = postureView(caller.identityId, caller.apiSessionId, ctx.now());
+  const pv = postureView(ctx, caller.identityId, caller.apiSessionId, ctx.now());
   const out: MfaTimeoutService[] = [];
   for (const serviceId of view.grants.ids) {
     for (const p of checkedPoliciesFor(model, view.identity.servicePolicyIds, serviceId)) {
@@ -244,7 +235,7 @@ export async function removeFailingSessions(ctx: Ctx, identityId: string): Promi
     const type = s.type as 'Dial' | 'Bind';
     const checked = checkedPoliciesFor(model, identity.servicePolicyIds, s.serviceId, type);
     if (checked.length === 0) continue;
-    const pv = postureView(identityId, s.apiSessionId, ctx.now());
+    const pv = postureView(ctx, identityId, s.apiSessionId, ctx.now());
     if (checked.some((p) => evaluatePolicy(p, pv).isPassing)) continue;
     const granting = await grantingPolicies(ctx.db, identity.servicePolicyIds, s.serviceId, type);
     if (granting.some((g) => !model.has(g.id))) continue;
@@ -255,6 +246,6 @@ export async function removeFailingSessions(ctx: Ctx, identityId: string): Promi
 
 /** MFA removed from the identity (an MFA event): no API session passes MFA, failing sessions go. */
 export async function mfaRemoved(ctx: Ctx, identityId: string): Promise<void> {
-  clearMfaPassed(identityId);
+  postureOf(ctx.db).clearMfaPassed(identityId);
   await removeFailingSessions(ctx, identityId);
 }

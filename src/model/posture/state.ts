@@ -3,9 +3,10 @@
  * §9.2): OS, domain, MAC addresses and processes per identity; MFA passes and wake/unlock events per API
  * session. Also the identity's last failed service requests. What an identity keeps is bounded by its checks
  * and in bytes (kept.ts); an API session's part is a fixed-size record. Nothing here is persisted: a restart
- * forgets it and clients report again. One store per process, keyed by ids that are unique across controllers,
- * so the MFA events (`recordMfaPassed`/`clearMfaPassed`) need no context (docs/decisions.md, "Posture").
+ * forgets it and clients report again. Each open store has its own, kept by its runtime ({@link postureOf}).
  */
+import type { Executor } from '../../store/db.js';
+import { defineCache, storeState } from '../../store/runtime.js';
 
 export interface Reported {
   postureCheckId: string;
@@ -46,9 +47,6 @@ export interface IdentityPosture extends ReportedPosture {
 
 /** At most this many failed service requests are kept per identity, the newest (§9.3). */
 export const MAX_FAILED_REQUESTS = 100;
-
-const identities = new Map<string, IdentityPosture>();
-const sessionOwner = new Map<string, string>();
 
 export const processKey = (checkId: string, path: string) => `${checkId}\n${path.toLowerCase()}`;
 
@@ -91,78 +89,93 @@ export function findProcess(
   return undefined;
 }
 
-/** When the identity's posture last changed what it may use (ISO; '' when never). */
-export const postureChangedAt = (identityId: string): string =>
-  identities.get(identityId)?.changedAt?.toISOString() ?? '';
+/** What one store's clients reported (see the module's comment). */
+export class PostureState {
+  private readonly identities = new Map<string, IdentityPosture>();
+  private readonly sessionOwner = new Map<string, string>();
 
-export const identityPosture = (identityId: string): IdentityPosture | undefined => identities.get(identityId);
-
-export function ensureIdentity(identityId: string): IdentityPosture {
-  let p = identities.get(identityId);
-  if (!p) identities.set(identityId, (p = { processes: new Map(), sessions: new Map(), failed: [] }));
-  return p;
-}
-
-/** Swaps in what the identity's clients reported (kept.ts builds it). */
-export function replaceReported(identityId: string, r: ReportedPosture): void {
-  const p = ensureIdentity(identityId);
-  p.os = r.os;
-  p.domain = r.domain;
-  p.mac = r.mac;
-  p.processes = r.processes;
-}
-
-export function ensureSession(identityId: string, apiSessionId: string): ApiSessionPosture {
-  const p = ensureIdentity(identityId);
-  let s = p.sessions.get(apiSessionId);
-  if (!s) {
-    p.sessions.set(apiSessionId, (s = {}));
-    sessionOwner.set(apiSessionId, identityId);
+  /** When the identity's posture last changed what it may use (ISO; '' when never). */
+  postureChangedAt(identityId: string): string {
+    return this.identities.get(identityId)?.changedAt?.toISOString() ?? '';
   }
-  return s;
+
+  identityPosture(identityId: string): IdentityPosture | undefined {
+    return this.identities.get(identityId);
+  }
+
+  ensureIdentity(identityId: string): IdentityPosture {
+    let p = this.identities.get(identityId);
+    if (!p) this.identities.set(identityId, (p = { processes: new Map(), sessions: new Map(), failed: [] }));
+    return p;
+  }
+
+  /** Swaps in what the identity's clients reported (kept.ts builds it). */
+  replaceReported(identityId: string, r: ReportedPosture): void {
+    const p = this.ensureIdentity(identityId);
+    p.os = r.os;
+    p.domain = r.domain;
+    p.mac = r.mac;
+    p.processes = r.processes;
+  }
+
+  ensureSession(identityId: string, apiSessionId: string): ApiSessionPosture {
+    const p = this.ensureIdentity(identityId);
+    let s = p.sessions.get(apiSessionId);
+    if (!s) {
+      p.sessions.set(apiSessionId, (s = {}));
+      this.sessionOwner.set(apiSessionId, identityId);
+    }
+    return s;
+  }
+
+  sessionPosture(identityId: string, apiSessionId: string): ApiSessionPosture | undefined {
+    return this.identities.get(identityId)?.sessions.get(apiSessionId);
+  }
+
+  /** An MFA event: this API session passed MFA at `at`. */
+  recordMfaPassed(apiSessionId: string, identityId: string, at: Date): void {
+    this.ensureSession(identityId, apiSessionId).mfaPassedAt = at;
+    this.ensureIdentity(identityId).changedAt = at;
+  }
+
+  /** An MFA event: the identity's MFA was removed, so none of its API sessions passes it. */
+  clearMfaPassed(identityId: string): void {
+    const p = this.identities.get(identityId);
+    if (!p) return;
+    for (const s of p.sessions.values()) delete s.mfaPassedAt;
+    p.changedAt = new Date();
+  }
+
+  /** Posture scoped to an API session goes with it (§4.2). */
+  dropApiSession(apiSessionId: string): void {
+    const owner = this.sessionOwner.get(apiSessionId);
+    if (owner === undefined) return;
+    this.sessionOwner.delete(apiSessionId);
+    this.identities.get(owner)?.sessions.delete(apiSessionId);
+  }
+
+  /** Every API session of the identity ended together (disable, lock): their posture goes at once. */
+  dropIdentityApiSessions(identityId: string): void {
+    const p = this.identities.get(identityId);
+    if (!p) return;
+    for (const id of p.sessions.keys()) this.sessionOwner.delete(id);
+    p.sessions.clear();
+  }
+
+  /** A deleted identity leaves nothing behind: its reported posture, its API sessions' and its failed requests. */
+  dropIdentity(identityId: string): void {
+    this.dropIdentityApiSessions(identityId);
+    this.identities.delete(identityId);
+  }
+
+  recordFailure(identityId: string, failure: Record<string, unknown>): void {
+    const f = this.ensureIdentity(identityId).failed;
+    f.push(failure);
+    if (f.length > MAX_FAILED_REQUESTS) f.splice(0, f.length - MAX_FAILED_REQUESTS);
+  }
 }
 
-export const sessionPosture = (identityId: string, apiSessionId: string): ApiSessionPosture | undefined =>
-  identities.get(identityId)?.sessions.get(apiSessionId);
+const POSTURE = defineCache('posture', () => new PostureState());
 
-/** An MFA event: this API session passed MFA at `at`. */
-export function recordMfaPassed(apiSessionId: string, identityId: string, at: Date): void {
-  ensureSession(identityId, apiSessionId).mfaPassedAt = at;
-  ensureIdentity(identityId).changedAt = at;
-}
-
-/** An MFA event: the identity's MFA was removed, so none of its API sessions passes it. */
-export function clearMfaPassed(identityId: string): void {
-  const p = identities.get(identityId);
-  if (!p) return;
-  for (const s of p.sessions.values()) delete s.mfaPassedAt;
-  p.changedAt = new Date();
-}
-
-/** Posture scoped to an API session goes with it (§4.2). */
-export function dropApiSession(apiSessionId: string): void {
-  const owner = sessionOwner.get(apiSessionId);
-  if (owner === undefined) return;
-  sessionOwner.delete(apiSessionId);
-  identities.get(owner)?.sessions.delete(apiSessionId);
-}
-
-/** Every API session of the identity ended together (disable, lock): their posture goes at once. */
-export function dropIdentityApiSessions(identityId: string): void {
-  const p = identities.get(identityId);
-  if (!p) return;
-  for (const id of p.sessions.keys()) sessionOwner.delete(id);
-  p.sessions.clear();
-}
-
-/** A deleted identity leaves nothing behind: its reported posture, its API sessions' and its failed requests. */
-export function dropIdentity(identityId: string): void {
-  dropIdentityApiSessions(identityId);
-  identities.delete(identityId);
-}
-
-export function recordFailure(identityId: string, failure: Record<string, unknown>): void {
-  const f = ensureIdentity(identityId).failed;
-  f.push(failure);
-  if (f.length > MAX_FAILED_REQUESTS) f.splice(0, f.length - MAX_FAILED_REQUESTS);
-}
+/** The posture state of the store `db` belongs to (a transaction's too). */
+export const postureOf = (db: Executor): PostureState => storeState(db, POSTURE) ?? new PostureState();

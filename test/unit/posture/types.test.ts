@@ -13,10 +13,9 @@ import { processMultiType } from '../../../src/model/posture/types/process-multi
 import { processType } from '../../../src/model/posture/types/process.js';
 import type { PostureView } from '../../../src/model/posture/types/type.js';
 import {
-  identityPosture,
   MAX_FAILED_REQUESTS,
   processKey,
-  recordFailure,
+  PostureState,
   type ApiSessionPosture,
   type IdentityPosture,
 } from '../../../src/model/posture/state.js';
@@ -188,8 +187,9 @@ describe('MFA', () => {
 
 test(`failed service requests keep the newest ${MAX_FAILED_REQUESTS}`, () => {
   const id = `identity-${Math.random()}`;
-  for (let i = 0; i < MAX_FAILED_REQUESTS + 20; i++) recordFailure(id, { n: i });
-  const kept = identityPosture(id)!.failed;
+  const posture = new PostureState();
+  for (let i = 0; i < MAX_FAILED_REQUESTS + 20; i++) posture.recordFailure(id, { n: i });
+  const kept = posture.identityPosture(id)!.failed;
   assert.equal(kept.length, MAX_FAILED_REQUESTS);
   assert.deepEqual(kept[0], { n: 20 });
   assert.deepEqual(kept.at(-1), { n: MAX_FAILED_REQUESTS + 19 });

@@ -16,7 +16,7 @@ export const POSTURE_CHECK_TYPES: readonly PostureCheckType[] = [
   mfaType,
 ];
 
-const BY_ID = new Map(POSTURE_CHECK_TYPES.map((t) => [t.id, t]));
+const BY_ID: ReadonlyMap<string, PostureCheckType> = new Map(POSTURE_CHECK_TYPES.map((t) => [t.id, t]));
 
 export const postureCheckType = (typeId: string): PostureCheckType | undefined => BY_ID.get(typeId);
 

@@ -13,7 +13,7 @@ import {
   insertApiSession,
   touchApiSession,
 } from '../../../store/api-sessions.js';
-import { dropApiSession, dropIdentityApiSessions } from '../../posture/state.js';
+import { postureOf } from '../../posture/state.js';
 import type { Ctx } from '../../ctx.js';
 import { iso } from '../../ctx.js';
 import { newEntityId, isUuid } from '../../ids.js';
@@ -131,12 +131,13 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
 /** Removes API sessions; what depends on them goes with them through the store's cascades. */
 export const deleteApiSessions = (ctx: Ctx, ids: string[]): Promise<number> => {
   // Posture scoped to an API session goes with it (docs/reference-notes.md §4.2).
-  ids.forEach(dropApiSession);
+  const posture = postureOf(ctx.db);
+  for (const id of ids) posture.dropApiSession(id);
   return deleteApiSessionsByIds(ctx.db, ids);
 };
 
 export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> => {
-  dropIdentityApiSessions(identityId);
+  postureOf(ctx.db).dropIdentityApiSessions(identityId);
   return deleteApiSessionsOfIdentity(ctx.db, identityId);
 };
 

@@ -13,6 +13,7 @@
  * failure path); every refusal likewise adds 0 rather than skipping the write.
  */
 import { withTx } from '../../../store/db.js';
+import { defineCache, storeCache } from '../../../store/runtime.js';
 import {
   addFailedAttempts,
   attemptIdentity,
@@ -76,24 +77,32 @@ export async function reserveAttempt(
     return { ok: true, target: target!, attempt, policy, counted: true };
   });
   // The decoy is gone (its authenticator was replaced): look for another one next time.
-  if (!target && !reservation.counted) decoys.delete(ctx.db);
+  if (!target && !reservation.counted) forgetDecoy(ctx);
   const { counted: _counted, ...result } = reservation;
   return result as Reservation;
 }
 
-const decoys = new WeakMap<object, Promise<AttemptTarget>>();
-
 /** The stand-in target of unknown usernames: the oldest password authenticator, remembered per store. */
+const DECOY = defineCache('password-decoy', (): { target?: Promise<AttemptTarget> } => ({}));
+
 function decoyFor(ctx: Ctx): Promise<AttemptTarget> {
-  let decoy = decoys.get(ctx.db);
-  if (!decoy) {
-    decoy = oldestPasswordAuthenticator(ctx.db).then(
-      (row) => row ?? { authenticatorId: NO_SUCH_ID, identityId: NO_SUCH_ID },
-    );
-    decoys.set(ctx.db, decoy);
-    decoy.catch(() => decoys.delete(ctx.db));
+  const read = () =>
+    oldestPasswordAuthenticator(ctx.db).then((row) => row ?? { authenticatorId: NO_SUCH_ID, identityId: NO_SUCH_ID });
+  const slot = storeCache(ctx.db, DECOY);
+  if (!slot) return read();
+  if (!slot.target) {
+    const target = read();
+    slot.target = target;
+    target.catch(() => {
+      if (slot.target === target) slot.target = undefined;
+    });
   }
-  return decoy;
+  return slot.target;
+}
+
+function forgetDecoy(ctx: Ctx): void {
+  const slot = storeCache(ctx.db, DECOY);
+  if (slot) slot.target = undefined;
 }
 
 /**

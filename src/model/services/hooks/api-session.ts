@@ -1,6 +1,6 @@
 /** API sessions: the derived token and refs on reads; posture scoped to a session goes with it (§4.2). */
 import type { Ctx } from '../../ctx.js';
-import { dropApiSession } from '../../posture/state.js';
+import { postureOf } from '../../posture/state.js';
 import { attachRefs, IDENTITY_REF } from '../../refs.js';
 import type { ResourceHooks, Row } from '../../resource.js';
 
@@ -17,5 +17,5 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
 export const apiSessionHooks: ResourceHooks = {
   decorate,
   // Posture scoped to an API session goes with it (docs/reference-notes.md §4.2).
-  afterDelete: (row) => dropApiSession(String(row.id)),
+  afterDelete: (ctx, row) => postureOf(ctx.db).dropApiSession(String(row.id)),
 };

@@ -15,7 +15,7 @@ import type { Input, ResourceHooks, Row } from '../../resource.js';
 import { isDisabled } from '../../resources/identity.js';
 import { checkRoleAttributes } from '../../schemas.js';
 import { removeIdReferences } from '../../policy/matches.js';
-import { dropIdentity } from '../../posture/state.js';
+import { postureOf } from '../../posture/state.js';
 import { tracingOf } from '../identity/identity-trace.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
 import { textOf } from '../../row.js';
@@ -133,5 +133,5 @@ export const identityHooks: ResourceHooks = {
     await removeIdReferences(ctx, 'identity', textOf(row, 'id'));
   },
   // Its API sessions went by cascade; the posture held in memory for them and for the identity goes too.
-  afterDelete: (row) => dropIdentity(textOf(row, 'id')),
+  afterDelete: (ctx, row) => postureOf(ctx.db).dropIdentity(textOf(row, 'id')),
 };

@@ -50,7 +50,7 @@ import {
   type FailureOutcome,
   type MfaCaller,
 } from './mfa-failures.js';
-import { recordMfaPassed } from '../../posture/state.js';
+import { postureOf } from '../../posture/state.js';
 import { mfaRemoved } from '../../posture/responses.js';
 
 export const DEFAULT_TOTP_ISSUER = 'edgectl';
@@ -307,7 +307,7 @@ export async function verifyMfa(ctx: Ctx, caller: MfaCaller, code: string | unde
 
 /** After a commit: the posture checks' MFA data learns of the pass, then any listeners. */
 function mfaPassed(ctx: Ctx, caller: MfaCaller, at: Date): void {
-  recordMfaPassed(caller.apiSessionId, caller.identityId, at);
+  postureOf(ctx.db).recordMfaPassed(caller.apiSessionId, caller.identityId, at);
   emitMfaPassed(ctx, caller.apiSessionId, caller.identityId, at);
 }
 

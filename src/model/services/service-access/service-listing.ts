@@ -29,7 +29,7 @@ import {
   type ConfigTypeSelection,
 } from '../../access/service-view.js';
 import { postureModel, postureView } from '../../posture/evaluate.js';
-import { perStore } from '../../per-store.js';
+import { defineCache, storeCache } from '../../../store/runtime.js';
 import { postureQueriesFor } from '../../posture/queries.js';
 
 export interface ServiceListRequest {
@@ -69,7 +69,7 @@ type PostureQueries = (serviceId: string) => unknown[];
 
 async function postureQueriesOf(ctx: Ctx, view: AccessView, identityId: string, apiSessionId: string) {
   const model = await postureModel(ctx, view.markers.serviceAccess.gen);
-  const pv = postureView(identityId, apiSessionId, ctx.now());
+  const pv = postureView(ctx, identityId, apiSessionId, ctx.now());
   return (serviceId: string) => postureQueriesFor(model, view.identity.servicePolicyIds, serviceId, pv);
 }
 
@@ -103,7 +103,7 @@ interface PlainPage {
   view: Pick<AccessView, 'grants' | 'catalog' | 'identity'>;
   page: ServicePage;
 }
-const plainPages = new WeakMap<object, Map<string, PlainPage>>();
+const PLAIN_PAGES = defineCache('plain-service-pages', () => new Map<string, PlainPage>());
 const MAX_PLAIN_PAGES = 20_000;
 
 const sameView = (a: PlainPage['view'], b: AccessView) =>
@@ -124,7 +124,7 @@ export async function listServicesOf(
     const model = await postureModel(ctx, view.markers.serviceAccess.gen);
     // An API session's config types never change, so the session stands for them when the query names none.
     const key = `${identityId} ${req.configTypes ? `q:${req.configTypes.join(',')}` : `s:${apiSessionId}`} ${limit} ${offset}`;
-    const cache = model.size === 0 ? perStore(plainPages, ctx.db, () => new Map<string, PlainPage>()) : undefined;
+    const cache = model.size === 0 ? storeCache(ctx.db, PLAIN_PAGES) : undefined;
     const hit = cache?.get(key);
     if (hit && sameView(hit.view, view)) return hit.page;
     const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);

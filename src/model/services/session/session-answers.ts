@@ -11,7 +11,7 @@
 import type { Executor } from '../../../store/db.js';
 import type { StoredSession } from '../../../store/sessions.js';
 import type { JsonText } from '../../json-text.js';
-import { perStore } from '../../per-store.js';
+import { defineCache, storeCache } from '../../../store/runtime.js';
 
 interface Answer {
   row: StoredSession;
@@ -52,7 +52,7 @@ class AnswerCache {
   }
 }
 
-const caches = new WeakMap<object, AnswerCache>();
+const SESSION_ANSWERS = defineCache('session-answers', () => new AnswerCache());
 
 /** The cache of the store behind `db`; none inside a transaction (uncommitted rows are never shared). */
-export const sessionAnswers = (db: Executor): AnswerCache | undefined => perStore(caches, db, () => new AnswerCache());
+export const sessionAnswers = (db: Executor): AnswerCache | undefined => storeCache(db, SESSION_ANSWERS);
