@@ -29,7 +29,7 @@ export interface CachedPrincipal {
 export const MAX_CACHED_PRINCIPALS = 20_000;
 
 /** The tables a token's answer is read from. */
-const PRINCIPAL_TABLES = ['api_sessions', 'identities', 'auth_policies'];
+export const PRINCIPAL_TABLES: readonly string[] = ['api_sessions', 'identities', 'auth_policies'];
 
 class PrincipalCache {
   readonly byToken = new Map<string, CachedPrincipal>();
