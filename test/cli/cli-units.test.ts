@@ -25,7 +25,7 @@ import { normaliseControllerUrl } from '../../src/cli/transport/http.js';
 function memoryIo(env: NodeJS.ProcessEnv = {}): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  return { stdout, stderr, out: (t) => stdout.push(t), err: (t) => stderr.push(t), env, isTTY: false };
+  return { stdout, stderr, out: (t) => stdout.push(t), err: (t) => stderr.push(t), env, stdin: [], isTTY: false };
 }
 
 describe('CLI flags derived from resource definitions', () => {
