@@ -1,8 +1,7 @@
 /**
- * The last of the CLI's script-facing input and output, through the BUILT binary (`npm run build` first) against a
- * real controller: `-o json|yaml|id` (and `--json`) on writes, `policy-advice` and `version`; entity file options
- * (`config --data-file`, `config-type --schema-file`) taking YAML as well as JSON, and `-` for standard input;
- * `authenticator create|update --password-stdin`.
+ * The last of the CLI's script-facing input and output, against a real controller: `-o json|yaml|id` (and `--json`) on
+ * writes, `policy-advice` and `version`; entity file options (`config --data-file`, `config-type --schema-file`) taking
+ * YAML as well as JSON, and `-` for standard input; `authenticator create|update --password-stdin`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { ADMIN, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { edgectl, type Run, assertBuilt, edgectlWithStdin } from '../harness/cli.js';
+import { edgectl, type Run, edgectlWithStdin } from '../harness/cli.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
 const ID = /^[A-Za-z0-9._-]+$/;
@@ -25,7 +24,6 @@ describe('edgectl finishing touches for scripts', () => {
   const lines = (r: Run) => r.stdout.trimEnd().split('\n');
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-finish-'));
