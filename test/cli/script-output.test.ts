@@ -1,7 +1,8 @@
 /**
- * The last of the CLI's script-facing input and output, against a real controller: `-o json|yaml|id` (and `--json`) on
- * writes, `policy-advice` and `version`; entity file options (`config --data-file`, `config-type --schema-file`) taking
- * YAML as well as JSON, and `-` for standard input; `authenticator create|update --password-stdin`.
+ * The CLI's output for scripts and the files its writes read, against a real controller: `-o json|yaml|id` (and
+ * `--json`) on writes, `policy-advice` and `version`; entity file options (`config --data-file`, `config-type
+ * --schema-file`) taking YAML as well as JSON, and `-` for standard input; `authenticator create|update
+ * --password-stdin`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { edgectl, type Run, edgectlWithStdin } from '../harness/cli.js';
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
 const ID = /^[A-Za-z0-9._-]+$/;
 
-describe('edgectl finishing touches for scripts', () => {
+describe('edgectl output and file input for scripts', () => {
   let server: TestServer;
   let admin: ApiClient;
   let tmp: string;
