@@ -109,6 +109,24 @@ describe('CLI exit codes in-process', () => {
   });
 });
 
+describe('CLI help', () => {
+  it("wraps help to io's terminal width, else to 80 columns", async () => {
+    const widest = async (columns?: number) => {
+      const io = { ...memoryIo(), columns };
+      assert.equal(await run(['service', 'create', '--help'], io), 0);
+      const options = io.stdout
+        .join('')
+        .split('\n\n')
+        .find((s) => s.startsWith('Options:'));
+      assert.ok(options, 'the help lists options');
+      return Math.max(...options.split('\n').map((l) => l.length));
+    };
+    assert.ok((await widest()) <= 80, 'no terminal: 80 columns');
+    const wide = await widest(120);
+    assert.ok(wide > 80 && wide <= 120, `a 120-column terminal: lines up to ${wide}`);
+  });
+});
+
 describe('CLI enrollment pieces', () => {
   it('decodes an enrollment JWT without verifying it, and refuses what is not one (exit 2)', () => {
     const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
