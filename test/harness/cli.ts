@@ -31,7 +31,7 @@ export interface RunOptions {
 
 const TIMEOUT_MS = 30_000;
 
-/** Runs a CLI command without a terminal. Never rejects: the exit code is in the result. */
+/** Runs a CLI command (any but `serve`) without a terminal. Never rejects: the exit code is in the result. */
 export function edgectl(configDir: string, ...args: string[]): Promise<Run> {
   return inProcess(configDir, args, {});
 }
