@@ -448,9 +448,9 @@ export async function resolveRoles(
 }
 
 /** A file's text, or standard input's for `-`; an unreadable file is a usage error. */
-async function readText(file: string, flag: string): Promise<string> {
+async function readText(io: CliIo, file: string, flag: string): Promise<string> {
   try {
-    return file === '-' ? await readStdin(`${flag} -`) : readFileSync(file, 'utf8');
+    return file === '-' ? await readStdin(io, `${flag} -`) : readFileSync(file, 'utf8');
   } catch (e) {
     if (e instanceof CliError) throw e;
     throw new CliError(`error: cannot read ${file}: ${(e as Error).message}`, 2);
@@ -470,6 +470,7 @@ interface WriteOptions extends Rec {
 /** Adds the body options of one write mode and returns a builder of the request body from parsed options. */
 function writeOptions(
   cmd: Command,
+  io: CliIo,
   spec: EntitySpec,
   mode: Mode,
   positional: readonly FlagDef[],
@@ -511,7 +512,7 @@ function writeOptions(
     if (stdinUsers.length > 1)
       throw new CliError(`error: only one option can read standard input (-): ${stdinUsers.join(', ')}`, 2);
     if (fileName !== undefined)
-      body = deepMerge(body, await parseDocument(await readText(fileName, bodyFile.long!), nameOf(fileName)));
+      body = deepMerge(body, await parseDocument(await readText(io, fileName, bodyFile.long!), nameOf(fileName)));
     if (dataText !== undefined) body = deepMerge(body, parseJsonObject(dataText, `--${dataFlag}`));
     const resolve = async (f: FlagDef, v: unknown) => {
       if (!f.ref) return v;
@@ -536,12 +537,12 @@ function writeOptions(
       let v = opts[attr];
       if (stdinAttr !== undefined && opts[stdinAttr] === true) {
         if (v !== undefined) throw new CliError(`error: give --${f.name} or --${f.fromStdin}, not both`, 2);
-        v = await passwordFromStdin(`--${f.fromStdin}`);
+        v = await passwordFromStdin(io, `--${f.fromStdin}`);
       }
       const file = fileAttr !== undefined ? (opts[fileAttr] as string | undefined) : undefined;
       let fromFile: unknown;
       if (file !== undefined) {
-        const text = await readText(file, `--${f.fromFile!.name}`);
+        const text = await readText(io, file, `--${f.fromFile!.name}`);
         fromFile = f.kind === 'json' ? await parseAnyDocument(text, nameOf(file)) : text;
       }
       if (v !== undefined && fromFile !== undefined)
@@ -722,7 +723,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
     const cmd = noun.command('create').description(`create ${withArticle(def.label)}`);
     for (const f of required) cmd.argument(f.name, f.description);
     for (const f of optional) cmd.argument(`[${f.name}]`, `${f.description}; or --${f.name}`);
-    const build = writeOptions(cmd, spec, 'create', positional, optional);
+    const build = writeOptions(cmd, io, spec, 'create', positional, optional);
     spec.createExtras?.options(cmd);
     if (spec.createHelp) cmd.addHelpText('after', spec.createHelp);
     cmd.addHelpText(
@@ -755,7 +756,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
         'after',
         `\nExamples:\n  edgectl ${spec.noun} update ID --tags team=ops\n  echo '{"tags": {"team": "ops"}}' | edgectl ${spec.noun} update ID -f -`,
       );
-    const build = writeOptions(cmd, spec, 'patch', []);
+    const build = writeOptions(cmd, io, spec, 'patch', []);
     cmd.action(async (idOrName: string, opts: WriteOptions) => {
       const format = formatOf(opts);
       const api = requireApi(io);

@@ -3,6 +3,9 @@ export interface CliIo {
   out(text: string): void;
   err(text: string): void;
   env: NodeJS.ProcessEnv;
+  /** Standard input, read whole by `-f -`, `--password-stdin` and the like (cli/stdin.ts). */
+  stdin: CliStdin;
+  /** Whether a person is at a terminal (stdin and stdout): prompts and confirmations only then. */
   isTTY: boolean;
   /** The terminal's width, when stdout is a terminal. */
   columns?: number;
@@ -12,10 +15,17 @@ export interface CliIo {
   offline?: { close(): Promise<void> };
 }
 
+/**
+ * What the CLI needs of standard input: its chunks (a stream, or text given in-process), and whether it is a
+ * terminal (then it is not read).
+ */
+export type CliStdin = (AsyncIterable<Buffer | string> | Iterable<Buffer | string>) & { isTTY?: boolean };
+
 export const processIo = (): CliIo => ({
   out: (t) => process.stdout.write(t.endsWith('\n') ? t : t + '\n'),
   err: (t) => process.stderr.write(t.endsWith('\n') ? t : t + '\n'),
   env: process.env,
+  stdin: process.stdin,
   isTTY: Boolean(process.stdin.isTTY && process.stdout.isTTY),
   columns: process.stdout.isTTY ? process.stdout.columns : undefined,
 });

@@ -81,7 +81,12 @@ export async function buildProgram(io: CliIo, argv?: readonly string[]): Promise
       'use this saved login for this command (default: $EDGECTL_CONTEXT, else the current context)',
     )
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    // Help is wrapped to io's terminal width, as commander would to process.stdout's.
+    .configureOutput({
+      writeOut: (s) => io.out(s),
+      writeErr: (s) => io.err(s),
+      getOutHelpWidth: () => io.columns ?? 80,
+    })
     // A usage error prints its one line and where to look, not the whole help (subcommands inherit this).
     .showHelpAfterError('(add --help for usage)');
   // `--context` wins over $EDGECTL_CONTEXT; commands read the context from the environment they are given.

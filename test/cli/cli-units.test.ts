@@ -25,7 +25,7 @@ import { normaliseControllerUrl } from '../../src/cli/transport/http.js';
 function memoryIo(env: NodeJS.ProcessEnv = {}): CliIo & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  return { stdout, stderr, out: (t) => stdout.push(t), err: (t) => stderr.push(t), env, isTTY: false };
+  return { stdout, stderr, out: (t) => stdout.push(t), err: (t) => stderr.push(t), env, stdin: [], isTTY: false };
 }
 
 describe('CLI flags derived from resource definitions', () => {
@@ -106,6 +106,24 @@ describe('CLI exit codes in-process', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('CLI help', () => {
+  it("wraps help to io's terminal width, else to 80 columns", async () => {
+    const widest = async (columns?: number) => {
+      const io = { ...memoryIo(), columns };
+      assert.equal(await run(['service', 'create', '--help'], io), 0);
+      const options = io.stdout
+        .join('')
+        .split('\n\n')
+        .find((s) => s.startsWith('Options:'));
+      assert.ok(options, 'the help lists options');
+      return Math.max(...options.split('\n').map((l) => l.length));
+    };
+    assert.ok((await widest()) <= 80, 'no terminal: 80 columns');
+    const wide = await widest(120);
+    assert.ok(wide > 80 && wide <= 120, `a 120-column terminal: lines up to ${wide}`);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
- * `edgectl db snapshot|restore|migrate|info` on a stopped controller's data dir, run through the BUILT CLI, on a
- * store written by a real controller. While the controller runs, each is refused with the lock holder named.
+ * `edgectl db snapshot|restore|migrate|info` on a stopped controller's data dir, on a store written by a real
+ * controller. While the controller runs, each is refused with the lock holder named.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { createIdentity, startTestServer, type TestServer } from '../harness/server.js';
-import { assertBuilt, edgectlSlow, type Run } from '../harness/cli.js';
+import { edgectlSlow, type Run } from '../harness/cli.js';
 import { scratch } from '../harness/processes.js';
 import { migrationNames } from '../../src/store/migrations/index.js';
 import { FOREIGN_DESCRIPTION, injectForeignTrigger } from '../harness/schema-damage.js';
@@ -32,7 +32,6 @@ describe('edgectl db (offline)', () => {
   let store: string;
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     dir = server.dataDir;
     store = join(dir, 'edgectl.db');

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { assertBuilt, edgectl, type Run } from '../harness/cli.js';
+import { edgectl, type Run } from '../harness/cli.js';
 import { ADMIN, createIdentity, startTestServer, type TestServer } from '../harness/server.js';
 
 let s: TestServer;
@@ -18,7 +18,6 @@ const cli = (...args: string[]) => edgectl(cfg, ...args);
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: ${r.stdout}\n${r.stderr}`);
 
 before(async () => {
-  assertBuilt();
   s = await startTestServer();
   tmp = mkdtempSync(join(tmpdir(), 'edgectl-db-cli-'));
   cfg = join(tmp, 'cfg');

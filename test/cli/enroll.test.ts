@@ -1,9 +1,9 @@
 /**
- * Enrollment and certificate login through the BUILT CLI (`node bin/edgectl …`; run `npm run build` first)
- * against a real controller over real TLS: identity create with an enrollment JWT → `edgectl enroll` → identity
- * file → `edgectl login --identity` / `--cert --key` → admin commands over mutual TLS → logout; enrollment
- * records; updb enrollment then password login; a tampered JWT refused before anything is sent; authenticator
- * re-enroll and the CA commands when the controller serves them. Subtests run in order and build on each other.
+ * Enrollment and certificate login through the CLI against a real controller over real TLS: identity create with an
+ * enrollment JWT → `edgectl enroll` → identity file → `edgectl login --identity` / `--cert --key` → admin commands over
+ * mutual TLS → logout; enrollment records; updb enrollment then password login; a tampered JWT refused before anything
+ * is sent; authenticator re-enroll and the CA commands when the controller serves them. Subtests run in order and build
+ * on each other.
  */
 import assert from 'node:assert/strict';
 import { X509Certificate, createPrivateKey } from 'node:crypto';
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { edgectl, type Run, assertBuilt } from '../harness/cli.js';
+import { edgectl, type Run } from '../harness/cli.js';
 import {
   createSelfSignedCa,
   ExtendedKeyUsage,
@@ -42,7 +42,6 @@ describe('edgectl enroll and certificate login', () => {
   const asAdmin = (...args: string[]) => edgectl(cfgAdmin, ...args);
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-enroll-'));

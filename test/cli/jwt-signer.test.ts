@@ -1,6 +1,6 @@
 /**
- * `edgectl jwt-signer create|list|show|update|delete` and `edgectl login --jwt FILE|-`, through the BUILT binary
- * (`npm run build` first) against a real controller. Subtests run in order and build on each other.
+ * `edgectl jwt-signer create|list|show|update|delete` and `edgectl login --jwt FILE|-`, against a real controller.
+ * Subtests run in order and build on each other.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, createIdentity, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { assertBuilt, edgectl, edgectlWithStdin, type Run } from '../harness/cli.js';
+import { edgectl, edgectlWithStdin, type Run } from '../harness/cli.js';
 import { newCertSigner, signJwt } from '../harness/jwt-issuer.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
@@ -28,7 +28,6 @@ describe('edgectl jwt-signer and login --jwt', () => {
   const issuer = 'https://idp.cli.example';
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-jwt-signer-'));

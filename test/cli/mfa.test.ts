@@ -1,37 +1,20 @@
 /**
- * MFA from the CLI, through the BUILT binary (`npm run build` first) against a real controller with a frozen
- * clock: `mfa enable` without a terminal (prints the secret, then `--code` finishes it), `login` answering the
- * MFA challenge with `--mfa-code` or $EDGECTL_MFA_CODE (and failing clearly without either), `mfa
- * recovery-codes [--regenerate]`, `mfa disable`, and the admin's `identity mfa-remove`. Subtests run in order.
+ * MFA from the CLI against a real controller with a frozen clock: `mfa enable` without a terminal (prints the secret,
+ * then `--code` finishes it), `login` answering the MFA challenge with `--mfa-code` or $EDGECTL_MFA_CODE (and failing
+ * clearly without either), `mfa recovery-codes [--regenerate]`, `mfa disable`, and the admin's `identity mfa-remove`.
+ * Subtests run in order.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generate } from 'otplib';
 import { ADMIN, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { BIN, edgectl, ROOT, assertBuilt, type Run } from '../harness/cli.js';
+import { edgectl, edgectlEnv, type Run } from '../harness/cli.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
 const STEP_MS = 30_000;
-
-function edgectlEnv(configDir: string, env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1', ...env }, timeout: 30_000 },
-      (err, stdout, stderr) =>
-        resolve({
-          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
-          stdout: String(stdout),
-          stderr: String(stderr),
-        }),
-    );
-  });
-}
 
 const codesIn = (text: string): string[] => text.match(/\b[A-Z2-7]{6}\b/g) ?? [];
 
@@ -52,7 +35,6 @@ describe('edgectl mfa and MFA logins', () => {
     cli('login', server.url, '-u', user.username, '-p', user.password, '--ca', caFile, ...extra);
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer({ clock: 'frozen' });
     admin = await server.admin();
     user = await createUser(server, admin, { api: 'management' });

@@ -1,8 +1,7 @@
 /**
- * Modelling a network with the CLI end to end: the BUILT binary (`node bin/edgectl …`, run `npm run build`
- * first) against a real controller. Config type and config, services, edge and transit routers, the three
- * policy kinds with `@name` and `#attr` roles, sub-collections, policy advice, edge router re-enrollment and
- * deleting it all again. Subtests run in order and build on each other.
+ * Modelling a network with the CLI end to end against a real controller. Config type and config, services, edge and
+ * transit routers, the three policy kinds with `@name` and `#attr` roles, sub-collections, policy advice, edge router
+ * re-enrollment and deleting it all again. Subtests run in order and build on each other.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from '../harness/server.js';
-import { edgectl, type Run, assertBuilt } from '../harness/cli.js';
+import { edgectl, type Run } from '../harness/cli.js';
 
 const lastLine = (s: string) => s.trimEnd().split('\n').at(-1);
 
@@ -31,7 +30,6 @@ describe('edgectl network model', () => {
   const ids: Record<string, string> = {};
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-net-'));
     const cfg = join(tmp, 'config');

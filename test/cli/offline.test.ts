@@ -1,7 +1,7 @@
 /**
- * Admin commands with `--data-dir` on a stopped controller's store: the BUILT CLI runs the controller's own app
- * in-process as the default admin. The store comes from a real controller (started, used, stopped); while it
- * runs, every offline command is refused with the lock holder named.
+ * Admin commands with `--data-dir` on a stopped controller's store: the CLI runs the controller's own app in-process as
+ * the default admin. The store comes from a real controller (started, used, stopped); while it runs, every offline
+ * command is refused with the lock holder named.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { ADMIN, ApiClient, startTestServer, type TestServer } from '../harness/server.js';
 import { loadConfig } from '../../src/daemon/config.js';
 import { startDaemon } from '../../src/daemon/daemon.js';
-import { assertBuilt, edgectl, edgectlSlow, type Run } from '../harness/cli.js';
+import { edgectl, edgectlSlow, type Run } from '../harness/cli.js';
 import { scratch } from '../harness/processes.js';
 
 const tmp = scratch('edgectl-offline-');
@@ -26,7 +26,6 @@ describe('edgectl --data-dir (offline)', () => {
   let onlineRefusal: Run;
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     dir = server.dataDir;
     const t = tmp.tempDir();

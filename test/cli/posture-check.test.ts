@@ -1,7 +1,7 @@
 /**
- * Posture checks with the BUILT binary (`npm run build` first) against a real controller: `posture-check
- * create TYPE NAME` with the flags of several types, list/show/update/delete, a flag of another type refused
- * by the controller, and `identity posture-data` / `identity failed-service-requests`.
+ * Posture checks with the CLI against a real controller: `posture-check create TYPE NAME` with the flags of several
+ * types, list/show/update/delete, a flag of another type refused by the controller, and `identity posture-data` /
+ * `identity failed-service-requests`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, createIdentity, startTestServer, type TestServer } from '../harness/server.js';
-import { edgectl, type Run, assertBuilt } from '../harness/cli.js';
+import { edgectl, type Run } from '../harness/cli.js';
 
 describe('edgectl posture-check', () => {
   let server: TestServer;
@@ -19,7 +19,6 @@ describe('edgectl posture-check', () => {
   let json: (...args: string[]) => Promise<{ data: Record<string, unknown> }>;
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-posture-'));
     const cfg = join(tmp, 'config');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from '../harness/http.js';
 import { scratch } from '../harness/processes.js';
-import { edgectl, edgectlSlow } from '../harness/cli.js';
+import { edgectlProcess } from '../harness/cli.js';
 
 const BIN = fileURLToPath(new URL('../../bin/edgectl', import.meta.url));
 const { tempDir, track } = scratch('edgectl-serve-');
@@ -160,14 +160,14 @@ describe('edgectl serve', () => {
     const refusal = new RegExp(`in use by ${holder} \\(its store is open there; edgectl.lock was gone\\)`);
 
     // Bounded: a second controller that did start would be killed at the CLI harness's time limit.
-    const second = await edgectl(cfg, 'serve', ...args);
+    const second = await edgectlProcess(cfg, ['serve', ...args]);
     assert.equal(second.code, 1);
     assert.match(second.stderr, refusal);
     for (const command of [
       ['db', 'info'],
       ['identity', 'list'],
     ]) {
-      const r = await edgectlSlow(cfg, ...command, '--data-dir', dir);
+      const r = await edgectlProcess(cfg, [...command, '--data-dir', dir], { timeoutMs: 180_000 });
       assert.equal(r.code, 1, command.join(' '));
       assert.match(r.stderr, refusal, command.join(' '));
       assert.match(r.stderr, /stop it first/, command.join(' '));

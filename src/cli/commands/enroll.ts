@@ -214,7 +214,7 @@ export function registerEnroll(program: Command, io: CliIo): void {
         if (claims.em !== 'updb')
           throw new CliError(`error: --password-stdin is only for updb enrollment (${jwtFile} is ${claims.em})`, 2);
         if (opts.password !== undefined) throw new CliError('error: give -p or --password-stdin, not both', 2);
-        opts.password = await passwordFromStdin();
+        opts.password = await passwordFromStdin(io);
       }
       checkOptions(claims.em, opts);
       const url = normaliseControllerUrl(claims.iss);

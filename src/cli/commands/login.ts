@@ -180,12 +180,12 @@ interface SessionData {
 }
 
 /** The JWT of `--jwt FILE|-`: the file's (or standard input's) text, trimmed; alone, not beside other credentials. */
-async function readJwt(opts: LoginOptions, certLogin: boolean): Promise<string> {
+async function readJwt(io: CliIo, opts: LoginOptions, certLogin: boolean): Promise<string> {
   if (certLogin || opts.username !== undefined || opts.password !== undefined || opts.passwordStdin)
     throw new CliError('error: --jwt is a credential of its own: leave out -u/-p, --cert/--key and --identity', 2);
   let text: string;
   try {
-    text = opts.jwt === '-' ? await readStdin('--jwt -') : readFileSync(opts.jwt!, 'utf8');
+    text = opts.jwt === '-' ? await readStdin(io, '--jwt -') : readFileSync(opts.jwt!, 'utf8');
   } catch (e) {
     if (e instanceof CliError) throw e;
     throw new CliError(`error: cannot read --jwt ${opts.jwt}: ${(e as Error).message}`, 2);
@@ -252,10 +252,10 @@ export function registerLogin(program: Command, io: CliIo): void {
     .action(async (rawUrl: string | undefined, opts: LoginOptions) => {
       if (opts.passwordStdin) {
         if (opts.password !== undefined) throw new CliError('error: give -p or --password-stdin, not both', 2);
-        opts.password = await passwordFromStdin();
+        opts.password = await passwordFromStdin(io);
       }
       const certLogin = opts.cert !== undefined || opts.key !== undefined || opts.identity !== undefined;
-      const jwt = opts.jwt !== undefined ? await readJwt(opts, certLogin) : undefined;
+      const jwt = opts.jwt !== undefined ? await readJwt(io, opts, certLogin) : undefined;
       if (certLogin && (opts.username !== undefined || opts.password !== undefined)) {
         throw new CliError(
           'error: give either -u/-p (password) or --cert/--key or --identity (certificate), not both',

@@ -43,7 +43,9 @@ export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds, dra
   app.addHook('onResponse', (req, reply, done) => {
     done();
     const raw = req.raw;
-    if (raw.complete || raw.destroyed) return;
+    // Read to the end already: an injected request (the offline CLI's) has no `complete` flag and a socket
+    // that cannot be cut off, and its 'end' is past, so a drain started here would only wait to fire its timers.
+    if (raw.complete || raw.readableEnded || raw.destroyed) return;
     const socket = raw.socket;
     draining.add(socket);
     let read = 0;

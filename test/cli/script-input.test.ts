@@ -1,8 +1,7 @@
 /**
- * Input for scripts through the BUILT binary (`npm run build` first) against a real controller:
- * `--password-stdin`, `create|update -f FILE` with `-` for stdin and YAML as well as JSON, delete of several
- * records or `--filter` (refused without `--yes` when there is no terminal), the filterable fields named on an
- * unknown filter field, examples in help, and `completion bash|zsh|fish`.
+ * Input for scripts against a real controller: `--password-stdin`, `create|update -f FILE` with `-` for stdin and YAML
+ * as well as JSON, delete of several records or `--filter` (refused without `--yes` when there is no terminal), the
+ * filterable fields named on an unknown filter field, examples in help, and `completion bash|zsh|fish`.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { edgectl, type Run, assertBuilt, edgectlWithStdin } from '../harness/cli.js';
+import { edgectl, type Run, edgectlWithStdin } from '../harness/cli.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
 
@@ -28,7 +27,6 @@ describe('edgectl input for scripts', () => {
       .sort();
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-input-'));

@@ -1,8 +1,8 @@
 /**
- * The last of the CLI's script-facing input and output, through the BUILT binary (`npm run build` first) against a
- * real controller: `-o json|yaml|id` (and `--json`) on writes, `policy-advice` and `version`; entity file options
- * (`config --data-file`, `config-type --schema-file`) taking YAML as well as JSON, and `-` for standard input;
- * `authenticator create|update --password-stdin`.
+ * The CLI's output for scripts and the files its writes read, against a real controller: `-o json|yaml|id` (and
+ * `--json`) on writes, `policy-advice` and `version`; entity file options (`config --data-file`, `config-type
+ * --schema-file`) taking YAML as well as JSON, and `-` for standard input; `authenticator create|update
+ * --password-stdin`.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { ADMIN, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { edgectl, type Run, assertBuilt, edgectlWithStdin } from '../harness/cli.js';
+import { edgectl, type Run, edgectlWithStdin } from '../harness/cli.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
 const ID = /^[A-Za-z0-9._-]+$/;
 
-describe('edgectl finishing touches for scripts', () => {
+describe('edgectl output and file input for scripts', () => {
   let server: TestServer;
   let admin: ApiClient;
   let tmp: string;
@@ -25,7 +25,6 @@ describe('edgectl finishing touches for scripts', () => {
   const lines = (r: Run) => r.stdout.trimEnd().split('\n');
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-finish-'));

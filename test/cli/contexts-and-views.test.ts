@@ -1,39 +1,20 @@
 /**
- * The CLI for people and scripts, through the BUILT binary (`npm run build` first) against a real controller:
- * contexts (several saved logins, `--context`, `$EDGECTL_CONTEXT`, `context list|use|delete`, the old single
- * login format), `whoami`, a device's own view over the Client API (`client services|sessions|session
- * create|edge-routers`), the hint a non-admin gets from the Management API, `-o table|wide|json|yaml|id`,
- * tables fitted to `$COLUMNS`, `--version` and usage errors. Subtests run in order and build on each other.
+ * The CLI for people and scripts against a real controller: contexts (several saved logins, `--context`,
+ * `$EDGECTL_CONTEXT`, `context list|use|delete`, the old single login format), `whoami`, a device's own view over the
+ * Client API (`client services|sessions|session create|edge-routers`), the hint a non-admin gets from the Management
+ * API, `-o table|wide|json|yaml|id`, tables fitted to `$COLUMNS`, `--version` and usage errors. Subtests run in order
+ * and build on each other.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { ADMIN, startTestServer, type ApiClient, type TestServer, createRecord } from '../harness/server.js';
-import { BIN, edgectl, ROOT, type Run, assertBuilt } from '../harness/cli.js';
+import { edgectl, edgectlEnv, type Run } from '../harness/cli.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
-
-/** The CLI with extra environment variables. */
-function edgectlEnv(configDir: string, env: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, env: { ...process.env, EDGECTL_CONFIG_DIR: configDir, NO_COLOR: '1', ...env }, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        resolve({
-          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
-          stdout: String(stdout),
-          stderr: String(stderr),
-        });
-      },
-    );
-  });
-}
 
 describe('edgectl for people and scripts', () => {
   let server: TestServer;
@@ -46,7 +27,6 @@ describe('edgectl for people and scripts', () => {
   let serviceId = '';
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     admin = await server.admin();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-people-'));

@@ -1,8 +1,8 @@
 /**
- * The CLI's safe defaults and script-friendly answers, end to end: the BUILT binary against a real controller.
- * Policies are AllOf unless told otherwise, `enrollment refresh` keeps the enrollment's span, `--json` answers
- * carry the enrollment JWTs, `policy-advice` exits 1 when access is refused, and `config create` takes the
- * data as its third argument (checked against the built-in config types' schemas).
+ * The CLI's safe defaults and script-friendly answers, end to end against a real controller. Policies are AllOf unless
+ * told otherwise, `enrollment refresh` keeps the enrollment's span, `--json` answers carry the enrollment JWTs,
+ * `policy-advice` exits 1 when access is refused, and `config create` takes the data as its third argument (checked
+ * against the built-in config types' schemas).
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from '../harness/server.js';
-import { edgectl, type Run, assertBuilt } from '../harness/cli.js';
+import { edgectl, type Run } from '../harness/cli.js';
 
 const JWT_RE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 const minutesUntil = (iso: unknown) => (Date.parse(String(iso)) - Date.now()) / 60_000;
@@ -24,7 +24,6 @@ describe('edgectl CLI defaults', () => {
   let json: (...args: string[]) => Promise<any>;
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-defaults-'));
     const cfg = join(tmp, 'config');

@@ -1,7 +1,7 @@
 /**
- * The admin CLI end to end: the BUILT binary (`node bin/edgectl …`, so run `npm run build` first) against a
- * real controller on an ephemeral port, with the saved login in a temporary `EDGECTL_CONFIG_DIR`.
- * Subtests run in order and build on each other (login → create → update → … → logout).
+ * The admin CLI end to end: commands run in-process (test/harness/cli.ts) against a real controller on an ephemeral
+ * port, with the saved login in a temporary `EDGECTL_CONFIG_DIR`. Subtests run in order and build on each other (login
+ * → create → update → … → logout).
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN, startTestServer, type TestServer } from '../harness/server.js';
-import { edgectl, type Run, assertBuilt } from '../harness/cli.js';
+import { edgectl, type Run } from '../harness/cli.js';
 
 const lastLine = (s: string) => s.trimEnd().split('\n').at(-1);
 
@@ -21,7 +21,6 @@ describe('edgectl admin CLI', () => {
   let cli: (...args: string[]) => Promise<Run>;
 
   before(async () => {
-    assertBuilt();
     server = await startTestServer();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-cli-'));
     cfg = join(tmp, 'config');
