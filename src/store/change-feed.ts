@@ -140,6 +140,8 @@ export class ChangeFeed {
       this.graph = undefined;
       this.compiled.clear();
       this.reads.clear();
+      // Read the new schema once the statement has run, rather than inside the next write (a batch's first).
+      queueMicrotask(() => this.schema());
     }
   }
 
