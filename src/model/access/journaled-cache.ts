@@ -11,6 +11,7 @@ import { explainTransitions, type Transition } from '../../store/access-journal.
 import type { MarkerName, Markers } from '../../store/access-markers.js';
 import type { Executor } from '../../store/db.js';
 import type { AccessChange } from './changes.js';
+import { WeighedMap } from '../../store/weighed-map.js';
 
 export type Revise<V> = (value: V, changes: readonly AccessChange[]) => V | Promise<V> | undefined;
 
@@ -21,30 +22,28 @@ interface Entry<V> {
 }
 
 export class JournaledCache<K, V> {
-  private readonly entries = new Map<K, Entry<V>>();
+  private readonly entries: WeighedMap<Entry<V>, K>;
   hits = 0;
   misses = 0;
   /** Lookups answered by keeping or patching an entry after explained changes. */
   revised = 0;
 
   constructor(
-    private readonly maxEntries: number,
+    maxEntries: number,
     private readonly kinds: readonly MarkerName[],
-  ) {}
+  ) {
+    this.entries = new WeighedMap(maxEntries);
+  }
 
   /**
    * The entry for `key` as of `m`. `compute` is given the entry's last value when it had one and could not be
    * revised (a starting point for computing the new one, never an answer by itself).
    */
   get(db: Executor, key: K, m: Markers, compute: (stale?: V) => Promise<V>, revise: Revise<V>): Promise<V> {
-    const hit = this.entries.get(key);
+    // The hit path runs several times per request: no allocation; recency is kept only when it can matter.
+    const hit = this.entries.get(key, true);
     if (hit && this.current(hit.gens, m)) {
-      // The hit path runs several times per request: no allocation; recency is kept only when it can matter.
       this.hits++;
-      if (this.entries.size >= this.maxEntries / 2) {
-        this.entries.delete(key);
-        this.entries.set(key, hit);
-      }
       return hit.value;
     }
     const gens = this.kinds.map((k) => m[k].gen);
@@ -79,9 +78,7 @@ export class JournaledCache<K, V> {
 
   private put(key: K, gens: number[], value: Promise<V>): Promise<V> {
     const entry: Entry<V> = { gens, value };
-    this.entries.delete(key);
     this.entries.set(key, entry);
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as K);
     value.then(
       (v) => (entry.settled = { v }),
       () => {

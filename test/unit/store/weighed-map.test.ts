@@ -1,4 +1,4 @@
-/** The bounded map behind the listing cache and the kept pages (src/store/weighed-map.ts). */
+/** The one bounded map of the store runtime's caches (src/store/weighed-map.ts). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WeighedMap } from '../../../src/store/weighed-map.js';

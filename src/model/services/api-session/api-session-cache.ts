@@ -11,6 +11,7 @@
 import type { Executor } from '../../../store/db.js';
 import type { ChangeFeed, Deps } from '../../../store/change-feed.js';
 import { defineCache, feedOf, storeCache } from '../../../store/runtime.js';
+import { WeighedMap } from '../../../store/weighed-map.js';
 import type { SessionIdentity } from './session-identity.js';
 
 export interface CachedPrincipal {
@@ -32,7 +33,7 @@ export const MAX_CACHED_PRINCIPALS = 20_000;
 export const PRINCIPAL_TABLES: readonly string[] = ['api_sessions', 'identities', 'auth_policies'];
 
 class PrincipalCache {
-  readonly byToken = new Map<string, CachedPrincipal>();
+  readonly byToken = new WeighedMap<CachedPrincipal>(MAX_CACHED_PRINCIPALS);
   readonly deps: Deps;
   private version: number;
 
@@ -42,7 +43,7 @@ class PrincipalCache {
   }
 
   /** The entries, emptied first when a principal table was written since they were kept. */
-  current(): Map<string, CachedPrincipal> {
+  current(): WeighedMap<CachedPrincipal> {
     const v = this.feed.version(this.deps);
     if (v !== this.version) {
       this.byToken.clear();
@@ -71,9 +72,7 @@ export function principalGeneration(db: Executor): number {
 export function rememberPrincipal(db: Executor, token: string, genBefore: number, p: CachedPrincipal): void {
   const c = storeCache(db, PRINCIPALS);
   if (!c || genBefore !== c.feed.version(c.deps)) return;
-  const byToken = c.current();
-  if (byToken.size >= MAX_CACHED_PRINCIPALS) byToken.delete(byToken.keys().next().value as string);
-  byToken.set(token, p);
+  c.current().set(token, p);
 }
 
 export function forgetPrincipal(db: Executor, token: string): void {

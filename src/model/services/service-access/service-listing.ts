@@ -30,6 +30,7 @@ import {
 } from '../../access/service-view.js';
 import { postureModel, postureView } from '../../posture/evaluate.js';
 import { defineCache, storeCache } from '../../../store/runtime.js';
+import { WeighedMap } from '../../../store/weighed-map.js';
 import { postureQueriesFor } from '../../posture/queries.js';
 
 export interface ServiceListRequest {
@@ -103,8 +104,8 @@ interface PlainPage {
   view: Pick<AccessView, 'grants' | 'catalog' | 'identity'>;
   page: ServicePage;
 }
-const PLAIN_PAGES = defineCache('plain-service-pages', () => new Map<string, PlainPage>());
 const MAX_PLAIN_PAGES = 20_000;
+const PLAIN_PAGES = defineCache('plain-service-pages', () => new WeighedMap<PlainPage>(MAX_PLAIN_PAGES));
 
 const sameView = (a: PlainPage['view'], b: AccessView) =>
   a.grants === b.grants && a.catalog === b.catalog && a.identity === b.identity;
@@ -148,14 +149,7 @@ export async function listServicesOf(
       encoded: [Buffer.concat(encoded)],
       page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() },
     };
-    if (cache) {
-      cache.delete(key);
-      cache.set(key, { view: { grants: view.grants, catalog: view.catalog, identity: view.identity }, page });
-      if (cache.size > MAX_PLAIN_PAGES) {
-        const oldest = cache.keys().next();
-        if (!oldest.done) cache.delete(oldest.value);
-      }
-    }
+    cache?.set(key, { view: { grants: view.grants, catalog: view.catalog, identity: view.identity }, page });
     return page;
   }
   const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);

@@ -12,6 +12,7 @@ import type { Executor } from '../../../store/db.js';
 import type { StoredSession } from '../../../store/sessions.js';
 import type { JsonText } from '../../json-text.js';
 import { defineCache, storeCache } from '../../../store/runtime.js';
+import { WeighedMap } from '../../../store/weighed-map.js';
 
 interface Answer {
   row: StoredSession;
@@ -24,8 +25,7 @@ interface Answer {
 const MAX_BYTES = 16 * 1024 * 1024;
 
 class AnswerCache {
-  private readonly answers = new Map<string, Answer>();
-  private bytes = 0;
+  private readonly answers = new WeighedMap<Answer>(Number.MAX_SAFE_INTEGER, MAX_BYTES);
 
   get(key: string, row: StoredSession, serviceName: string, edgeRouters: readonly unknown[]): JsonText | undefined {
     const a = this.answers.get(key);
@@ -35,20 +35,7 @@ class AnswerCache {
   }
 
   set(key: string, answer: Answer): void {
-    this.drop(key);
-    this.answers.set(key, answer);
-    this.bytes += answer.json.text.length;
-    for (const [k] of this.answers) {
-      if (this.bytes <= MAX_BYTES) break;
-      this.drop(k);
-    }
-  }
-
-  private drop(key: string): void {
-    const a = this.answers.get(key);
-    if (!a) return;
-    this.answers.delete(key);
-    this.bytes -= a.json.text.length;
+    this.answers.set(key, answer, answer.json.text.length);
   }
 }
 
