@@ -105,16 +105,20 @@ export const CONFIG_KEYS = [
 type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth' | 'edge.api.rateLimit.certificates';
 
 function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const same = a[i - 1].toLowerCase() === b[j - 1].toLowerCase();
-      row.push(Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (same ? 0 : 1)));
-    }
-    prev = row;
-  }
-  return prev[b.length];
+  const target = [...b.toLowerCase()];
+  // One row of the table at a time: `prev` holds the distances from a's first i characters to b's prefixes.
+  let prev = target.map((_, j) => j + 1);
+  [...a.toLowerCase()].forEach((ch, i) => {
+    let diag = i;
+    let left = i + 1;
+    prev = prev.map((up, j) => {
+      const d = Math.min(up + 1, left + 1, diag + (ch === target[j] ? 0 : 1));
+      diag = up;
+      left = d;
+      return d;
+    });
+  });
+  return prev.at(-1) ?? a.length;
 }
 
 /**
@@ -129,7 +133,12 @@ export function checkKeys(doc: unknown, file: string): void {
       throw new Error(`config file ${file}: ${where} must be a mapping of keys`);
     // The known names one level below `prefix`: leaves, and the parents of deeper keys.
     const known = new Set<string>();
-    for (const k of CONFIG_KEYS) if (k.startsWith(prefix)) known.add(k.slice(prefix.length).split('.')[0]);
+    for (const k of CONFIG_KEYS) {
+      if (!k.startsWith(prefix)) continue;
+      const rest = k.slice(prefix.length);
+      const dot = rest.indexOf('.');
+      known.add(dot < 0 ? rest : rest.slice(0, dot));
+    }
     for (const [key, value] of Object.entries(node)) {
       const path = prefix + key;
       if (!known.has(key)) {

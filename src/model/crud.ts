@@ -12,13 +12,14 @@ import { withDb, iso, type Ctx } from './ctx.js';
 import { DomainError, fieldError, notFound } from './errors.js';
 import { newEntityId } from './ids.js';
 import { filterFields, writableProps, type Input, type ResourceDef, type Row, type WriteMode } from './resource.js';
+import type { Decorated, RecordOf } from './resource-record.js';
 import { compileListQueryJudged, type ListOptions } from './list-query.js';
 import { hooksOf } from './resource-hooks.js';
 import { broadNeedles } from '../store/search-index.js';
 import { textOr } from './row.js';
 
-export interface Page {
-  rows: Row[];
+export interface Page<R extends Row = Row> {
+  rows: R[];
   pagination: { limit: number; offset: number; totalCount: number };
   filterableFields: string[];
 }
@@ -97,10 +98,18 @@ export async function createEntity(
   });
 }
 
-export async function getRow(ctx: Ctx, def: ResourceDef, id: string): Promise<Row> {
+/*
+ * Rows the store read by a definition, as that definition's records: the store builds each from the definition
+ * (every stored prop by its storage kind, src/store/crud.ts) out of the table whose columns `defineResource`
+ * checked against the store's schema. The one place a row is taken for a typed record.
+ */
+const asRecord = <D extends ResourceDef>(_def: D, row: Row) => row as RecordOf<D>;
+const asDecorated = <D extends ResourceDef>(_def: D, rows: Row[]) => rows as Decorated<D>[];
+
+export async function getRow<D extends ResourceDef>(ctx: Ctx, def: D, id: string): Promise<RecordOf<D>> {
   const row = await findRowById(ctx.db, def, id);
   if (!row) throw notFound(id, def.label);
-  return row;
+  return asRecord(def, row);
 }
 
 export async function updateEntity(
@@ -166,7 +175,12 @@ export async function deleteEntity(
 }
 
 /** One page of a resource, filtered and sorted by the filter language and paged by the reference's rules. */
-export async function listEntities(ctx: Ctx, def: ResourceDef, opts: ListOptions, scope?: Scope): Promise<Page> {
+export async function listEntities<D extends ResourceDef>(
+  ctx: Ctx,
+  def: D,
+  opts: ListOptions,
+  scope?: Scope,
+): Promise<Page<Decorated<D>>> {
   const fields = filterFields(def);
   // A substring needle found in most rows keeps the plain test (the index would only add work).
   const q = await compileListQueryJudged(opts, fields, (probes) => broadNeedles(ctx.db, def.table, probes));
@@ -179,14 +193,14 @@ export async function listEntities(ctx: Ctx, def: ResourceDef, opts: ListOptions
   });
   await hooksOf(ctx, def).decorate?.(ctx, rows);
   return {
-    rows,
+    rows: asDecorated(def, rows),
     pagination: { limit: q.limit, offset: q.offset, totalCount: total },
     filterableFields: Object.keys(fields),
   };
 }
 
 /** A single record with its decorations (404 when absent). */
-export async function getEntity(ctx: Ctx, def: ResourceDef, id: string): Promise<Row> {
+export async function getEntity<D extends ResourceDef>(ctx: Ctx, def: D, id: string): Promise<Decorated<D>> {
   const row = await getRow(ctx, def, id);
   await hooksOf(ctx, def).decorate?.(ctx, [row]);
   return row;

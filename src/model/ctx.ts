@@ -45,33 +45,36 @@ export interface Ctx {
   hooks: HookTable;
 }
 
-/** What the generic CRUD runs around a resource's writes, deletes and reads (resource-hooks.ts finds them). */
-export interface ResourceHooks {
+/**
+ * What the generic CRUD runs around a resource's writes, deletes and reads (resource-hooks.ts finds them). `R`
+ * is the resource's record (`hooksFor` binds it to the definition); decorated rows carry more fields besides.
+ */
+export interface ResourceHooks<R extends Row = Row> {
   /**
    * Validates and completes the input of a write before it is stored; may throw DomainError.
    * `existing` is the stored row (rendered props) for update/patch.
    */
-  prepare?(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row, pre?: Row): Promise<Input> | Input;
+  prepare?(ctx: Ctx, input: Input, mode: WriteMode, existing?: R, pre?: Row): Promise<Input> | Input;
   /**
    * Work that must not run inside the write's transaction (Argon2id hashing), done on the request body before
    * the transaction opens; its result reaches `prepare` as `pre`. `id` is the record's for update/patch.
    */
   beforeTx?(ctx: Ctx, body: Input, mode: WriteMode, id?: string): Promise<Row | undefined>;
   /** Runs in the write's transaction after the row is stored. */
-  afterWrite?(ctx: Ctx, id: string, mode: WriteMode, input: Input, existing?: Row): Promise<void> | void;
+  afterWrite?(ctx: Ctx, id: string, mode: WriteMode, input: Input, existing?: R): Promise<void> | void;
   /** Runs in the delete's transaction before the row is removed; may throw to refuse. */
-  beforeDelete?(ctx: Ctx, row: Row): Promise<void> | void;
+  beforeDelete?(ctx: Ctx, row: R): Promise<void> | void;
   /** Runs once the row is gone (after the delete's transaction when it opened one): in-memory state to forget. */
-  afterDelete?(ctx: Ctx, row: Row): void;
+  afterDelete?(ctx: Ctx, row: R): void;
   /** Extra wire fields for detail/list records, computed from a page of rows at once. */
-  decorate?(ctx: Ctx, rows: Row[]): Promise<void> | void;
+  decorate?(ctx: Ctx, rows: (R & Row)[]): Promise<void> | void;
   /**
    * Opts the resource's list pages into being kept rendered until the next store write (rendered-pages.ts):
    * only for a resource whose records (with their decorations) depend on the store and the clock alone.
    * Answers, for a page of decorated rows, the earliest time (ms) at which the clock alone changes one of
    * them (Infinity: never).
    */
-  pagesValidUntil?(rows: Row[], now: Date): number;
+  pagesValidUntil?(rows: (R & Row)[], now: Date): number;
 }
 
 /** Resource hooks by resource name; a resource without an entry is plain data. */

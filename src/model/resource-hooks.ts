@@ -6,8 +6,15 @@
  */
 import type { Ctx, ResourceHooks } from './ctx.js';
 import type { ResourceDef } from './resource.js';
+import type { RecordOf } from './resource-record.js';
 
 const NONE: ResourceHooks = {};
+
+/**
+ * A resource's hooks, typed with its records: the generic CRUD calls them with rows it read by this definition
+ * only (the table registers them under `def.name`).
+ */
+export const hooksFor = <D extends ResourceDef>(_def: D, hooks: ResourceHooks<RecordOf<D>>): ResourceHooks => hooks;
 
 /** The hooks of `def` (none for a resource without behaviour of its own). */
 export function hooksOf(ctx: Pick<Ctx, 'hooks'>, def: Pick<ResourceDef, 'name'>): ResourceHooks {

@@ -65,13 +65,20 @@ export interface BlockingRef {
 export type { Input, Row, WriteMode } from './row.js';
 export type { ResourceHooks } from './ctx.js';
 
-export interface ResourceDef {
+/**
+ * A resource definition. `Props` and `Table` are the definition's own (kept by `defineResource`, read by
+ * `RecordOf`: resource-record.ts); code that serves any resource uses the plain `ResourceDef`.
+ */
+export interface ResourceDef<
+  Props extends Readonly<Record<string, PropDef>> = Readonly<Record<string, PropDef>>,
+  Table extends string = string,
+> {
   /** Collection path segment and `_links` prefix, e.g. `identities`. */
   name: string;
   /** Singular label for messages and refs, e.g. `identity`. */
   label: string;
-  table: string;
-  props: Record<string, PropDef>;
+  table: Table;
+  props: Props;
   /** Props whose values must be unique: duplicates give a field error `<prop> must be unique`. */
   unique?: string[];
   blockingRefs?: BlockingRef[];

@@ -1,6 +1,7 @@
 /**
- * Typed reads of a generic CRUD row (`Row`, untyped because the generic CRUD serves every table). Each checks
- * what the store's column holds (src/store/schema.ts) instead of asserting it, so a wrong column fails loudly.
+ * Typed reads of an untyped row (`Row`: what code serving any resource, a request body or a policy kind holds; a
+ * definition's own records are typed, `RecordOf` in resource-record.ts). Each checks what the store's column
+ * holds (src/store/schema.ts) instead of asserting it, so a wrong column fails loudly.
  */
 
 /** A record as the generic CRUD reads it (rendered props by name). */

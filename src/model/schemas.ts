@@ -18,7 +18,7 @@ export const PrecedenceSchema = Type.Union([Type.Literal('default'), Type.Litera
 export const AttributesSchema = StringListSchema();
 
 /** The `roleAttributes` property of services, routers and posture checks: an optional, nullable, filterable set. */
-export const ROLE_ATTRIBUTES_PROP: PropDef = {
+export const ROLE_ATTRIBUTES_PROP = {
   schema: AttributesSchema,
   storage: 'set',
   create: 'optional',
@@ -27,9 +27,9 @@ export const ROLE_ATTRIBUTES_PROP: PropDef = {
   nullable: true,
   default: [],
   filter: true,
-};
+} satisfies PropDef;
 /** A required, filterable `name` with a substring index in the store (migration 0012: identities, services). */
-export const SEARCHABLE_NAME_PROP: PropDef = {
+export const SEARCHABLE_NAME_PROP = {
   schema: NameSchema,
   storage: 'text',
   create: 'required',
@@ -37,7 +37,7 @@ export const SEARCHABLE_NAME_PROP: PropDef = {
   patch: true,
   filter: true,
   search: true,
-};
+} satisfies PropDef;
 export const ObjectSchema = Type.Object({}, { additionalProperties: true });
 export const SemanticSchema = Type.Union([Type.Literal('AllOf'), Type.Literal('AnyOf')]);
 export const UsernameSchema = Type.String({ minLength: 4, maxLength: 100 });

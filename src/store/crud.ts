@@ -8,7 +8,7 @@
  * passed without conversion and the store reads nothing else of them. Constraint failures are thrown as
  * {@link ConstraintViolation}s; the model maps them to domain errors.
  */
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type RawBuilder, type SelectType, type SqlBool } from 'kysely';
 import { dynamic, type Executor } from './db.js';
 import { describeConstraintError } from './constraints.js';
 import type { Scope } from './scopes.js';
@@ -16,6 +16,7 @@ import { boolFromDb, boolToDb, countFromDb, jsonFromDb, jsonToDb } from './value
 import { linkTable } from './link-tables.js';
 import { readWithCache } from './list-cache.js';
 import { hotRows } from './direct.js';
+import type { Database } from './schema.js';
 
 export { linkTable, linkTableField } from './link-tables.js';
 
@@ -35,6 +36,11 @@ export interface StoredTable {
 }
 
 export type Row = Record<string, unknown>;
+
+/** A table of the store, and its columns and their values as read (the generated schema.ts). */
+export type TableName = keyof Database & string;
+export type ColumnName<T extends TableName> = keyof Database[T] & string;
+export type ColumnValue<T extends TableName, K extends ColumnName<T>> = SelectType<Database[T][K]>;
 
 const BASE_COLUMNS = ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem'] as const;
 

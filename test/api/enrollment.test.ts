@@ -192,7 +192,7 @@ describe('ott enrollment and certificate authentication', () => {
     // A CSR whose signature does not verify (one byte of the signature flipped).
     const lines = csrPem.trim().split('\n');
     const body = Buffer.from(lines.slice(1, -1).join(''), 'base64');
-    body[body.length - 3] ^= 0xff;
+    body.writeUInt8(body.readUInt8(body.length - 3) ^ 0xff, body.length - 3);
     const tampered = `${lines[0]}\n${body.toString('base64').replace(/(.{64})/g, '$1\n')}\n${lines.at(-1)}\n`;
     assertError(await enrollOttPem(ott.token, tampered), 400, 'COULD_NOT_PROCESS_CSR');
     // A certificate where a CSR belongs.

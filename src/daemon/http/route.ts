@@ -1,7 +1,7 @@
 /**
- * Route declarations. Every operation is declared once with its API, method, path, operationId, access
- * and body schema; the same declarations register the Fastify routes and generate the OpenAPI documents,
- * so the published specs always match what is served.
+ * Route declarations. Every operation is declared once, with `route()`, with its API, method, path,
+ * operationId, access and body schema; the same declarations register the Fastify routes and generate the
+ * OpenAPI documents, so the published specs always match what is served.
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -28,17 +28,40 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type RouteAccess = 'anonymous' | 'session' | 'partial' | 'admin';
 
-export interface RequestContext {
+/** The principal a route's handler sees: every access but `anonymous` admits authenticated requests only. */
+export type PrincipalOf<A extends RouteAccess> = A extends 'anonymous' ? Principal | undefined : Principal;
+
+/** The parameter names of a path template: `/identities/{id}/policy-advice/{serviceId}` → `id` | `serviceId`. */
+export type PathParamNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}`
+  ? N | PathParamNames<Rest>
+  : never;
+
+/** The path parameters of a template, each present; a path known only as `string` gives no names. */
+export type PathParams<P extends string> = string extends P
+  ? Record<string, string>
+  : { readonly [K in PathParamNames<P>]: string };
+
+/**
+ * What a handler gets. `Who` and `Params` are what the route's declaration guarantees (see `route`); helpers
+ * that need a caller take `RequestContext<Principal>`.
+ */
+export interface RequestContext<
+  Who extends Principal | undefined = Principal | undefined,
+  Params extends Record<string, string> = Record<string, string>,
+> {
   ctx: Ctx;
   deps: DaemonDeps;
-  principal?: Principal;
+  principal: Who;
   req: FastifyRequest;
   reply: FastifyReply;
-  params: Record<string, string>;
+  params: Params;
   query: Record<string, string | string[] | undefined>;
   body: unknown;
   api: ApiName;
 }
+
+/** The context of a route with this access and path template. */
+export type RouteContext<A extends RouteAccess, P extends string> = RequestContext<PrincipalOf<A>, PathParams<P>>;
 
 export interface RouteDef {
   apis: readonly ApiName[];
@@ -60,6 +83,38 @@ export interface RouteDef {
   envelope?: string;
   summary?: string;
   handler(rc: RequestContext): Promise<Envelope | typeof RAW>;
+}
+
+/** A route as declared: its handler's context follows from its access and path (see `route`). */
+export interface RouteSpec<A extends RouteAccess, P extends string> extends Omit<
+  RouteDef,
+  'access' | 'path' | 'handler'
+> {
+  access: A;
+  path: P;
+  handler(rc: RouteContext<A, P>): Promise<Envelope | typeof RAW>;
+}
+
+const paramNames = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].flatMap((m) => m[1] ?? []);
+
+/**
+ * Declares a route. Its handler is typed with what the route guarantees: a principal unless the access is
+ * `anonymous` (authorize() refuses the request otherwise) and every parameter of the path template (the
+ * router matched them). Both are checked again per request, so a break in either is a 500, not a handler
+ * running on an absent principal or parameter.
+ */
+export function route<A extends RouteAccess, P extends string>(spec: RouteSpec<A, P>): RouteDef {
+  const names = paramNames(spec.path);
+  const fits = (rc: RequestContext): rc is RouteContext<A, P> =>
+    (spec.access === 'anonymous' || rc.principal !== undefined) && names.every((n) => typeof rc.params[n] === 'string');
+  return {
+    ...spec,
+    async handler(rc) {
+      if (!fits(rc))
+        throw new Error(`${spec.operationId}: request without the principal or parameters the route needs`);
+      return spec.handler(rc);
+    },
+  };
 }
 
 /** The session token of a request: `svc-session`, or `zt-session` for existing clients (decisions.md). */

@@ -12,16 +12,17 @@ import {
   listSessionCerts,
 } from '../../model/services/api-session/api-session-certs.js';
 import { empty, listOf, ok } from '../http/envelope.js';
-import type { RequestContext, RouteDef } from '../http/route.js';
+import { route, type RequestContext, type RouteDef } from '../http/route.js';
+import type { Principal } from '../../model/services/api-session/api-session.js';
 import { listOptions } from './crud.js';
 
 const CLIENT = ['client'] as const;
 const PATH = '/current-api-session/certificates';
 const TAG = 'Current API Session';
-const sessionOf = (rc: RequestContext) => rc.principal!.apiSessionId;
+const sessionOf = (rc: RequestContext<Principal>) => rc.principal.apiSessionId;
 
 export const apiSessionCertRoutes: RouteDef[] = [
-  {
+  route({
     apis: CLIENT,
     method: 'GET',
     path: PATH,
@@ -37,8 +38,8 @@ export const apiSessionCertRoutes: RouteDef[] = [
         page,
       );
     },
-  },
-  {
+  }),
+  route({
     apis: CLIENT,
     method: 'POST',
     path: PATH,
@@ -50,10 +51,10 @@ export const apiSessionCertRoutes: RouteDef[] = [
     envelope: 'createCurrentApiSessionCertificateEnvelope',
     summary: 'Creates an ephemeral certificate for the current API Session',
     async handler(rc) {
-      rc.deps.issuanceLimiter.take(sessionOf(rc), rc.principal!.identity.id);
+      rc.deps.issuanceLimiter.take(sessionOf(rc), rc.principal.identity.id);
       const issued = await createSessionCert(
         rc.ctx,
-        { apiSessionId: sessionOf(rc), identityId: rc.principal!.identity.id },
+        { apiSessionId: sessionOf(rc), identityId: rc.principal.identity.id },
         (rc.body as { csr: string }).csr,
       );
       return {
@@ -66,8 +67,8 @@ export const apiSessionCertRoutes: RouteDef[] = [
         },
       };
     },
-  },
-  {
+  }),
+  route({
     apis: CLIENT,
     method: 'GET',
     path: `${PATH}/{id}`,
@@ -77,10 +78,10 @@ export const apiSessionCertRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailCurrentApiSessionCertificateEnvelope',
     async handler(rc) {
-      return ok(renderRecord(apiSessionCerts, await getSessionCert(rc.ctx, sessionOf(rc), rc.params.id!)));
+      return ok(renderRecord(apiSessionCerts, await getSessionCert(rc.ctx, sessionOf(rc), rc.params.id)));
     },
-  },
-  {
+  }),
+  route({
     apis: CLIENT,
     method: 'DELETE',
     path: `${PATH}/{id}`,
@@ -90,8 +91,8 @@ export const apiSessionCertRoutes: RouteDef[] = [
     success: 200,
     envelope: 'empty',
     async handler(rc) {
-      await deleteSessionCert(rc.ctx, sessionOf(rc), rc.params.id!);
+      await deleteSessionCert(rc.ctx, sessionOf(rc), rc.params.id);
       return empty();
     },
-  },
+  }),
 ];

@@ -14,12 +14,12 @@ import { wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js'
 import { currentApiSessionDetail, deleteApiSessions } from '../../model/services/api-session/api-session.js';
 import { peerCertificates } from '../http/tls.js';
 import { empty, ok } from '../http/envelope.js';
-import { queryString, type RouteDef } from '../http/route.js';
+import { route, queryString, type RouteDef } from '../http/route.js';
 
 const BOTH = ['client', 'management'] as const;
 
 export const authRoutes: RouteDef[] = [
-  {
+  route({
     apis: BOTH,
     method: 'POST',
     path: '/authenticate',
@@ -84,8 +84,8 @@ export const authRoutes: RouteDef[] = [
         .header('expires-at', String(detail.expiresAt));
       return ok(detail);
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'GET',
     path: '/current-api-session',
@@ -95,10 +95,10 @@ export const authRoutes: RouteDef[] = [
     success: 200,
     envelope: 'currentApiSessionDetailEnvelope',
     async handler(rc) {
-      return ok(await currentApiSessionDetail(rc.ctx, rc.principal!.apiSessionId));
+      return ok(await currentApiSessionDetail(rc.ctx, rc.principal.apiSessionId));
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'DELETE',
     path: '/current-api-session',
@@ -109,8 +109,8 @@ export const authRoutes: RouteDef[] = [
     envelope: 'empty',
     summary: 'Logout',
     async handler(rc) {
-      await deleteApiSessions(rc.ctx, [rc.principal!.apiSessionId]);
+      await deleteApiSessions(rc.ctx, [rc.principal.apiSessionId]);
       return empty();
     },
-  },
+  }),
 ];

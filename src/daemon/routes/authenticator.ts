@@ -3,10 +3,10 @@ import { Type } from '@sinclair/typebox';
 import { enrollments } from '../../model/resources/enrollment.js';
 import { reEnrollAuthenticator } from '../../model/services/enrollment/re-enroll.js';
 import { created } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 
 export const authenticatorRoutes: RouteDef[] = [
-  {
+  route({
     apis: ['management'],
     method: 'POST',
     path: '/authenticators/{id}/re-enroll',
@@ -18,8 +18,8 @@ export const authenticatorRoutes: RouteDef[] = [
     envelope: 'createEnvelope',
     summary: 'Reverts an authenticator to an enrollment',
     async handler(rc) {
-      const id = await reEnrollAuthenticator(rc.ctx, rc.params.id!, (rc.body as { expiresAt: string }).expiresAt);
+      const id = await reEnrollAuthenticator(rc.ctx, rc.params.id, (rc.body as { expiresAt: string }).expiresAt);
       return created(id, enrollments.name);
     },
-  },
+  }),
 ];

@@ -4,12 +4,12 @@
  */
 import { caJwt, verifyCa } from '../../model/services/ca/ca.js';
 import { empty, RAW } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 
 const MGMT = ['management'] as const;
 
 export const caRoutes: RouteDef[] = [
-  {
+  route({
     apis: MGMT,
     method: 'POST',
     path: '/cas/{id}/verify',
@@ -21,11 +21,11 @@ export const caRoutes: RouteDef[] = [
     envelope: 'empty',
     summary: 'Verify a CA with a certificate whose common name is the verification token, signed by the CA',
     async handler(rc) {
-      await verifyCa(rc.ctx, rc.params.id!, rc.body);
+      await verifyCa(rc.ctx, rc.params.id, rc.body);
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'GET',
     path: '/cas/{id}/jwt',
@@ -37,9 +37,9 @@ export const caRoutes: RouteDef[] = [
     success: 200,
     summary: 'Retrieve the enrollment JWT for a CA',
     async handler(rc) {
-      const jwt = await caJwt(rc.ctx, rc.params.id!);
+      const jwt = await caJwt(rc.ctx, rc.params.id);
       await rc.reply.code(200).type('application/jwt').send(jwt);
       return RAW;
     },
-  },
+  }),
 ];

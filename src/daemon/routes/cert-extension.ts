@@ -9,13 +9,13 @@ import {
 } from '../../model/services/authentication/cert-extension.js';
 import { peerCertificates } from '../http/tls.js';
 import { empty, ok } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 
 const BOTH = ['client', 'management'] as const;
 const TAG = 'Extend Enrollment';
 
 export const certExtensionRoutes: RouteDef[] = [
-  {
+  route({
     apis: BOTH,
     method: 'POST',
     path: '/current-identity/authenticators/{id}/extend',
@@ -28,20 +28,20 @@ export const certExtensionRoutes: RouteDef[] = [
     summary:
       'Issues a new certificate for a certificate based authenticator; the current one stays valid until extend-verify',
     async handler(rc) {
-      rc.deps.issuanceLimiter.take(rc.principal!.apiSessionId, rc.principal!.identity.id);
+      rc.deps.issuanceLimiter.take(rc.principal.apiSessionId, rc.principal.identity.id);
       const body = rc.body as { clientCertCsr: string };
       return ok(
         await extendCertAuthenticator(
           rc.ctx,
-          rc.principal!.identity.id,
-          rc.params.id!,
+          rc.principal.identity.id,
+          rc.params.id,
           peerCertificates(rc.req),
           body.clientCertCsr,
         ),
       );
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'POST',
     path: '/current-identity/authenticators/{id}/extend-verify',
@@ -55,11 +55,11 @@ export const certExtensionRoutes: RouteDef[] = [
     async handler(rc) {
       await verifyExtendedCertificate(
         rc.ctx,
-        rc.principal!.identity.id,
-        rc.params.id!,
+        rc.principal.identity.id,
+        rc.params.id,
         (rc.body as { clientCert: string }).clientCert,
       );
       return empty();
     },
-  },
+  }),
 ];

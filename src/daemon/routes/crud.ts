@@ -7,7 +7,16 @@ import { createEntity, deleteEntity, getEntity, listEntities, updateEntity } fro
 import { renderRecord } from '../../model/render.js';
 import { bodySchema, type Access, type CrudOp, type Input, type ResourceDef } from '../../model/resource.js';
 import { created, empty, listOf, ok } from '../http/envelope.js';
-import { queryArray, queryString, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
+import {
+  queryArray,
+  queryString,
+  route,
+  type ApiName,
+  type RequestContext,
+  type RouteAccess,
+  type RouteDef,
+  type RouteSpec,
+} from '../http/route.js';
 import type { ListOptions } from '../../model/list-query.js';
 import { roleFilterScope } from '../../model/role-filter.js';
 import { keptPage } from '../../model/rendered-pages.js';
@@ -27,12 +36,13 @@ const tagOf = (def: ResourceDef) =>
 
 /** The route declarations for every CRUD op a resource definition exposes. */
 export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['management']): RouteDef[] {
-  const base = `/${def.name}`;
-  const one = `${base}/{id}`;
+  const base = `/${def.name}` as const;
+  const one = `${base}/{id}` as const;
   const routes: RouteDef[] = [];
+  const add = <A extends RouteAccess, P extends string>(spec: RouteSpec<A, P>) => routes.push(route(spec));
   const common = { apis, tag: tagOf(def) };
   if (def.ops.list) {
-    routes.push({
+    add({
       ...common,
       method: 'GET',
       path: base,
@@ -55,7 +65,7 @@ export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['manage
     });
   }
   if (def.ops.create) {
-    routes.push({
+    add({
       ...common,
       method: 'POST',
       path: base,
@@ -71,7 +81,7 @@ export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['manage
     });
   }
   if (def.ops.detail) {
-    routes.push({
+    add({
       ...common,
       method: 'GET',
       path: one,
@@ -80,14 +90,14 @@ export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['manage
       success: 200,
       envelope: def.envelopes?.detail,
       async handler(rc) {
-        return ok(renderRecord(def, await getEntity(rc.ctx, def, rc.params.id!)));
+        return ok(renderRecord(def, await getEntity(rc.ctx, def, rc.params.id)));
       },
     });
   }
   for (const mode of ['update', 'patch'] as const) {
     const opId = def.ops[mode];
     if (!opId) continue;
-    routes.push({
+    add({
       ...common,
       method: mode === 'update' ? 'PUT' : 'PATCH',
       path: one,
@@ -97,13 +107,13 @@ export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['manage
       success: 200,
       envelope: 'empty',
       async handler(rc) {
-        await updateEntity(rc.ctx, def, rc.params.id!, rc.body as Input, mode);
+        await updateEntity(rc.ctx, def, rc.params.id, rc.body as Input, mode);
         return empty();
       },
     });
   }
   if (def.ops.delete) {
-    routes.push({
+    add({
       ...common,
       method: 'DELETE',
       path: one,
@@ -112,7 +122,7 @@ export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['manage
       success: 200,
       envelope: 'empty',
       async handler(rc) {
-        await deleteEntity(rc.ctx, def, rc.params.id!);
+        await deleteEntity(rc.ctx, def, rc.params.id);
         return empty();
       },
     });

@@ -13,7 +13,7 @@ import {
   type OwnAuthenticatorChange,
 } from '../../model/services/authentication/own-authenticator.js';
 import { empty, listOf, ok } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';
 
 const BOTH = ['client', 'management'] as const;
@@ -35,7 +35,7 @@ const SelfPatch = Type.Object(
 );
 
 export const currentIdentityRoutes: RouteDef[] = [
-  {
+  route({
     apis: BOTH,
     method: 'GET',
     path: '/current-identity',
@@ -45,10 +45,10 @@ export const currentIdentityRoutes: RouteDef[] = [
     success: 200,
     envelope: 'currentIdentityDetailEnvelope',
     async handler(rc) {
-      return ok(renderRecord(identities, await getEntity(rc.ctx, identities, rc.principal!.identity.id)));
+      return ok(renderRecord(identities, await getEntity(rc.ctx, identities, rc.principal.identity.id)));
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'GET',
     path: '/current-identity/authenticators',
@@ -62,15 +62,15 @@ export const currentIdentityRoutes: RouteDef[] = [
         rc.ctx,
         authenticators,
         listOptions(rc),
-        authenticatorsOfIdentity(rc.principal!.identity.id),
+        authenticatorsOfIdentity(rc.principal.identity.id),
       );
       return listOf(
         page.rows.map((r) => renderRecord(authenticators, r)),
         page,
       );
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'GET',
     path: '/current-identity/authenticators/{id}',
@@ -80,28 +80,30 @@ export const currentIdentityRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailAuthenticatorEnvelope',
     async handler(rc) {
-      const row = await getEntity(rc.ctx, authenticators, rc.params.id!);
-      if (row.identityId !== rc.principal!.identity.id) throw notFound(rc.params.id, 'authenticator');
+      const row = await getEntity(rc.ctx, authenticators, rc.params.id);
+      if (row.identityId !== rc.principal.identity.id) throw notFound(rc.params.id, 'authenticator');
       return ok(renderRecord(authenticators, row));
     },
-  },
-  ...(['update', 'patch'] as const).map((mode): RouteDef => ({
-    apis: BOTH,
-    method: mode === 'update' ? 'PUT' : 'PATCH',
-    path: '/current-identity/authenticators/{id}',
-    operationId: mode === 'update' ? 'updateCurrentIdentityAuthenticator' : 'patchCurrentIdentityAuthenticator',
-    tag: 'Current Identity',
-    access: 'session',
-    body: mode === 'update' ? SelfUpdate : SelfPatch,
-    success: 200,
-    envelope: 'empty',
-    async handler(rc) {
-      // The current password is a credential check: limited like a login (daemon/auth-limiter.ts).
-      const identityId = rc.principal!.identity.id;
-      await rc.deps.authLimiter.attempt(rc.req.ip, `identity:${identityId}`, () =>
-        updateOwnAuthenticator(rc.ctx, identityId, rc.params.id!, rc.body as OwnAuthenticatorChange, mode),
-      );
-      return empty();
-    },
-  })),
+  }),
+  ...(['update', 'patch'] as const).map((mode) =>
+    route({
+      apis: BOTH,
+      method: mode === 'update' ? 'PUT' : 'PATCH',
+      path: '/current-identity/authenticators/{id}',
+      operationId: mode === 'update' ? 'updateCurrentIdentityAuthenticator' : 'patchCurrentIdentityAuthenticator',
+      tag: 'Current Identity',
+      access: 'session',
+      body: mode === 'update' ? SelfUpdate : SelfPatch,
+      success: 200,
+      envelope: 'empty',
+      async handler(rc) {
+        // The current password is a credential check: limited like a login (daemon/auth-limiter.ts).
+        const identityId = rc.principal.identity.id;
+        await rc.deps.authLimiter.attempt(rc.req.ip, `identity:${identityId}`, () =>
+          updateOwnAuthenticator(rc.ctx, identityId, rc.params.id, rc.body as OwnAuthenticatorChange, mode),
+        );
+        return empty();
+      },
+    }),
+  ),
 ];

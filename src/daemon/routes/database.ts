@@ -4,12 +4,12 @@
  * taken at most once a minute.
  */
 import { empty, ok } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 
 const MGMT = ['management'] as const;
 
 export const databaseRoutes: RouteDef[] = [
-  {
+  route({
     apis: MGMT,
     method: 'POST',
     path: '/database/check-data-integrity',
@@ -22,8 +22,8 @@ export const databaseRoutes: RouteDef[] = [
       rc.deps.database.start(false);
       return { ...empty(), status: 202 };
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'POST',
     path: '/database/fix-data-integrity',
@@ -36,8 +36,8 @@ export const databaseRoutes: RouteDef[] = [
       rc.deps.database.start(true);
       return { ...empty(), status: 202 };
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'GET',
     path: '/database/data-integrity-results',
@@ -54,8 +54,8 @@ export const databaseRoutes: RouteDef[] = [
         meta: { pagination: { limit: -1, offset: 0, totalCount: data.results.length }, filterableFields: [] },
       };
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'POST',
     path: '/database/snapshot',
@@ -68,5 +68,5 @@ export const databaseRoutes: RouteDef[] = [
       // The reference answers an empty object; the file's path is an addition (docs/decisions.md).
       return ok({ path: await rc.deps.database.snapshot() });
     },
-  },
+  }),
 ];

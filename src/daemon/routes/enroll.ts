@@ -19,7 +19,7 @@ import { enrollCa, enrollOttCa } from '../../model/services/enrollment/ca-enroll
 import { enrollRouter } from '../../model/services/enrollment/router-enrollment.js';
 import { empty, ok, RAW, type Envelope } from '../http/envelope.js';
 import { peerCertificates } from '../http/tls.js';
-import { queryString, type RequestContext, type RouteDef } from '../http/route.js';
+import { route, queryString, type RequestContext, type RouteDef } from '../http/route.js';
 
 const CLIENT = ['client'] as const;
 const PEM_ANSWER_RE = /application\/(x-x509-user-cert|x-pem-file)/;
@@ -55,7 +55,7 @@ async function answerCertificate(
 }
 
 export const enrollRoutes: RouteDef[] = [
-  {
+  route({
     apis: CLIENT,
     method: 'POST',
     path: '/enroll/ott',
@@ -70,8 +70,8 @@ export const enrollRoutes: RouteDef[] = [
     async handler(rc) {
       return answerCertificate(rc, await enrollOtt(rc.ctx, tokenOf(rc), csrOf(rc)), 'application/x-x509-user-cert');
     },
-  },
-  {
+  }),
+  route({
     apis: CLIENT,
     method: 'POST',
     path: '/enroll/updb',
@@ -84,8 +84,8 @@ export const enrollRoutes: RouteDef[] = [
     async handler(rc) {
       return ok(await enrollUpdb(rc.ctx, tokenOf(rc), rc.body));
     },
-  },
-  {
+  }),
+  route({
     apis: CLIENT,
     method: 'POST',
     path: '/enroll/erott',
@@ -98,8 +98,8 @@ export const enrollRoutes: RouteDef[] = [
     async handler(rc) {
       return ok(await enrollRouter(rc.ctx, tokenOf(rc), 'erott', rc.body));
     },
-  },
-  {
+  }),
+  route({
     apis: CLIENT,
     method: 'POST',
     path: '/enroll/ottca',
@@ -113,8 +113,8 @@ export const enrollRoutes: RouteDef[] = [
       await enrollOttCa(rc.ctx, tokenOf(rc), peerCertificates(rc.req));
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: CLIENT,
     method: 'POST',
     path: '/enroll/ca',
@@ -128,8 +128,8 @@ export const enrollRoutes: RouteDef[] = [
       await enrollCa(rc.ctx, peerCertificates(rc.req), bodyObject(rc.body).name);
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: CLIENT,
     method: 'POST',
     path: '/enroll',
@@ -172,5 +172,5 @@ export const enrollRoutes: RouteDef[] = [
           });
       }
     },
-  },
+  }),
 ];

@@ -1,11 +1,11 @@
 /** The Client API's anonymous listing of external JWT signers (parity: docs/reference-notes.md §5.4). */
 import { listLoginSigners } from '../../model/services/ext-jwt/ext-jwt-listing.js';
 import { listOf } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';
 
 export const externalJwtSignerRoutes: RouteDef[] = [
-  {
+  route({
     apis: ['client'],
     method: 'GET',
     path: '/external-jwt-signers',
@@ -19,5 +19,5 @@ export const externalJwtSignerRoutes: RouteDef[] = [
       const { page, records } = await listLoginSigners(rc.ctx, listOptions(rc));
       return listOf(records, page);
     },
-  },
+  }),
 ];

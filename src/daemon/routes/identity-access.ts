@@ -11,7 +11,7 @@ import {
   type ServiceConfigPair,
 } from '../../model/services/service-access/identity-service-configs.js';
 import { empty, listOf, ok } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 import { MAX_SET_ITEMS } from '../../model/schemas.js';
 
 const MGMT = ['management'] as const;
@@ -30,7 +30,7 @@ const PairsToRemove = Type.Union([
 ]);
 
 export const identityAccessRoutes: RouteDef[] = [
-  {
+  route({
     apis: MGMT,
     method: 'GET',
     path: '/identities/{id}/policy-advice/{serviceId}',
@@ -40,10 +40,10 @@ export const identityAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'getIdentityPolicyAdviceEnvelope',
     async handler(rc) {
-      return ok(await policyAdvice(rc.ctx, rc.params.id!, rc.params.serviceId!));
+      return ok(await policyAdvice(rc.ctx, rc.params.id, rc.params.serviceId));
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'GET',
     path: '/identities/{id}/service-configs',
@@ -53,14 +53,14 @@ export const identityAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'listServiceConfigsEnvelope',
     async handler(rc) {
-      const data = await listIdentityServiceConfigs(rc.ctx, rc.params.id!);
+      const data = await listIdentityServiceConfigs(rc.ctx, rc.params.id);
       return listOf(data, {
         pagination: { limit: data.length, offset: 0, totalCount: data.length },
         filterableFields: [],
       });
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'POST',
     path: '/identities/{id}/service-configs',
@@ -71,11 +71,11 @@ export const identityAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'empty',
     async handler(rc) {
-      await assignIdentityServiceConfigs(rc.ctx, rc.params.id!, rc.body as ServiceConfigPair[]);
+      await assignIdentityServiceConfigs(rc.ctx, rc.params.id, rc.body as ServiceConfigPair[]);
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'DELETE',
     path: '/identities/{id}/service-configs',
@@ -88,10 +88,10 @@ export const identityAccessRoutes: RouteDef[] = [
     async handler(rc) {
       await removeIdentityServiceConfigs(
         rc.ctx,
-        rc.params.id!,
+        rc.params.id,
         Array.isArray(rc.body) ? (rc.body as ServiceConfigPair[]) : undefined,
       );
       return empty();
     },
-  },
+  }),
 ];

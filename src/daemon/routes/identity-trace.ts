@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { updateIdentityTrace, type TraceSpec } from '../../model/services/identity/identity-trace.js';
 import { ok } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 
 const TraceSpecBody = Type.Object(
   {
@@ -15,7 +15,7 @@ const TraceSpecBody = Type.Object(
 );
 
 export const identityTraceRoutes: RouteDef[] = [
-  {
+  route({
     apis: ['management'],
     method: 'PUT',
     path: '/identities/{id}/trace',
@@ -26,7 +26,7 @@ export const identityTraceRoutes: RouteDef[] = [
     success: 200,
     envelope: 'traceDetailEnvelope',
     async handler(rc) {
-      return ok(await updateIdentityTrace(rc.ctx, rc.params.id!, rc.body as TraceSpec));
+      return ok(await updateIdentityTrace(rc.ctx, rc.params.id, rc.body as TraceSpec));
     },
-  },
+  }),
 ];

@@ -8,13 +8,13 @@ import { identities } from '../../model/resources/identity.js';
 import { listRoleAttributes } from '../../model/role-attributes.js';
 import { disableIdentity, enableIdentity } from '../../model/services/identity/identity.js';
 import { empty, listOf } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';
 
 const MGMT = ['management'] as const;
 
 export const identityRoutes: RouteDef[] = [
-  {
+  route({
     apis: MGMT,
     method: 'POST',
     path: '/identities/{id}/disable',
@@ -25,11 +25,11 @@ export const identityRoutes: RouteDef[] = [
     success: 200,
     envelope: 'empty',
     async handler(rc) {
-      await disableIdentity(rc.ctx, rc.params.id!, (rc.body as { durationMinutes: number }).durationMinutes);
+      await disableIdentity(rc.ctx, rc.params.id, (rc.body as { durationMinutes: number }).durationMinutes);
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'POST',
     path: '/identities/{id}/enable',
@@ -39,11 +39,11 @@ export const identityRoutes: RouteDef[] = [
     success: 200,
     envelope: 'empty',
     async handler(rc) {
-      await enableIdentity(rc.ctx, rc.params.id!);
+      await enableIdentity(rc.ctx, rc.params.id);
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'GET',
     path: '/identities/{id}/authenticators',
@@ -53,15 +53,15 @@ export const identityRoutes: RouteDef[] = [
     success: 200,
     envelope: 'listAuthenticatorsEnvelope',
     async handler(rc) {
-      await getRow(rc.ctx, identities, rc.params.id!);
-      const page = await listEntities(rc.ctx, authenticators, listOptions(rc), authenticatorsOfIdentity(rc.params.id!));
+      await getRow(rc.ctx, identities, rc.params.id);
+      const page = await listEntities(rc.ctx, authenticators, listOptions(rc), authenticatorsOfIdentity(rc.params.id));
       return listOf(
         page.rows.map((r) => renderRecord(authenticators, r)),
         page,
       );
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'GET',
     path: '/identity-role-attributes',
@@ -74,5 +74,5 @@ export const identityRoutes: RouteDef[] = [
       const page = await listRoleAttributes(rc.ctx, identities, listOptions(rc));
       return listOf(page.values, page);
     },
-  },
+  }),
 ];

@@ -7,7 +7,7 @@ import { apiSessionCerts } from '../../model/resources/api-session-cert.js';
 import { sessions } from '../../model/resources/session.js';
 import { terminators } from '../../model/resources/terminator.js';
 import { ok, listOf, RAW } from '../http/envelope.js';
-import { API_PREFIX, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
+import { route, API_PREFIX, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
 import { SPEC_IDS } from '../openapi.js';
 
 const BOTH = ['client', 'management'] as const;
@@ -73,7 +73,7 @@ const SUMMARY: Record<string, readonly string[]> = {
 export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
   const common = { apis: BOTH, access: 'anonymous' as const, success: 200 };
   return [
-    {
+    route({
       ...common,
       method: 'GET',
       path: '/',
@@ -81,8 +81,8 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       tag: 'Informational',
       envelope: 'listVersionEnvelope',
       handler: async (rc) => ok(versionRecord(rc)),
-    },
-    {
+    }),
+    route({
       ...common,
       method: 'GET',
       path: '/version',
@@ -90,8 +90,8 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       tag: 'Informational',
       envelope: 'listVersionEnvelope',
       handler: async (rc) => ok(versionRecord(rc)),
-    },
-    {
+    }),
+    route({
       ...common,
       method: 'GET',
       path: '/specs',
@@ -100,8 +100,8 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       envelope: 'listSpecsEnvelope',
       handler: async (rc) =>
         listOf([specRecord(rc)], { pagination: { limit: 10, offset: 0, totalCount: 1 }, filterableFields: [] }),
-    },
-    {
+    }),
+    route({
       ...common,
       method: 'GET',
       path: '/specs/{id}',
@@ -112,8 +112,8 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
         if (rc.params.id !== SPEC_IDS[rc.api]) throw notFound(rc.params.id, 'spec');
         return ok(specRecord(rc));
       },
-    },
-    {
+    }),
+    route({
       ...common,
       method: 'GET',
       path: '/specs/{id}/spec',
@@ -125,8 +125,8 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
         if (rc.params.id !== SPEC_IDS[rc.api]) throw notFound(rc.params.id, 'spec');
         return ok(specFor(rc.api));
       },
-    },
-    {
+    }),
+    route({
       ...common,
       apis: ['client', 'management'],
       method: 'GET',
@@ -142,8 +142,8 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
           .send(rc.deps.caBundlePkcs7);
         return RAW;
       },
-    },
-    {
+    }),
+    route({
       ...common,
       apis: ['client'],
       method: 'GET',
@@ -155,8 +155,8 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
       async handler(rc) {
         return ok({ https: { address: rc.deps.advertisedUrl.replace(/^https:\/\//, '') } });
       },
-    },
-    {
+    }),
+    route({
       apis: ['management'],
       method: 'GET',
       path: '/summary',
@@ -173,6 +173,6 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
         counts.postureCheckTypes = postureCheckTypeCount();
         return ok(counts);
       },
-    },
+    }),
   ];
 }

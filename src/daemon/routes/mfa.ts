@@ -17,8 +17,9 @@ import {
   removeIdentityMfa,
   verifyMfa,
 } from '../../model/services/mfa/mfa.js';
+import type { Principal } from '../../model/services/api-session/api-session.js';
 import { empty, ok, RAW } from '../http/envelope.js';
-import type { RequestContext, RouteDef } from '../http/route.js';
+import { route, type RequestContext, type RouteDef } from '../http/route.js';
 
 const BOTH = ['client', 'management'] as const;
 const TAG = 'MFA';
@@ -88,9 +89,9 @@ function readBounded(stream: NodeJS.ReadableStream, max: number, waitMs: number)
   });
 }
 
-const caller = (rc: RequestContext) => ({
-  apiSessionId: rc.principal!.apiSessionId,
-  identityId: rc.principal!.identity.id,
+const caller = (rc: RequestContext<Principal>) => ({
+  apiSessionId: rc.principal.apiSessionId,
+  identityId: rc.principal.identity.id,
 });
 
 /**
@@ -98,11 +99,11 @@ const caller = (rc: RequestContext) => ({
  * bound is the stored count of wrong codes (services/mfa/mfa-failures.ts), and an identity-wide budget would let
  * whoever burns it get the real user's right code refused with 429.
  */
-const limited = <T>(rc: RequestContext, run: () => Promise<T>): Promise<T> =>
-  rc.deps.authLimiter.attempt(rc.req.ip, `mfa:${rc.principal!.apiSessionId}`, run);
+const limited = <T>(rc: RequestContext<Principal>, run: () => Promise<T>): Promise<T> =>
+  rc.deps.authLimiter.attempt(rc.req.ip, `mfa:${rc.principal.apiSessionId}`, run);
 
 export const mfaRoutes: RouteDef[] = [
-  {
+  route({
     apis: BOTH,
     method: 'POST',
     path: '/authenticate/mfa',
@@ -118,8 +119,8 @@ export const mfaRoutes: RouteDef[] = [
       await limited(rc, () => authenticateMfa(rc.ctx, caller(rc), code));
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'GET',
     path: '/current-identity/mfa',
@@ -129,10 +130,10 @@ export const mfaRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailMfaEnvelope',
     async handler(rc) {
-      return ok(await mfaDetail(rc.ctx, caller(rc), rc.principal!.identity.name));
+      return ok(await mfaDetail(rc.ctx, caller(rc), rc.principal.identity.name));
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'POST',
     path: '/current-identity/mfa',
@@ -145,8 +146,8 @@ export const mfaRoutes: RouteDef[] = [
       const id = await enrollMfa(rc.ctx, caller(rc));
       return { status: 201, data: { id, _links: { self: { href: './current-identity/mfa' } } } };
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'DELETE',
     path: '/current-identity/mfa',
@@ -159,8 +160,8 @@ export const mfaRoutes: RouteDef[] = [
       await limited(rc, () => deleteOwnMfa(rc.ctx, caller(rc), codeOf(rc)));
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'POST',
     path: '/current-identity/mfa/verify',
@@ -175,8 +176,8 @@ export const mfaRoutes: RouteDef[] = [
       await limited(rc, () => verifyMfa(rc.ctx, caller(rc), code));
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'GET',
     path: '/current-identity/mfa/qr-code',
@@ -186,14 +187,14 @@ export const mfaRoutes: RouteDef[] = [
     produces: ['image/png', 'application/json'],
     success: 200,
     async handler(rc) {
-      const url = await mfaQrUrl(rc.ctx, caller(rc), rc.principal!.identity.name);
+      const url = await mfaQrUrl(rc.ctx, caller(rc), rc.principal.identity.name);
       // parity: §6, a 256×256 PNG with medium error correction.
       const png = await QRCode.toBuffer(url, { type: 'png', width: 256, errorCorrectionLevel: 'M' });
       await rc.reply.code(200).type('image/png').header('cache-control', 'no-store').send(png);
       return RAW;
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'GET',
     path: '/current-identity/mfa/recovery-codes',
@@ -207,8 +208,8 @@ export const mfaRoutes: RouteDef[] = [
       const codes = await limited(rc, () => maskedRecoveryCodes(rc.ctx, caller(rc), code));
       return ok({ recoveryCodes: codes });
     },
-  },
-  {
+  }),
+  route({
     apis: BOTH,
     method: 'POST',
     path: '/current-identity/mfa/recovery-codes',
@@ -223,8 +224,8 @@ export const mfaRoutes: RouteDef[] = [
       rc.reply.header('cache-control', 'no-store');
       return ok({ recoveryCodes: codes });
     },
-  },
-  {
+  }),
+  route({
     apis: ['management'],
     method: 'DELETE',
     path: '/identities/{id}/mfa',
@@ -235,8 +236,8 @@ export const mfaRoutes: RouteDef[] = [
     envelope: 'empty',
     summary: 'Remove MFA from an identity',
     async handler(rc) {
-      await removeIdentityMfa(rc.ctx, rc.params.id!);
+      await removeIdentityMfa(rc.ctx, rc.params.id);
       return empty();
     },
-  },
+  }),
 ];

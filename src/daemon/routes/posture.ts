@@ -7,20 +7,21 @@ import { Type } from '@sinclair/typebox';
 import { listPostureCheckTypes, postureCheckTypeRecord } from '../../model/posture/check-types.js';
 import { identityFailedServiceRequests, identityPostureData } from '../../model/posture/data.js';
 import { submitPostureResponses } from '../../model/posture/responses.js';
+import type { Principal } from '../../model/services/api-session/api-session.js';
 import { listOf, ok } from '../http/envelope.js';
-import type { RequestContext, RouteDef } from '../http/route.js';
+import { route, type RequestContext, type RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';
 
 const MGMT = ['management'] as const;
 const Item = Type.Object({ id: Type.String(), typeId: Type.String() }, { additionalProperties: true });
 
-const respond = async (rc: RequestContext, items: Record<string, unknown>[]) => {
-  const p = rc.principal!;
-  return submitPostureResponses(rc.ctx, { identityId: p.identity.id, apiSessionId: p.apiSessionId }, items);
+const respond = async (rc: RequestContext<Principal>, items: Record<string, unknown>[]) => {
+  const { identity, apiSessionId } = rc.principal;
+  return submitPostureResponses(rc.ctx, { identityId: identity.id, apiSessionId }, items);
 };
 
 export const postureRoutes: RouteDef[] = [
-  {
+  route({
     apis: MGMT,
     method: 'GET',
     path: '/posture-check-types',
@@ -33,8 +34,8 @@ export const postureRoutes: RouteDef[] = [
       const page = await listPostureCheckTypes(rc.ctx, listOptions(rc));
       return listOf(page.rows, page);
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'GET',
     path: '/posture-check-types/{id}',
@@ -44,10 +45,10 @@ export const postureRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailPostureCheckTypeEnvelope',
     async handler(rc) {
-      return ok(postureCheckTypeRecord(rc.params.id!));
+      return ok(postureCheckTypeRecord(rc.params.id));
     },
-  },
-  {
+  }),
+  route({
     apis: ['client'],
     method: 'POST',
     path: '/posture-response',
@@ -60,8 +61,8 @@ export const postureRoutes: RouteDef[] = [
     async handler(rc) {
       return { status: 201, data: await respond(rc, [rc.body as Record<string, unknown>]) };
     },
-  },
-  {
+  }),
+  route({
     apis: ['client'],
     method: 'POST',
     path: '/posture-response-bulk',
@@ -74,8 +75,8 @@ export const postureRoutes: RouteDef[] = [
     async handler(rc) {
       return ok(await respond(rc, rc.body as Record<string, unknown>[]));
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'GET',
     path: '/identities/{id}/posture-data',
@@ -85,10 +86,10 @@ export const postureRoutes: RouteDef[] = [
     success: 200,
     envelope: 'postureDataEnvelope',
     async handler(rc) {
-      return ok(await identityPostureData(rc.ctx, rc.params.id!));
+      return ok(await identityPostureData(rc.ctx, rc.params.id));
     },
-  },
-  {
+  }),
+  route({
     apis: MGMT,
     method: 'GET',
     path: '/identities/{id}/failed-service-requests',
@@ -98,7 +99,7 @@ export const postureRoutes: RouteDef[] = [
     success: 200,
     envelope: 'failedServiceRequestEnvelope',
     async handler(rc) {
-      return ok(await identityFailedServiceRequests(rc.ctx, rc.params.id!));
+      return ok(await identityFailedServiceRequests(rc.ctx, rc.params.id));
     },
-  },
+  }),
 ];

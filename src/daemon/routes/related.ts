@@ -12,12 +12,12 @@ import type { ResourceDef } from '../../model/resource.js';
 import { edgeRouters, services } from '../../model/resources/index.js';
 import { listRoleAttributes } from '../../model/role-attributes.js';
 import { listOf } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';
 
 /** One related listing of the model's table (src/model/relations.ts). */
 function relatedRoute(r: Relation): RouteDef {
-  return {
+  return route({
     apis: ['management'],
     method: 'GET',
     path: `/${r.parent.name}/{id}/${r.segment}`,
@@ -27,7 +27,7 @@ function relatedRoute(r: Relation): RouteDef {
     success: 200,
     envelope: r.envelope,
     async handler(rc) {
-      const id = rc.params.id!;
+      const id = rc.params.id;
       await getRow(rc.ctx, r.parent, id);
       const page = await listEntities(rc.ctx, r.child, listOptions(rc), relationScope(r, id));
       return listOf(
@@ -35,12 +35,12 @@ function relatedRoute(r: Relation): RouteDef {
         page,
       );
     },
-  };
+  });
 }
 
 /** `GET /<x>-role-attributes`: the distinct attributes in use by one resource (§1.7). */
 function roleAttributesRoute(path: string, operationId: string, def: ResourceDef): RouteDef {
-  return {
+  return route({
     apis: ['management'],
     method: 'GET',
     path,
@@ -53,7 +53,7 @@ function roleAttributesRoute(path: string, operationId: string, def: ResourceDef
       const page = await listRoleAttributes(rc.ctx, def, listOptions(rc));
       return listOf(page.values, page);
     },
-  };
+  });
 }
 
 export const relatedRoutes: RouteDef[] = [

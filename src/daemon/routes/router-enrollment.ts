@@ -6,10 +6,10 @@
 import { extendRouter, reEnrollEdgeRouter } from '../../model/services/enrollment/router-enrollment.js';
 import { empty, ok } from '../http/envelope.js';
 import { peerCertificates } from '../http/tls.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 
 export const routerEnrollmentRoutes: RouteDef[] = [
-  {
+  route({
     apis: ['client'],
     method: 'POST',
     path: '/enroll/extend/router',
@@ -22,8 +22,8 @@ export const routerEnrollmentRoutes: RouteDef[] = [
     async handler(rc) {
       return ok(await extendRouter(rc.ctx, peerCertificates(rc.req), rc.body));
     },
-  },
-  {
+  }),
+  route({
     apis: ['management'],
     method: 'POST',
     path: '/edge-routers/{id}/re-enroll',
@@ -34,8 +34,8 @@ export const routerEnrollmentRoutes: RouteDef[] = [
     envelope: 'empty',
     summary: 'Re-enroll an edge router: its certificate is dropped and a new enrollment JWT issued',
     async handler(rc) {
-      await reEnrollEdgeRouter(rc.ctx, rc.params.id!);
+      await reEnrollEdgeRouter(rc.ctx, rc.params.id);
       return empty();
     },
-  },
+  }),
 ];

@@ -26,7 +26,7 @@ import { terminatorsOfService } from '../../model/listing-scopes.js';
 import { fieldError } from '../../model/errors.js';
 import { MAX_SET_ITEMS } from '../../model/schemas.js';
 import { baseMeta, listOf, ok, RAW, type Envelope } from '../http/envelope.js';
-import { queryArray, queryString, type RequestContext, type RouteDef } from '../http/route.js';
+import { route, queryArray, queryString, type RequestContext, type RouteDef } from '../http/route.js';
 import { crudRoutes, listOptions } from './crud.js';
 
 /** `configTypes` as repeated parameters or a comma list (client and management forms); absent: undefined. */
@@ -78,7 +78,7 @@ export const isReplacedByAccessRoutes = (r: RouteDef): boolean =>
   r.apis.includes('management') && REPLACED.has(`${r.method} ${r.path}`);
 
 export const servicesAccessRoutes: RouteDef[] = [
-  {
+  route({
     apis: ['client'],
     method: 'GET',
     path: '/services',
@@ -88,11 +88,11 @@ export const servicesAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'listServicesEnvelope',
     async handler(rc) {
-      const p = rc.principal!;
+      const p = rc.principal;
       return servicePage(rc, await listServicesOf(rc.ctx, p.identity.id, p.apiSessionId, listRequest(rc)));
     },
-  },
-  {
+  }),
+  route({
     apis: ['client'],
     method: 'GET',
     path: '/services/{id}',
@@ -102,15 +102,15 @@ export const servicesAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailServiceEnvelope',
     async handler(rc) {
-      const p = rc.principal!;
-      return ok(await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!));
+      const p = rc.principal;
+      return ok(await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id));
     },
-  },
+  }),
   // The Client API's service update, patch and delete are the management operations (admins only).
   ...crudRoutes(services, ['client']).filter(
     (r) => r.method === 'PUT' || r.method === 'PATCH' || r.method === 'DELETE',
   ),
-  {
+  route({
     apis: ['management'],
     method: 'GET',
     path: '/services',
@@ -120,13 +120,13 @@ export const servicesAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'listServicesEnvelope',
     async handler(rc) {
-      const p = rc.principal!;
+      const p = rc.principal;
       const as = queryString(rc.query, 'asIdentity');
       const viewer = as ? await resolveIdentityRef(rc.ctx, as) : p.identity.id;
       return servicePage(rc, await listServicesAs(rc.ctx, viewer, p.apiSessionId, listRequest(rc)));
     },
-  },
-  {
+  }),
+  route({
     apis: ['management'],
     method: 'GET',
     path: '/services/{id}',
@@ -136,11 +136,11 @@ export const servicesAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailServiceEnvelope',
     async handler(rc) {
-      const p = rc.principal!;
-      return ok(await serviceAs(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!));
+      const p = rc.principal;
+      return ok(await serviceAs(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id));
     },
-  },
-  {
+  }),
+  route({
     apis: ['client'],
     method: 'GET',
     path: '/services/{id}/terminators',
@@ -150,17 +150,17 @@ export const servicesAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'listClientTerminatorsEnvelope',
     async handler(rc) {
-      const p = rc.principal!;
+      const p = rc.principal;
       // Only for a service the caller may use (404 otherwise, as the detail).
-      await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!);
-      const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOfService(rc.params.id!));
+      await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id);
+      const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOfService(rc.params.id));
       return listOf(
         page.rows.map((r) => clientTerminator(renderRecord(terminators, r))),
         page,
       );
     },
-  },
-  {
+  }),
+  route({
     // Newer spec (docs/decisions.md, client `GET /services/{id}/edge-routers`): the routers a client may use for one service, connected first.
     apis: ['client'],
     method: 'GET',
@@ -171,15 +171,15 @@ export const servicesAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'listServiceEdgeRoutersEnvelope',
     async handler(rc) {
-      const p = rc.principal!;
-      await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id!);
+      const p = rc.principal;
+      await serviceOf(rc.ctx, p.identity.id, p.apiSessionId, rc.params.id);
       const engine = accessEngine(rc.ctx);
       const m = await engine.markers(rc.ctx);
-      const { common } = await commonRouters(rc.ctx, m, await engine.identity(rc.ctx, m, p.identity.id), rc.params.id!);
+      const { common } = await commonRouters(rc.ctx, m, await engine.identity(rc.ctx, m, p.identity.id), rc.params.id);
       return ok({ edgeRouters: common.map((r) => r.sessionRecord) });
     },
-  },
-  {
+  }),
+  route({
     apis: ['management'],
     method: 'GET',
     path: '/services/{id}/terminators',
@@ -189,17 +189,17 @@ export const servicesAccessRoutes: RouteDef[] = [
     success: 200,
     envelope: 'listTerminatorsEnvelope',
     async handler(rc) {
-      await getRow(rc.ctx, services, rc.params.id!);
-      const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOfService(rc.params.id!));
+      await getRow(rc.ctx, services, rc.params.id);
+      const page = await listEntities(rc.ctx, terminators, listOptions(rc), terminatorsOfService(rc.params.id));
       return listOf(
         page.rows.map((r) => renderRecord(terminators, r)),
         page,
       );
     },
-  },
+  }),
   // Terminators: the generic CRUD (admins), see resources/terminator.ts.
   ...crudRoutes(terminators),
-  {
+  route({
     apis: ['client'],
     method: 'GET',
     path: '/current-api-session/service-updates',
@@ -213,20 +213,20 @@ export const servicesAccessRoutes: RouteDef[] = [
       // identity's access (§4.6); never earlier than this API session or the controller's start.
       const engine = accessEngine(rc.ctx);
       const m = await engine.markers(rc.ctx);
-      const session = await engine.apiSession(rc.ctx, rc.principal!.apiSessionId);
+      const session = await engine.apiSession(rc.ctx, rc.principal.apiSessionId);
       const times = [
         m.catalog.changedAt,
         m.serviceAccess.changedAt,
         m.identity.changedAt,
         // A posture response or MFA change that altered what this identity may use.
-        postureOf(rc.ctx.db).postureChangedAt(rc.principal!.identity.id),
+        postureOf(rc.ctx.db).postureChangedAt(rc.principal.identity.id),
         session?.createdAt ?? '',
         rc.deps.startedAt.toISOString(),
       ];
       return ok({ lastChangeAt: times.reduce((a, b) => (b > a ? b : a)) });
     },
-  },
-  {
+  }),
+  route({
     apis: ['client'],
     method: 'GET',
     path: '/current-identity/edge-routers',
@@ -237,13 +237,13 @@ export const servicesAccessRoutes: RouteDef[] = [
     envelope: 'listCurrentIdentityEdgeRoutersEnvelope',
     async handler(rc) {
       // Verified routers an edge router policy gives the caller; admins: every verified router (§2.3).
-      const page = await listRoutersOfIdentity(rc.ctx, rc.principal!.identity, listOptions(rc));
+      const page = await listRoutersOfIdentity(rc.ctx, rc.principal.identity, listOptions(rc));
       return listOf(
         page.rows.map((r) => currentIdentityRouter(renderRecord(edgeRouters, r))),
         page,
       );
     },
-  },
+  }),
 ];
 
 /** `currentIdentityEdgeRouterDetail`: the base fields and the router's common properties only. */

@@ -14,7 +14,7 @@ import {
 } from '../../model/services/session/session.js';
 import { TagsSchema } from '../../model/resource.js';
 import { empty, listOf, ok } from '../http/envelope.js';
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
 import { listOptions } from './crud.js';
 
 const SessionCreateSchema = Type.Object(
@@ -27,7 +27,7 @@ const SessionCreateSchema = Type.Object(
 );
 
 export const sessionRoutes: RouteDef[] = [
-  {
+  route({
     apis: ['client'],
     method: 'POST',
     path: '/sessions',
@@ -38,7 +38,7 @@ export const sessionRoutes: RouteDef[] = [
     success: 201,
     envelope: 'sessionCreateEnvelope',
     async handler(rc) {
-      const p = rc.principal!;
+      const p = rc.principal;
       const data = await createSession(
         rc.ctx,
         { identityId: p.identity.id, apiSessionId: p.apiSessionId },
@@ -46,8 +46,8 @@ export const sessionRoutes: RouteDef[] = [
       );
       return { status: 201, data };
     },
-  },
-  {
+  }),
+  route({
     apis: ['client'],
     method: 'GET',
     path: '/sessions',
@@ -57,11 +57,11 @@ export const sessionRoutes: RouteDef[] = [
     success: 200,
     envelope: 'listSessionsEnvelope',
     async handler(rc) {
-      const { records, page } = await listSessions(rc.ctx, listOptions(rc), rc.principal!.identity.id);
+      const { records, page } = await listSessions(rc.ctx, listOptions(rc), rc.principal.identity.id);
       return listOf(records, page);
     },
-  },
-  {
+  }),
+  route({
     apis: ['client'],
     method: 'GET',
     path: '/sessions/{id}',
@@ -71,10 +71,10 @@ export const sessionRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailSessionEnvelope',
     async handler(rc) {
-      return ok(await sessionDetail(rc.ctx, rc.params.id!, rc.principal!.identity.id));
+      return ok(await sessionDetail(rc.ctx, rc.params.id, rc.principal.identity.id));
     },
-  },
-  {
+  }),
+  route({
     apis: ['client'],
     method: 'DELETE',
     path: '/sessions/{id}',
@@ -84,11 +84,11 @@ export const sessionRoutes: RouteDef[] = [
     success: 200,
     envelope: 'empty',
     async handler(rc) {
-      await deleteSession(rc.ctx, rc.params.id!, rc.principal!.identity.id);
+      await deleteSession(rc.ctx, rc.params.id, rc.principal.identity.id);
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: ['management'],
     method: 'GET',
     path: '/sessions',
@@ -101,8 +101,8 @@ export const sessionRoutes: RouteDef[] = [
       const { records, page } = await listSessions(rc.ctx, listOptions(rc));
       return listOf(records, page);
     },
-  },
-  {
+  }),
+  route({
     apis: ['management'],
     method: 'GET',
     path: '/sessions/{id}',
@@ -112,10 +112,10 @@ export const sessionRoutes: RouteDef[] = [
     success: 200,
     envelope: 'detailSessionManagementEnvelope',
     async handler(rc) {
-      return ok(await sessionManagementDetail(rc.ctx, rc.params.id!));
+      return ok(await sessionManagementDetail(rc.ctx, rc.params.id));
     },
-  },
-  {
+  }),
+  route({
     apis: ['management'],
     method: 'DELETE',
     path: '/sessions/{id}',
@@ -125,11 +125,11 @@ export const sessionRoutes: RouteDef[] = [
     success: 200,
     envelope: 'empty',
     async handler(rc) {
-      await deleteSession(rc.ctx, rc.params.id!);
+      await deleteSession(rc.ctx, rc.params.id);
       return empty();
     },
-  },
-  {
+  }),
+  route({
     apis: ['management'],
     method: 'GET',
     path: '/sessions/{id}/route-path',
@@ -140,8 +140,8 @@ export const sessionRoutes: RouteDef[] = [
     envelope: 'detailSessionRoutePathEnvelope',
     summary: "The routers a session's circuit crosses: none while no router carries traffic for this controller",
     async handler(rc) {
-      await sessionManagementDetail(rc.ctx, rc.params.id!);
+      await sessionManagementDetail(rc.ctx, rc.params.id);
       return ok({ routePath: [] });
     },
-  },
+  }),
 ];

@@ -7,9 +7,9 @@
  * the filterable fields. Rows go with their API session through a cascading foreign key.
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 
-export const apiSessionCerts: ResourceDef = {
+export const apiSessionCerts = defineResource({
   name: 'current-api-session/certificates',
   label: 'api session certificate',
   table: 'api_session_certs',
@@ -28,4 +28,4 @@ export const apiSessionCerts: ResourceDef = {
     list: 'listCurrentApiSessionCertificatesEnvelope',
     detail: 'detailCurrentApiSessionCertificateEnvelope',
   },
-};
+});

@@ -3,9 +3,9 @@
  * Rows are created by the authentication service, never through a generic create. Hooks: services/hooks/api-session.ts.
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 
-export const apiSessions: ResourceDef = {
+export const apiSessions = defineResource({
   name: 'api-sessions',
   label: 'api session',
   table: 'api_sessions',
@@ -31,4 +31,4 @@ export const apiSessions: ResourceDef = {
   links: (id) => ({ sessions: `./api-sessions/${id}/sessions` }),
   ops: { list: 'listAPISessions', detail: 'detailAPISessions', delete: 'deleteAPISessions' },
   envelopes: { list: 'listApiSessionsEnvelope', detail: 'detailApiSessionEnvelope' },
-};
+});

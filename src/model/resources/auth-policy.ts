@@ -4,7 +4,7 @@
  * (decisions.md, "System records").
  */
 import { Type, type TSchema } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 import { NameSchema, StringListSchema } from '../schemas.js';
 import type { PasswordRules } from '../password.js';
 
@@ -47,7 +47,7 @@ export interface AuthPolicy {
   secondary: { requireTotp: boolean; requireExtJwtSigner: string | null };
 }
 
-export const authPolicies: ResourceDef = {
+export const authPolicies = defineResource({
   name: 'auth-policies',
   label: 'auth policy',
   table: 'auth_policies',
@@ -82,4 +82,4 @@ export const authPolicies: ResourceDef = {
     delete: 'deleteAuthPolicy',
   },
   envelopes: { list: 'listAuthPoliciesEnvelope', detail: 'detailAuthPolicyEnvelope' },
-};
+});

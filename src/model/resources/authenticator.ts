@@ -3,10 +3,10 @@
  * hashed with Argon2id under the identity's auth-policy rules and never rendered.
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 import { PasswordSchema, UsernameSchema } from '../schemas.js';
 
-export const authenticators: ResourceDef = {
+export const authenticators = defineResource({
   name: 'authenticators',
   label: 'authenticator',
   table: 'authenticators',
@@ -49,4 +49,4 @@ export const authenticators: ResourceDef = {
     delete: 'deleteAuthenticator',
   },
   envelopes: { list: 'listAuthenticatorsEnvelope', detail: 'detailAuthenticatorEnvelope' },
-};
+});

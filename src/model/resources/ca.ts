@@ -9,7 +9,7 @@
  * Deleting a CA deletes the cert authenticators issued through it and its outstanding `ottca` enrollments.
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 import { AttributesSchema, NameSchema } from '../schemas.js';
 import { ExternalIdClaimSchema } from '../ca/external-id.js';
 
@@ -28,7 +28,7 @@ const bool = (create: 'required' | 'optional' = 'required') =>
     filter: true,
   }) as const;
 
-export const cas: ResourceDef = {
+export const cas = defineResource({
   name: 'cas',
   label: 'ca',
   table: 'cas',
@@ -86,4 +86,4 @@ export const cas: ResourceDef = {
     delete: 'deleteCa',
   },
   envelopes: { list: 'listCasEnvelope', detail: 'detailCaEnvelope' },
-};
+});

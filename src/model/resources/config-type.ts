@@ -2,10 +2,10 @@
  * Config types: a name and the JSON Schema that configs of the type must satisfy (seed §2.7). A schema that
  * does not compile is refused; a type that still has configs cannot be deleted (409).
  */
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 import { NameSchema, ObjectSchema } from '../schemas.js';
 
-export const configTypes: ResourceDef = {
+export const configTypes = defineResource({
   name: 'config-types',
   label: 'config type',
   table: 'config_types',
@@ -34,4 +34,4 @@ export const configTypes: ResourceDef = {
     delete: 'deleteConfigType',
   },
   envelopes: { list: 'listConfigTypesEnvelope', detail: 'detailConfigTypeEnvelope' },
-};
+});

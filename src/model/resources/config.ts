@@ -3,10 +3,10 @@
  * (400 naming the failing path). The type is fixed at create. A config used by a service cannot be deleted.
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 import { NameSchema, ObjectSchema } from '../schemas.js';
 
-export const configs: ResourceDef = {
+export const configs = defineResource({
   name: 'configs',
   label: 'config',
   table: 'configs',
@@ -28,4 +28,4 @@ export const configs: ResourceDef = {
     delete: 'deleteConfig',
   },
   envelopes: { list: 'listConfigsEnvelope', detail: 'detailConfigEnvelope' },
-};
+});

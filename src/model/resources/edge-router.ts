@@ -4,11 +4,11 @@
  * identity and system edge router policy (§2.7, `services/router/edge-router-system.ts`).
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 import { ROLE_ATTRIBUTES_PROP, ObjectSchema } from '../schemas.js';
 import { routerProps } from './router-common.js';
 
-export const edgeRouters: ResourceDef = {
+export const edgeRouters = defineResource({
   name: 'edge-routers',
   label: 'edge router',
   table: 'edge_routers',
@@ -54,4 +54,4 @@ export const edgeRouters: ResourceDef = {
     delete: 'deleteEdgeRouter',
   },
   envelopes: { list: 'listEdgeRoutersEnvelope', detail: 'detailedEdgeRouterEnvelope' },
-};
+});

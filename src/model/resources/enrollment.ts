@@ -11,13 +11,13 @@
  * src/model/enrollments; the shared ones and the reads are services/hooks/enrollment.ts.
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 
 /** The identity enrollment methods an admin can create (router methods come with routers). */
 export const IDENTITY_ENROLLMENT_METHODS = ['ott', 'ottca', 'updb'] as const;
 export type IdentityEnrollmentMethod = (typeof IDENTITY_ENROLLMENT_METHODS)[number];
 
-export const enrollments: ResourceDef = {
+export const enrollments = defineResource({
   name: 'enrollments',
   label: 'enrollment',
   table: 'enrollments',
@@ -56,4 +56,4 @@ export const enrollments: ResourceDef = {
   },
   ops: { list: 'listEnrollments', create: 'createEnrollment', detail: 'detailEnrollment', delete: 'deleteEnrollment' },
   envelopes: { list: 'listEnrollmentsEnvelope', detail: 'detailEnrollmentEnvelope' },
-};
+});

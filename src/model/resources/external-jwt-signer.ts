@@ -8,38 +8,42 @@
  * Auth policies name signers inside JSON members, so deleting a named signer is refused here (409).
  */
 import { Type } from '../schema-type.js';
-import type { PropDef, ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
+import type { PropDef } from '../resource.js';
 import { NameSchema } from '../schemas.js';
 
-const text = (create: 'required' | 'optional', filter = true): PropDef => ({
-  schema: Type.String(),
-  storage: 'text',
-  create,
-  update: create,
-  patch: true,
-  nullable: true,
-  filter,
-});
+const text = (create: 'required' | 'optional', filter = true) =>
+  ({
+    schema: Type.String(),
+    storage: 'text',
+    create,
+    update: create,
+    patch: true,
+    nullable: true,
+    filter,
+  }) satisfies PropDef;
 
-const flag = (create: 'required' | 'optional'): PropDef => ({
-  schema: Type.Boolean(),
-  storage: 'bool',
-  create,
-  update: create,
-  patch: true,
-  nullable: true,
-  filter: true,
-});
+const flag = (create: 'required' | 'optional') =>
+  ({
+    schema: Type.Boolean(),
+    storage: 'bool',
+    create,
+    update: create,
+    patch: true,
+    nullable: true,
+    filter: true,
+  }) satisfies PropDef;
 
 /** Derived from `certPem`: never written by a request, shown as null for a JWKS signer. */
-const derived = (storage: 'text' | 'datetime' = 'text'): PropDef => ({
-  schema: Type.String(),
-  storage,
-  renderNull: true,
-  filter: true,
-});
+const derived = <S extends 'text' | 'datetime'>(storage: S) =>
+  ({
+    schema: Type.String(),
+    storage,
+    renderNull: true,
+    filter: true,
+  }) satisfies PropDef;
 
-export const externalJwtSigners: ResourceDef = {
+export const externalJwtSigners = defineResource({
   name: 'external-jwt-signers',
   label: 'external JWT signer',
   table: 'external_jwt_signers',
@@ -56,8 +60,8 @@ export const externalJwtSigners: ResourceDef = {
     claimsProperty: { ...text('optional'), default: 'sub' },
     useExternalId: { ...flag('optional'), default: false },
     externalAuthUrl: { ...text('optional'), renderNull: true },
-    fingerprint: derived(),
-    commonName: derived(),
+    fingerprint: derived('text'),
+    commonName: derived('text'),
     notBefore: derived('datetime'),
     notAfter: derived('datetime'),
   },
@@ -71,4 +75,4 @@ export const externalJwtSigners: ResourceDef = {
     delete: 'deleteExternalJwtSigner',
   },
   envelopes: { list: 'listExternalJwtSignersEnvelope', detail: 'detailExternalJwtSignerEnvelope' },
-};
+});

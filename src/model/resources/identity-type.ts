@@ -1,8 +1,8 @@
 /** Identity types: the built-in, read-only list User, Device, Service, Router (decisions.md). */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 
-export const identityTypes: ResourceDef = {
+export const identityTypes = defineResource({
   name: 'identity-types',
   label: 'identity type',
   table: 'identity_types',
@@ -12,4 +12,4 @@ export const identityTypes: ResourceDef = {
   },
   ops: { list: 'listIdentityTypes', detail: 'detailIdentityType' },
   envelopes: { list: 'listIdentityTypesEnvelope', detail: 'detailIdentityTypeEnvelope' },
-};
+});

@@ -3,7 +3,7 @@
  * docs/reference-notes.md §12 "Identity"; disable/enable and the default admin follow docs/reference-notes.md §5.6, §10.4.
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 import { AttributesSchema, CostSchema, ObjectSchema, PrecedenceSchema, SEARCHABLE_NAME_PROP } from '../schemas.js';
 
 export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router'] as const;
@@ -22,7 +22,7 @@ export function isDisabled(row: { disabledAt?: unknown; disabledUntil?: unknown 
   return new Date(typeof until === 'string' ? until : String(until)).getTime() > now.getTime();
 }
 
-export const identities: ResourceDef = {
+export const identities = defineResource({
   name: 'identities',
   label: 'identity',
   table: 'identities',
@@ -138,4 +138,4 @@ export const identities: ResourceDef = {
     delete: 'deleteIdentity',
   },
   envelopes: { list: 'listIdentitiesEnvelope', detail: 'detailIdentityEnvelope' },
-};
+});

@@ -7,7 +7,8 @@
  */
 import { Type } from '../schema-type.js';
 import { ALL_TYPE_FIELDS, POSTURE_CHECK_TYPES } from '../posture/types/index.js';
-import type { PropDef, ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
+import type { PropDef } from '../resource.js';
 import { ROLE_ATTRIBUTES_PROP, NameSchema } from '../schemas.js';
 
 /** Every type's own fields, accepted in bodies (virtual: prepare moves them into `details`). */
@@ -27,7 +28,7 @@ const typeFieldProps: Record<string, PropDef> = Object.fromEntries(
 
 const TypeIdSchema = Type.Union(POSTURE_CHECK_TYPES.map((t) => Type.Literal(t.id)));
 
-export const postureChecks: ResourceDef = {
+export const postureChecks = defineResource({
   name: 'posture-checks',
   label: 'posture check',
   table: 'posture_checks',
@@ -51,4 +52,4 @@ export const postureChecks: ResourceDef = {
     delete: 'deletePostureCheck',
   },
   envelopes: { list: 'listPostureCheckEnvelope', detail: 'detailPostureCheckEnvelope' },
-};
+});

@@ -6,7 +6,7 @@ import { Type } from '../schema-type.js';
 import type { PropDef } from '../resource.js';
 import { CostSchema, NameSchema } from '../schemas.js';
 
-export const routerProps: Record<string, PropDef> = {
+export const routerProps = {
   name: { schema: NameSchema, storage: 'text', create: 'required', update: 'required', patch: true, filter: true },
   cost: {
     schema: CostSchema,
@@ -32,4 +32,4 @@ export const routerProps: Record<string, PropDef> = {
   fingerprint: { schema: Type.String(), storage: 'text', filter: true },
   unverifiedFingerprint: { schema: Type.String(), storage: 'text', renderNull: true },
   unverifiedCertPem: { schema: Type.String(), storage: 'text', renderNull: true },
-};
+} satisfies Record<string, PropDef>;

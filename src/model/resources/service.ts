@@ -5,10 +5,10 @@
  * elsewhere (sub-listings) they are empty.
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 import { ROLE_ATTRIBUTES_PROP, SEARCHABLE_NAME_PROP, StringListSchema } from '../schemas.js';
 
-export const services: ResourceDef = {
+export const services = defineResource({
   name: 'services',
   label: 'service',
   table: 'services',
@@ -55,4 +55,4 @@ export const services: ResourceDef = {
     delete: 'deleteService',
   },
   envelopes: { list: 'listServicesEnvelope', detail: 'detailServiceEnvelope' },
-};
+});

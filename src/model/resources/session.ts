@@ -6,9 +6,9 @@
  * reflects the current policies.
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 
-export const sessions: ResourceDef = {
+export const sessions = defineResource({
   name: 'sessions',
   label: 'session',
   table: 'sessions',
@@ -30,4 +30,4 @@ export const sessions: ResourceDef = {
   // Served by routes/sessions.ts (client create/list/detail/delete scoped to the caller, management for admins).
   ops: {},
   envelopes: { list: 'listSessionsEnvelope', detail: 'detailSessionEnvelope' },
-};
+});

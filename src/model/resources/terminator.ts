@@ -6,12 +6,12 @@
  * router by id (`service`, `router`); records show them as refs with `serviceId`/`routerId`.
  */
 import { Type } from '../schema-type.js';
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 import { CostSchema, PrecedenceSchema } from '../schemas.js';
 
 const IdSchema = Type.String({ minLength: 1 });
 
-export const terminators: ResourceDef = {
+export const terminators = defineResource({
   name: 'terminators',
   label: 'terminator',
   table: 'terminators',
@@ -71,7 +71,7 @@ export const terminators: ResourceDef = {
     delete: 'deleteTerminator',
   },
   envelopes: { list: 'listTerminatorsEnvelope', detail: 'detailTerminatorEnvelope' },
-};
+});
 
 /** The Client API's terminator record (`terminatorClientDetail`): no binding, address or costs. */
 export function clientTerminator(r: Record<string, unknown>): Record<string, unknown> {

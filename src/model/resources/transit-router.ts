@@ -3,10 +3,10 @@
  * and `/routers` (the reference has both paths over one store); the two definitions differ only in path
  * and operation names.
  */
-import type { ResourceDef } from '../resource.js';
+import { defineResource } from '../resource-record.js';
 import { routerProps } from './router-common.js';
 
-export const transitRouters: ResourceDef = {
+export const transitRouters = defineResource({
   name: 'transit-routers',
   label: 'router',
   table: 'transit_routers',
@@ -22,9 +22,9 @@ export const transitRouters: ResourceDef = {
     delete: 'deleteTransitRouter',
   },
   envelopes: { list: 'listRoutersEnvelope', detail: 'detailRouterEnvelope' },
-};
+});
 
-export const routers: ResourceDef = {
+export const routers = defineResource({
   ...transitRouters,
   name: 'routers',
   ops: {
@@ -35,4 +35,4 @@ export const routers: ResourceDef = {
     patch: 'patchRouter',
     delete: 'deleteRouter',
   },
-};
+});

@@ -12,6 +12,7 @@ import { openTestStore, type TestStore } from '../../harness/store.js';
 import { readMarkers } from '../../../src/store/access-markers.js';
 import { withDb, type Ctx } from '../../../src/model/ctx.js';
 import { createEntity, deleteEntity, getEntity, updateEntity } from '../../../src/model/crud.js';
+import type { ResourceDef } from '../../../src/model/resource.js';
 import { roleMatches, type Semantic } from '../../../src/model/policy/roles.js';
 import {
   configs,
@@ -118,7 +119,7 @@ async function snapshot(engine: AccessEngine) {
 
 /** The rule applied to the stored entities (what the engine's grants must be). */
 async function expectedGrants(): Promise<Record<string, Record<string, string[]>>> {
-  const load = (def: typeof services, ids: string[]) => Promise.all(ids.map((id) => getEntity(ctx, def, id)));
+  const load = (def: ResourceDef, ids: string[]) => Promise.all(ids.map((id) => getEntity(ctx, def, id)));
   const [ids, svcs, sps] = await Promise.all([
     load(identities, m.identities),
     load(services, m.services),

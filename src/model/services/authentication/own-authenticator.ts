@@ -11,7 +11,6 @@ import { getRow } from '../../crud.js';
 import { authenticators } from '../../resources/authenticator.js';
 import { hashForIdentity } from '../hooks/authenticator.js';
 import { recordFailedAttempt, reserveAttempt } from './password-attempts.js';
-import { textOr } from '../../row.js';
 
 export interface OwnAuthenticatorChange {
   username?: string | null;
@@ -49,10 +48,7 @@ export async function updateOwnAuthenticator(
   }
 
   const reservation = await reserveAttempt(ctx, { authenticatorId: id, identityId }, 'change');
-  const verified = await verifyPassword(
-    reservation.ok ? textOr(row.passwordHash, '') : undefined,
-    body.currentPassword,
-  );
+  const verified = await verifyPassword(reservation.ok ? (row.passwordHash ?? '') : undefined, body.currentPassword);
   if (!reservation.ok) throw wrongCurrentPassword(id);
   if (!verified) {
     await recordFailedAttempt(ctx, reservation);

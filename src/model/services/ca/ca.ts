@@ -16,7 +16,6 @@ import { getRow } from '../../crud.js';
 import { iso, withDb, type Ctx } from '../../ctx.js';
 import { DomainError } from '../../errors.js';
 import { requirePki } from '../../pki.js';
-import { textOf } from '../../row.js';
 import { cas } from '../../resources/ca.js';
 import { trustChanged } from '../../ca/trust.js';
 
@@ -58,7 +57,7 @@ export async function verifyCa(ctx: Ctx, id: string, body: unknown): Promise<voi
         },
       });
     }
-    if (!isIssuedBy(cert, parseCertificate(textOf(row, 'certPem')))) {
+    if (!isIssuedBy(cert, parseCertificate(row.certPem))) {
       throw new DomainError('CERTIFICATE_FAILED_VALIDATION', {
         cause: { message: 'the certificate is not signed by the CA' },
       });
@@ -80,8 +79,8 @@ export async function caJwt(ctx: Ctx, id: string): Promise<string> {
   return pki.signEnrollmentJwt({
     method: 'ca',
     issuer,
-    subject: textOf(row, 'id'),
-    token: textOf(row, 'id'),
+    subject: row.id,
+    token: row.id,
     audience: ['openziti-enroller'],
   });
 }

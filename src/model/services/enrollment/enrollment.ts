@@ -23,7 +23,6 @@ import { hashForIdentity } from '../hooks/authenticator.js';
 import { enrollments } from '../../resources/enrollment.js';
 import { enrollmentSecrets, futureDate } from '../../enrollments/credentials.js';
 import { tokenHash } from '../../tokens.js';
-import { textOf } from '../../row.js';
 
 /** The stored fields of an outstanding enrollment; exactly one of the three owner ids is set. */
 export type AnyEnrollmentRecord = EnrollmentByToken;
@@ -46,7 +45,7 @@ export async function refreshEnrollment(ctx: Ctx, id: string, expiresAtValue: un
   // The token derives from the id, so it is the same; only the JWT (its `exp`) is new.
   const secrets = await enrollmentSecrets(ctx, {
     id,
-    method: textOf(row, 'method'),
+    method: row.method,
     subject: enrollmentSubject(row),
     expiresAt,
   });

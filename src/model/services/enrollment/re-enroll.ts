@@ -12,7 +12,6 @@ import { iso, withDb, type Ctx } from '../../ctx.js';
 import { authenticators } from '../../resources/authenticator.js';
 import { enrollments } from '../../resources/enrollment.js';
 import { futureDate } from '../../enrollments/credentials.js';
-import { textOf } from '../../row.js';
 
 /** Returns the new enrollment's id. */
 export async function reEnrollAuthenticator(ctx: Ctx, id: string, expiresAtValue: unknown): Promise<string> {
@@ -20,12 +19,12 @@ export async function reEnrollAuthenticator(ctx: Ctx, id: string, expiresAtValue
     const tctx = withDb(ctx, trx);
     const row = await getRow(tctx, authenticators, id);
     const expiresAt = iso(futureDate(ctx, 'expiresAt', expiresAtValue));
-    const identityId = textOf(row, 'identityId');
+    const { identityId } = row;
     let body: Record<string, unknown>;
     if (row.method === 'updb') {
       body = { method: 'updb', username: row.username };
     } else {
-      const caId = typeof row.caId === 'string' && (await caExists(trx, row.caId)) ? row.caId : undefined;
+      const caId = row.caId !== null && (await caExists(trx, row.caId)) ? row.caId : undefined;
       body = caId ? { method: 'ottca', caId } : { method: 'ott' };
     }
     await deleteAuthenticatorRow(trx, id);

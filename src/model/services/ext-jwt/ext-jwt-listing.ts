@@ -8,7 +8,6 @@ import type { ListOptions } from '../../list-query.js';
 import { linksFor } from '../../render.js';
 import { externalJwtSigners } from '../../resources/external-jwt-signer.js';
 import { enabledSigners } from '../../../store/external-jwt-signers.js';
-import { textOf } from '../../row.js';
 
 export async function listLoginSigners(
   ctx: Ctx,
@@ -19,7 +18,7 @@ export async function listLoginSigners(
     id: r.id,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
-    _links: linksFor(externalJwtSigners, textOf(r, 'id')),
+    _links: linksFor(externalJwtSigners, r.id),
     name: r.name,
     // Required by the client schema: an empty string when the signer names no login page.
     externalAuthUrl: r.externalAuthUrl ?? '',

@@ -7,10 +7,11 @@ import { caFingerprintUsed, deleteCaDependants } from '../../../store/cas.js';
 import type { Ctx } from '../../ctx.js';
 import { DomainError, fieldError } from '../../errors.js';
 import { newToken } from '../../ids.js';
-import type { Input, ResourceHooks, Row, WriteMode } from '../../resource.js';
+import type { Input, Row, WriteMode } from '../../resource.js';
+import { hooksFor } from '../../resource-hooks.js';
 import { checkRoleAttributes } from '../../schemas.js';
 import { normalizeExternalIdClaim, patchExternalIdClaim } from '../../ca/external-id.js';
-import { DEFAULT_IDENTITY_NAME_FORMAT } from '../../resources/ca.js';
+import { cas, DEFAULT_IDENTITY_NAME_FORMAT } from '../../resources/ca.js';
 import {
   CERTIFICATE_PEM_TYPES,
   decodePemBlocks,
@@ -18,7 +19,6 @@ import {
   parseCertificateDer,
   type ParsedCertificate,
 } from '../../../pki/index.js';
-import { textOf } from '../../row.js';
 
 const invalidPem = (reason: string) =>
   new DomainError('INVALID_CERT_PEM', { cause: { field: 'certPem', reason, value: '' } });
@@ -85,16 +85,16 @@ function notifyIfTrusted(ctx: Ctx, row: Row | undefined): void {
   if (row?.isVerified) ctx.pki?.trustChanged?.();
 }
 
-export const caHooks: ResourceHooks = {
+export const caHooks = hooksFor(cas, {
   prepare,
   afterWrite(ctx, _id, mode, _input, existing) {
     if (mode !== 'create') notifyIfTrusted(ctx, existing);
   },
   async beforeDelete(ctx, row) {
-    const id = textOf(row, 'id');
+    const { id } = row;
     // The certificates this CA vouched for lose their trust anchor: their authenticators and pending
     // ottca enrollments go with it (seed; parity §7.5).
     await deleteCaDependants(ctx.db, id);
     notifyIfTrusted(ctx, row);
   },
-};
+});

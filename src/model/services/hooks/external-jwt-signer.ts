@@ -8,9 +8,10 @@ import { decodePemBlocks, CERTIFICATE_PEM_TYPES, isPkiError, parseCertificateDer
 import type { Ctx } from '../../ctx.js';
 import { iso } from '../../ctx.js';
 import { DomainError, fieldError } from '../../errors.js';
-import type { Input, ResourceHooks, Row, WriteMode } from '../../resource.js';
+import type { Input, Row, WriteMode } from '../../resource.js';
+import { hooksFor } from '../../resource-hooks.js';
+import { externalJwtSigners } from '../../resources/external-jwt-signer.js';
 import { parseClaimsPointer } from '../ext-jwt/ext-jwt-claims.js';
-import { textOf } from '../../row.js';
 
 /** Required on create and PUT; null there is refused, on PATCH it leaves the value as it is. */
 const REQUIRED = ['name', 'issuer', 'audience', 'enabled'] as const;
@@ -99,13 +100,13 @@ function prepare(_ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Inpu
   return out;
 }
 
-export const externalJwtSignerHooks: ResourceHooks = {
+export const externalJwtSignerHooks = hooksFor(externalJwtSigners, {
   prepare,
   afterWrite(ctx, id) {
     ctx.extJwt?.forgetSigner(id);
   },
   async beforeDelete(ctx, row) {
-    const id = textOf(row, 'id');
+    const { id } = row;
     const ids = await policiesNamingSigner(ctx.db, id, 10);
     if (ids.length > 0) {
       throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
@@ -120,4 +121,4 @@ export const externalJwtSignerHooks: ResourceHooks = {
     }
     ctx.extJwt?.forgetSigner(id);
   },
-};
+});

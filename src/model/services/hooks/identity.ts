@@ -11,18 +11,20 @@ import { edgeRouterExists } from '../../../store/routers.js';
 import type { Ctx } from '../../ctx.js';
 import { DomainError, fieldError } from '../../errors.js';
 import { entityRef } from '../../render.js';
-import type { Input, ResourceHooks, Row } from '../../resource.js';
-import { isDisabled } from '../../resources/identity.js';
+import type { Input } from '../../resource.js';
+import type { Decorated, RecordOf } from '../../resource-record.js';
+import { hooksFor } from '../../resource-hooks.js';
+import { identities, isDisabled } from '../../resources/identity.js';
 import { checkRoleAttributes } from '../../schemas.js';
 import { removeIdReferences } from '../../policy/matches.js';
 import { postureOf } from '../../posture/state.js';
 import { tracingOf } from '../identity/identity-trace.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
-import { textOf } from '../../row.js';
+
+type Identity = RecordOf<typeof identities>;
 
 /** A tunneler router's identity goes with its router, not on its own (parity: §2.7). */
-async function refuseWhileRouterExists(ctx: Ctx, row: Row): Promise<void> {
-  const id = textOf(row, 'id');
+async function refuseWhileRouterExists(ctx: Ctx, { id }: Identity): Promise<void> {
   // A tunneler router's identity has the router's id.
   if (!(await edgeRouterExists(ctx.db, id))) return;
   throw new DomainError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
@@ -32,7 +34,12 @@ async function refuseWhileRouterExists(ctx: Ctx, row: Row): Promise<void> {
   });
 }
 
-async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patch', existing?: Row): Promise<Input> {
+async function prepare(
+  ctx: Ctx,
+  input: Input,
+  mode: 'create' | 'update' | 'patch',
+  existing?: Identity,
+): Promise<Input> {
   const out = { ...input };
   if (out.type !== undefined) {
     out.typeId = out.type;
@@ -50,12 +57,12 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
   }
   if (mode !== 'create') delete out.enrollment;
   // A tunneler router's identity keeps the router's name and the Router type; the router manages them.
-  if (existing && (await edgeRouterExists(ctx.db, textOf(existing, 'id')))) {
+  if (existing && (await edgeRouterExists(ctx.db, existing.id))) {
     const renamed = out.name !== undefined && out.name !== existing.name;
     const retyped = out.typeId !== undefined && out.typeId !== existing.typeId;
     if (renamed || retyped)
       throw new DomainError('ENTITY_CAN_NOT_BE_UPDATED', {
-        urlVars: { id: textOf(existing, 'id') },
+        urlVars: { id: existing.id },
         cause: {
           field: renamed ? 'name' : 'type',
           reason: 'the identity of an edge router follows its router',
@@ -67,9 +74,9 @@ async function prepare(ctx: Ctx, input: Input, mode: 'create' | 'update' | 'patc
 }
 
 /** Adds the computed and joined fields of identity records for one page at once. */
-async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
+async function decorate(ctx: Ctx, rows: Decorated<typeof identities>[]): Promise<void> {
   if (rows.length === 0) return;
-  const ids = rows.map((r) => textOf(r, 'id'));
+  const ids = rows.map((r) => r.id);
   const now = ctx.now();
   const [authenticators, policies, withSession, enrollments, withMfa] = await Promise.all([
     authenticatorsOfIdentities(ctx.db, ids),
@@ -81,14 +88,14 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   const policyNames = new Map(policies.map((p) => [p.id, p.name]));
   const tracing = await tracingOf(ctx, ids);
   for (const r of rows) {
-    const id = textOf(r, 'id');
+    const { id } = r;
     const auths: Record<string, unknown> = {};
     for (const a of authenticators.filter((x) => x.identityId === id)) {
       if (a.method === 'updb') auths.updb = { id: a.id, username: a.username };
       else if (a.method === 'cert') auths.cert = { id: a.id, fingerprint: a.fingerprint };
     }
-    r.type = entityRef('identity-types', textOf(r, 'typeId'), textOf(r, 'typeId'));
-    const authPolicyId = textOf(r, 'authPolicyId');
+    r.type = entityRef('identity-types', r.typeId, r.typeId);
+    const { authPolicyId } = r;
     r.authPolicy = entityRef('auth-policies', authPolicyId, policyNames.get(authPolicyId));
     r.authenticators = auths;
     r.enrollment = enrollments.get(id) ?? {};
@@ -105,7 +112,7 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
 }
 
 /** The earliest time a page's records change with the clock alone: a lock that ends, a trace that stops. */
-function pagesValidUntil(rows: Row[], now: Date): number {
+function pagesValidUntil(rows: Decorated<typeof identities>[], now: Date): number {
   let until = Infinity;
   const later = (at: unknown) => {
     const t = typeof at === 'string' ? new Date(at).getTime() : NaN;
@@ -118,7 +125,7 @@ function pagesValidUntil(rows: Row[], now: Date): number {
   return until;
 }
 
-export const identityHooks: ResourceHooks = {
+export const identityHooks = hooksFor(identities, {
   prepare,
   decorate,
   pagesValidUntil,
@@ -128,10 +135,10 @@ export const identityHooks: ResourceHooks = {
       await createRequestedEnrollments(ctx, id, input.enrollment as IdentityEnrollmentRequest | undefined);
   },
   async beforeDelete(ctx, row) {
-    if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: textOf(row, 'id') } });
+    if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id } });
     await refuseWhileRouterExists(ctx, row);
-    await removeIdReferences(ctx, 'identity', textOf(row, 'id'));
+    await removeIdReferences(ctx, 'identity', row.id);
   },
   // Its API sessions went by cascade; the posture held in memory for them and for the identity goes too.
-  afterDelete: (ctx, row) => postureOf(ctx.db).dropIdentity(textOf(row, 'id')),
-};
+  afterDelete: (ctx, row) => postureOf(ctx.db).dropIdentity(row.id),
+});

@@ -3,7 +3,9 @@ import { configsWithTypes } from '../../../store/configs.js';
 import type { Ctx } from '../../ctx.js';
 import { fieldError } from '../../errors.js';
 import { policyTargetHooks } from '../../policy/target-hooks.js';
-import type { Input, ResourceHooks, Row } from '../../resource.js';
+import type { Input } from '../../resource.js';
+import { hooksFor } from '../../resource-hooks.js';
+import { services } from '../../resources/service.js';
 import { checkRoleAttributes } from '../../schemas.js';
 import { textList } from '../../row.js';
 
@@ -35,14 +37,14 @@ async function prepare(ctx: Ctx, input: Input): Promise<Input> {
   return out;
 }
 
-export const serviceHooks: ResourceHooks = {
+export const serviceHooks = hooksFor(services, {
   prepare,
   ...policyTargetHooks('service'),
-  decorate(_ctx, rows: Row[]) {
+  decorate(_ctx, rows) {
     for (const r of rows) {
       r.config ??= {};
       r.permissions ??= [];
       r.postureQueries ??= [];
     }
   },
-};
+});

@@ -6,7 +6,6 @@
 import type { Ctx } from '../../ctx.js';
 import { getRow } from '../../crud.js';
 import { entityRef } from '../../render.js';
-import { textOf } from '../../row.js';
 import { identities } from '../../resources/identity.js';
 import { services } from '../../resources/service.js';
 import { accessEngine } from '../../access/engine.js';
@@ -23,9 +22,9 @@ export async function policyAdvice(ctx: Ctx, identityId: string, serviceId: stri
   const { mine, serving, common } = await commonRouters(ctx, m, view.identity, serviceId);
   return {
     identityId,
-    identity: entityRef('identities', identityId, textOf(identity, 'name')),
+    identity: entityRef('identities', identityId, identity.name),
     serviceId,
-    service: entityRef('services', serviceId, textOf(service, 'name')),
+    service: entityRef('services', serviceId, service.name),
     isDialAllowed: (bits & DIAL) !== 0,
     isBindAllowed: (bits & BIND) !== 0,
     identityRouterCount: mine.size,
