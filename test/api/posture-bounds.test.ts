@@ -15,7 +15,7 @@ import {
   type TestServer,
 } from '../harness/server.js';
 import { assertFieldError, unique } from '../harness/assert.js';
-import { postureOf } from '../../src/model/posture/state.js';
+import { postureOf } from '../../src/model/posture/posture-of.js';
 import { MAX_REPORTED_BYTES } from '../../src/model/posture/kept.js';
 import { submitPostureResponses } from '../../src/model/posture/responses.js';
 

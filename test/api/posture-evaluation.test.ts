@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createRecord, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, assertFieldError, unique } from '../harness/assert.js';
-import { postureOf } from '../../src/model/posture/state.js';
+import { postureOf } from '../../src/model/posture/posture-of.js';
 import { mfaRemoved } from '../../src/model/posture/responses.js';
 
 let server: TestServer;

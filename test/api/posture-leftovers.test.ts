@@ -15,7 +15,7 @@ import {
 } from '../harness/server.js';
 import { assertError, filterParam, unique } from '../harness/assert.js';
 import { checkResponse } from '../harness/schemas.js';
-import { postureOf } from '../../src/model/posture/state.js';
+import { postureOf } from '../../src/model/posture/posture-of.js';
 
 let server: TestServer;
 let admin: ApiClient;

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRecord, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { runtimeOf } from '../../src/store/runtime.js';
-import { postureOf } from '../../src/model/posture/state.js';
+import { postureOf } from '../../src/model/posture/posture-of.js';
 
 interface Network {
   server: TestServer;

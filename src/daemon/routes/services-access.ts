@@ -4,7 +4,7 @@
  * caller's edge routers, a service's edge routers and terminators, and the terminators' CRUD. The client's
  * service update/patch/delete are the management operations, for admins only.
  */
-import { postureOf } from '../../model/posture/state.js';
+import { postureOf } from '../../model/posture/posture-of.js';
 import { getRow, listEntities } from '../../model/crud.js';
 import { renderRecord } from '../../model/render.js';
 import { edgeRouters } from '../../model/resources/edge-router.js';

@@ -9,7 +9,7 @@ import type { Markers } from '../../store/access-markers.js';
 import { iso, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView } from '../posture/evaluate.js';
-import { postureOf } from '../posture/state.js';
+import { postureOf } from '../posture/posture-of.js';
 
 export interface PostureRequest {
   identityId: string;

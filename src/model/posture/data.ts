@@ -6,7 +6,8 @@
 import { getRow } from '../crud.js';
 import type { Ctx } from '../ctx.js';
 import { identities } from '../resources/identity.js';
-import { type ApiSessionPosture, type Reported, postureOf } from './state.js';
+import { type ApiSessionPosture, type Reported } from './state.js';
+import { postureOf } from './posture-of.js';
 
 /** The reference renders data never reported with Go's zero time. */
 const ZERO_TIME = '0001-01-01T00:00:00.000Z';

@@ -9,7 +9,7 @@ import type { Executor } from '../../store/db.js';
 import { defineCache, storeCache } from '../../store/runtime.js';
 import { policyPostureChecks, servicesOfPolicies } from '../../store/posture.js';
 import type { Ctx } from '../ctx.js';
-import { postureOf } from './state.js';
+import { postureOf } from './posture-of.js';
 import { postureCheckType } from './types/index.js';
 import type { CheckOutcome, Details, PostureView } from './types/type.js';
 

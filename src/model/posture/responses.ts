@@ -13,7 +13,8 @@ import { fieldError, type DomainError, type FieldCause } from '../errors.js';
 import { validateAgainst } from '../json-schema.js';
 import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView, type PostureModel } from './evaluate.js';
 import { allowedSlots, applicableChecks, slotFor, withResponses, type KeptResponse } from './kept.js';
-import { type ApiSessionPosture, type Reported, postureOf } from './state.js';
+import { type ApiSessionPosture, type Reported } from './state.js';
+import { postureOf } from './posture-of.js';
 import { mfaType } from './types/mfa.js';
 import { textList, textOf, textOr } from '../row.js';
 

@@ -3,10 +3,8 @@
  * §9.2): OS, domain, MAC addresses and processes per identity; MFA passes and wake/unlock events per API
  * session. Also the identity's last failed service requests. What an identity keeps is bounded by its checks
  * and in bytes (kept.ts); an API session's part is a fixed-size record. Nothing here is persisted: a restart
- * forgets it and clients report again. Each open store has its own, kept by its runtime ({@link postureOf}).
+ * forgets it and clients report again. Each open store has its own, kept by its runtime (posture-of.ts).
  */
-import type { Executor } from '../../store/db.js';
-import { defineCache, storeState } from '../../store/runtime.js';
 
 export interface Reported {
   postureCheckId: string;
@@ -174,8 +172,3 @@ export class PostureState {
     if (f.length > MAX_FAILED_REQUESTS) f.splice(0, f.length - MAX_FAILED_REQUESTS);
   }
 }
-
-const POSTURE = defineCache('posture', () => new PostureState());
-
-/** The posture state of the store `db` belongs to (a transaction's too). */
-export const postureOf = (db: Executor): PostureState => storeState(db, POSTURE) ?? new PostureState();

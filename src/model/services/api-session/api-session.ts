@@ -13,7 +13,7 @@ import {
   insertApiSession,
   touchApiSession,
 } from '../../../store/api-sessions.js';
-import { postureOf } from '../../posture/state.js';
+import { postureOf } from '../../posture/posture-of.js';
 import type { Ctx } from '../../ctx.js';
 import { iso } from '../../ctx.js';
 import { newEntityId, isUuid } from '../../ids.js';

@@ -1,6 +1,6 @@
 /** API sessions: the derived token and refs on reads; posture scoped to a session goes with it (§4.2). */
 import type { Ctx } from '../../ctx.js';
-import { postureOf } from '../../posture/state.js';
+import { postureOf } from '../../posture/posture-of.js';
 import { attachRefs, IDENTITY_REF } from '../../refs.js';
 import type { ResourceHooks, Row } from '../../resource.js';
 

@@ -17,7 +17,7 @@ import { hooksFor } from '../../resource-hooks.js';
 import { identities, isDisabled } from '../../resources/identity.js';
 import { checkRoleAttributes } from '../../schemas.js';
 import { removeIdReferences } from '../../policy/matches.js';
-import { postureOf } from '../../posture/state.js';
+import { postureOf } from '../../posture/posture-of.js';
 import { tracingOf } from '../identity/identity-trace.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
 

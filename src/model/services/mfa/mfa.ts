@@ -50,7 +50,7 @@ import {
   type FailureOutcome,
   type MfaCaller,
 } from './mfa-failures.js';
-import { postureOf } from '../../posture/state.js';
+import { postureOf } from '../../posture/posture-of.js';
 import { mfaRemoved } from '../../posture/responses.js';
 
 export const DEFAULT_TOTP_ISSUER = 'edgectl';
