@@ -1,6 +1,7 @@
 /**
  * The draining of unread bodies after an early answer, with small bounds on a plain-HTTP Fastify: within the
- * byte bound the connection stays usable, beyond it (declared or sent) the connection closes.
+ * byte bound the connection stays usable, beyond it (declared or sent) the connection closes. A request injected
+ * in-process, whose body has been read, has nothing to drain.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -76,4 +77,23 @@ test('a chunked body sent beyond the byte bound is cut off after the answer', as
   const { text, chunks } = await send(post('transfer-encoding: chunked\r\n'), chunk, total, '0\r\n\r\n');
   assert.deepEqual(statusLines(text), ['HTTP/1.1 413 Payload Too Large']);
   assert.ok(chunks < total, `the server closed the connection after ${chunks} of ${total} chunks`);
+});
+
+test('an injected request whose body was read leaves nothing draining (the offline CLI)', async () => {
+  // Short bounds: a drain left behind would cut off the injected request's socket, which has no destroy().
+  const injected = Fastify();
+  drainUnreadBodies(injected, { maxBytes: MAX_BYTES, requestTimeoutMs: 100, idleMs: 50 }, new WeakSet<Duplex>());
+  injected.post('/', async () => ({ ok: true }));
+  const errors: unknown[] = [];
+  const onError = (e: unknown) => errors.push(e);
+  process.on('uncaughtException', onError);
+  try {
+    const res = await injected.inject({ method: 'POST', url: '/', payload: { a: 1 } });
+    assert.equal(res.statusCode, 200);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(errors, []);
+  } finally {
+    process.off('uncaughtException', onError);
+    await injected.close();
+  }
 });
