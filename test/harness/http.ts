@@ -21,6 +21,8 @@ export interface RequestOptions {
   body?: unknown;
   raw?: string | Buffer;
   contentType?: string;
+  /** The client's source address (a loopback one such as `127.0.0.5`): another client, as the controller sees it. */
+  from?: string;
   /** A client certificate and its key: only a TLS connection can present them. */
   cert?: string;
   key?: string;
@@ -63,7 +65,8 @@ function response(status: number, headers: HttpResponse['headers'], bytes: Buffe
 export function request(ca: string, method: string, url: string, opts: RequestOptions = {}): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const { headers, payload } = outgoing(opts);
-    const req = https.request(url, { method, headers, ca, cert: opts.cert, key: opts.key, agent: false }, (res) => {
+    const tlsOpts = { ca, cert: opts.cert, key: opts.key, localAddress: opts.from };
+    const req = https.request(url, { method, headers, ...tlsOpts, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve(response(res.statusCode ?? 0, res.headers, Buffer.concat(chunks))));
@@ -93,6 +96,7 @@ export async function injectRequest(
     url,
     headers,
     ...(payload !== undefined ? { payload } : {}),
+    ...(opts.from !== undefined ? { remoteAddress: opts.from } : {}),
   });
   const stringHeaders: HttpResponse['headers'] = {};
   for (const [name, value] of Object.entries(res.headers))
