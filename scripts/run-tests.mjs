@@ -8,7 +8,8 @@
 // keeps the layout: each .ts beside its .js (tests that read sources still find them), every other file and
 // top-level entry (bin, docs, dist, node_modules, .git, fixtures…) a symlink, so paths relative to a test file
 // still lead where they do in the repository; the processes' working directory stays the repository.
-// EDGECTL_TEST_TSX=1 runs the sources through tsx instead, as before.
+// The few files that need the repository itself (IN_PLACE) run through tsx after the others; EDGECTL_TEST_TSX=1
+// runs every file that way.
 //
 // Usage: node scripts/run-tests.mjs [path-prefix ...]   (e.g. test/unit, test/api/identity)
 import { spawn } from 'node:child_process';
@@ -67,9 +68,17 @@ async function transpile(out) {
   });
 }
 
+/**
+ * Test files that need the repository itself, not the mirror: `npm pack` does not follow the mirror's symlinks
+ * (it would pack nothing). They run through tsx, in place, after the others.
+ */
+const IN_PLACE = new Set(['test/cli/package.test.ts']);
+
 const useTsx = process.env.EDGECTL_TEST_TSX === '1';
+const transpiled = useTsx ? [] : files.filter((f) => !IN_PLACE.has(f));
+const inPlace = useTsx ? files : files.filter((f) => IN_PLACE.has(f));
 let mirrorDir;
-if (!useTsx) {
+if (transpiled.length > 0) {
   mirrorDir = mkdtempSync(join(tmpdir(), 'edgectl-tests-'));
   try {
     await transpile(mirrorDir);
@@ -79,25 +88,36 @@ if (!useTsx) {
   }
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const child = spawn(
-  process.execPath,
-  [
-    ...(useTsx ? ['--import', 'tsx'] : ['--enable-source-maps']),
-    '--test',
-    `--test-concurrency=${concurrency}`,
-    '--test-reporter=spec',
-    ...(useTsx ? files : files.map((f) => join(mirrorDir, f.replace(/\.ts$/, '.js')))),
-  ],
-  {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' },
-  },
-);
-const cleanUp = () => mirrorDir && rmSync(mirrorDir, { recursive: true, force: true });
+let current;
+/** One `node --test` run over `testFiles` with `loader` flags; resolves its exit code. */
+const runTests = (loader, testFiles) =>
+  new Promise((resolve) => {
+    current = spawn(
+      process.execPath,
+      [...loader, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...testFiles],
+      {
+        cwd: root,
+        stdio: 'inherit',
+        env: { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' },
+      },
+    );
+    current.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
 // The runner's own interruption ends the tests first; the mirror goes once they are gone.
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => {
-  cleanUp();
-  process.exit(code ?? (signal ? 1 : 0));
-});
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    interrupted = true;
+    current?.kill(signal);
+  });
+let failed = false;
+try {
+  if (transpiled.length > 0) {
+    const js = transpiled.map((f) => join(mirrorDir, f.replace(/\.ts$/, '.js')));
+    failed = (await runTests(['--enable-source-maps'], js)) !== 0;
+  }
+  if (inPlace.length > 0 && !interrupted) failed = (await runTests(['--import', 'tsx'], inPlace)) !== 0 || failed;
+} finally {
+  if (mirrorDir) rmSync(mirrorDir, { recursive: true, force: true });
+}
+process.exit(failed || interrupted ? 1 : 0);
