@@ -6,7 +6,6 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
 import {
   ADMIN,
   createIdentity,
@@ -15,43 +14,15 @@ import {
   type ApiClient,
   type TestServer,
 } from '../harness/server.js';
-import { request, type HttpResponse } from '../harness/http.js';
+import type { HttpResponse } from '../harness/http.js';
 import { assertError, assertFieldError, unique } from '../harness/assert.js';
 import { generateKeyAndCsr } from '../../src/pki/index.js';
 import { verificationCounts } from '../../src/model/password.js';
 import { authPolicyBody } from '../harness/bodies.js';
 
-/** A password login sent from another loopback address, so it counts as another source. */
-function loginFrom(
-  server: TestServer,
-  localAddress: string,
-  username: string,
-  password: string,
-): Promise<HttpResponse> {
-  return new Promise((resolve, reject) => {
-    const payload = JSON.stringify({ username, password });
-    const req = https.request(
-      `${server.url}/edge/client/v1/authenticate?method=password`,
-      {
-        method: 'POST',
-        ca: server.ca,
-        agent: false,
-        localAddress,
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text), text });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+/** A password login from another source address, so it counts as another source. */
+const loginFrom = (server: TestServer, from: string, username: string, password: string): Promise<HttpResponse> =>
+  server.request('POST', '/edge/client/v1/authenticate?method=password', { body: { username, password }, from });
 
 function assertRateLimited(res: HttpResponse): void {
   assertError(res, 429, 'RATE_LIMITED');
@@ -125,14 +96,14 @@ describe('second factors that are not served yet', () => {
     const certId = await createIdentity(admin, { authPolicyId: policyId, enrollment: { ott: true } });
     const token = (await admin.get(`/identities/${certId}`)).body.data.enrollment.ott.token;
     const { privateKeyPem, csrPem } = await generateKeyAndCsr({ commonName: unique('hardening') });
-    const enrolled = await request(server.ca, 'POST', `${server.url}/edge/client/v1/enroll/ott?token=${token}`, {
+    const enrolled = await server.request('POST', `/edge/client/v1/enroll/ott?token=${token}`, {
       raw: csrPem,
       contentType: 'application/pkcs10',
       headers: { accept: 'application/x-x509-user-cert' },
     });
     assert.equal(enrolled.status, 200);
     const certLogin = () =>
-      request(server.ca, 'POST', `${server.url}/edge/client/v1/authenticate?method=cert`, {
+      server.request('POST', `/edge/client/v1/authenticate?method=cert`, {
         cert: enrolled.text,
         key: privateKeyPem,
       });

@@ -10,7 +10,7 @@ import tls from 'node:tls';
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { request, type HttpResponse } from '../harness/http.js';
+import type { HttpResponse } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import {
   issueClientCert,
@@ -31,7 +31,7 @@ before(async () => {
 });
 after(() => server.close());
 
-const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
+const clientPath = (path: string) => `/edge/client/v1${path}`;
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 interface CaFlags {
@@ -79,7 +79,7 @@ async function registeredCa(
 
 /** POST over mutual TLS with a client certificate (PEM chain) and key. */
 const mtls = (path: string, cert: string, key: string, body?: unknown) =>
-  request(server.ca, 'POST', clientUrl(path), { cert, key, ...(body !== undefined ? { body } : {}) });
+  server.request('POST', clientPath(path), { cert, key, ...(body !== undefined ? { body } : {}) });
 
 const certLogin = (cert: TestClientCert, chain?: string) =>
   mtls('/authenticate?method=cert', chain ?? cert.certPem, cert.keyPem);
@@ -332,8 +332,8 @@ describe('CA records', () => {
     const user = await createUser(server, admin, { api: 'management' });
     assertError(await user.client.get('/cas'), 401, 'UNAUTHORIZED');
     assertError(await user.client.post('/cas', {}), 401, 'UNAUTHORIZED');
-    assertError(await request(server.ca, 'GET', `${server.url}/edge/management/v1/cas/x/jwt`), 401, 'UNAUTHORIZED');
-    assertError(await request(server.ca, 'GET', clientUrl('/cas')), 404, 'NOT_FOUND');
+    assertError(await server.request('GET', `/edge/management/v1/cas/x/jwt`), 401, 'UNAUTHORIZED');
+    assertError(await server.request('GET', clientPath('/cas')), 404, 'NOT_FOUND');
   });
 });
 
@@ -478,7 +478,7 @@ describe('CA auto-enrollment (POST /enroll/ca)', () => {
 
   test('refusals: no certificate, an unknown CA, a CA without auto-enrollment, a certificate not for client auth', async () => {
     await registeredCa(); // at least one CA takes auto-enrollment
-    assertError(await request(server.ca, 'POST', clientUrl('/enroll/ca')), 400, 'CERT_FAILED_VALIDATION');
+    assertError(await server.request('POST', clientPath('/enroll/ca')), 400, 'CERT_FAILED_VALIDATION');
     const stranger = await newRootCa('unknown to the controller');
     const foreign = await issueClientCert(stranger, 'foreign');
     assertError(await mtls('/enroll/ca', foreign.certPem, foreign.keyPem), 400, 'CERT_FAILED_VALIDATION');
@@ -546,7 +546,7 @@ describe('ottca enrollment', () => {
       'CERTIFICATE_FAILED_VALIDATION',
     );
     assertError(
-      await request(server.ca, 'POST', clientUrl(`/enroll/ottca?token=${ottca.token}`)),
+      await server.request('POST', clientPath(`/enroll/ottca?token=${ottca.token}`)),
       400,
       'CERTIFICATE_FAILED_VALIDATION',
     );

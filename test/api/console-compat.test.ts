@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { createRecord, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { assertError, filterParam, unique } from '../harness/assert.js';
 import { checkResponse } from '../harness/schemas.js';
-import { request } from '../harness/http.js';
 import { newRootCa } from '../harness/third-party-pki.js';
 
 let server: TestServer;
@@ -197,9 +196,9 @@ describe('content types', () => {
       400,
       'COULD_NOT_PARSE_BODY',
     );
-    const enroll = `${server.url}/edge/client/v1`;
+    const enroll = '/edge/client/v1';
     for (const path of ['/enroll/ott', '/enroll']) {
-      const res = await request(server.ca, 'POST', `${enroll}${path}?token=9b2f3c1e-0000-4000-8000-000000000000`, {
+      const res = await server.request('POST', `${enroll}${path}?token=9b2f3c1e-0000-4000-8000-000000000000`, {
         raw: 'x',
         contentType: 'text/plain',
       });

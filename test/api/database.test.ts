@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
 import {
@@ -87,7 +86,7 @@ function damage(fn: (db: Database.Database) => void, fkOff = false): void {
 }
 
 async function metric(name: string): Promise<number | undefined> {
-  const res = await request(s.ca, 'GET', `${s.url}/metrics`, { headers: { accept: '*/*' } });
+  const res = await s.request('GET', `/metrics`, { headers: { accept: '*/*' } });
   const line = res.text.split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.split(' ')[1]);
 }

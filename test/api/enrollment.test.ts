@@ -8,7 +8,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import tls from 'node:tls';
 import { createIdentity, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
 import {
@@ -34,13 +33,13 @@ before(async () => {
 });
 after(() => server.close());
 
-const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
-const mgmtUrl = (path: string) => `${server.url}/edge/management/v1${path}`;
+const clientPath = (path: string) => `/edge/client/v1${path}`;
+const mgmtPath = (path: string) => `/edge/management/v1${path}`;
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 
 /** POST /enroll/ott the 0.25.6 way: token in the query, the CSR as a raw PEM body, PEM answer. */
 const enrollOttPem = (token: string, csrPem: string, contentType = 'application/pkcs10', on: TestServer = server) =>
-  request(on.ca, 'POST', `${on.url}/edge/client/v1/enroll/ott?token=${encodeURIComponent(token)}`, {
+  on.request('POST', `/edge/client/v1/enroll/ott?token=${encodeURIComponent(token)}`, {
     raw: csrPem,
     contentType,
     headers: { accept: 'application/x-x509-user-cert' },
@@ -53,7 +52,7 @@ const certLogin = (
   api: 'client' | 'management' = 'client',
   opts: { json?: boolean; on?: TestServer } = {},
 ) =>
-  request((opts.on ?? server).ca, 'POST', `${(opts.on ?? server).url}/edge/${api}/v1/authenticate?method=cert`, {
+  (opts.on ?? server).request('POST', `/edge/${api}/v1/authenticate?method=cert`, {
     cert,
     key,
     ...(opts.json ? { contentType: 'application/json' } : {}),
@@ -154,7 +153,7 @@ describe('ott enrollment and certificate authentication', () => {
   test('the JSON shape: token and clientCsr in the body, {data:{cert, ca}} when JSON is accepted', async () => {
     const { id, ott } = await identityWithOtt();
     const { privateKeyPem, csrPem } = await newCsr();
-    const res = await request(server.ca, 'POST', clientUrl('/enroll/ott'), {
+    const res = await server.request('POST', clientPath('/enroll/ott'), {
       body: { token: ott.token, clientCsr: csrPem },
     });
     assert.equal(res.status, 200, res.text);
@@ -169,12 +168,12 @@ describe('ott enrollment and certificate authentication', () => {
   test('the legacy /enroll dispatches by the token and answers PEM', async () => {
     const { ott } = await identityWithOtt();
     const { privateKeyPem, csrPem } = await newCsr();
-    const wrong = await request(server.ca, 'POST', clientUrl(`/enroll?method=updb&token=${ott.token}`), {
+    const wrong = await server.request('POST', clientPath(`/enroll?method=updb&token=${ott.token}`), {
       raw: csrPem,
       contentType: 'application/x-pem-file',
     });
     assertError(wrong, 400, 'INVALID_ENROLL_METHOD');
-    const res = await request(server.ca, 'POST', clientUrl(`/enroll?method=ott&token=${ott.token}`), {
+    const res = await server.request('POST', clientPath(`/enroll?method=ott&token=${ott.token}`), {
       raw: csrPem,
       contentType: 'text/plain',
       headers: { accept: '*/*' },
@@ -199,7 +198,7 @@ describe('ott enrollment and certificate authentication', () => {
     assertError(await enrollOttPem(ott.token, server.ca), 400, 'COULD_NOT_PROCESS_CSR');
     // No CSR at all.
     assertError(
-      await request(server.ca, 'POST', clientUrl('/enroll/ott'), { body: { token: ott.token } }),
+      await server.request('POST', clientPath('/enroll/ott'), { body: { token: ott.token } }),
       400,
       'MISSING_OR_INVALID_CSR',
     );
@@ -215,7 +214,7 @@ describe('ott enrollment and certificate authentication', () => {
     const { id, ott } = await identityWithOtt();
     assertSizeRefused(await enrollOttPem(ott.token, (await oversizedCsr('big')).csrPem));
     assertSansRefused(await enrollOttPem(ott.token, (await csrWithHosts('many')).csrPem));
-    const json = await request(server.ca, 'POST', clientUrl('/enroll/ott'), {
+    const json = await server.request('POST', clientPath('/enroll/ott'), {
       body: { token: ott.token, clientCsr: (await csrWithHosts('many-json')).csrPem },
     });
     assertSansRefused(json);
@@ -233,7 +232,7 @@ describe('ott enrollment and certificate authentication', () => {
     assertError(await enrollOttPem('9b2f3c1e-0000-4000-8000-000000000000', csrPem), 400, 'INVALID_ENROLLMENT_TOKEN');
     assertError(await enrollOttPem('not-a-token', csrPem), 400, 'INVALID_ENROLLMENT_TOKEN');
     assertError(
-      await request(server.ca, 'POST', clientUrl('/enroll/ott'), { raw: csrPem, contentType: 'application/pkcs10' }),
+      await server.request('POST', clientPath('/enroll/ott'), { raw: csrPem, contentType: 'application/pkcs10' }),
       400,
       'COULD_NOT_VALIDATE',
       'token',
@@ -280,7 +279,7 @@ describe('updb enrollment', () => {
     assert.equal(claims.em, 'updb');
     assert.equal(claims.jti, updb.token);
 
-    const res = await request(server.ca, 'POST', clientUrl(`/enroll/updb?token=${updb.token}`), {
+    const res = await server.request('POST', clientPath(`/enroll/updb?token=${updb.token}`), {
       body: { username: 'ignored-name', password: 'enrolled-Passw0rd' },
     });
     assert.equal(res.status, 200, res.text);
@@ -292,7 +291,7 @@ describe('updb enrollment', () => {
     assert.equal(enrolled.authenticators.updb.username, username);
     assert.deepEqual(enrolled.enrollment, {});
     assertError(
-      await request(server.ca, 'POST', clientUrl(`/enroll/updb?token=${updb.token}`), {
+      await server.request('POST', clientPath(`/enroll/updb?token=${updb.token}`), {
         body: { password: 'another-Passw0rd' },
       }),
       400,
@@ -313,22 +312,22 @@ describe('updb enrollment', () => {
     const username = unique('strict-user');
     const id = await createIdentity(admin, { authPolicyId: policy.body.data.id, enrollment: { updb: username } });
     const token = (await admin.get(`/identities/${id}`)).body.data.enrollment.updb.token;
-    const url = clientUrl(`/enroll/updb?token=${token}`);
+    const url = clientPath(`/enroll/updb?token=${token}`);
     assertError(
-      await request(server.ca, 'POST', url, { body: { password: 'short1A' } }),
+      await server.request('POST', url, { body: { password: 'short1A' } }),
       400,
       'COULD_NOT_VALIDATE',
       'password',
     );
     assertError(
-      await request(server.ca, 'POST', url, { body: { password: 'longbutnodigitsorcase' } }),
+      await server.request('POST', url, { body: { password: 'longbutnodigitsorcase' } }),
       400,
       'COULD_NOT_VALIDATE',
       'password',
     );
     assert.deepEqual((await admin.get(`/identities/${id}`)).body.data.authenticators, {});
     // Through the legacy endpoint this time.
-    const ok = await request(server.ca, 'POST', clientUrl(`/enroll?token=${token}`), {
+    const ok = await server.request('POST', clientPath(`/enroll?token=${token}`), {
       body: { password: 'Long-enough-Passw0rd' },
     });
     assert.equal(ok.status, 200, ok.text);
@@ -492,7 +491,7 @@ describe('enrollment records', () => {
   });
 
   test('enrollment management needs an admin session', async () => {
-    const anon = await request(server.ca, 'GET', mgmtUrl('/enrollments'));
+    const anon = await server.request('GET', mgmtPath('/enrollments'));
     assertError(anon, 401, 'UNAUTHORIZED');
   });
 });
@@ -551,7 +550,7 @@ describe('cert authenticators from the admin API and certificate authentication'
     assertError(await certLogin(foreign.certPem, foreign.keyPem), 401, 'INVALID_AUTH');
     assertError(await certLogin(foreign.caPem, foreign.caKeyPem), 401, 'INVALID_AUTH');
     // No certificate at all.
-    assertError(await request(server.ca, 'POST', clientUrl('/authenticate?method=cert')), 401, 'INVALID_AUTH');
+    assertError(await server.request('POST', clientPath('/authenticate?method=cert')), 401, 'INVALID_AUTH');
   });
 
   test('disabled identities, auth policies without cert and expired certificates under strict policies fail', async () => {

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, createIdentity, createRecord, type ApiClient, type TestServer } from '../harness/server.js';
-import { request, type HttpResponse } from '../harness/http.js';
+import type { HttpResponse } from '../harness/http.js';
 import { assertError, assertFieldError, filterParam, unique } from '../harness/assert.js';
 
 let server: TestServer;
@@ -21,11 +21,7 @@ const list = (n: number, prefix = 'a') => Array.from({ length: n }, (_, i) => `$
 /** A JSON array nested `depth` deep, as text (JSON.stringify itself would overflow on the deep ones). */
 const nested = (depth: number) => '['.repeat(depth) + '1' + ']'.repeat(depth);
 const postRaw = (path: string, json: string): Promise<HttpResponse> =>
-  request(server.ca, 'POST', `${admin.base}${path}`, {
-    raw: json,
-    contentType: 'application/json',
-    headers: { 'zt-session': admin.token! },
-  });
+  admin.req('POST', path, { raw: json, contentType: 'application/json' });
 const count = async (path: string): Promise<number> =>
   (await admin.get(`${path}?limit=1`)).body.meta.pagination.totalCount;
 
@@ -269,11 +265,7 @@ describe('well-formed strings', () => {
       Buffer.from([0xff, 0xed, 0xa0, 0x80]),
       Buffer.from('","type":"User","isAdmin":false}'),
     ]);
-    const res = await request(server.ca, 'POST', `${admin.base}/identities`, {
-      raw: bytes,
-      contentType: 'application/json',
-      headers: { 'zt-session': admin.token! },
-    });
+    const res = await admin.req('POST', '/identities', { raw: bytes, contentType: 'application/json' });
     assertError(res, 400, 'COULD_NOT_PARSE_BODY');
     assert.equal(await count('/identities'), before);
   });

@@ -4,10 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from '../harness/http.js';
 import { ADMIN, createIdentity, startTestServer, type TestServer } from '../harness/server.js';
 
-const get = (s: TestServer, path: string) => request(s.ca, 'GET', s.url + path, { headers: { accept: '*/*' } });
+const get = (s: TestServer, path: string) => s.request('GET', path, { headers: { accept: '*/*' } });
 
 /** One sample's value, e.g. `edgectl_http_requests_total{method="GET",…}`; undefined when absent. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
@@ -204,7 +203,7 @@ test('/health never counts as session activity and ignores a session header', as
   try {
     const admin = await s.admin();
     s.clock.advance(6000);
-    const res = await request(s.ca, 'GET', `${s.url}/health`, { headers: { 'zt-session': admin.token! } });
+    const res = await s.request('GET', `/health`, { headers: { 'zt-session': admin.token! } });
     assert.equal(res.status, 200);
     s.clock.advance(6000);
     await s.sweep();

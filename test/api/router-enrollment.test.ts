@@ -7,7 +7,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
 import { generateKeyAndCsr, parseCertificates, spiffeId, verifyChain } from '../../src/pki/index.js';
@@ -22,7 +21,7 @@ before(async () => {
 });
 after(() => server.close());
 
-const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
+const clientPath = (path: string) => `/edge/client/v1${path}`;
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';
 
@@ -63,7 +62,7 @@ describe('edge router enrollment (erott)', () => {
     assert.equal(e.edgeRouter.entity, 'edge-routers');
 
     const csrs = await routerCsrs(id);
-    const res = await request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${r.enrollmentToken}`), {
+    const res = await server.request('POST', clientPath(`/enroll/erott?token=${r.enrollmentToken}`), {
       body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem },
     });
     assert.equal(res.status, 200, res.text);
@@ -90,7 +89,7 @@ describe('edge router enrollment (erott)', () => {
       0,
     );
     assertError(
-      await request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${r.enrollmentToken}`), {
+      await server.request('POST', clientPath(`/enroll/erott?token=${r.enrollmentToken}`), {
         body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem },
       }),
       400,
@@ -103,7 +102,7 @@ describe('edge router enrollment (erott)', () => {
     const token = detail.data.enrollmentToken;
     const csrs = await routerCsrs(id);
     const post = (body: Record<string, unknown>, path = `/enroll/erott?token=${token}`) =>
-      request(server.ca, 'POST', clientUrl(path), { body });
+      server.request('POST', clientPath(path), { body });
     assertError(await post({ certCsr: csrs.client.csrPem }), 400, 'MISSING_OR_INVALID_CSR');
     assertError(await post({ serverCertCsr: csrs.server.csrPem }), 400, 'MISSING_OR_INVALID_CSR');
     const wrongCn = await routerCsrs('not-the-router-id');
@@ -116,7 +115,7 @@ describe('edge router enrollment (erott)', () => {
     assertError(await post({ certCsr: csrs.client.csrPem, serverCertCsr: 'garbage' }), 400, 'COULD_NOT_PROCESS_CSR');
     // An identity endpoint with a router token names the method mismatch.
     assertError(
-      await request(server.ca, 'POST', clientUrl(`/enroll/ott?token=${token}`), {
+      await server.request('POST', clientPath(`/enroll/ott?token=${token}`), {
         raw: csrs.client.csrPem,
         contentType: 'application/pkcs10',
       }),
@@ -135,7 +134,7 @@ describe('edge router enrollment (erott)', () => {
     const token = detail.data.enrollmentToken;
     const csrs = await routerCsrs(id);
     const post = (certCsr: string, serverCertCsr: string) =>
-      request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${token}`), { body: { certCsr, serverCertCsr } });
+      server.request('POST', clientPath(`/enroll/erott?token=${token}`), { body: { certCsr, serverCertCsr } });
     assertSansRefused(await post(csrs.client.csrPem, (await csrWithHosts(id)).csrPem));
     assertSansRefused(await post((await csrWithHosts(id)).csrPem, csrs.server.csrPem));
     assertSizeRefused(await post((await oversizedCsr(id)).csrPem, csrs.server.csrPem));
@@ -159,7 +158,7 @@ describe('edge router enrollment (erott)', () => {
   test('re-enroll: certificate dropped, unverified, a new token and JWT; the old certificate can no longer extend', async () => {
     const { id, detail } = await createRouter('edge-routers');
     const csrs = await routerCsrs(id);
-    const enrolled = await request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${detail.data.enrollmentToken}`), {
+    const enrolled = await server.request('POST', clientPath(`/enroll/erott?token=${detail.data.enrollmentToken}`), {
       body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem },
     });
     assert.equal(enrolled.status, 200);
@@ -175,7 +174,7 @@ describe('edge router enrollment (erott)', () => {
     assert.match(r.enrollmentJwt, /^ey/);
     const next = await routerCsrs(id);
     assertError(
-      await request(server.ca, 'POST', clientUrl('/enroll/extend/router'), {
+      await server.request('POST', clientPath('/enroll/extend/router'), {
         cert: enrolled.body.data.cert,
         key: csrs.client.privateKeyPem,
         body: { certCsr: next.client.csrPem, serverCertCsr: next.server.csrPem },
@@ -183,7 +182,7 @@ describe('edge router enrollment (erott)', () => {
       401,
       'UNAUTHORIZED',
     );
-    const again = await request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${r.enrollmentToken}`), {
+    const again = await server.request('POST', clientPath(`/enroll/erott?token=${r.enrollmentToken}`), {
       body: { certCsr: next.client.csrPem, serverCertCsr: next.server.csrPem },
     });
     assert.equal(again.status, 200, again.text);
@@ -193,12 +192,12 @@ describe('edge router enrollment (erott)', () => {
   test('extension with the current certificate: new certificates, the old fingerprint replaced', async () => {
     const { id, detail } = await createRouter('edge-routers');
     const csrs = await routerCsrs(id);
-    const enrolled = await request(server.ca, 'POST', clientUrl(`/enroll/erott?token=${detail.data.enrollmentToken}`), {
+    const enrolled = await server.request('POST', clientPath(`/enroll/erott?token=${detail.data.enrollmentToken}`), {
       body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem },
     });
     const next = await routerCsrs(id);
     const extend = (cert: string | undefined, key: string | undefined, body: Record<string, unknown>) =>
-      request(server.ca, 'POST', clientUrl('/enroll/extend/router'), { ...(cert ? { cert, key } : {}), body });
+      server.request('POST', clientPath('/enroll/extend/router'), { ...(cert ? { cert, key } : {}), body });
     assertError(
       await extend(undefined, undefined, { certCsr: next.client.csrPem, serverCertCsr: next.server.csrPem }),
       401,
@@ -269,13 +268,13 @@ describe('transit router enrollment (trott)', () => {
 
     const csrs = await routerCsrs(id);
     assertError(
-      await request(server.ca, 'POST', clientUrl(`/enroll?method=erott&token=${token}`), {
+      await server.request('POST', clientPath(`/enroll?method=erott&token=${token}`), {
         body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem },
       }),
       400,
       'INVALID_ENROLL_METHOD',
     );
-    const res = await request(server.ca, 'POST', clientUrl(`/enroll?method=trott&token=${token}`), {
+    const res = await server.request('POST', clientPath(`/enroll?method=trott&token=${token}`), {
       body: { certCsr: csrs.client.csrPem, serverCertCsr: csrs.server.csrPem },
     });
     assert.equal(res.status, 200, res.text);

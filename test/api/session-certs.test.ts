@@ -7,7 +7,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { request } from '../harness/http.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
 import { assertSansRefused, assertSizeRefused, csrWithHosts, csrWithJunkSans, oversizedCsr } from '../harness/csrs.js';
@@ -29,7 +28,7 @@ before(async () => {
 });
 after(() => server.close());
 
-const clientUrl = (path: string) => `${server.url}/edge/client/v1${path}`;
+const clientPath = (path: string) => `/edge/client/v1${path}`;
 const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 const HOUR = 3_600_000;
 
@@ -40,7 +39,7 @@ async function enrolledIdentity(): Promise<{ id: string; authenticatorId: string
   const id = await createIdentity(admin, { enrollment: { ott: true } });
   const token = (await admin.get(`/identities/${id}`)).body.data.enrollment.ott.token;
   const { privateKeyPem, csrPem } = await newCsr();
-  const res = await request(server.ca, 'POST', clientUrl(`/enroll/ott?token=${token}`), {
+  const res = await server.request('POST', clientPath(`/enroll/ott?token=${token}`), {
     raw: csrPem,
     contentType: 'application/pkcs10',
     headers: { accept: 'application/x-x509-user-cert' },
@@ -51,7 +50,7 @@ async function enrolledIdentity(): Promise<{ id: string; authenticatorId: string
 }
 
 const certLogin = (cert: string, key: string, api: 'client' | 'management' = 'client') =>
-  request(server.ca, 'POST', `${server.url}/edge/${api}/v1/authenticate?method=cert`, { cert, key });
+  server.request('POST', `/edge/${api}/v1/authenticate?method=cert`, { cert, key });
 
 /** A client of `api` whose requests carry the token and present `cert`/`key` over TLS. */
 function tlsClient(api: 'client' | 'management', token: string, cert?: string, key?: string) {
@@ -137,7 +136,7 @@ describe('API session certificates', () => {
       'COULD_NOT_PROCESS_CSR',
     );
     assertError(
-      await request(server.ca, 'POST', clientUrl('/current-api-session/certificates'), {
+      await server.request('POST', clientPath('/current-api-session/certificates'), {
         body: { csr: (await newCsr()).csrPem },
       }),
       401,
@@ -325,7 +324,7 @@ describe('identity certificate extension', () => {
       'CAN_NOT_UPDATE_AUTHENTICATOR',
     );
     assertError(
-      await request(server.ca, 'POST', clientUrl(path), { body: { clientCertCsr: csrPem } }),
+      await server.request('POST', clientPath(path), { body: { clientCertCsr: csrPem } }),
       401,
       'UNAUTHORIZED',
     );
@@ -376,7 +375,7 @@ describe('authenticator re-enroll', () => {
     assertError(await admin.get(`/authenticators/${authId}`), 404, 'NOT_FOUND');
     assertError(await server.client('client').login(user.username, user.password), 401, 'INVALID_AUTH');
 
-    const enrolled = await request(server.ca, 'POST', clientUrl(`/enroll/updb?token=${enrollment.token}`), {
+    const enrolled = await server.request('POST', clientPath(`/enroll/updb?token=${enrollment.token}`), {
       body: { password: 'renewed-Passw0rd' },
     });
     assert.equal(enrolled.status, 200, enrolled.text);

@@ -1,7 +1,6 @@
 /** Cross-origin access only for the origins the operator lists (`web.cors.allowedOrigins`). */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from '../harness/http.js';
 import { ADMIN, startTestServer, type TestServer } from '../harness/server.js';
 
 describe('CORS with configured origins', () => {
@@ -14,7 +13,7 @@ describe('CORS with configured origins', () => {
   after(() => server.close());
 
   const preflight = (origin: string) =>
-    request(server.ca, 'OPTIONS', `${server.url}/edge/management/v1/identities`, {
+    server.request('OPTIONS', `/edge/management/v1/identities`, {
       headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'zt-session' },
     });
 
@@ -47,7 +46,7 @@ describe('CORS with configured origins', () => {
       assert.equal(pre.headers['access-control-allow-origin'], undefined, origin);
       assert.equal(pre.headers['access-control-allow-headers'], undefined, origin);
       assert.equal(pre.headers['access-control-allow-credentials'], undefined, origin);
-      const auth = await request(server.ca, 'POST', `${server.url}/edge/management/v1/authenticate?method=password`, {
+      const auth = await server.request('POST', `/edge/management/v1/authenticate?method=password`, {
         body: ADMIN,
         headers: { origin },
       });

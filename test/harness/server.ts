@@ -1,14 +1,17 @@
 /**
- * Test servers: a real controller (the same `startDaemon` as `edgectl serve`) on 127.0.0.1 with an
- * ephemeral port and a temporary data dir, plus API clients bound to it. Fixture helpers return values
- * and never assert.
+ * Test servers: a real controller (the same `startDaemon` as `edgectl serve`) listening on 127.0.0.1 with an
+ * ephemeral port and a temporary data dir, plus API clients bound to it. The clients hand their requests to the
+ * controller's app in-process by default (no TLS handshake per request); a test whose subject is the connection
+ * (TLS, client certificates, connection limits) asks for `transport: 'tls'`, and a request that presents a
+ * client certificate always goes over TLS. Fixture helpers return values and never assert.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/daemon/config.js';
-import { startDaemon, type RunningDaemon } from '../../src/daemon/daemon.js';
-import { request, type HttpResponse, type RequestOptions } from './http.js';
+import { DB_FILE, startDaemon, type RunningDaemon } from '../../src/daemon/daemon.js';
+import { openStore } from '../../src/model/store.js';
+import { injectTransport, tlsTransport, type HttpResponse, type RequestOptions, type Transport } from './http.js';
 
 export const ADMIN = { username: 'admin', password: 'admin-Passw0rd!' };
 
@@ -40,6 +43,10 @@ export interface TestServer {
   ca: string;
   daemon: RunningDaemon;
   clock: TestClock;
+  /** How this server's clients reach it (see StartOptions.transport). */
+  transport: Transport;
+  /** One request to a path below the root URL (`/version`, `/edge/client/v1/...`) through `transport`. */
+  request(method: string, path: string, opts?: RequestOptions): Promise<HttpResponse>;
   /** Runs the background sweeper once (expired API sessions and session certificates), now. */
   sweep(): Promise<void>;
   client(api?: 'management' | 'client'): ApiClient;
@@ -53,10 +60,37 @@ export interface StartOptions {
   yaml?: string;
   /** The controller's clock (default `running`); see TestClock. */
   clock?: 'running' | 'frozen';
+  /**
+   * How the clients' requests reach the controller: `inject` (default) in-process through the app, `tls` over
+   * HTTPS to the listener, for tests whose subject is the connection. The listener runs either way.
+   */
+  transport?: 'inject' | 'tls';
+}
+
+let template: Promise<string> | undefined;
+
+/**
+ * A store file with every migration applied and nothing else, made once per test process. Each new data dir
+ * starts from a copy, so a start checks it as it checks any existing store (quick_check, schema) instead of
+ * running every migration on an empty file again. Nothing else is shared: each server makes its own PKI, token
+ * key and default admin.
+ */
+function migratedStore(): Promise<string> {
+  template ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'edgectl-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, DB_FILE);
+    const store = await openStore(file);
+    await store.close();
+    return file;
+  })();
+  return template;
 }
 
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'edgectl-test-'));
+  mkdirSync(join(dataDir, 'data'), { mode: 0o700 });
+  copyFileSync(await migratedStore(), join(dataDir, 'data', DB_FILE));
   let configFile: string | undefined;
   if (opts.yaml) {
     configFile = join(dataDir, 'config.yml');
@@ -79,14 +113,17 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     backgroundSweep: opts.clock !== 'frozen',
   });
   const ca = daemon.pki.caBundlePem;
+  const transport = opts.transport === 'tls' ? tlsTransport(ca) : injectTransport(daemon.app, ca);
   const server: TestServer = {
     url: daemon.url,
     dataDir: cfg.dataDir,
     ca,
     daemon,
     clock,
+    transport,
+    request: (method, path, reqOpts) => transport(method, daemon.url + path, reqOpts),
     sweep: () => daemon.sweepNow(),
-    client: (api = 'management') => new ApiClient(ca, `${daemon.url}/edge/${api}/v1`),
+    client: (api = 'management') => new ApiClient(ca, `${daemon.url}/edge/${api}/v1`, transport),
     async admin() {
       const c = server.client('management');
       await c.login(ADMIN.username, ADMIN.password);
@@ -100,31 +137,39 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   return server;
 }
 
-/** A client of one API; `token` is sent as `zt-session` (or `svc-session` when `header` says so). */
+/**
+ * A client of one API; `token` is sent as `zt-session` (or `svc-session` when `header` says so). Over HTTPS
+ * unless given another transport (a test server's clients share the server's).
+ */
 export class ApiClient {
   token?: string;
   header: 'zt-session' | 'svc-session' = 'zt-session';
   constructor(
     readonly ca: string,
     readonly base: string,
+    readonly transport: Transport = tlsTransport(ca),
   ) {}
 
   withToken(token: string | undefined): ApiClient {
-    const c = new ApiClient(this.ca, this.base);
+    const c = new ApiClient(this.ca, this.base, this.transport);
     c.token = token;
     c.header = this.header;
     return c;
   }
 
   other(api: 'management' | 'client'): ApiClient {
-    const c = new ApiClient(this.ca, this.base.replace(/\/edge\/(client|management)\/v1$/, `/edge/${api}/v1`));
+    const c = new ApiClient(
+      this.ca,
+      this.base.replace(/\/edge\/(client|management)\/v1$/, `/edge/${api}/v1`),
+      this.transport,
+    );
     c.token = this.token;
     return c;
   }
 
   req(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResponse> {
     const headers = { ...(this.token ? { [this.header]: this.token } : {}), ...opts.headers };
-    return request(this.ca, method, this.base + path, { ...opts, headers });
+    return this.transport(method, this.base + path, { ...opts, headers });
   }
   get = (path: string, opts?: RequestOptions) => this.req('GET', path, opts);
   post = (path: string, body?: unknown, opts?: RequestOptions) => this.req('POST', path, { ...opts, body });

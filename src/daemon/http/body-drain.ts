@@ -24,11 +24,14 @@ export interface DrainBounds {
  * framing) must close the connection, not write a second answer.
  */
 export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds, draining: WeakSet<Duplex>): void {
+  // `complete` is the HTTP parser's word; a request injected in-process (the offline CLI) has no parser, and
+  // its body stream having ended says the same.
+  const bodyRead = (raw: { complete?: boolean; readableEnded: boolean }) => raw.complete === true || raw.readableEnded;
   // Requests whose connection was to close after the answer: it closes once their body is drained instead.
   const closeAfterDrain = new WeakSet<object>();
   // Callback hooks, not async ones: they run on every request and almost always have nothing to do.
   app.addHook('onSend', (req, reply, payload, done) => {
-    if (req.raw.complete) return done(null, payload);
+    if (bodyRead(req.raw)) return done(null, payload);
     const declared = Number(req.headers['content-length']);
     // A body declared larger than the bound will not be drained: that connection closes after the answer.
     if (declared > bounds.maxBytes) return done(null, payload);
@@ -43,9 +46,7 @@ export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds, dra
   app.addHook('onResponse', (req, reply, done) => {
     done();
     const raw = req.raw;
-    // Read to the end already: an injected request (the offline CLI's) has no `complete` flag and a socket
-    // that cannot be cut off, and its 'end' is past, so a drain started here would only wait to fire its timers.
-    if (raw.complete || raw.readableEnded || raw.destroyed) return;
+    if (bodyRead(raw) || raw.destroyed) return;
     const socket = raw.socket;
     draining.add(socket);
     let read = 0;

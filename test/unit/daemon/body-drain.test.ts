@@ -1,7 +1,7 @@
 /**
  * The draining of unread bodies after an early answer, with small bounds on a plain-HTTP Fastify: within the
- * byte bound the connection stays usable, beyond it (declared or sent) the connection closes; a body already
- * read (an injected request, as the offline CLI sends) is left alone.
+ * byte bound the connection stays usable, beyond it (declared or sent) the connection closes. A request injected
+ * in-process, whose body has been read, has nothing to drain.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,24 +79,21 @@ test('a chunked body sent beyond the byte bound is cut off after the answer', as
   assert.ok(chunks < total, `the server closed the connection after ${chunks} of ${total} chunks`);
 });
 
-test('a request whose body was read to the end is not drained, even without a `complete` flag (inject)', async () => {
-  const draining = new WeakSet<Duplex>();
+test('an injected request whose body was read leaves nothing draining (the offline CLI)', async () => {
+  // Short bounds: a drain left behind would cut off the injected request's socket, which has no destroy().
   const injected = Fastify();
-  drainUnreadBodies(injected, { maxBytes: MAX_BYTES, requestTimeoutMs: 60_000, idleMs: 20 }, draining);
-  let socket: Duplex | undefined;
-  injected.post('/', async (req) => {
-    socket = req.raw.socket;
-    return { got: req.body };
-  });
+  drainUnreadBodies(injected, { maxBytes: MAX_BYTES, requestTimeoutMs: 100, idleMs: 50 }, new WeakSet<Duplex>());
+  injected.post('/', async () => ({ ok: true }));
+  const errors: unknown[] = [];
+  const onError = (e: unknown) => errors.push(e);
+  process.on('uncaughtException', onError);
   try {
     const res = await injected.inject({ method: 'POST', url: '/', payload: { a: 1 } });
     assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { got: { a: 1 } });
-    assert.ok(socket, 'the route saw the request');
-    assert.equal(draining.has(socket), false, 'no drain was started');
-    // Past the idle bound: a drain would now try to cut off the mock socket, an uncaught error failing this test.
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(errors, []);
   } finally {
+    process.off('uncaughtException', onError);
     await injected.close();
   }
 });

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import { hashPassword } from '../../src/model/password.js';
 import { openStore, withTx } from '../../src/store/db.js';
 import { ADMIN, createIdentity, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { request } from '../harness/http.js';
 import { assertFieldError, unique } from '../harness/assert.js';
 
 let server: TestServer;
@@ -78,7 +77,7 @@ test('updb enrollment hashes before consuming the token', async () => {
   const identityId = await createIdentity(admin, { enrollment: { updb: username } });
   const detail = await admin.get(`/identities/${identityId}`);
   const token = detail.body.data.enrollment.updb.token as string;
-  const res = await request(server.ca, 'POST', `${server.url}/edge/client/v1/enroll/updb?token=${token}`, {
+  const res = await server.request('POST', `/edge/client/v1/enroll/updb?token=${token}`, {
     body: { password: 'enrolled-Passw0rd!' },
   });
   assert.equal(res.status, 200, res.text);

@@ -7,7 +7,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from '../harness/http.js';
 import { startTestServer } from '../harness/server.js';
 
 const MiB = 1024 * 1024;
@@ -47,7 +46,7 @@ test('identity creates at full rate keep the log near its bound, and it is empti
     );
     clearInterval(sampler);
     assert.equal(refused, 0, 'every create succeeded');
-    const metrics = await request(s.ca, 'GET', `${s.url}/metrics`, { headers: { accept: '*/*' } });
+    const metrics = await s.request('GET', `/metrics`, { headers: { accept: '*/*' } });
     assert.equal(metrics.status, 200);
     const text = metrics.text;
     const written = sample(text, 'edgectl_store_wal_written_bytes_total')!;
@@ -63,7 +62,7 @@ test('identity creates at full rate keep the log near its bound, and it is empti
       assert.ok(Date.now() - t0 < 10_000, `the log is emptied within 10 s of the last write (${walSize()} bytes)`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    const after = await request(s.ca, 'GET', `${s.url}/metrics`, { headers: { accept: '*/*' } });
+    const after = await s.request('GET', `/metrics`, { headers: { accept: '*/*' } });
     assert.equal(sample(after.text, 'edgectl_store_wal_checkpoint_lag_frames'), 0);
     const list = await admin.get(`/identities?filter=${encodeURIComponent('name contains "wal-"')}&limit=1`);
     assert.equal(list.body.meta.pagination.totalCount, created, 'every acknowledged create is stored');
