@@ -52,9 +52,6 @@ export class ChangeFeed {
   private readonly openTables = new Set<string>();
   private inTx = false;
 
-  /** Writes, commits and rollbacks seen (metrics). */
-  writes = 0;
-
   constructor(
     private readonly loadSchema: () => SchemaObject[],
     private readonly split: Readonly<Record<string, readonly string[]>> = {},
@@ -66,9 +63,7 @@ export class ChangeFeed {
   }
 
   /** The dependency on every write but the split columns'. */
-  get anyDeps(): Deps {
-    return { cells: [this.epoch, this.any], tables: ['*'] };
-  }
+  readonly anyDeps: Deps = { cells: [this.epoch, this.any], tables: ['*'] };
 
   /**
    * What the read `sql` depends on: every table or view it names, with their split channels, and the tables
@@ -157,7 +152,6 @@ export class ChangeFeed {
   }
 
   private wrote(cells: readonly Cell[], tables: readonly string[]): void {
-    this.writes++;
     for (const cell of cells) cell.n++;
     if (!this.inTx) {
       this.announce(tables);

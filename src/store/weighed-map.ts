@@ -50,9 +50,4 @@ export class WeighedMap<V, K = string> {
   get size(): number {
     return this.entries.size;
   }
-
-  /** The summed weights of the kept values. */
-  get weight(): number {
-    return this.total;
-  }
 }
