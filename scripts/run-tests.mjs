@@ -11,6 +11,11 @@
 // The few files that need the repository itself (IN_PLACE) run through tsx after the others; EDGECTL_TEST_TSX=1
 // runs every file that way.
 //
+// The API tests then run a second time with every test server on PostgreSQL (EDGECTL_TEST_STORE=postgres, one
+// database per server, test/harness/pg.ts), but for the files whose subject only SQLite has (SQLITE_ONLY). A
+// PostgreSQL that cannot be reached fails the run in CI (`CI` set) and is a skip with its reason elsewhere;
+// EDGECTL_TEST_STORES=sqlite (or postgres) runs one pass only.
+//
 // Usage: node scripts/run-tests.mjs [path-prefix ...]   (e.g. test/unit, test/api/identity)
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
@@ -74,11 +79,43 @@ async function transpile(out) {
  */
 const IN_PLACE = new Set(['test/cli/package.test.ts']);
 
+/** API test files whose subject exists on SQLite only, with the reason; every other API file runs on both. */
+const SQLITE_ONLY = new Map([
+  ['test/api/write-ahead-log-stays-bounded.test.ts', 'the write-ahead log and its checkpoints are SQLite’s'],
+  [
+    'test/api/database.test.ts',
+    'it damages and snapshots the SQLite file; the PostgreSQL database operations are not served yet',
+  ],
+]);
+
+const stores = (process.env.EDGECTL_TEST_STORES ?? 'sqlite,postgres').split(',');
+const onPostgres = stores.includes('postgres')
+  ? files.filter((f) => f.startsWith('test/api/') && !SQLITE_ONLY.has(f))
+  : [];
+
+/** Whether the PostgreSQL server the tests use answers (test/harness/pg.ts's default, or EDGECTL_TEST_PG). */
+async function postgresReachable() {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({
+    connectionString: process.env.EDGECTL_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test',
+    connectionTimeoutMillis: 5000,
+  });
+  try {
+    await c.connect();
+    await c.query('select 1');
+    return true;
+  } catch (e) {
+    return e.message;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
 const useTsx = process.env.EDGECTL_TEST_TSX === '1';
-const transpiled = useTsx ? [] : files.filter((f) => !IN_PLACE.has(f));
-const inPlace = useTsx ? files : files.filter((f) => IN_PLACE.has(f));
+const transpiled = !stores.includes('sqlite') ? [] : useTsx ? [] : files.filter((f) => !IN_PLACE.has(f));
+const inPlace = !stores.includes('sqlite') ? [] : useTsx ? files : files.filter((f) => IN_PLACE.has(f));
 let mirrorDir;
-if (transpiled.length > 0) {
+if (transpiled.length > 0 || onPostgres.length > 0) {
   mirrorDir = mkdtempSync(join(tmpdir(), 'edgectl-tests-'));
   try {
     await transpile(mirrorDir);
@@ -90,7 +127,7 @@ if (transpiled.length > 0) {
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 let current;
 /** One `node --test` run over `testFiles` with `loader` flags; resolves its exit code. */
-const runTests = (loader, testFiles) =>
+const runTests = (loader, testFiles, env = {}) =>
   new Promise((resolve) => {
     current = spawn(
       process.execPath,
@@ -98,7 +135,7 @@ const runTests = (loader, testFiles) =>
       {
         cwd: root,
         stdio: 'inherit',
-        env: { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' },
+        env: { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent', ...env },
       },
     );
     current.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
@@ -117,6 +154,19 @@ try {
     failed = (await runTests(['--enable-source-maps'], js)) !== 0;
   }
   if (inPlace.length > 0 && !interrupted) failed = (await runTests(['--import', 'tsx'], inPlace)) !== 0 || failed;
+  if (onPostgres.length > 0 && !interrupted) {
+    const reachable = await postgresReachable();
+    if (reachable === true) {
+      console.log(`\n# The API tests again, on PostgreSQL (${onPostgres.length} files)\n`);
+      const js = onPostgres.map((f) => join(mirrorDir, f.replace(/\.ts$/, '.js')));
+      failed = (await runTests(['--enable-source-maps'], js, { EDGECTL_TEST_STORE: 'postgres' })) !== 0 || failed;
+    } else if (process.env.CI) {
+      console.error(`\n# FAILED: PostgreSQL is not reachable (${reachable}); CI runs the API tests on it too`);
+      failed = true;
+    } else {
+      console.log(`\n# SKIPPED: the API tests on PostgreSQL: it is not reachable (${reachable}); set EDGECTL_TEST_PG`);
+    }
+  }
 } finally {
   if (mirrorDir) rmSync(mirrorDir, { recursive: true, force: true });
 }
