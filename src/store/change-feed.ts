@@ -143,6 +143,16 @@ export class ChangeFeed {
     this.announce(['*']);
   }
 
+  /**
+   * Writes committed by another process sharing the store (a replica on the same PostgreSQL database), as the
+   * tables they touched: their counters move, and the listeners hear of them.
+   */
+  external(tables: readonly string[]): void {
+    for (const t of tables) this.cell(t).n++;
+    this.any.n++;
+    this.announce(tables);
+  }
+
   /** The cells of a write of unknown reach. */
   get unknownCells(): readonly Cell[] {
     return [this.epoch, this.any];

@@ -11,12 +11,12 @@ import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type 
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
 import { ChangeFeed, SPLIT_COLUMNS } from './change-feed.js';
 import type { SchemaObject } from './statement-tables.js';
-import { startCheckpointer, type CheckpointLimits, type WalStatus } from './checkpointer.js';
+import { startCheckpointer } from './checkpointer.js';
 import { createRuntime, runTransaction, type DirectConnection, type StoreRuntime } from './runtime.js';
 import type { TxBatcher } from './tx-batch.js';
 import type { Executor, Store } from './executor.js';
 import { WriteGate } from './write-gate.js';
-import { isPostgresTarget, type StoreKind } from './dialect.js';
+import { isPostgresTarget } from './dialect.js';
 import { openPostgresStore } from './pg/open.js';
 import type { OpenedStore, OpenOptions } from './opened-store.js';
 export type { OpenedStore, OpenOptions } from './opened-store.js';

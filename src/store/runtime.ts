@@ -59,6 +59,8 @@ export interface StoreRuntime {
   checkpointer: Checkpointer | undefined;
   /** The grouped writes of the current turn, until their batch runs. */
   grouped: GroupedWrite[] | undefined;
+  /** Other replicas' writes, read before each request (pg/replica-changes.ts); PostgreSQL stores only. */
+  replicas: { fresh(): Promise<void> } | undefined;
 }
 
 const runtimes = new WeakMap<object, StoreRuntime>();
@@ -76,6 +78,7 @@ export function createRuntime(
     gate,
     checkpointer: undefined,
     grouped: undefined,
+    replicas: undefined,
     batcher:
       connection &&
       new TxBatcher(
@@ -172,3 +175,9 @@ export function onTablesChanged(db: Executor, tables: readonly string[], fn: () 
     if (changed.some((t) => t === '*' || tables.includes(t))) fn();
   });
 }
+
+/**
+ * Settles once the store's caches have learnt of every write other replicas committed before this call
+ * (pg/replica-changes.ts); undefined, at no cost, for a store no other process writes (SQLite).
+ */
+export const storeFresh = (db: object): Promise<void> | undefined => runtimes.get(db)?.replicas?.fresh();

@@ -5,7 +5,7 @@
  * (TLS, client certificates, connection limits) asks for `transport: 'tls'`, and a request that presents a
  * client certificate always goes over TLS. Fixture helpers return values and never assert.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +67,13 @@ export interface StartOptions {
    * HTTPS to the listener, for tests whose subject is the connection. The listener runs either way.
    */
   transport?: 'inject' | 'tls';
+  /**
+   * Serve this PostgreSQL database (a replica of a network another test server already serves, or one the test
+   * made): the test owns it and drops it. Default: a store of the server's own.
+   */
+  db?: string;
+  /** Start from the PKI and token key of this data dir (a replica of the server that made them). */
+  secretsFrom?: string;
 }
 
 let template: Promise<string> | undefined;
@@ -92,8 +99,13 @@ function migratedStore(): Promise<string> {
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'edgectl-test-'));
   mkdirSync(join(dataDir, 'data'), { mode: 0o700 });
-  const database = testStoreKind() === 'postgres' ? await freshDatabase() : undefined;
-  if (!database) copyFileSync(await migratedStore(), join(dataDir, 'data', DB_FILE));
+  const database = opts.db ? undefined : testStoreKind() === 'postgres' ? await freshDatabase() : undefined;
+  const dbUrl = opts.db ?? database?.url;
+  if (!dbUrl) copyFileSync(await migratedStore(), join(dataDir, 'data', DB_FILE));
+  if (opts.secretsFrom) {
+    cpSync(join(opts.secretsFrom, 'pki'), join(dataDir, 'data', 'pki'), { recursive: true });
+    copyFileSync(join(opts.secretsFrom, 'token.key'), join(dataDir, 'data', 'token.key'));
+  }
   let configFile: string | undefined;
   if (opts.yaml) {
     configFile = join(dataDir, 'config.yml');
@@ -105,7 +117,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       listen: '127.0.0.1:0',
       config: configFile,
       logLevel: process.env.EDGECTL_TEST_LOG ?? 'silent',
-      ...(database && { db: database.url }),
+      ...(dbUrl && { db: dbUrl }),
     },
     env: {},
   });

@@ -15,6 +15,7 @@ import { StoreRefused } from '../open-checks.js';
 import type { OpenedStore, OpenOptions } from '../opened-store.js';
 import { TextCollationPlugin } from './text-collation.js';
 import { loadSchemaObjects } from './schema-objects.js';
+import { ReplicaChanges } from './replica-changes.js';
 
 /** The key of the session lock held while migrations run (advisory locks share one key space per database). */
 const MIGRATION_LOCK = 0x6d696772; // 'migr'
@@ -79,11 +80,12 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
     throw new StoreRefused(`cannot reach the PostgreSQL store ${location}: ${(e as Error).message}`);
   }
   try {
-    createRuntime(db as Kysely<unknown>, { kind: 'postgres', gate: new WriteGate(), feed });
+    const runtime = createRuntime(db as Kysely<unknown>, { kind: 'postgres', gate: new WriteGate(), feed });
     if (opts.migrate ?? !opts.readonly) await migrateOnce(pool, db);
     if (opts.verify) await refuseNewer(db, location);
     objects = await loadSchemaObjects(db);
     feed.schemaChanged();
+    runtime.replicas = new ReplicaChanges(db, feed);
   } catch (e) {
     await db.destroy().catch(() => {});
     if (e instanceof StoreRefused) throw e;
