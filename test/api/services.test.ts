@@ -225,6 +225,23 @@ describe('services', () => {
     assert.equal(s.terminatorStrategy, 'smartrouting', 'a PUT without terminatorStrategy resets it to the default');
   });
 
+  test('an empty terminatorStrategy (the console form sends one) is stored as smartrouting on create, update and patch', async () => {
+    const id = await create('/services', { name: unique('empty'), encryptionRequired: true, terminatorStrategy: '' });
+    const strategy = async () => (await admin.get(`/services/${id}`)).body.data.terminatorStrategy;
+    assert.equal(await strategy(), 'smartrouting');
+    assert.equal((await admin.patch(`/services/${id}`, { terminatorStrategy: 'weighted' })).status, 200);
+    assert.equal(await strategy(), 'weighted');
+    assert.equal((await admin.patch(`/services/${id}`, { terminatorStrategy: '' })).status, 200);
+    assert.equal(await strategy(), 'smartrouting');
+    assert.equal((await admin.patch(`/services/${id}`, { terminatorStrategy: 'random' })).status, 200);
+    const name = (await admin.get(`/services/${id}`)).body.data.name;
+    assert.equal(
+      (await admin.put(`/services/${id}`, { name, encryptionRequired: true, terminatorStrategy: '' })).status,
+      200,
+    );
+    assert.equal(await strategy(), 'smartrouting');
+  });
+
   test('at most one config per config type; unknown configs are refused', async () => {
     assertFieldError(
       await admin.post('/services', { name: unique('two'), encryptionRequired: true, configs: [host1, host2] }),

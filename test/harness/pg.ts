@@ -43,6 +43,23 @@ async function withServer<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Test databases and templates more than a day old (left by a run that was killed, or made by another version of
+ * the migrations): each is labelled with its creation time. Younger ones may belong to a run going on beside
+ * this one (another checkout on the same server) and are left alone.
+ */
+async function dropStale(c: pg.Client): Promise<void> {
+  const { rows } = await c.query(
+    `select datname as name, shobj_description(oid, 'pg_database') as made from pg_database
+     where datname like 'edgectl\\_tpl\\_%' or datname like 'edgectl\\_t\\_%'`,
+  );
+  const dayAgo = Date.now() - 24 * 3600 * 1000;
+  for (const r of rows as { name: string; made: string | null }[]) {
+    const made = r.made ? Date.parse(r.made) : NaN;
+    if (!(made > dayAgo)) await c.query(`drop database if exists "${r.name}" with (force)`);
+  }
+}
+
 let template: Promise<string> | undefined;
 
 function migratedTemplate(): Promise<string> {
@@ -52,13 +69,12 @@ function migratedTemplate(): Promise<string> {
     try {
       const found = await c.query('select 1 from pg_database where datname = $1', [name]);
       if (found.rowCount === 0) {
-        const old = await c.query(`select datname from pg_database where datname like 'edgectl_tpl_%'`);
-        for (const r of old.rows as { datname: string }[])
-          await c.query(`drop database if exists "${r.datname}" with (force)`);
+        await dropStale(c);
         await c.query(`create database "${name}_new"`);
         const store = await openStore(urlOf(`${name}_new`));
         await store.close();
         await c.query(`alter database "${name}_new" rename to "${name}"`);
+        await c.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
       }
     } finally {
       await c.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
@@ -74,7 +90,10 @@ let counter = 0;
 export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const tpl = await migratedTemplate();
   const name = `edgectl_t_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
-  await withServer((c) => c.query(`create database "${name}" template "${tpl}"`));
+  await withServer(async (c) => {
+    await c.query(`create database "${name}" template "${tpl}"`);
+    await c.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
+  });
   return {
     url: urlOf(name),
     drop: () => withServer((c) => c.query(`drop database if exists "${name}" with (force)`)).then(() => {}),
