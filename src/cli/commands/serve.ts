@@ -58,7 +58,15 @@ export function registerServe(program: Command, io: CliIo): void {
       '--db <url>',
       'PostgreSQL store postgres://user@host:port/db instead of the SQLite file in the data dir (env EDGECTL_DB_URL; config store.url)',
     )
-    .addHelpText('after', () => `\nEnvironment (flags win over it; it wins over the config file):\n${SERVE_ENV_HELP}`)
+    .addHelpText(
+      'after',
+      () =>
+        '\nExamples:\n' +
+        '  edgectl serve                                   # SQLite in ./edgectl-data, https://127.0.0.1:1280\n' +
+        '  edgectl serve --listen 0.0.0.0:1280 --advertise ctrl.example.com\n' +
+        '  EDGECTL_DB_URL=postgres://edgectl@db:5432/edgectl edgectl serve --data-dir /var/lib/edgectl\n' +
+        `\nEnvironment (flags win over it; it wins over the config file):\n${SERVE_ENV_HELP}`,
+    )
     .action(
       async (flags: {
         dataDir?: string;
