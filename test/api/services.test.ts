@@ -268,6 +268,17 @@ describe('services', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data.map((c: any) => c.id).sort(), [cfg, intercept1].sort());
     assert.deepEqual(checkResponse('management', '/services/{id}/configs', 'GET', 200, res.body), []);
+    // The other way round: the services using a config, filtered like any service listing.
+    const using = await admin.get(`/configs/${cfg}/services`);
+    assert.equal(using.status, 200, using.text);
+    assert.deepEqual(
+      using.body.data.map((s: { id: string }) => s.id),
+      [id],
+    );
+    assert.deepEqual(checkResponse('management', '/services', 'GET', 200, using.body), []);
+    const none = await admin.get(`/configs/${cfg}/services?filter=${encodeURIComponent('name = "other"')}`);
+    assert.deepEqual(none.body.data, []);
+    assert.equal((await admin.get('/configs/missing/services')).status, 404);
     const del = await admin.delete(`/configs/${cfg}`);
     assert.equal(del.status, 409);
     assert.equal(del.body.error.code, 'CAN_NOT_DELETE_REFERENCED_ENTITY');
