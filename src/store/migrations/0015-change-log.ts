@@ -11,7 +11,8 @@
  * migration is added to its trigger too.
  *
  * The trigger function locks the `*` row before its table's row, so every traced writer takes the same locks in
- * the same order (no deadlock), and traced writes commit one at a time, as on SQLite's one connection.
+ * the same order (no deadlock), and traced writes commit one at a time, as on SQLite's one connection. Each
+ * counter moves once per transaction, however many statements write its table.
  *
  * SQLite stores are only ever written by one process: nothing is created there.
  */
@@ -63,9 +64,18 @@ export async function up(db: AnyDb): Promise<void> {
     .execute();
   await sql
     .raw(
-      `create function store_changes_bump() returns trigger language plpgsql as $body$ begin
-        update store_changes set gen = gen + 1 where name = '*';
-        update store_changes set gen = gen + 1 where name = TG_TABLE_NAME;
+      // Once per table per transaction: the tables already counted are kept in a transaction-local setting.
+      `create function store_changes_bump() returns trigger language plpgsql as $body$
+      declare
+        counted text := coalesce(current_setting('edgectl.changed', true), '');
+      begin
+        if counted = '' then
+          update store_changes set gen = gen + 1 where name = '*';
+        end if;
+        if position('|' || TG_TABLE_NAME || '|' in counted) = 0 then
+          update store_changes set gen = gen + 1 where name = TG_TABLE_NAME;
+          perform set_config('edgectl.changed', counted || '|' || TG_TABLE_NAME || '|', true);
+        end if;
         return null;
       end $body$`,
     )
