@@ -6,6 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { generate } from 'otplib';
 import { verificationCounts } from '../../src/model/password.js';
 import { assertError, unique } from '../harness/assert.js';
 import { freshDatabase, postgresSkip } from '../harness/pg.js';
@@ -119,6 +120,29 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
       (res.body.data as { name: string }[]).map((r) => r.name),
       [name],
     );
+  });
+
+  test('a TOTP code sent to two replicas at once is accepted by one of them only', async () => {
+    const u = await createUser(replicas[0]!, admins[0]!);
+    assert.equal((await u.client.post('/current-identity/mfa')).status, 201);
+    const d = (await u.client.get('/current-identity/mfa')).body.data;
+    const secret = new URL(d.provisioningUrl).searchParams.get('secret')!;
+    const now = Math.floor(Date.now() / 1000);
+    assert.equal(
+      (await u.client.post('/current-identity/mfa/verify', { code: await generate({ secret, epoch: now }) })).status,
+      200,
+    );
+    // The next step's code is within the accepted window and not used yet.
+    const code = await generate({ secret, epoch: now + 30 });
+    const partials = await Promise.all(
+      [1, 2].map(async (i) => {
+        const c = replicas[i]!.client('client');
+        assert.equal((await c.login(u.username, u.password)).status, 200);
+        return c;
+      }),
+    );
+    const answers = await Promise.all(partials.map((c) => c.post('/authenticate/mfa', { code })));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [200, 401], answers.map((r) => r.text).join('\n'));
   });
 
   test('60 wrong passwords spread over three replicas verify exactly maxAttempts guesses', async () => {
