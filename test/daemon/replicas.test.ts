@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { generate } from 'otplib';
 import { verificationCounts } from '../../src/model/password.js';
 import { assertError, unique } from '../harness/assert.js';
+import { authPolicyBody } from '../harness/bodies.js';
 import { freshDatabase, postgresSkip } from '../harness/pg.js';
 import {
   createIdentity,
@@ -146,23 +147,11 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
   });
 
   test('60 wrong passwords spread over three replicas verify exactly maxAttempts guesses', async () => {
-    const policy = await createRecord(admins[0]!, '/auth-policies', {
-      name: unique('lock'),
-      primary: {
-        cert: { allowed: false, allowExpiredCerts: false },
-        extJwt: { allowed: false, allowedSigners: [] },
-        updb: {
-          allowed: true,
-          minPasswordLength: 5,
-          requireMixedCase: false,
-          requireNumberChar: false,
-          requireSpecialChar: false,
-          maxAttempts: 3,
-          lockoutDurationMinutes: 5,
-        },
-      },
-      secondary: { requireTotp: false, requireExtJwtSigner: null },
-    });
+    const policy = await createRecord(
+      admins[0]!,
+      '/auth-policies',
+      authPolicyBody(unique('lock'), { maxAttempts: 3, lockoutDurationMinutes: 5 }),
+    );
     const u = await createUser(replicas[0]!, admins[0]!, { identity: { authPolicyId: policy } });
     const before = verificationCounts.stored;
     const answers = await Promise.all(

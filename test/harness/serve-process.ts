@@ -23,16 +23,23 @@ export async function serveProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   track(child);
+  return listening(child, 60_000);
+}
+
+/**
+ * Waits until a `serve` child (the program or the one-file binary) logs that it listens; a start that takes
+ * longer than `timeoutMs` is killed. Generous limits: a first start creates a PKI and hashes a password.
+ */
+export async function listening(child: ChildProcess, timeoutMs: number): Promise<Served> {
   let out = '';
   child.stdout!.on('data', (c) => (out += c));
   child.stderr!.on('data', (c) => (out += c));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    // Generous: a first start creates a PKI and hashes a password, slow on a loaded machine.
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`serve did not start:\n${out}`));
-    }, 60_000);
+    }, timeoutMs);
     const check = () => {
       const line = out.split('\n').find((l) => l.includes('"edgectl controller listening"'));
       if (line) {
