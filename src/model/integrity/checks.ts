@@ -30,11 +30,11 @@ import { rematchPolicy } from '../../store/policy-match.js';
 import { knownMigrations } from '../../store/migrations/index.js';
 import {
   describeSchemaDifference,
-  repairableSchemaDifference,
   repairOrder,
-  repairSchemaObject,
-  storeSchemaDifferences,
-} from '../../store/schema-objects.js';
+  repairSchemaDrift,
+  schemaDrift,
+  schemaRepair,
+} from '../../store/schema-drift.js';
 import {
   isSearchIndexTable,
   repairSearchIndex,
@@ -151,15 +151,15 @@ const markers: IntegrityCheck = {
 const schemaObjects: IntegrityCheck = {
   name: 'schema-objects',
   async scan(ctx) {
-    const differences = (await storeSchemaDifferences(ctx.db, knownMigrations, yieldToEventLoop))
+    const differences = (await schemaDrift(ctx.db, knownMigrations, yieldToEventLoop))
       .filter((d) => !(d.kind === 'missing' && d.object.type === 'table' && isSearchIndexTable(d.object.name)))
       .sort((a, b) => repairOrder(a) - repairOrder(b));
-    return differences.map((d) => ({
-      description: repairableSchemaDifference(d)
-        ? describeSchemaDifference(d)
-        : `${describeSchemaDifference(d)} (edgectl does not rebuild a table: restore a snapshot)`,
-      repair: repairableSchemaDifference(d) ? (c: Ctx) => repairSchemaObject(c.db, d) : undefined,
-    }));
+    return differences.map((d) => {
+      const repair = schemaRepair(ctx.db, d);
+      return repair.repairable
+        ? { description: describeSchemaDifference(d), repair: (c: Ctx) => repairSchemaDrift(c.db, d) }
+        : { description: `${describeSchemaDifference(d)} (${repair.why})` };
+    });
   },
 };
 
