@@ -19,6 +19,8 @@ import { WriteGate } from './write-gate.js';
 import { isPostgresTarget } from './dialect.js';
 import { openPostgresStore } from './pg/open.js';
 import type { OpenedStore, OpenOptions } from './opened-store.js';
+import { SOLE_CLAIM } from './claims.js';
+import { backupStore } from './snapshot.js';
 export type { OpenedStore, OpenOptions } from './opened-store.js';
 import {
   checkSchema,
@@ -101,6 +103,7 @@ export async function openStore(file: string, opts: OpenOptions = {}): Promise<O
       : undefined;
   (runtime as StoreRuntime).checkpointer = checkpointer;
   let closed = false;
+  const connection = raw;
   return {
     kind: 'sqlite',
     db: opened,
@@ -108,6 +111,8 @@ export async function openStore(file: string, opts: OpenOptions = {}): Promise<O
     location: file,
     wal: () => checkpointer?.status(),
     commits: () => ({ batches: batcher.batches, members: batcher.members }),
+    claim: async () => SOLE_CLAIM,
+    snapshot: (dest) => backupStore(connection, dest),
     async close() {
       if (closed) return;
       closed = true;

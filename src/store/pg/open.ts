@@ -16,6 +16,8 @@ import type { OpenedStore, OpenOptions } from '../opened-store.js';
 import { TextCollationPlugin } from './text-collation.js';
 import { loadSchemaObjects } from './schema-objects.js';
 import { ReplicaChanges } from './replica-changes.js';
+import { claimOnPostgres } from './claims.js';
+import { dumpDatabase } from './dump.js';
 
 /** The key of the session lock held while migrations run (advisory locks share one key space per database). */
 const MIGRATION_LOCK = 0x6d696772; // 'migr'
@@ -101,6 +103,8 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
     location,
     wal: () => undefined,
     commits: () => ({ batches: 0, members: 0 }),
+    claim: (name) => claimOnPostgres(url, name),
+    snapshot: (dest) => dumpDatabase(url, dest),
     async close() {
       if (closed) return;
       closed = true;
