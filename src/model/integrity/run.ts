@@ -154,10 +154,7 @@ export class DatabaseOps {
       tooManyErrors: false,
       results: [],
     };
-    const held = claim;
-    void this.run(fix)
-      .finally(() => held.release())
-      .finally(stop);
+    void this.run(fix, claim).finally(stop);
   }
 
   /** Resolves when no scan runs (tests, shutdown). */
@@ -175,7 +172,8 @@ export class DatabaseOps {
     };
   };
 
-  private async run(fix: boolean): Promise<void> {
+  /** The scan (and fix); the claim is given up before the results say it ended, so a next start can claim it. */
+  private async run(fix: boolean, claim: StoreClaim): Promise<void> {
     const { ctx } = this.opts;
     const scan = (found?: ScanOptions['found']) =>
       scanIntegrity(ctx, { checks: this.opts.checks, env: { file: this.opts.file }, found });
@@ -189,6 +187,8 @@ export class DatabaseOps {
         results = found.map((f) => ({ description: f.description, fixed: false }));
         error = 'the database file is damaged: nothing was repaired; restore a snapshot (edgectl db restore)';
       } else {
+        // Shown unfixed should the snapshot or the repair fail (a repair that fails rolls the whole fix back).
+        results = found.map((f) => ({ description: f.description, fixed: false }));
         const snapshot = await this.takeSnapshot().catch((e: unknown) => {
           throw new Error(
             `the fix starts with a snapshot and none could be taken (${(e as Error).message}); nothing was repaired`,
@@ -203,6 +203,7 @@ export class DatabaseOps {
       error = (e as Error).message ?? String(e);
       ctx.log.error({ err: e }, 'data integrity scan failed');
     }
+    await claim.release().catch(() => {});
     const at = ctx.now();
     this.details = {
       ...this.details,

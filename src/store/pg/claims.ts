@@ -75,6 +75,8 @@ export async function claimOnPostgres(url: string, name: ClaimName): Promise<Sto
       if (released) return;
       released = true;
       clearInterval(pinger);
+      // Unlocked before the connection goes, so a claim made right after this resolves finds the lock free.
+      if (!lost) await client.query('select pg_advisory_unlock($1)', [KEYS[name]]).catch(() => {});
       await client.end().catch(() => {});
     },
   };
