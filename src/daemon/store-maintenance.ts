@@ -95,19 +95,27 @@ export interface OfflineOptions {
  * SQLite's online backup of the store to `out`, or to `<store>-YYYYMMDD-HHMMSS` beside it; mode 0600. A
  * PostgreSQL store is dumped by pg_dump to `out` or `edgectl-postgres-YYYYMMDD-HHMMSS.dump` in the data dir.
  */
-export async function snapshotOffline(dir: string, out: string | undefined, opts: OfflineOptions = {}): Promise<string> {
+export async function snapshotOffline(
+  dir: string,
+  out: string | undefined,
+  opts: OfflineOptions = {},
+): Promise<string> {
   const dataDir = resolve(dir);
   const now = opts.now ?? new Date();
   if (opts.storeUrl) {
     const dest = resolve(out ?? snapshotPath('postgres', join(dataDir, STORE_FILE), snapshotStamp(now)));
     if (existsSync(dest)) throw new OfflineRefused(`error: ${dest} exists: give another --out`);
     if (!existsSync(dirname(dest)))
-      throw new OfflineRefused(`error: there is no directory ${dirname(dest)}${out ? '' : ' (the data dir)'}: give --out`);
+      throw new OfflineRefused(
+        `error: there is no directory ${dirname(dest)}${out ? '' : ' (the data dir)'}: give --out`,
+      );
     try {
       await dumpDatabase(opts.storeUrl, dest);
     } catch (e) {
       if (e instanceof SnapshotUnavailable) throw new OfflineRefused(`error: ${e.message}`);
-      throw new OfflineRefused(`error: cannot snapshot the PostgreSQL store ${redactedUrl(opts.storeUrl)}: ${(e as Error).message}`);
+      throw new OfflineRefused(
+        `error: cannot snapshot the PostgreSQL store ${redactedUrl(opts.storeUrl)}: ${(e as Error).message}`,
+      );
     }
     return dest;
   }

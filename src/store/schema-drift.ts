@@ -39,11 +39,17 @@ export function schemaDrift(
  * rebuilt (its rows cannot be made up); on PostgreSQL a foreign table is not dropped either, since the database
  * may hold other programs' tables beside the store's.
  */
-export function schemaRepair(db: Executor, d: SchemaDifference): { repairable: true } | { repairable: false; why: string } {
+export function schemaRepair(
+  db: Executor,
+  d: SchemaDifference,
+): { repairable: true } | { repairable: false; why: string } {
   if (storeKind(db) === 'postgres') {
     if (repairablePostgresDifference(d)) return { repairable: true };
     return d.kind === 'foreign'
-      ? { repairable: false, why: 'edgectl does not drop a table it did not create: drop it or move it to another schema' }
+      ? {
+          repairable: false,
+          why: 'edgectl does not drop a table it did not create: drop it or move it to another schema',
+        }
       : { repairable: false, why: 'edgectl does not rebuild a table: restore a snapshot' };
   }
   return repairableSchemaDifference(d)

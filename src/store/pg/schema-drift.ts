@@ -194,8 +194,7 @@ export async function postgresReferenceObjects(
   });
 }
 
-const keyOf = (o: SchemaObject) =>
-  `${o.type}\0${o.name}\0${o.type === 'trigger' || o.type === 'rule' ? o.table : ''}`;
+const keyOf = (o: SchemaObject) => `${o.type}\0${o.name}\0${o.type === 'trigger' || o.type === 'rule' ? o.table : ''}`;
 
 /** Every difference of the store's objects from what its recorded migrations create. */
 export async function postgresSchemaDifferences(
