@@ -18,6 +18,8 @@ export interface OpenedStore {
   readonly raw: Database.Database;
   /** Where the store is, for messages: the file, or the database URL without its password. */
   readonly location: string;
+  /** The migrations this open applied (none when the store was up to date, or another process applied them). */
+  readonly applied: readonly string[];
   /** The write-ahead log's state (checkpointer.ts); undefined without the background checkpointer. */
   wal(): WalStatus | undefined;
   /** Commits of shared transactions and the transactions they held, since the store opened (tx-batch.ts). */

@@ -69,8 +69,7 @@ export async function migratePostgresStore(url: string, known: readonly string[]
   if (before.unknown.length > 0) return Promise.reject(newerStore(before));
   const store = await openStore(url, { verify: true });
   await store.close();
-  const after = await inspectPostgresStore(url, known);
-  return after.applied.filter((n) => !before.applied.includes(n));
+  return [...store.applied];
 }
 
 /** The refusal of a store a newer edgectl migrated. */
