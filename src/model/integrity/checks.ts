@@ -142,11 +142,13 @@ const markers: IntegrityCheck = {
 };
 
 /**
- * Every table, index, trigger and view against what the store's recorded migrations create (schema-objects.ts):
- * a foreign one is dropped (a trigger could rewrite every write the controller makes), an altered index,
- * trigger or view is created again from its migration, a missing one created. Tables are never rebuilt: a
- * missing or altered table stays a finding (restore a snapshot), except the search index tables, which the
- * search-index check rebuilds. Its repairs run first in the fix, before any other repair writes.
+ * Every table, index, trigger and view (on PostgreSQL also every function and rule) against what the store's
+ * recorded migrations create (store/schema-drift.ts): a foreign one is dropped (a trigger could rewrite every
+ * write the controller makes), an altered index, trigger, view or function is created again from its
+ * migration, a missing one created. Tables are never rebuilt: a missing or altered table stays a finding
+ * (restore a snapshot), except SQLite's search index tables, which the search-index check rebuilds; on
+ * PostgreSQL a foreign table is left too (the database may hold other programs' tables). Its repairs run first
+ * in the fix, before any other repair writes.
  */
 const schemaObjects: IntegrityCheck = {
   name: 'schema-objects',
