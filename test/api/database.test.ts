@@ -286,11 +286,13 @@ async function identitiesIn(path: string): Promise<number> {
       copy.close();
     }
   }
-  const name = `edgectl_restore_${process.pid}_${Date.now()}`;
+  // Named and labelled as the harness's test databases, so a run killed half-way leaves nothing for long.
+  const name = `edgectl_t_restore_${process.pid}_${Date.now()}`;
   const server = new pg.Client({ connectionString: PG_SERVER });
   await server.connect();
   try {
     await server.query(`create database "${name}"`);
+    await server.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
     const url = new URL(PG_SERVER);
     url.pathname = `/${name}`;
     execFileSync('pg_restore', ['--no-owner', `--dbname=${url.toString()}`, path]);
