@@ -1,6 +1,7 @@
 /**
  * Starting and stopping the controller: data dir, lock, PKI, store, default admin, HTTPS listener and the
- * background sweeper of idle API sessions (run by one controller at a time among those sharing a store). `edgectl serve` and the tests both go through `startDaemon`.
+ * background sweeper of idle API sessions (run by one controller at a time among those sharing a store).
+ * `edgectl serve` and the tests both go through `startDaemon`.
  */
 import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,9 @@
 /**
  * Database operations of the Management API (parity: docs/reference-notes.md §8): the data-integrity scan and
- * fix running in the background, one at a time, and online snapshots at most once a minute. One instance per
- * store; the daemon builds it, an offline command can build its own over the same store.
+ * fix running in the background, one at a time (among every controller sharing a PostgreSQL store, through
+ * the store's claims), and online snapshots at most once a minute (SQLite's backup, or pg_dump's archive of a
+ * PostgreSQL store). One instance per controller; the daemon builds it, an offline command can build its own
+ * over the same store.
  *
  * "In the background" means on the event loop between requests: the request that starts a scan is answered
  * first, and the scan waits for the loop's next turn between its checks and within the large ones (./pace.ts),
