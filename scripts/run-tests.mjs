@@ -82,10 +82,6 @@ const IN_PLACE = new Set(['test/cli/package.test.ts']);
 /** API test files whose subject exists on SQLite only, with the reason; every other API file runs on both. */
 const SQLITE_ONLY = new Map([
   ['test/api/write-ahead-log-stays-bounded.test.ts', 'the write-ahead log and its checkpoints are SQLite’s'],
-  [
-    'test/api/database.test.ts',
-    'it damages and snapshots the SQLite file; the PostgreSQL database operations are not served yet',
-  ],
 ]);
 
 const stores = (process.env.EDGECTL_TEST_STORES ?? 'sqlite,postgres').split(',');

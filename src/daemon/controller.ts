@@ -48,7 +48,7 @@ export interface CoreOptions {
   log: PinoLogger;
   now?: () => Date;
   /** Runs once the lock is held, before anything in the data dir is read or written (the offline CLI's checks). */
-  locked?: () => void;
+  locked?: () => void | Promise<void>;
   /** Runs once the store is open and the context exists, before anything else (e.g. the default admin). */
   prepare?: (ctx: Ctx) => Promise<void>;
   /**
@@ -68,7 +68,7 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
   const release = acquireLock(cfg.dataDir, join(cfg.dataDir, STORE_FILE));
   let store: OpenedStore | undefined;
   try {
-    opts.locked?.();
+    await opts.locked?.();
     const pki = await loadOrCreateControllerPki(join(cfg.dataDir, 'pki'), { hosts: [cfg.host, cfg.advertisedHost] });
     log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
     const tokenKey = loadOrCreateTokenKey(cfg.dataDir);

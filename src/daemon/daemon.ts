@@ -1,6 +1,7 @@
 /**
  * Starting and stopping the controller: data dir, lock, PKI, store, default admin, HTTPS listener and the
- * background sweeper of idle API sessions. `edgectl serve` and the tests both go through `startDaemon`.
+ * background sweeper of idle API sessions (run by one controller at a time among those sharing a store).
+ * `edgectl serve` and the tests both go through `startDaemon`.
  */
 import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +23,7 @@ import { STORE_FILE } from './store-check.js';
 import { prepareDataDir } from './data-dir.js';
 import { probeListen } from './listen-probe.js';
 import { createMetrics, startMetricsListener } from './metrics.js';
+import { PeriodicWork } from './periodic.js';
 
 export interface AdminCredentials {
   username: string;
@@ -48,8 +50,11 @@ export interface RunningDaemon {
   log: Logger;
   /** The separate metrics listener's URL (`metrics.listen`), if any. */
   metricsUrl?: string;
-  /** Runs the background sweep once, now (tests drive expiry with an injected clock instead of waiting). */
-  sweepNow(): Promise<void>;
+  /**
+   * Runs the background sweep once, now (tests drive expiry with an injected clock instead of waiting), if this
+   * controller runs the periodic work (./periodic.ts): whether it ran.
+   */
+  sweepNow(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -150,11 +155,15 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     log.info({ url, listen: `${urlHost(cfg.host)}:${port}` }, 'edgectl controller listening');
 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));
-    const sweepOnce = async () => {
+    // One controller of those sharing the store sweeps; the others take over within a round if it stops.
+    const periodic = new PeriodicWork(core.store, log);
+    const sweepOnce = async (): Promise<boolean> => {
+      if (!(await periodic.lead())) return false;
       const sessions = await sweepExpiredApiSessions(ctx);
       if (sessions > 0) log.debug({ removed: sessions }, 'expired API sessions removed');
       const certs = await sweepExpiredSessionCerts(ctx);
       if (certs > 0) log.debug({ removed: certs }, 'expired API-session certificates removed');
+      return true;
     };
     let sweeping = false;
     const sweeper = setInterval(() => {
@@ -180,6 +189,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       close() {
         closing ??= (async () => {
           clearInterval(sweeper);
+          await periodic.close();
           await metricsListener?.close();
           await app.close();
           await core.close();

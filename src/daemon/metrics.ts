@@ -13,7 +13,7 @@ import { liveSessionCounts } from '../model/counts.js';
 import type { Ctx } from '../model/ctx.js';
 import type { Logger } from '../model/ctx.js';
 import type { WalStatus } from '../model/store.js';
-import { storeAnswers } from '../model/health.js';
+import { storeAnswers, storeKindOf } from '../model/health.js';
 import { DomainError } from '../model/errors.js';
 import { newId } from '../model/ids.js';
 import { errorBody } from './http/errors.js';
@@ -266,11 +266,17 @@ function fileSize(file: string): number {
   }
 }
 
-/** The `/health` answer: 200 `{status:"ok"}` while the store answers, 503 with the error envelope otherwise. */
+/**
+ * The `/health` answer: 200 `{status:"ok", store:"sqlite"|"postgres"}` while the store answers, 503 with the
+ * error envelope (naming the store's engine) otherwise, so a balancer takes the controller out while its
+ * database is unreachable.
+ */
 export async function healthAnswer(ctx: Ctx, requestId: string): Promise<{ status: number; body: unknown }> {
+  const store = storeKindOf(ctx);
   if (await storeAnswers(ctx, HEALTH_TIMEOUT_MS))
-    return { status: 200, body: { data: { status: 'ok' }, meta: baseMeta() } };
-  const error = new DomainError('TIMEOUT', { message: 'The store is not answering' });
+    return { status: 200, body: { data: { status: 'ok', store }, meta: baseMeta() } };
+  const engine = store === 'postgres' ? 'PostgreSQL' : 'SQLite';
+  const error = new DomainError('TIMEOUT', { message: `The store (${engine}) is not answering` });
   return { status: error.status, body: errorBody(error, requestId) };
 }
 

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { inspectStoreFile, migrationNames } from '../model/store.js';
+import { inspectPostgresStore, inspectStoreFile, migrationNames, newerStore } from '../model/store.js';
 import { reconcileTokens } from '../model/services/enrollment/token-reconcile.js';
 import { closeDefaultAdminSession, openDefaultAdminSession } from '../model/services/api-session/offline-session.js';
 import type { DatabaseOps } from '../model/integrity/run.js';
@@ -61,6 +61,29 @@ export function checkOfflineStore(dataDir: string): string {
   return file;
 }
 
+/**
+ * The same for a PostgreSQL store: reachable, holding an edgectl store (at least one migration applied), none
+ * unknown, none pending. Answers the URL with its password hidden.
+ */
+export async function checkOfflinePostgres(url: string): Promise<string> {
+  let s;
+  try {
+    s = await inspectPostgresStore(url, migrationNames);
+  } catch (e) {
+    throw new OfflineRefused(`error: ${(e as Error).message}`);
+  }
+  if (s.applied.length === 0)
+    throw new OfflineRefused(
+      `error: the PostgreSQL store ${s.location} holds no edgectl store yet: run \`edgectl db migrate --db URL\` or start a controller on it`,
+    );
+  if (s.unknown.length > 0) throw new OfflineRefused(`error: ${newerStore(s).message}`);
+  if (s.pending.length > 0)
+    throw new OfflineRefused(
+      `error: the PostgreSQL store ${s.location} needs migrations (${s.pending.join(', ')}): run \`edgectl db migrate --db URL\` first`,
+    );
+  return s.location;
+}
+
 /** Says who holds the lock and what to do, instead of the bare lock error. */
 export function lockRefusal(e: unknown): Error {
   const message = (e as Error).message ?? String(e);
@@ -70,26 +93,46 @@ export function lockRefusal(e: unknown): Error {
   );
 }
 
+/**
+ * The data dir and the store an offline command works on, as `serve` would choose them from the same flags,
+ * environment and config file: `--db`, else `$EDGECTL_DB_URL`, else `store.url` names a PostgreSQL store,
+ * else it is the SQLite file in the data dir.
+ */
+export function offlineSettings(flags: { dataDir?: string; db?: string }, env: NodeJS.ProcessEnv): DaemonConfig {
+  try {
+    return loadConfig({ flags: { ...flags, logLevel: 'silent' }, env });
+  } catch (e) {
+    throw new OfflineRefused(`error: ${(e as Error).message}`);
+  }
+}
+
 /** The stopped controller's core on `dir`, with the settings `serve` would read from the environment. */
 async function openOfflineCore(
   dir: string,
   env: NodeJS.ProcessEnv,
-  opts: Pick<CoreOptions, 'schemaDifferencesAllowed'> = {},
+  opts: Pick<CoreOptions, 'schemaDifferencesAllowed'> & { db?: string } = {},
 ): Promise<{ dataDir: string; cfg: DaemonConfig; core: ControllerCore; log: Logger }> {
   const dataDir = resolve(dir);
-  let cfg;
-  try {
-    cfg = loadConfig({ flags: { dataDir, logLevel: 'silent' }, env });
-  } catch (e) {
-    throw new OfflineRefused(`error: ${(e as Error).message}`);
-  }
+  const { db, ...coreOpts } = opts;
+  const cfg = offlineSettings({ dataDir, ...(db !== undefined && { db }) }, env);
+  // A PostgreSQL store's controller still keeps its PKI in its data dir: it must be one already.
+  if (cfg.storeUrl && !existsSync(dataDir))
+    throw new OfflineRefused(`error: there is no data dir ${dataDir}: --data-dir names a controller's data dir`);
+  const storeUrl = cfg.storeUrl;
   const log = createLogger('silent');
   try {
     return {
       dataDir,
       cfg,
       log,
-      core: await openControllerCore(cfg, { log, locked: () => checkOfflineStore(dataDir), ...opts }),
+      core: await openControllerCore(cfg, {
+        log,
+        locked: async () => {
+          if (storeUrl) await checkOfflinePostgres(storeUrl);
+          else checkOfflineStore(dataDir);
+        },
+        ...coreOpts,
+      }),
     };
   } catch (e) {
     throw lockRefusal(e);
@@ -99,6 +142,8 @@ async function openOfflineCore(
 export interface OfflineIntegrity {
   /** The stopped controller's own database operations (the scan and fix of the Management API). */
   database: DatabaseOps;
+  /** Where the store is: its file, or its database's URL with the password hidden. */
+  location: string;
   close(): Promise<void>;
 }
 
@@ -108,9 +153,13 @@ export interface OfflineIntegrity {
  * a foreign trigger in the store runs on nothing, and the store is opened even when its schema objects differ
  * from the migrations (the scan reports them, the fix removes or recreates them first).
  */
-export async function openOfflineIntegrity(dir: string, env: NodeJS.ProcessEnv): Promise<OfflineIntegrity> {
-  const { core } = await openOfflineCore(dir, env, { schemaDifferencesAllowed: true });
-  return { database: core.deps.database, close: () => core.close() };
+export async function openOfflineIntegrity(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  db?: string,
+): Promise<OfflineIntegrity> {
+  const { core } = await openOfflineCore(dir, env, { schemaDifferencesAllowed: true, ...(db !== undefined && { db }) });
+  return { database: core.deps.database, location: core.store.location, close: () => core.close() };
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The offline `edgectl db` operations on a stopped controller's data dir: snapshot, restore, migrate, info. Each
  * holds the data dir's lock while it runs, so none of them ever writes beside a running controller
- * (docs/decisions.md, "Offline CLI").
+ * (docs/decisions.md, "Offline CLI"). On a PostgreSQL store (`storeUrl`) they work on the database instead, with
+ * no lock: other controllers may be serving it, and the server keeps the operations consistent (a dump is a
+ * snapshot, migrations take their own lock); restoring one is pg_restore's job.
  */
 import { existsSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -9,12 +11,18 @@ import {
   acquireLock,
   backupStoreFile,
   countStoreRows,
+  dumpDatabase,
   firstFew,
+  inspectPostgresStore,
   inspectStoreFile,
   knownMigrations,
+  migratePostgresStore,
   migrationNames,
   openStore,
+  redactedUrl,
   schemaObjectProblems,
+  snapshotPath,
+  SnapshotUnavailable,
   storeFiles,
   type StoreFileSummary,
 } from '../model/store.js';
@@ -77,9 +85,40 @@ function requireStore(file: string): void {
 
 const sizeOf = (f: string): number => (existsSync(f) ? statSync(f).size : 0);
 
-/** SQLite's online backup of the store to `out`, or to `<store>-YYYYMMDD-HHMMSS` beside it; mode 0600. */
-export async function snapshotOffline(dir: string, out: string | undefined, now = new Date()): Promise<string> {
+/** Where an offline command works: the data dir, and the PostgreSQL store when there is one. */
+export interface OfflineOptions {
+  storeUrl?: string;
+  now?: Date;
+}
+
+/**
+ * SQLite's online backup of the store to `out`, or to `<store>-YYYYMMDD-HHMMSS` beside it; mode 0600. A
+ * PostgreSQL store is dumped by pg_dump to `out` or `edgectl-postgres-YYYYMMDD-HHMMSS.dump` in the data dir.
+ */
+export async function snapshotOffline(
+  dir: string,
+  out: string | undefined,
+  opts: OfflineOptions = {},
+): Promise<string> {
   const dataDir = resolve(dir);
+  const now = opts.now ?? new Date();
+  if (opts.storeUrl) {
+    const dest = resolve(out ?? snapshotPath('postgres', join(dataDir, STORE_FILE), snapshotStamp(now)));
+    if (existsSync(dest)) throw new OfflineRefused(`error: ${dest} exists: give another --out`);
+    if (!existsSync(dirname(dest)))
+      throw new OfflineRefused(
+        `error: there is no directory ${dirname(dest)}${out ? '' : ' (the data dir)'}: give --out`,
+      );
+    try {
+      await dumpDatabase(opts.storeUrl, dest);
+    } catch (e) {
+      if (e instanceof SnapshotUnavailable) throw new OfflineRefused(`error: ${e.message}`);
+      throw new OfflineRefused(
+        `error: cannot snapshot the PostgreSQL store ${redactedUrl(opts.storeUrl)}: ${(e as Error).message}`,
+      );
+    }
+    return dest;
+  }
   return locked(dataDir, async (file) => {
     requireStore(file);
     const dest = resolve(out ?? `${file}-${snapshotStamp(now)}`);
@@ -104,9 +143,16 @@ export interface RestoreResult {
  * Both copies are SQLite backups (whatever sits in a -wal file is included), and the new store is put in place
  * by a rename, so an interrupted restore leaves the old store or the new one.
  */
-export async function restoreOffline(dir: string, source: string, now = new Date()): Promise<RestoreResult> {
+export async function restoreOffline(dir: string, source: string, opts: OfflineOptions = {}): Promise<RestoreResult> {
   const dataDir = resolve(dir);
   const from = resolve(source);
+  const now = opts.now ?? new Date();
+  if (opts.storeUrl)
+    throw new OfflineRefused(
+      `error: edgectl restores SQLite stores only; a PostgreSQL store (${redactedUrl(opts.storeUrl)}) is restored ` +
+        'from its pg_dump archive with pg_restore, the controllers stopped: ' +
+        '`pg_restore --clean --if-exists --no-owner --dbname URL FILE`',
+    );
   return locked(dataDir, async (file) => {
     if (from === file) throw new OfflineRefused(`error: ${from} is the store itself`);
     const schema = summary(from);
@@ -145,8 +191,20 @@ export async function restoreOffline(dir: string, source: string, now = new Date
  * names applied. (The schema objects are compared at the next start, or by `db check-integrity`, whose `--fix`
  * needs a migrated store.)
  */
-export async function migrateOffline(dir: string): Promise<{ store: string; applied: string[]; schema: string }> {
+export async function migrateOffline(
+  dir: string,
+  opts: OfflineOptions = {},
+): Promise<{ store: string; applied: string[]; schema: string }> {
   const dataDir = resolve(dir);
+  const schema = migrationNames[migrationNames.length - 1]!;
+  if (opts.storeUrl) {
+    const url = opts.storeUrl;
+    try {
+      return { store: redactedUrl(url), applied: await migratePostgresStore(url, migrationNames), schema };
+    } catch (e) {
+      throw new OfflineRefused(`error: ${(e as Error).message}`);
+    }
+  }
   return locked(dataDir, async (file) => {
     requireStore(file);
     const before = summary(file);
@@ -167,19 +225,51 @@ export async function migrateOffline(dir: string): Promise<{ store: string; appl
 }
 
 export interface StoreInfo {
+  /** Which engine: `sqlite` (the file in the data dir) or `postgres`. */
+  kind: 'sqlite' | 'postgres';
+  /** The file, or the database's URL with its password hidden. */
   store: string;
   /** The last migration applied: the store's schema version. */
   schemaVersion: string | null;
   migrations: string[];
   pendingMigrations: string[];
   unknownMigrations: string[];
-  sizes: { db: number; wal: number };
+  /** Bytes of the file and its write-ahead log; of a PostgreSQL store, its database (`pg_database_size`). */
+  sizes: { db: number; wal?: number };
   counts: Record<string, number>;
 }
 
-/** What `db info` shows: the schema version, the sizes of the store and its WAL, and entity counts. */
-export async function storeInfoOffline(dir: string): Promise<StoreInfo> {
+/**
+ * What `db info` shows: the engine and where the store is, the schema version, the sizes of the store and its
+ * WAL, and entity counts. Read-only: it never migrates (an empty PostgreSQL database shows every migration
+ * pending).
+ */
+export async function storeInfoOffline(dir: string, opts: OfflineOptions = {}): Promise<StoreInfo> {
   const dataDir = resolve(dir);
+  if (opts.storeUrl) {
+    let s;
+    try {
+      s = await inspectPostgresStore(
+        opts.storeUrl,
+        migrationNames,
+        COUNTED.map(([, t]) => t),
+      );
+    } catch (e) {
+      throw new OfflineRefused(`error: ${(e as Error).message}`);
+    }
+    const counts: Record<string, number> = {};
+    for (const [name, table] of COUNTED) if (s.counts[table] !== undefined) counts[name] = s.counts[table];
+    return {
+      kind: 'postgres',
+      store: s.location,
+      schemaVersion: s.applied[s.applied.length - 1] ?? null,
+      migrations: s.applied,
+      pendingMigrations: s.pending,
+      unknownMigrations: s.unknown,
+      sizes: { db: s.bytes },
+      counts,
+    };
+  }
   return locked(dataDir, async (file) => {
     requireStore(file);
     const s = summary(file);
@@ -190,6 +280,7 @@ export async function storeInfoOffline(dir: string): Promise<StoreInfo> {
     const counts: Record<string, number> = {};
     for (const [name, table] of COUNTED) if (rows[table] !== undefined) counts[name] = rows[table];
     return {
+      kind: 'sqlite',
       store: file,
       schemaVersion: s.applied[s.applied.length - 1] ?? null,
       migrations: s.applied,

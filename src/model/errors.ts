@@ -90,6 +90,10 @@ export const ERROR_CATALOGUE = {
     400,
     "The edge router CSR enrollment must have a common name that matches the edge router's id",
   ],
+  // Not in the reference (its store is one bbolt file it always can copy): a snapshot of a PostgreSQL store needs
+  // pg_dump on the controller's host (docs/decisions.md, "Database snapshots").
+  SNAPSHOT_UNAVAILABLE: [501, 'The store cannot take a snapshot on this controller'],
+  SNAPSHOT_FAILED: [503, 'The snapshot could not be taken'],
   SERVER_TOO_MANY_REQUESTS: [
     429,
     'Too many requests to alter state have been issued. Please slow your request rate or try again later.',

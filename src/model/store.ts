@@ -3,6 +3,7 @@
  * locking and checking it. Everything else reaches the store through model services.
  */
 export { openStore, type OpenedStore } from '../store/db.js';
+export type { ClaimName, StoreClaim } from '../store/claims.js';
 export { onTablesChanged, storeFresh } from '../store/runtime.js';
 export { databaseBytes } from '../store/health.js';
 export type { CheckpointLimits, WalStatus } from '../store/checkpointer.js';
@@ -13,3 +14,7 @@ export { schemaObjectProblems } from '../store/maintenance.js';
 export { migrationNames } from '../store/migrations/index.js';
 export { backupStoreFile, countStoreRows, inspectStoreFile, type StoreFileSummary } from '../store/maintenance.js';
 export { storeFiles } from '../store/open-checks.js';
+export { inspectPostgresStore, migratePostgresStore, newerStore } from '../store/pg/maintenance.js';
+export { dumpDatabase } from '../store/pg/dump.js';
+export { redactedUrl } from '../store/pg/open.js';
+export { snapshotPath, SnapshotUnavailable } from '../store/snapshot.js';

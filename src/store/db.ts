@@ -19,6 +19,8 @@ import { WriteGate } from './write-gate.js';
 import { isPostgresTarget } from './dialect.js';
 import { openPostgresStore } from './pg/open.js';
 import type { OpenedStore, OpenOptions } from './opened-store.js';
+import { SOLE_CLAIM } from './claims.js';
+import { backupStore } from './snapshot.js';
 export type { OpenedStore, OpenOptions } from './opened-store.js';
 import {
   checkSchema,
@@ -58,6 +60,7 @@ export async function openStore(file: string, opts: OpenOptions = {}): Promise<O
   let db: Kysely<DB> | undefined;
   const gate = new WriteGate();
   let runtime: StoreRuntime | undefined;
+  let applied: string[] = [];
   try {
     const opened = new Database(file, { readonly: opts.readonly ?? false });
     const feed = new ChangeFeed(() => schemaObjects(opened), SPLIT_COLUMNS);
@@ -82,7 +85,7 @@ export async function openStore(file: string, opts: OpenOptions = {}): Promise<O
       inTransaction: () => connection.inTransaction,
     };
     runtime = createRuntime(db as Kysely<unknown>, { kind: 'sqlite', connection: direct, gate, feed });
-    if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);
+    if (opts.migrate ?? !opts.readonly) applied = await migrateToLatest(db);
     if (opts.verify) await checkSchema(raw, file, knownMigrations);
     // The -wal and -shm files exist only now; SQLite created them with the database's mode, checked again here.
     if (onDisk) restrictStoreFiles(file);
@@ -101,13 +104,17 @@ export async function openStore(file: string, opts: OpenOptions = {}): Promise<O
       : undefined;
   (runtime as StoreRuntime).checkpointer = checkpointer;
   let closed = false;
+  const connection = raw;
   return {
     kind: 'sqlite',
     db: opened,
     raw,
     location: file,
+    applied,
     wal: () => checkpointer?.status(),
     commits: () => ({ batches: batcher.batches, members: batcher.members }),
+    claim: async () => SOLE_CLAIM,
+    snapshot: (dest) => backupStore(connection, dest),
     async close() {
       if (closed) return;
       closed = true;

@@ -1,10 +1,13 @@
 /**
  * The store's side of the data-integrity scan (docs/decisions.md, "Data-integrity scan"): SQLite's own checks,
  * rows whose references point nowhere, and the derived structures recomputed from their source records. Every
- * function answers plain values or repairs one kind of finding on the caller's executor (the fix's transaction).
+ * function answers plain values or repairs one kind of finding on the caller's executor (the fix's transaction),
+ * on either engine: where SQLite and PostgreSQL differ (the file check, how foreign keys are listed) the
+ * function says what it does on each.
  */
 import { sql } from 'kysely';
 import { dynamic, type Executor } from './db.js';
+import { storeKind } from './dialect.js';
 import { integrityCheckOffThread } from './file-integrity.js';
 import { matchedBySql, type MatchSide } from './policy-match.js';
 import { boolToDb } from './values.js';
@@ -12,8 +15,10 @@ import { boolToDb } from './values.js';
 /**
  * SQLite's `integrity_check`: the messages of what is wrong with the file (empty when it is sound). With the
  * store's `file`, on a worker thread's connection (file-integrity.ts), else (or when no worker can) on `db`.
+ * A PostgreSQL store has no file of edgectl's to check (the server keeps its own pages): always empty.
  */
 export async function sqliteIntegrityProblems(db: Executor, file?: string, max = 100): Promise<string[]> {
+  if (storeKind(db) === 'postgres') return [];
   const limit = Math.max(1, Math.floor(max));
   const messages =
     (file === undefined ? undefined : await integrityCheckOffThread(file, limit)) ??
@@ -35,6 +40,12 @@ export interface ForeignKeyOrphans {
 
 /** The tables that have foreign keys, in name order. */
 export async function foreignKeyTables(db: Executor): Promise<string[]> {
+  if (storeKind(db) === 'postgres') {
+    const { rows } = await sql<{ name: string }>`select distinct c.relname as name
+      from pg_constraint k join pg_class c on c.oid = k.conrelid
+      where k.contype = 'f' and c.relnamespace = current_schema()::regnamespace order by 1`.execute(db);
+    return rows.map((r) => r.name);
+  }
   const { rows } = await sql<{ name: string }>`select m.name from sqlite_master m
     where m.type = 'table' and exists (select 1 from pragma_foreign_key_list(m.name)) order by m.name`.execute(db);
   return rows.map((r) => r.name);
@@ -42,9 +53,13 @@ export async function foreignKeyTables(db: Executor): Promise<string[]> {
 
 /**
  * The rows of `table` that `foreign_key_check` reports, grouped per foreign key (written while enforcement was
- * off). One table at a time, so a scan can let the event loop run between tables.
+ * off). One table at a time, so a scan can let the event loop run between tables. PostgreSQL enforces its
+ * foreign keys itself, but not on rows written with `session_replication_role = replica` (replication and
+ * restore tools), with its triggers disabled, or before a `not valid` constraint is validated: each foreign key
+ * of the table is looked up in the catalog and its rows tested the same way.
  */
 export async function foreignKeyOrphans(db: Executor, table: string): Promise<ForeignKeyOrphans[]> {
+  if (storeKind(db) === 'postgres') return postgresForeignKeyOrphans(db, table);
   const { rows } = await sql<{
     table: string;
     parent: string;
@@ -71,19 +86,59 @@ export async function foreignKeyOrphans(db: Executor, table: string): Promise<Fo
       where t.${sql.ref(fk.from)} is not null
         and t.${sql.ref(fk.from)} not in (select ${sql.ref(parentColumn)} from ${sql.table(fk.table)})
       limit 1001`.execute(db);
-    const describe = (r: Record<string, unknown>) =>
-      cols.includes('id')
-        ? String(r.id)
-        : cols
-            .filter((c) => c !== 'position')
-            .map((c) => `${c}=${String(r[c])}`)
-            .join(', ');
+    const describe = describeRow(cols);
     out.push({
       table,
       column: fk.from,
       parent: fk.table,
       parentColumn,
       rows: bad.map((r) => ({ row: describe(r), value: String(r[fk.from]) })),
+    });
+  }
+  return out;
+}
+
+/** `describe` of {@link foreignKeyOrphans}: the row's id, or its columns (a set table's owner and value). */
+const describeRow =
+  (cols: readonly string[]) =>
+  (r: Record<string, unknown>): string =>
+    cols.includes('id')
+      ? String(r.id)
+      : cols
+          .filter((c) => c !== 'position')
+          .map((c) => `${c}=${String(r[c])}`)
+          .join(', ');
+
+async function postgresForeignKeyOrphans(db: Executor, table: string): Promise<ForeignKeyOrphans[]> {
+  const { rows: keys } = await sql<{ column: string; parent: string; parentColumn: string }>`
+    select a.attname as "column", p.relname as parent, pa.attname as "parentColumn"
+    from pg_constraint k
+      join pg_class c on c.oid = k.conrelid
+      join pg_class p on p.oid = k.confrelid
+      join pg_attribute a on a.attrelid = k.conrelid and a.attnum = k.conkey[1]
+      join pg_attribute pa on pa.attrelid = k.confrelid and pa.attnum = k.confkey[1]
+    where k.contype = 'f' and cardinality(k.conkey) = 1 and c.relname = ${table}
+      and c.relnamespace = current_schema()::regnamespace
+    order by k.conname`.execute(db);
+  if (keys.length === 0) return [];
+  const cols = (
+    await sql<{ name: string }>`select attname as name from pg_attribute
+      where attrelid = (select oid from pg_class where relname = ${table}
+        and relnamespace = current_schema()::regnamespace)
+        and attnum > 0 and not attisdropped order by attnum`.execute(db)
+  ).rows.map((c) => c.name);
+  const out: ForeignKeyOrphans[] = [];
+  for (const fk of keys) {
+    const { rows: bad } = await sql<Record<string, unknown>>`select * from ${sql.table(table)} t
+      where t.${sql.ref(fk.column)} is not null
+        and not exists (select 1 from ${sql.table(fk.parent)} p
+          where p.${sql.ref(fk.parentColumn)} = t.${sql.ref(fk.column)})
+      limit 1001`.execute(db);
+    if (bad.length === 0) continue;
+    out.push({
+      table,
+      ...fk,
+      rows: bad.map((r) => ({ row: describeRow(cols)(r), value: String(r[fk.column]) })),
     });
   }
   return out;

@@ -4,6 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { CheckpointLimits, WalStatus } from './checkpointer.js';
+import type { ClaimName, StoreClaim } from './claims.js';
 import type { StoreKind } from './dialect.js';
 import type { Store } from './executor.js';
 
@@ -17,10 +18,22 @@ export interface OpenedStore {
   readonly raw: Database.Database;
   /** Where the store is, for messages: the file, or the database URL without its password. */
   readonly location: string;
+  /** The migrations this open applied (none when the store was up to date, or another process applied them). */
+  readonly applied: readonly string[];
   /** The write-ahead log's state (checkpointer.ts); undefined without the background checkpointer. */
   wal(): WalStatus | undefined;
   /** Commits of shared transactions and the transactions they held, since the store opened (tx-batch.ts). */
   commits(): { batches: number; members: number };
+  /**
+   * Claims work that runs on one controller at a time among those sharing the store (claims.ts): undefined
+   * while another holds it. Always granted on SQLite, which one process uses.
+   */
+  claim(name: ClaimName): Promise<StoreClaim | undefined>;
+  /**
+   * Writes a snapshot of the live store to `dest`, a new 0600 file (snapshot.ts): SQLite's online backup, or
+   * `pg_dump`'s archive of a PostgreSQL store (SnapshotUnavailable when pg_dump is not on the PATH).
+   */
+  snapshot(dest: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -11,7 +11,8 @@ import { Kysely, SqliteDialect, sql, type Migration } from 'kysely';
 import type { Executor } from './executor.js';
 import { runMigrations } from './migrations/index.js';
 
-export type SchemaObjectType = 'table' | 'index' | 'trigger' | 'view';
+/** SQLite's kinds of object; PostgreSQL adds functions and rules (pg/schema-drift.ts). */
+export type SchemaObjectType = 'table' | 'index' | 'trigger' | 'view' | 'function' | 'rule';
 
 export interface SchemaObject {
   type: SchemaObjectType;
@@ -19,6 +20,8 @@ export interface SchemaObject {
   /** The table an index or trigger belongs to (a table's or view's own name). */
   table: string;
   sql: string;
+  /** PostgreSQL: the statement that removes the object (SQLite's are dropped by type and name). */
+  drop?: string;
 }
 
 export type SchemaDifference =
@@ -149,24 +152,32 @@ export function normaliseSql(text: string): string {
 
 const keyOf = (o: SchemaObject) => `${o.type}\0${o.name.toLowerCase()}`;
 
-/** Every difference between a store's objects and the expected ones: foreign, altered, then missing, by name. */
-export function compareSchema(actual: readonly SchemaObject[], expected: readonly SchemaObject[]): SchemaDifference[] {
-  const want = new Map(expected.map((o) => [keyOf(o), o]));
-  const have = new Set(actual.map(keyOf));
+/**
+ * Every difference between a store's objects and the expected ones: foreign, altered, then missing, by name
+ * (`key` says which two are the same object: SQLite's names are unique per kind, whatever their case).
+ */
+export function compareSchema(
+  actual: readonly SchemaObject[],
+  expected: readonly SchemaObject[],
+  key: (o: SchemaObject) => string = keyOf,
+): SchemaDifference[] {
+  const want = new Map(expected.map((o) => [key(o), o]));
+  const have = new Set(actual.map(key));
   const out: SchemaDifference[] = [];
   for (const o of actual) {
-    const e = want.get(keyOf(o));
+    const e = want.get(key(o));
     if (!e) out.push({ kind: 'foreign', object: o });
     else if (normaliseSql(o.sql) !== normaliseSql(e.sql)) out.push({ kind: 'altered', object: o, expected: e });
   }
-  for (const e of expected) if (!have.has(keyOf(e))) out.push({ kind: 'missing', object: e });
+  for (const e of expected) if (!have.has(key(e))) out.push({ kind: 'missing', object: e });
   return out;
 }
 
 /** One line naming the object and what is wrong with it. */
 export function describeSchemaDifference(d: SchemaDifference): string {
   const o = d.object;
-  const what = `${o.type} ${o.name}${o.type === 'index' || o.type === 'trigger' ? ` on ${o.table}` : ''}`;
+  const on = o.type === 'index' || o.type === 'trigger' || o.type === 'rule';
+  const what = `${o.type} ${o.name}${on ? ` on ${o.table}` : ''}`;
   switch (d.kind) {
     case 'foreign':
       return `${what} is not created by the store's migrations`;
@@ -224,13 +235,14 @@ export async function repairSchemaObject(db: Executor, d: SchemaDifference): Pro
   if (expected) await sql.raw(expected.sql).execute(db);
 }
 
-const DROP_ORDER: SchemaObjectType[] = ['view', 'trigger', 'index', 'table'];
-const CREATE_ORDER: SchemaObjectType[] = ['table', 'index', 'view', 'trigger'];
+const DROP_ORDER: SchemaObjectType[] = ['view', 'rule', 'trigger', 'function', 'index', 'table'];
+const CREATE_ORDER: SchemaObjectType[] = ['table', 'function', 'index', 'view', 'trigger', 'rule'];
 const isVirtual = (o: SchemaObject) => normaliseSql(o.sql).startsWith('create virtual table');
 
 /**
- * The order repairs run in: first what is dropped (views and triggers before the indexes and tables they use,
- * a virtual table before the shadow tables it drops with it), then what is created or replaced.
+ * The order repairs run in: first what is dropped (views, rules and triggers before the functions, indexes and
+ * tables they use, a virtual table before the shadow tables it drops with it), then what is created or
+ * replaced (a function before the trigger that calls it).
  */
 export function repairOrder(d: SchemaDifference): number {
   if (d.kind !== 'foreign') return 100 + CREATE_ORDER.indexOf(d.object.type);

@@ -37,9 +37,12 @@ export const isSearchIndexTable = (table: string): boolean =>
 
 /**
  * What is wrong with one index: a missing table, or entries that differ from the indexed rows. (Its triggers
- * are schema objects of migration 0012: the schema comparison finds a missing or altered one.)
+ * are schema objects of migration 0012: the schema comparison finds a missing or altered one.) On PostgreSQL
+ * the index is a trigram index that the server keeps in step with the table itself: a schema object like any
+ * other index (the schema comparison finds one missing or altered), with no entries of edgectl's to differ.
  */
 export async function searchIndexProblems(db: Executor, ix: SearchIndexDef): Promise<string[]> {
+  if (storeKind(db) === 'postgres') return [];
   const name = searchIndexName(ix);
   const { rows } = await sql<{ name: string }>`select name from sqlite_master
     where type = 'table' and name = ${name}`.execute(db);
@@ -53,8 +56,12 @@ export async function searchIndexProblems(db: Executor, ix: SearchIndexDef): Pro
   }
 }
 
-/** Recreates what is missing of the index (table, triggers) and rebuilds its entries from the table's rows. */
+/**
+ * Recreates what is missing of the index (table, triggers) and rebuilds its entries from the table's rows.
+ * Nothing on PostgreSQL (the schema comparison's repair recreates a missing trigram index).
+ */
 export async function repairSearchIndex(db: Executor, ix: SearchIndexDef): Promise<void> {
+  if (storeKind(db) === 'postgres') return;
   const name = searchIndexName(ix);
   const { rows } = await sql<{ name: string }>`select name from sqlite_master
     where (type = 'table' and name = ${name}) or (type = 'trigger' and tbl_name = ${ix.table})`.execute(db);

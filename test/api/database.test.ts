@@ -1,15 +1,18 @@
 /**
- * Database operations of the Management API: the data-integrity check and fix (each derived structure is
- * damaged directly in the store file through a second SQLite connection, then reported, repaired and found
- * clean), foreign logic in the schema, the one-at-a-time rule with the scan running in the background while
- * requests are served, snapshots (0600, at most one a minute by the controller's
- * clock), admin only, and the results' reference shape.
+ * Database operations of the Management API, on either store: the data-integrity check and fix (each derived
+ * structure is damaged directly in the store, past the controller: a second SQLite connection to the file, or
+ * a PostgreSQL connection of its own; then reported, repaired and found clean), foreign logic in the schema,
+ * the one-at-a-time rule with the scan running in the background while requests are served, snapshots (0600,
+ * at most one a minute by the controller's clock: SQLite's backup beside the file, pg_dump's archive in the
+ * data dir), admin only, and the results' reference shape.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, unique } from '../harness/assert.js';
 import {
@@ -17,7 +20,11 @@ import {
   FOREIGN_DESCRIPTION,
   injectForeignLogic,
   MISSING_DESCRIPTION,
+  POSTGRES_DESCRIPTIONS,
+  POSTGRES_FOREIGN_LOGIC,
 } from '../harness/schema-damage.js';
+import { PG_SERVER, testStoreKind } from '../harness/pg.js';
+import { writeStore, type Exec } from '../harness/raw-store.js';
 import {
   createIdentity,
   createRecord,
@@ -29,12 +36,11 @@ import {
 
 let s: TestServer;
 let admin: ApiClient;
-let storeFile: string;
+const postgres = testStoreKind() === 'postgres';
 
 before(async () => {
   s = await startTestServer({ clock: 'frozen', yaml: 'metrics:\n  enabled: true\n' });
   admin = await s.admin();
-  storeFile = join(s.dataDir, 'edgectl.db');
 });
 after(() => s?.close());
 
@@ -48,7 +54,7 @@ interface Details {
 
 /** Polls the results until the scan is over; checks the answer against the reference schema. */
 async function waitResults(): Promise<Details> {
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 1200; i++) {
     const res = await admin.get('/database/data-integrity-results');
     assert.equal(res.status, 200);
     if (!res.body.data.inProgress) {
@@ -74,16 +80,7 @@ async function check(): Promise<Details> {
 }
 
 /** A second connection to the live store; `fkOff` lets it write rows whose references point nowhere. */
-function damage(fn: (db: Database.Database) => void, fkOff = false): void {
-  const db = new Database(storeFile);
-  try {
-    db.pragma('busy_timeout = 5000');
-    if (fkOff) db.pragma('foreign_keys = OFF');
-    fn(db);
-  } finally {
-    db.close();
-  }
-}
+const damage = (fn: (exec: Exec) => Promise<void>, fkOff = false): Promise<void> => writeStore(s, fn, fkOff);
 
 async function metric(name: string): Promise<number | undefined> {
   const res = await s.request('GET', `/metrics`, { headers: { accept: '*/*' } });
@@ -139,55 +136,59 @@ test('every derived structure damaged in the file is reported, fixed after a sna
   const user = await createUser(s, admin);
   const identity = await createIdentity(admin);
 
-  damage((db) => {
+  await damage(async (exec) => {
     // Match tables: a missing pair, a pair no role selects.
-    db.prepare('delete from service_policy_services where "policyId" = ? and "entityId" = ?').run(sp, svc);
-    db.prepare('insert into service_edge_router_policy_services ("policyId", "entityId") values (?, ?)').run(
-      serp,
-      other,
-    );
-    db.prepare('delete from edge_router_policy_edge_routers where "policyId" = ?').run(erp);
+    await exec('delete from service_policy_services where "policyId" = ? and "entityId" = ?', [sp, svc]);
+    await exec('insert into service_edge_router_policy_services ("policyId", "entityId") values (?, ?)', [serp, other]);
+    await exec('delete from edge_router_policy_edge_routers where "policyId" = ?', [erp]);
     // The tunneler's system records: policy and identity gone; a system policy of no router.
-    db.prepare('delete from edge_router_policies where id = ?').run(tunneler);
-    db.prepare('delete from identities where id = ?').run(tunneler);
-    db.prepare(
+    await exec('delete from edge_router_policies where id = ?', [tunneler]);
+    await exec('delete from identities where id = ?', [tunneler]);
+    await exec(
       `insert into edge_router_policies (id, "createdAt", "updatedAt", "isSystem", name, semantic)
        values ('ghost-erp', ?, ?, 1, 'edge-router-ghost-system', 'AnyOf')`,
-    ).run(NOW(), NOW());
+      [NOW(), NOW()],
+    );
     // A dangling @id role entry, a terminator of no router, a missing access marker.
-    db.prepare('insert into service_policies_serviceRoles ("ownerId", value, position) values (?, ?, 9)').run(
+    await exec('insert into "service_policies_serviceRoles" ("ownerId", value, position) values (?, ?, 9)', [
       sp,
       '@no-such-service',
-    );
-    db.prepare(
+    ]);
+    await exec(
       `insert into terminators (id, "createdAt", "updatedAt", "serviceId", "routerId", binding, address)
        values ('term-orphan', ?, ?, ?, 'no-such-router', 'transport', 'tcp:x:1')`,
-    ).run(NOW(), NOW(), svc);
-    db.prepare(`delete from access_markers where name = 'router'`).run();
-    // A trigger that keeps the access caches honest.
-    db.exec('drop trigger access_catalog_services_update');
+      [NOW(), NOW(), svc],
+    );
+    await exec(`delete from access_markers where name = 'router'`);
+    // A trigger that keeps the access caches honest (PostgreSQL's is one per table, for every event).
+    await exec(
+      postgres ? 'drop trigger access_catalog_services on services' : 'drop trigger access_catalog_services_update',
+    );
   });
-  damage((db) => {
+  await damage(async (exec) => {
     // Orphans written past the foreign keys: a session of a gone API session, an API-session certificate of a
     // gone API session, an authenticator and an attribute of a gone identity, a service config of a gone config.
-    db.prepare(
+    await exec(
       `insert into sessions (id, "createdAt", "updatedAt", "tokenHash", "apiSessionId", "identityId", "serviceId", type)
        values ('sess-orphan', ?, ?, 'h1', 'gone-api-session', ?, ?, 'Dial')`,
-    ).run(NOW(), NOW(), user.id, svc);
-    db.prepare(
+      [NOW(), NOW(), user.id, svc],
+    );
+    await exec(
       `insert into api_session_certs (id, "createdAt", "updatedAt", "apiSessionId", "identityId", subject, fingerprint,
          certificate, "validFrom", "validTo")
        values ('cert-orphan', ?, ?, 'gone-api-session-2', ?, 'cn', 'fp', 'pem', ?, ?)`,
-    ).run(NOW(), NOW(), identity, NOW(), NOW());
-    db.prepare(
+      [NOW(), NOW(), identity, NOW(), NOW()],
+    );
+    await exec(
       `insert into authenticators (id, "createdAt", "updatedAt", "identityId", method, username)
        values ('auth-orphan', ?, ?, 'gone-identity', 'updb', 'ghost-user')`,
-    ).run(NOW(), NOW());
-    db.prepare('insert into identities_roleAttributes ("ownerId", value, position) values (?, ?, 0)').run(
+      [NOW(), NOW()],
+    );
+    await exec('insert into "identities_roleAttributes" ("ownerId", value, position) values (?, ?, 0)', [
       'gone-identity-2',
       'attr',
-    );
-    db.prepare('insert into services_configs ("ownerId", value, position) values (?, ?, 0)').run(svc, 'gone-config');
+    ]);
+    await exec('insert into services_configs ("ownerId", value, position) values (?, ?, 0)', [svc, 'gone-config']);
   }, true);
 
   const expected: RegExp[] = [
@@ -202,7 +203,9 @@ test('every derived structure damaged in the file is reported, fixed after a sna
     new RegExp(`service-policies ${sp}: serviceRoles names @no-such-service`),
     /terminators term-orphan: routerId names router no-such-router/,
     /access marker router is missing/,
-    /^trigger access_catalog_services_update on services is missing$/,
+    postgres
+      ? /^trigger access_catalog_services on services is missing$/
+      : /^trigger access_catalog_services_update on services is missing$/,
     /sessions sess-orphan: apiSessionId names api_sessions gone-api-session,/,
     /api_session_certs cert-orphan: apiSessionId names api_sessions gone-api-session-2/,
     /authenticators auth-orphan: identityId names identities gone-identity,/,
@@ -267,8 +270,43 @@ test('every derived structure damaged in the file is reported, fixed after a sna
   );
 });
 
+/** The snapshots in the data dir: the SQLite file's backups beside it, or pg_dump's archives. */
 function snapshots(): string[] {
-  return readdirSync(s.dataDir).filter((f) => /^edgectl\.db-\d{8}-\d{6}(-\d+)?$/.test(f));
+  const name = postgres ? /^edgectl-postgres-\d{8}-\d{6}(-\d+)?\.dump$/ : /^edgectl\.db-\d{8}-\d{6}(-\d+)?$/;
+  return readdirSync(s.dataDir).filter((f) => name.test(f));
+}
+
+/** How many identities a snapshot holds: the SQLite copy read directly, a dump restored into a new database. */
+async function identitiesIn(path: string): Promise<number> {
+  if (!postgres) {
+    const copy = new Database(path, { readonly: true });
+    try {
+      return (copy.prepare('select count(*) as n from identities').get() as { n: number }).n;
+    } finally {
+      copy.close();
+    }
+  }
+  // Named and labelled as the harness's test databases, so a run killed half-way leaves nothing for long.
+  const name = `edgectl_t_restore_${process.pid}_${Date.now()}`;
+  const server = new pg.Client({ connectionString: PG_SERVER });
+  await server.connect();
+  try {
+    await server.query(`create database "${name}"`);
+    await server.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
+    const url = new URL(PG_SERVER);
+    url.pathname = `/${name}`;
+    execFileSync('pg_restore', ['--no-owner', `--dbname=${url.toString()}`, path]);
+    const copy = new pg.Client({ connectionString: url.toString() });
+    await copy.connect();
+    try {
+      return Number((await copy.query('select count(*) as n from identities')).rows[0].n);
+    } finally {
+      await copy.end();
+    }
+  } finally {
+    await server.query(`drop database if exists "${name}" with (force)`);
+    await server.end();
+  }
 }
 
 test('snapshot: a 0600 copy beside the store, at most once a minute by the controller clock', async () => {
@@ -276,15 +314,11 @@ test('snapshot: a 0600 copy beside the store, at most once a minute by the contr
   assert.equal(first.status, 200, first.text);
   const path: string = first.body.data.path;
   assert.equal(dirname(path), s.dataDir);
+  assert.ok(snapshots().includes(path.slice(s.dataDir.length + 1)), `${path} is named as a snapshot`);
   assert.ok(existsSync(path));
   assert.equal(statSync(path).mode & 0o777, 0o600);
   // The copy is a complete store.
-  const copy = new Database(path, { readonly: true });
-  try {
-    assert.ok((copy.prepare('select count(*) as n from identities').get() as { n: number }).n >= 1);
-  } finally {
-    copy.close();
-  }
+  assert.ok((await identitiesIn(path)) >= 1);
 
   assertError(await admin.post('/database/snapshot'), 429, 'RATE_LIMITED');
   s.clock.advance(59_000);
@@ -294,6 +328,41 @@ test('snapshot: a 0600 copy beside the store, at most once a minute by the contr
   assert.equal(again.status, 200, again.text);
   assert.notEqual(again.body.data.path, path);
 });
+
+test(
+  'PostgreSQL without pg_dump: a snapshot is a clear 501 naming pg_dump, a fix repairs nothing and says why',
+  { skip: !postgres && 'SQLite snapshots are its own online backup: no pg_dump is involved' },
+  async () => {
+    s.clock.advance(60_000);
+    await damage((exec) => exec(`delete from access_markers where name = 'catalog'`));
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      const res = await admin.post('/database/snapshot');
+      assertError(res, 501, 'SNAPSHOT_UNAVAILABLE');
+      assert.match(res.body.error.message, /pg_dump, which is not on the PATH/);
+      assert.equal((await admin.post('/database/fix-data-integrity')).status, 202);
+      const fixed = await waitResults();
+      assert.match(
+        fixed.error,
+        /the fix starts with a snapshot and none could be taken .*pg_dump.*nothing was repaired/,
+      );
+      assert.deepEqual(
+        fixed.results.map((r) => [r.description, r.fixed]),
+        [['access marker catalog is missing (the access caches cannot tell when its data changes)', false]],
+      );
+    } finally {
+      process.env.PATH = path;
+    }
+    // A failed snapshot does not count against the minute; with pg_dump back, both work.
+    assert.equal((await admin.post('/database/snapshot')).status, 200);
+    assert.equal((await admin.post('/database/fix-data-integrity')).status, 202);
+    assert.deepEqual(
+      (await waitResults()).results.map((r) => r.fixed),
+      [true],
+    );
+  },
+);
 
 test('database operations are for admins: anonymous and non-admin callers get 401', async () => {
   const { client } = await createUser(s, admin, { api: 'management' });
@@ -307,9 +376,12 @@ test('database operations are for admins: anonymous and non-admin callers get 40
 });
 
 test('more than 1000 findings: the first 1000 are kept and tooManyErrors says so; the fix repairs them all', async () => {
-  damage((db) => {
-    const insert = db.prepare('insert into services_roleAttributes ("ownerId", value, position) values (?, ?, 0)');
-    for (let i = 0; i < 1005; i++) insert.run(`gone-service-${String(i).padStart(4, '0')}`, 'x');
+  await damage(async (exec) => {
+    const ids = Array.from({ length: 1005 }, (_, i) => `gone-service-${String(i).padStart(4, '0')}`);
+    await exec(
+      `insert into "services_roleAttributes" ("ownerId", value, position) values ${ids.map(() => "(?, 'x', 0)").join(', ')}`,
+      ids,
+    );
   }, true);
   const many = await check();
   assert.equal(many.tooManyErrors, true);
@@ -324,14 +396,24 @@ test('more than 1000 findings: the first 1000 are kept and tooManyErrors says so
 });
 
 test('foreign logic written into the live store is found; the fix drops it and restores what it altered or removed', async () => {
-  damage(injectForeignLogic);
+  if (postgres) await damage((exec) => exec(POSTGRES_FOREIGN_LOGIC));
+  else {
+    const db = new Database(join(s.dataDir, 'edgectl.db'));
+    try {
+      injectForeignLogic(db);
+    } finally {
+      db.close();
+    }
+  }
   const isAdmin = async (id: string) => (await admin.get(`/identities/${id}`)).body.data.isAdmin;
   // While the foreign trigger stands, every new identity is an admin.
   assert.equal(await isAdmin(await createIdentity(admin)), true);
 
   const found = await check();
   assert.equal(found.error, '');
-  for (const description of [FOREIGN_DESCRIPTION, ALTERED_DESCRIPTION, MISSING_DESCRIPTION]) {
+  for (const description of postgres
+    ? POSTGRES_DESCRIPTIONS
+    : [FOREIGN_DESCRIPTION, ALTERED_DESCRIPTION, MISSING_DESCRIPTION]) {
     assert.ok(
       found.results.some((r) => r.description === description && !r.fixed),
       `${description} not among\n${found.results.map((r) => r.description).join('\n')}`,
@@ -350,13 +432,13 @@ test('foreign logic written into the live store is found; the fix drops it and r
 
 test('a scan runs in the background: the request is answered at once, others are served, a second start gets 429', async () => {
   // Many policies: the scan compares each policy side on its own turn of the event loop.
-  damage((db) => {
-    const insert = db.prepare(
-      `insert into service_policies (id, "createdAt", "updatedAt", name, type, semantic) values (?, ?, ?, ?, 'Dial', 'AnyOf')`,
+  await damage(async (exec) => {
+    const ids = Array.from({ length: 400 }, (_, i) => `bulk-sp-${i}`);
+    await exec(
+      `insert into service_policies (id, "createdAt", "updatedAt", name, type, semantic)
+       values ${ids.map(() => "(?, ?, ?, ?, 'Dial', 'AnyOf')").join(', ')}`,
+      ids.flatMap((id) => [id, NOW(), NOW(), id]),
     );
-    db.transaction(() => {
-      for (let i = 0; i < 400; i++) insert.run(`bulk-sp-${i}`, NOW(), NOW(), `bulk-sp-${i}`);
-    })();
   });
   const started = await admin.post('/database/check-data-integrity');
   assert.equal(started.status, 202, started.text);

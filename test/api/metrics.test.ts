@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN, createIdentity, startTestServer, type TestServer } from '../harness/server.js';
+import { testStoreKind } from '../harness/pg.js';
 
 const get = (s: TestServer, path: string) => s.request('GET', path, { headers: { accept: '*/*' } });
 
@@ -171,7 +172,7 @@ test('/health answers anonymously 200 while the store answers, 503 with the enve
   try {
     const ok = await get(s, '/health');
     assert.equal(ok.status, 200);
-    assert.equal(ok.body.data.status, 'ok');
+    assert.deepEqual(ok.body.data, { status: 'ok', store: testStoreKind() }, 'it names the store');
     await s.daemon.store.close();
     const down = await get(s, '/health');
     assert.equal(down.status, 503);

@@ -1,6 +1,7 @@
 /**
  * `edgectl db snapshot|restore|migrate|info` on a stopped controller's data dir, on a store written by a real
- * controller. While the controller runs, each is refused with the lock holder named.
+ * controller. While the controller runs, each is refused with the lock holder named. Then the same commands on
+ * a PostgreSQL store (`--db URL`): they work in the database, without the data dir's lock, except the scan.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { createIdentity, startTestServer, type TestServer } from '../harness/server.js';
-import { edgectlSlow, type Run } from '../harness/cli.js';
+import { edgectlSlow, edgectlWith, type Run } from '../harness/cli.js';
+import { emptyDatabase, freshDatabase, postgresSkip } from '../harness/pg.js';
+import { readStore, writeStore } from '../harness/raw-store.js';
 import { scratch } from '../harness/processes.js';
 import { migrationNames } from '../../src/store/migrations/index.js';
 import { FOREIGN_DESCRIPTION, injectForeignTrigger } from '../harness/schema-damage.js';
@@ -210,5 +213,149 @@ describe('edgectl db (offline)', () => {
     assert.match(fixed.stdout, /^fixed: access marker catalog is missing/m);
     const clean = await db('check-integrity');
     assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+  });
+});
+
+describe('edgectl db (offline, PostgreSQL)', { skip: await postgresSkip() }, () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  /** The database's URL with a password (trust authentication ignores it): never shown, never on a command line. */
+  let url: string;
+  let server: TestServer;
+  let dir: string;
+  let work: string;
+  let db: (...args: string[]) => Promise<Run>;
+
+  const withPassword = (u: string) => {
+    const x = new URL(u);
+    x.password = 'Secret-Pw1';
+    return x.toString();
+  };
+  const names = async () =>
+    (
+      await readStore<{ name: string }>(
+        { dbUrl: url, dataDir: dir } as TestServer,
+        'select name from identities order by name',
+      )
+    ).map((r) => r.name);
+
+  before(async () => {
+    database = await freshDatabase();
+    url = withPassword(database.url);
+    server = await startTestServer({ db: database.url });
+    dir = server.dataDir;
+    work = tmp.tempDir();
+    await createIdentity(await server.admin(), { name: 'before-snapshot' });
+    db = (...args) => edgectlSlow(join(work, 'config'), 'db', ...args, '--data-dir', dir, '--db', url);
+  });
+  after(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+
+  it('while the controller runs: check-integrity is refused by its data dir lock; info and snapshot work', async () => {
+    const check = await db('check-integrity');
+    assert.equal(check.code, 1, check.stdout + check.stderr);
+    assert.match(check.stderr, new RegExp(`in use by process ${process.pid}`));
+    const info = await db('info', '-o', 'json');
+    assert.equal(info.code, 0, info.stderr);
+    assert.equal(JSON.parse(info.stdout).data.kind, 'postgres');
+    const snap = await db('snapshot', '--out', join(work, 'while-running.dump'));
+    assert.equal(snap.code, 0, snap.stderr);
+    await server.daemon.close();
+  });
+
+  it('info shows the engine, the URL with its password hidden, the schema, counts and size', async () => {
+    const r = await db('info', '-o', 'json');
+    assert.equal(r.code, 0, r.stderr);
+    const info = JSON.parse(r.stdout).data;
+    assert.equal(info.kind, 'postgres');
+    assert.equal(info.store, url.replace('Secret-Pw1', '***'));
+    assert.equal(info.schemaVersion, migrationNames.at(-1));
+    assert.deepEqual(info.migrations, migrationNames);
+    assert.deepEqual(info.pendingMigrations, []);
+    assert.equal(info.counts.identities, 2);
+    assert.equal(info.counts.configTypes, 5);
+    assert.ok(info.sizes.db > 0);
+    assert.equal(info.sizes.wal, undefined);
+    const text = await db('info');
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^kind +postgres$/m);
+    assert.match(text.stdout, /^store +postgres:\/\/postgres:\*\*\*@/m);
+    assert.doesNotMatch(text.stdout + text.stderr, /Secret-Pw1/);
+  });
+
+  it('snapshot: a 0600 pg_dump archive in the data dir by default or to --out, never over a file', async () => {
+    const beside = await db('snapshot');
+    assert.equal(beside.code, 0, beside.stderr);
+    const path = beside.stdout.match(/snapshot written to (\S+)/)?.[1];
+    assert.ok(path && path.startsWith(`${dir}/`) && /edgectl-postgres-\d{8}-\d{6}\.dump$/.test(path), beside.stdout);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    const out = join(work, 'snap.dump');
+    const r = await db('snapshot', '--out', out, '-o', 'json');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).data.path, out);
+    assert.equal(statSync(out).mode & 0o777, 0o600);
+    const again = await db('snapshot', '--out', out);
+    assert.equal(again.code, 1, 'an existing file is never overwritten');
+    assert.match(again.stderr, /exists/);
+  });
+
+  it('restore is refused with the pg_restore command to use instead', async () => {
+    const r = await db('restore', join(work, 'snap.dump'));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /restored from its pg_dump archive with pg_restore/);
+    assert.doesNotMatch(r.stderr, /Secret-Pw1/);
+    assert.deepEqual(await names(), ['Default Admin', 'before-snapshot']);
+  });
+
+  it('check-integrity runs the controller scan on the database: a damaged marker is found, --fix repairs it', async () => {
+    await writeStore({ dbUrl: url, dataDir: dir } as TestServer, (exec) =>
+      exec(`delete from access_markers where name = 'catalog'`),
+    );
+    const found = await db('check-integrity');
+    assert.equal(found.code, 1, found.stdout + found.stderr);
+    assert.match(found.stdout, /^problem: access marker catalog is missing/m);
+    assert.match(found.stderr, /started on postgres:\/\/postgres:\*\*\*@.* \(offline\)/);
+    const fixed = await db('check-integrity', '--fix');
+    assert.equal(fixed.code, 0, fixed.stdout + fixed.stderr);
+    assert.match(fixed.stdout, /^fixed: access marker catalog is missing/m);
+    const clean = await db('check-integrity');
+    assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+  });
+
+  it('a pending migration: admin commands refuse it, info names it, migrate applies it', async () => {
+    const pending = '0007-builtin-config-types';
+    await writeStore({ dbUrl: url, dataDir: dir } as TestServer, (exec) =>
+      exec('delete from schema_migrations where name = ?', [pending]),
+    );
+    // An admin command with --data-dir takes the store `serve` would: $EDGECTL_DB_URL here.
+    const env = { env: { EDGECTL_DB_URL: url }, timeoutMs: 180_000 };
+    const refused = await edgectlWith(join(work, 'config'), env, 'identity', 'list', '--data-dir', dir);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, new RegExp(`needs migrations \\(${pending}\\): run \`edgectl db migrate --db URL`));
+
+    const info = await db('info', '-o', 'json');
+    assert.deepEqual(JSON.parse(info.stdout).data.pendingMigrations, [pending]);
+    const r = await db('migrate');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), `applied ${pending}`);
+    const list = await edgectlWith(join(work, 'config'), env, 'config-type', 'list', '-o', 'id', '--data-dir', dir);
+    assert.equal(list.code, 0, list.stderr);
+    assert.equal(list.stdout.trim().split('\n').length, 5);
+  });
+
+  it('migrate --db on an empty database applies every migration once, run twice at the same moment', async () => {
+    const empty = await emptyDatabase();
+    try {
+      const migrate = () => edgectlSlow(join(work, 'config'), 'db', 'migrate', '--db', empty.url, '-o', 'json');
+      const runs = await Promise.all([migrate(), migrate()]);
+      for (const r of runs) assert.equal(r.code, 0, r.stderr);
+      const applied = runs.flatMap((r) => JSON.parse(r.stdout).data.applied as string[]);
+      assert.deepEqual(applied.sort(), [...migrationNames].sort(), 'each migration applied by one of the two');
+      const info = await edgectlSlow(join(work, 'config'), 'db', 'info', '--db', empty.url, '-o', 'json');
+      assert.deepEqual(JSON.parse(info.stdout).data.pendingMigrations, []);
+    } finally {
+      await empty.drop();
+    }
   });
 });

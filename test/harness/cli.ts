@@ -54,6 +54,11 @@ export function edgectlSlow(configDir: string, ...args: string[]): Promise<Run> 
   return inProcess(configDir, args, { timeoutMs: 180_000 });
 }
 
+/** The CLI with any of the options above (an offline command with extra environment variables, say). */
+export function edgectlWith(configDir: string, opts: RunOptions, ...args: string[]): Promise<Run> {
+  return inProcess(configDir, args, opts);
+}
+
 /** The environment a command sees: the test process's, its config dir, no colours, and any extras. */
 const envFor = (configDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...process.env,

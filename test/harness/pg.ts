@@ -100,6 +100,19 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
   };
 }
 
+/** A new database with nothing in it (no migration applied): its URL, and how to drop it. */
+export async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `edgectl_t_empty_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
+  await withServer(async (c) => {
+    await c.query(`create database "${name}"`);
+    await c.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
+  });
+  return {
+    url: urlOf(name),
+    drop: () => withServer((c) => c.query(`drop database if exists "${name}" with (force)`)).then(() => {}),
+  };
+}
+
 /**
  * Why a PostgreSQL test cannot run here, or false when it can. In CI (`CI` set) an unreachable server is a
  * failure, never a skip: the answer is then false and the test fails on its first connection.

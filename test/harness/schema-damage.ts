@@ -34,3 +34,33 @@ export function injectForeignLogic(db: Database.Database): void {
   );
   db.exec(`DROP INDEX ${DROPPED_INDEX}`);
 }
+
+/** PostgreSQL: a trigger of migration 0005 (marker bump on identity delete) whose function is changed. */
+export const ALTERED_FUNCTION = 'access_identity_identities';
+/** PostgreSQL: a rule no migration creates (rules rewrite writes as triggers can). */
+export const FOREIGN_RULE = 'evil_rule';
+
+/** What the scan says of the same damage on PostgreSQL, where a trigger's body is a function of its own. */
+export const POSTGRES_DESCRIPTIONS = [
+  FOREIGN_DESCRIPTION,
+  `function ${FOREIGN_TRIGGER}() is not created by the store's migrations`,
+  `function ${ALTERED_FUNCTION}() differs from what the store's migrations create`,
+  `rule ${FOREIGN_RULE} on config_types is not created by the store's migrations`,
+  MISSING_DESCRIPTION,
+];
+
+/**
+ * The same foreign logic written into a PostgreSQL store: the foreign trigger (and its function), the store's
+ * marker function extended to make every identity an admin, a foreign rule, and the dropped index.
+ */
+export const POSTGRES_FOREIGN_LOGIC = `
+  create function ${FOREIGN_TRIGGER}() returns trigger language plpgsql as $body$ begin
+    update identities set "isAdmin" = 1 where id = new.id; return null; end $body$;
+  create trigger ${FOREIGN_TRIGGER} after insert on identities for each row execute function ${FOREIGN_TRIGGER}();
+  create or replace function ${ALTERED_FUNCTION}() returns trigger language plpgsql as $body$ begin
+    update access_markers set gen = gen + 1 where name = 'identity';
+    update identities set "isAdmin" = 1;
+    return null; end $body$;
+  create rule ${FOREIGN_RULE} as on update to config_types do instead nothing;
+  drop index ${DROPPED_INDEX};
+`;

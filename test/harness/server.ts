@@ -42,6 +42,8 @@ export class TestClock {
 export interface TestServer {
   url: string;
   dataDir: string;
+  /** The PostgreSQL database the server uses (undefined: the SQLite file in its data dir). */
+  dbUrl?: string;
   ca: string;
   daemon: RunningDaemon;
   clock: TestClock;
@@ -49,8 +51,11 @@ export interface TestServer {
   transport: Transport;
   /** One request to a path below the root URL (`/version`, `/edge/client/v1/...`) through `transport`. */
   request(method: string, path: string, opts?: RequestOptions): Promise<HttpResponse>;
-  /** Runs the background sweeper once (expired API sessions and session certificates), now. */
-  sweep(): Promise<void>;
+  /**
+   * Runs the background sweeper once (expired API sessions and session certificates), now: whether it ran (false:
+   * another controller sharing the store runs the periodic work).
+   */
+  sweep(): Promise<boolean>;
   client(api?: 'management' | 'client'): ApiClient;
   /** A management client logged in as the default admin. */
   admin(): Promise<ApiClient>;
@@ -74,6 +79,10 @@ export interface StartOptions {
   db?: string;
   /** Start from the PKI and token key of this data dir (a replica of the server that made them). */
   secretsFrom?: string;
+  /** The store's engine when the test needs one: the run's (`EDGECTL_TEST_STORE`, SQLite by default) otherwise. */
+  store?: 'sqlite' | 'postgres';
+  /** Whether the background sweeper runs (default: unless the clock is frozen). */
+  backgroundSweep?: boolean;
 }
 
 let template: Promise<string> | undefined;
@@ -99,7 +108,11 @@ function migratedStore(): Promise<string> {
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'edgectl-test-'));
   mkdirSync(join(dataDir, 'data'), { mode: 0o700 });
-  const database = opts.db ? undefined : testStoreKind() === 'postgres' ? await freshDatabase() : undefined;
+  const database = opts.db
+    ? undefined
+    : (opts.store ?? testStoreKind()) === 'postgres'
+      ? await freshDatabase()
+      : undefined;
   const dbUrl = opts.db ?? database?.url;
   if (!dbUrl) copyFileSync(await migratedStore(), join(dataDir, 'data', DB_FILE));
   if (opts.secretsFrom) {
@@ -126,13 +139,14 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const daemon = await startDaemon(cfg, {
     adminCredentials: async () => ADMIN,
     now: clock.now,
-    backgroundSweep: opts.clock !== 'frozen',
+    backgroundSweep: opts.backgroundSweep ?? opts.clock !== 'frozen',
   });
   const ca = daemon.pki.caBundlePem;
   const transport = opts.transport === 'tls' ? tlsTransport(ca) : injectTransport(daemon.app, ca);
   const server: TestServer = {
     url: daemon.url,
     dataDir: cfg.dataDir,
+    ...(dbUrl && { dbUrl }),
     ca,
     daemon,
     clock,

@@ -7,7 +7,9 @@
  *   a progress line on a terminal and prints the findings; exit 1 while any finding remains unfixed. Offline,
  *   the file check (SQLite's integrity_check, the tables and columns against the migrations), then the same
  *   scan (or fix) by the stopped controller's own database operations in-process, without a session: nothing
- *   is written before the scan (docs/decisions.md, "Offline CLI").
+ *   is written before the scan (docs/decisions.md, "Offline CLI"). On a PostgreSQL store (`--db URL`, or
+ *   `$EDGECTL_DB_URL`/`store.url` with `--data-dir`) there is no file to check: the database must be reachable
+ *   and migrated, then the same scan runs.
  * - `snapshot`, `restore`, `migrate`, `info`: db-offline.ts.
  */
 import { resolve } from 'node:path';
@@ -15,23 +17,37 @@ import type { Command } from 'commander';
 import { ApiError, requireApi, type Api } from '../api.js';
 import { CliError, type CliIo } from '../io.js';
 import type { IntegrityDetails } from '../../model/integrity/run.js';
-import { registerDbOffline } from './db-offline.js';
+import { DB_URL_HELP, registerDbOffline } from './db-offline.js';
 
-/** Where a `db` command runs: on a data dir's files, or through the logged-in controller. */
-export type DbTarget = { offline: true; dataDir: string } | { offline: false; api: Api };
+/**
+ * Where a `db` command runs: on a data dir's store (its SQLite file, or the PostgreSQL database `db` names), or
+ * through the logged-in controller.
+ */
+export type DbTarget = { offline: true; dataDir: string; db?: string } | { offline: false; api: Api };
 
 export interface DbFlags {
   dataDir?: string;
+  db?: string;
 }
 
-/** The one place that chooses the transport of a `db` command. */
+/**
+ * The one place that chooses the transport of a `db` command: offline with `--data-dir` or `--db` (never from
+ * the environment alone), the data dir then defaulting as `serve`'s does.
+ */
 export function dbTarget(flags: DbFlags, io: CliIo): DbTarget {
-  if (flags.dataDir !== undefined) return { offline: true, dataDir: resolve(flags.dataDir) };
+  if (flags.dataDir !== undefined || flags.db !== undefined)
+    return {
+      offline: true,
+      dataDir: resolve(flags.dataDir ?? io.env.EDGECTL_DATA_DIR ?? './edgectl-data'),
+      ...(flags.db !== undefined && { db: flags.db }),
+    };
   return { offline: false, api: requireApi(io) };
 }
 
 const dataDirOption = (cmd: Command) =>
-  cmd.option('--data-dir <dir>', "work on this data dir's store files instead of the logged-in controller");
+  cmd
+    .option('--data-dir <dir>', "work on this data dir's store files instead of the logged-in controller")
+    .option('--db <url>', DB_URL_HELP);
 
 export function registerDb(program: Command, io: CliIo): void {
   const db = program
@@ -52,7 +68,8 @@ export function registerCheckIntegrity(db: Command, io: CliIo): Command {
       .command('check-integrity')
       .description(
         "check the store: online, the controller's data-integrity scan (derived tables, orphans, system records, " +
-          "SQLite's own checks); with --data-dir, the file's structure and schema, then the same scan on the stopped controller's store",
+          "schema objects, SQLite's own checks); with --data-dir, the file's structure and schema, then the same scan on the stopped controller's store; " +
+          'with --db, the same scan on that PostgreSQL store',
       ),
   )
     .option('--fix', 'repair what the scan finds (the controller takes a snapshot first)')
@@ -60,9 +77,18 @@ export function registerCheckIntegrity(db: Command, io: CliIo): Command {
     .action(async (flags: CheckFlags) => {
       const target = dbTarget(flags, io);
       if (target.offline) {
-        // The file itself first (it must open); then the controller's own scan in-process, as online.
-        await offlineFileCheck(target.dataDir, io);
-        await offlineIntegrity(target.dataDir, io, flags);
+        const { offlineSettings, OfflineRefused } = await import('../../daemon/offline.js');
+        let postgres: boolean;
+        try {
+          postgres = offlineSettings({ dataDir: target.dataDir, db: target.db }, io.env).storeUrl !== undefined;
+        } catch (e) {
+          if (e instanceof OfflineRefused) throw new CliError(e.message, 1);
+          throw e;
+        }
+        // The file itself first (it must open); then the controller's own scan in-process, as online. A
+        // PostgreSQL store has no file: opening it checks that it answers and is migrated.
+        if (!postgres) await offlineFileCheck(target.dataDir, io);
+        await offlineIntegrity(target.dataDir, io, flags, target.db);
         return;
       }
       await onlineIntegrity(target.api, io, flags);
@@ -110,11 +136,11 @@ export async function onlineIntegrity(api: Api, io: CliIo, flags: CheckFlags): P
 }
 
 /** The same on a stopped controller's store, in-process (its lock held while it runs). */
-async function offlineIntegrity(dataDir: string, io: CliIo, flags: CheckFlags): Promise<void> {
+async function offlineIntegrity(dataDir: string, io: CliIo, flags: CheckFlags, db?: string): Promise<void> {
   const { openOfflineIntegrity, OfflineRefused } = await import('../../daemon/offline.js');
   let opened;
   try {
-    opened = await openOfflineIntegrity(dataDir, io.env);
+    opened = await openOfflineIntegrity(dataDir, io.env, db);
   } catch (e) {
     if (e instanceof OfflineRefused) throw new CliError(e.message, 1);
     throw new CliError(`error: cannot open the store in ${dataDir}: ${(e as Error).message}`, 1);
@@ -123,8 +149,14 @@ async function offlineIntegrity(dataDir: string, io: CliIo, flags: CheckFlags): 
   const started = Date.now();
   let details: IntegrityDetails;
   try {
-    io.err(`${what} started on ${dataDir} (offline)`);
-    opened.database.start(flags.fix === true);
+    const where = opened.location.startsWith('postgres') ? opened.location : dataDir;
+    io.err(`${what} started on ${where} (offline)`);
+    try {
+      await opened.database.start(flags.fix === true);
+    } catch (e) {
+      // Another controller sharing a PostgreSQL store runs a scan (429), or the store stopped answering.
+      throw new CliError(`error: the ${what} could not start: ${(e as Error).message}`, 1);
+    }
     await opened.database.idle();
     details = opened.database.results();
   } finally {

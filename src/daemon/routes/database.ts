@@ -1,7 +1,8 @@
 /**
  * Database operations on the Management API (parity: docs/reference-notes.md §8): the integrity scan and fix
- * run in the background (202 at once, one at a time), their results are read back, and an online snapshot is
- * taken at most once a minute.
+ * run in the background (202 at once, one at a time among the controllers sharing the store), their results are
+ * read back, and an online snapshot (SQLite's backup, or pg_dump of a PostgreSQL store) is taken at most once a
+ * minute.
  */
 import { empty, ok } from '../http/envelope.js';
 import { route, type RouteDef } from '../http/route.js';
@@ -19,7 +20,7 @@ export const databaseRoutes: RouteDef[] = [
     success: 202,
     envelope: 'empty',
     async handler(rc) {
-      rc.deps.database.start(false);
+      await rc.deps.database.start(false);
       return { ...empty(), status: 202 };
     },
   }),
@@ -33,7 +34,7 @@ export const databaseRoutes: RouteDef[] = [
     success: 202,
     envelope: 'empty',
     async handler(rc) {
-      rc.deps.database.start(true);
+      await rc.deps.database.start(true);
       return { ...empty(), status: 202 };
     },
   }),

@@ -30,11 +30,11 @@ import { rematchPolicy } from '../../store/policy-match.js';
 import { knownMigrations } from '../../store/migrations/index.js';
 import {
   describeSchemaDifference,
-  repairableSchemaDifference,
   repairOrder,
-  repairSchemaObject,
-  storeSchemaDifferences,
-} from '../../store/schema-objects.js';
+  repairSchemaDrift,
+  schemaDrift,
+  schemaRepair,
+} from '../../store/schema-drift.js';
 import {
   isSearchIndexTable,
   repairSearchIndex,
@@ -142,24 +142,26 @@ const markers: IntegrityCheck = {
 };
 
 /**
- * Every table, index, trigger and view against what the store's recorded migrations create (schema-objects.ts):
- * a foreign one is dropped (a trigger could rewrite every write the controller makes), an altered index,
- * trigger or view is created again from its migration, a missing one created. Tables are never rebuilt: a
- * missing or altered table stays a finding (restore a snapshot), except the search index tables, which the
- * search-index check rebuilds. Its repairs run first in the fix, before any other repair writes.
+ * Every table, index, trigger and view (on PostgreSQL also every function and rule) against what the store's
+ * recorded migrations create (store/schema-drift.ts): a foreign one is dropped (a trigger could rewrite every
+ * write the controller makes), an altered index, trigger, view or function is created again from its
+ * migration, a missing one created. Tables are never rebuilt: a missing or altered table stays a finding
+ * (restore a snapshot), except SQLite's search index tables, which the search-index check rebuilds; on
+ * PostgreSQL a foreign table is left too (the database may hold other programs' tables). Its repairs run first
+ * in the fix, before any other repair writes.
  */
 const schemaObjects: IntegrityCheck = {
   name: 'schema-objects',
   async scan(ctx) {
-    const differences = (await storeSchemaDifferences(ctx.db, knownMigrations, yieldToEventLoop))
+    const differences = (await schemaDrift(ctx.db, knownMigrations, yieldToEventLoop))
       .filter((d) => !(d.kind === 'missing' && d.object.type === 'table' && isSearchIndexTable(d.object.name)))
       .sort((a, b) => repairOrder(a) - repairOrder(b));
-    return differences.map((d) => ({
-      description: repairableSchemaDifference(d)
-        ? describeSchemaDifference(d)
-        : `${describeSchemaDifference(d)} (edgectl does not rebuild a table: restore a snapshot)`,
-      repair: repairableSchemaDifference(d) ? (c: Ctx) => repairSchemaObject(c.db, d) : undefined,
-    }));
+    return differences.map((d) => {
+      const repair = schemaRepair(ctx.db, d);
+      return repair.repairable
+        ? { description: describeSchemaDifference(d), repair: (c: Ctx) => repairSchemaDrift(c.db, d) }
+        : { description: `${describeSchemaDifference(d)} (${repair.why})` };
+    });
   },
 };
 

@@ -1,17 +1,19 @@
 /**
  * Database operations of the Management API (parity: docs/reference-notes.md §8): the data-integrity scan and
- * fix running in the background, one at a time, and online snapshots at most once a minute. One instance per
- * store; the daemon builds it, an offline command can build its own over the same store.
+ * fix running in the background, one at a time (among every controller sharing a PostgreSQL store, through
+ * the store's claims), and online snapshots at most once a minute (SQLite's backup, or pg_dump's archive of a
+ * PostgreSQL store). One instance per controller; the daemon builds it, an offline command can build its own
+ * over the same store.
  *
  * "In the background" means on the event loop between requests: the request that starts a scan is answered
  * first, and the scan waits for the loop's next turn between its checks and within the large ones (./pace.ts),
  * with SQLite's file check on a worker thread, so the controller keeps serving and a second start meets the
  * running one (429). The results show the findings so far while it runs.
  */
-import { existsSync } from 'node:fs';
 import { withTx, type OpenedStore } from '../../store/db.js';
+import type { StoreClaim } from '../../store/claims.js';
 import { bumpAllMarkers } from '../../store/integrity.js';
-import { backupStore } from '../../store/snapshot.js';
+import { snapshotPath, SnapshotUnavailable } from '../../store/snapshot.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { INTEGRITY_CHECKS, type Finding, type IntegrityCheck, type ScanEnv } from './checks.js';
@@ -83,7 +85,10 @@ export async function repairIntegrity(ctx: Ctx, findings: readonly ScanFinding[]
 
 export interface DatabaseOpsOptions {
   ctx: Ctx;
-  /** The open store (its connection makes the online backup) and its file. */
+  /**
+   * The open store (it takes the snapshots and the claims that keep scans one at a time among controllers
+   * sharing it) and the SQLite file's path in the data dir: snapshots go beside it (a PostgreSQL store's too).
+   */
   store: OpenedStore;
   file: string;
   /** Told after each completed scan: whether nothing remained unfixed, how many findings, and when. */
@@ -115,11 +120,32 @@ export class DatabaseOps {
   }
 
   /**
-   * Starts a scan (and repair with `fix`) in the background and returns at once: the scan's first step waits
-   * for the event loop's next turn. 429 while one runs (parity: §8).
+   * Starts a scan (and repair with `fix`) in the background and answers once it has started: the scan's first
+   * step waits for the event loop's next turn. 429 while one runs (parity: §8), here or on another controller
+   * sharing the store (the scan's claim, claims.ts).
    */
-  start(fix: boolean): void {
+  async start(fix: boolean): Promise<void> {
     if (this.running) throw new DomainError('RATE_LIMITED');
+    let done!: () => void;
+    const running = new Promise<void>((resolve) => (done = resolve));
+    this.running = running;
+    const stop = () => {
+      if (this.running === running) this.running = undefined;
+      done();
+    };
+    let claim: StoreClaim | undefined;
+    try {
+      claim = await claimOrUnavailable(this.opts.store, 'integrity-scan');
+    } catch (e) {
+      stop();
+      throw e;
+    }
+    if (!claim) {
+      stop();
+      throw new DomainError('RATE_LIMITED', {
+        message: 'A data-integrity scan is running on another controller of this store',
+      });
+    }
     const { ctx } = this.opts;
     this.details = {
       inProgress: true,
@@ -130,7 +156,7 @@ export class DatabaseOps {
       tooManyErrors: false,
       results: [],
     };
-    this.running = this.run(fix).finally(() => (this.running = undefined));
+    void this.run(fix, claim).finally(stop);
   }
 
   /** Resolves when no scan runs (tests, shutdown). */
@@ -148,7 +174,8 @@ export class DatabaseOps {
     };
   };
 
-  private async run(fix: boolean): Promise<void> {
+  /** The scan (and fix); the claim is given up before the results say it ended, so a next start can claim it. */
+  private async run(fix: boolean, claim: StoreClaim): Promise<void> {
     const { ctx } = this.opts;
     const scan = (found?: ScanOptions['found']) =>
       scanIntegrity(ctx, { checks: this.opts.checks, env: { file: this.opts.file }, found });
@@ -162,7 +189,13 @@ export class DatabaseOps {
         results = found.map((f) => ({ description: f.description, fixed: false }));
         error = 'the database file is damaged: nothing was repaired; restore a snapshot (edgectl db restore)';
       } else {
-        const snapshot = await this.takeSnapshot();
+        // Shown unfixed should the snapshot or the repair fail (a repair that fails rolls the whole fix back).
+        results = found.map((f) => ({ description: f.description, fixed: false }));
+        const snapshot = await this.takeSnapshot().catch((e: unknown) => {
+          throw new Error(
+            `the fix starts with a snapshot and none could be taken (${(e as Error).message}); nothing was repaired`,
+          );
+        });
         ctx.log.info({ file: snapshot, findings: found.length }, 'data integrity fix: snapshot taken, repairing');
         await repairIntegrity(ctx, found);
         const left = new Set((await scan()).map((f) => f.description));
@@ -172,6 +205,7 @@ export class DatabaseOps {
       error = (e as Error).message ?? String(e);
       ctx.log.error({ err: e }, 'data integrity scan failed');
     }
+    await claim.release().catch(() => {});
     const at = ctx.now();
     this.details = {
       ...this.details,
@@ -185,22 +219,56 @@ export class DatabaseOps {
     this.opts.onScanDone?.(ok, results.length, at);
   }
 
-  /** A requested snapshot: at most one per minute by the controller's clock, else 429 (parity: §8). */
+  /**
+   * A requested snapshot: at most one per minute by the controller's clock, else 429 (parity: §8); 429 too
+   * while another controller sharing the store takes one. A snapshot that cannot be taken here (no pg_dump) or
+   * fails is a clear error and does not count against the minute.
+   */
   async snapshot(): Promise<string> {
     const now = this.opts.ctx.now().getTime();
-    if (this.lastSnapshotAt !== undefined && now - this.lastSnapshotAt < SNAPSHOT_INTERVAL_MS) {
+    const last = this.lastSnapshotAt;
+    if (last !== undefined && now - last < SNAPSHOT_INTERVAL_MS) {
       throw new DomainError('RATE_LIMITED');
     }
     this.lastSnapshotAt = now;
-    return this.takeSnapshot();
+    try {
+      const claim = await claimOrUnavailable(this.opts.store, 'snapshot');
+      if (!claim) {
+        throw new DomainError('RATE_LIMITED', {
+          message: 'A snapshot is being taken by another controller of this store',
+        });
+      }
+      try {
+        return await this.takeSnapshot();
+      } finally {
+        await claim.release();
+      }
+    } catch (e) {
+      this.lastSnapshotAt = last;
+      if (e instanceof DomainError) throw e;
+      if (e instanceof SnapshotUnavailable) throw new DomainError('SNAPSHOT_UNAVAILABLE', { message: e.message });
+      this.opts.ctx.log.error({ err: e }, 'snapshot failed');
+      throw new DomainError('SNAPSHOT_FAILED', { message: `The snapshot could not be taken: ${(e as Error).message}` });
+    }
   }
 
-  /** `<store file>-YYYYMMDD-HHMMSS` beside the store (a counter added if that name exists), mode 0600. */
+  /**
+   * `<store file>-YYYYMMDD-HHMMSS` beside the SQLite store, `edgectl-postgres-YYYYMMDD-HHMMSS.dump` in the data
+   * dir for PostgreSQL (a counter added if that name exists), mode 0600 (snapshot.ts).
+   */
   private async takeSnapshot(): Promise<string> {
-    const base = `${this.opts.file}-${UTC_STAMP(this.opts.ctx.now())}`;
-    let dest = base;
-    for (let i = 1; existsSync(dest); i++) dest = `${base}-${i}`;
-    await backupStore(this.opts.store.raw, dest);
+    const { store, file, ctx } = this.opts;
+    const dest = snapshotPath(store.kind, file, UTC_STAMP(ctx.now()));
+    await store.snapshot(dest);
     return dest;
+  }
+}
+
+/** The claim `name` of the store, or undefined while another holds it; 503 while the store cannot be reached. */
+async function claimOrUnavailable(store: OpenedStore, name: 'integrity-scan' | 'snapshot') {
+  try {
+    return await store.claim(name);
+  } catch {
+    throw new DomainError('TIMEOUT', { message: 'The store is not answering' });
   }
 }

@@ -43,20 +43,21 @@ const MIGRATIONS: Record<string, Migration> = {
  * migrations outside transactions; SQLite supports transactional DDL, so we use it.)
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  await runMigrations(db, MIGRATIONS);
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  return runMigrations(db, MIGRATIONS);
 }
 
 /**
  * Applies the pending entries of `migrations` in their order (exported for tests and the schema comparison,
- * which runs them in an empty database and, on a serving controller, waits for `between` before each one).
+ * which runs them in an empty database and, on a serving controller, waits for `between` before each one), and
+ * answers the names it applied.
  */
 export async function runMigrations(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   db: Kysely<any>,
   migrations: Readonly<Record<string, Migration>>,
   between?: () => Promise<void>,
-): Promise<void> {
+): Promise<string[]> {
   await db.schema
     .createTable('schema_migrations')
     .ifNotExists()
@@ -66,6 +67,7 @@ export async function runMigrations(
   const applied = new Set(
     (await db.selectFrom('schema_migrations').select('name').execute()).map((r: { name: string }) => r.name),
   );
+  const done: string[] = [];
   for (const [name, migration] of Object.entries(migrations)) {
     if (applied.has(name)) continue;
     await between?.();
@@ -77,7 +79,9 @@ export async function runMigrations(
     } catch (e) {
       throw new Error(`database migration ${name} failed: ${(e as Error).message ?? e}`);
     }
+    done.push(name);
   }
+  return done;
 }
 
 export const migrationNames = Object.keys(MIGRATIONS);

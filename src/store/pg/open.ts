@@ -16,6 +16,8 @@ import type { OpenedStore, OpenOptions } from '../opened-store.js';
 import { TextCollationPlugin } from './text-collation.js';
 import { loadSchemaObjects } from './schema-objects.js';
 import { ReplicaChanges } from './replica-changes.js';
+import { claimOnPostgres } from './claims.js';
+import { dumpDatabase } from './dump.js';
 
 /** The key of the session lock held while migrations run (advisory locks share one key space per database). */
 const MIGRATION_LOCK = 0x6d696772; // 'migr'
@@ -66,6 +68,7 @@ function followStatements(client: pg.PoolClient, session: FeedSession): void {
 export async function openPostgresStore(url: string, opts: OpenOptions = {}): Promise<OpenedStore> {
   const location = redactedUrl(url);
   let objects: SchemaObject[] = [];
+  let applied: string[] = [];
   const feed = new ChangeFeed(() => objects, SPLIT_COLUMNS);
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types: numberTypes() });
   // An idle connection's error (the server restarted, an administrator ended it) must not end the process:
@@ -81,7 +84,7 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
   }
   try {
     const runtime = createRuntime(db as Kysely<unknown>, { kind: 'postgres', gate: new WriteGate(), feed });
-    if (opts.migrate ?? !opts.readonly) await migrateOnce(pool, db);
+    if (opts.migrate ?? !opts.readonly) applied = await migrateOnce(pool, db);
     if (opts.verify) await refuseNewer(db, location);
     objects = await loadSchemaObjects(db);
     feed.schemaChanged();
@@ -99,8 +102,11 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
       throw new Error('a PostgreSQL store has no SQLite connection');
     },
     location,
+    applied,
     wal: () => undefined,
     commits: () => ({ batches: 0, members: 0 }),
+    claim: (name) => claimOnPostgres(url, name),
+    snapshot: (dest) => dumpDatabase(url, dest),
     async close() {
       if (closed) return;
       closed = true;
@@ -113,12 +119,12 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
  * Applies pending migrations while holding the migration lock: a replica that starts while another migrates
  * waits for it, then finds nothing left to apply.
  */
-async function migrateOnce(pool: pg.Pool, db: Kysely<StoreSchema>): Promise<void> {
+async function migrateOnce(pool: pg.Pool, db: Kysely<StoreSchema>): Promise<string[]> {
   const lock = await pool.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
-      await migrateToLatest(db.withPlugin(new TextCollationPlugin()));
+      return await migrateToLatest(db.withPlugin(new TextCollationPlugin()));
     } finally {
       await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }

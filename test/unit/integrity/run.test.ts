@@ -85,12 +85,12 @@ test('a scan goes on after start returns: in progress with the findings so far, 
       },
     ];
     const ops = new DatabaseOps({ ctx: t.ctx, store: t.store, file: t.store.raw.name, checks });
-    ops.start(false);
+    await ops.start(false);
     await turnsUntil(() => ops.results().results.length === 1);
     const running = ops.results();
     assert.equal(running.inProgress, true);
     assert.deepEqual(running.results, [{ description: 'first finding', fixed: false }]);
-    assert.throws(
+    await assert.rejects(
       () => ops.start(true),
       (e: Error & { code?: string }) => e.code === 'RATE_LIMITED',
     );
@@ -112,7 +112,7 @@ test('the real checks let the event loop turn: work queued after start runs whil
   const t = await openTestStore();
   try {
     const ops = new DatabaseOps({ ctx: t.ctx, store: t.store, file: t.store.raw.name });
-    ops.start(false);
+    await ops.start(false);
     // Queued after start: with a scan that never yields, the whole scan would end before this runs.
     const first = await nextTurn().then(() => ops.results().inProgress);
     let turns = 0;
