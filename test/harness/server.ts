@@ -17,6 +17,9 @@ import { freshDatabase, testStoreKind } from './pg.js';
 
 export const ADMIN = { username: 'admin', password: 'admin-Passw0rd!' };
 
+/** The master key test servers on PostgreSQL seal their PKI and token key under (docs/decisions.md, "Shared controller secrets"). */
+export const TEST_MASTER_KEY = 'test-master-key-0123456789abcdef-0123456789';
+
 /**
  * The controller's clock in tests. `running` follows real time plus every `advance` (an advance is like time
  * passing); `frozen` moves only by `advance`, so expiries, idle timeouts and lockouts happen exactly when a
@@ -119,7 +122,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       logLevel: process.env.EDGECTL_TEST_LOG ?? 'silent',
       ...(dbUrl && { db: dbUrl }),
     },
-    env: {},
+    env: database ? { EDGECTL_MASTER_KEY: TEST_MASTER_KEY } : {},
   });
   const clock = new TestClock(opts.clock ?? 'running');
   // With a frozen clock nothing falls due on its own: the test sweeps when it has moved the clock.
