@@ -417,6 +417,20 @@ export function readConfigFile(file: string | undefined): unknown {
   return doc;
 }
 
+/**
+ * The store settings alone, as `serve` reads them (flags, then environment, then the config file): for the
+ * commands that work on a store without running a controller (`pki import`, `pki export`).
+ */
+export function storeSettings(src: { flags: { config?: string; db?: string }; env: NodeJS.ProcessEnv }): {
+  storeUrl?: string;
+  masterKey?: MasterKey;
+} {
+  const doc = readConfigFile(src.flags.config ?? src.env.EDGECTL_CONFIG);
+  const storeUrl = storeUrlSetting(src.flags.db ?? src.env.EDGECTL_DB_URL ?? get(doc, 'store.url'));
+  const masterKey = masterKeySetting(src.env, doc);
+  return { ...(storeUrl !== undefined && { storeUrl }), ...(masterKey !== undefined && { masterKey }) };
+}
+
 export function loadConfig(src: ConfigSources): DaemonConfig {
   const doc = readConfigFile(src.flags.config ?? src.env.EDGECTL_CONFIG);
   const listen =

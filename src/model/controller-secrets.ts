@@ -172,19 +172,26 @@ export async function checkBundle(bundle: SecretsBundle, where: string): Promise
 /**
  * Stores `bundle` as the shared secrets. Refused when the store holds secrets already, unless `replace`; and
  * always when the master key does not open what is stored (an import never re-keys a store).
- * @returns what was replaced, if anything.
+ * @returns `unchanged` when the store holds exactly `bundle` already (an import run again), else whether
+ *   secrets were replaced.
  */
 export async function importSharedSecrets(
   db: Executor,
   key: MasterKey,
   bundle: SecretsBundle,
   options: { replace: boolean; where: string; now?: Date },
-): Promise<{ replaced: boolean }> {
+): Promise<{ replaced: boolean; unchanged: boolean }> {
   const { where } = options;
   await openStored(await sealedSecrets(db), key, where);
   return withTx(db, async (trx) => {
     const stored = await sealedSecrets(trx);
-    await openStored(stored, key, where);
+    const values = await openStored(stored, key, where);
+    const incoming = new Map<string, string>([
+      ...[...bundle.pki].map(([item, pem]): [string, string] => [pkiSecretName(item), pem]),
+      [TOKEN_KEY_SECRET, bundle.tokenKey],
+    ]);
+    if (values.size === incoming.size && [...incoming].every(([name, text]) => values.get(name) === text))
+      return { replaced: false, unchanged: true };
     if (stored.length > 0 && !options.replace) {
       const since = await secretsCreatedAt(trx);
       throw new SecretsRefused(
@@ -192,13 +199,10 @@ export async function importSharedSecrets(
           'pass --replace to replace it (stop every controller on it first: certificates its CA issued stop being trusted)',
       );
     }
-    const rows = await sealRows(key, stored, [
-      ...[...bundle.pki].map(([item, pem]): [string, string] => [pkiSecretName(item), pem]),
-      [TOKEN_KEY_SECRET, bundle.tokenKey],
-    ]);
+    const rows = await sealRows(key, stored, [...incoming]);
     if (stored.length > 0) await deleteSealedSecrets(trx);
     await putSealedSecrets(trx, rows, (options.now ?? new Date()).toISOString());
-    return { replaced: stored.length > 0 };
+    return { replaced: stored.length > 0, unchanged: false };
   });
 }
 
