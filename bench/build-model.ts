@@ -2,7 +2,8 @@
  * Builds a benchmark model in its own process, so the load generator that follows starts with a small, cold
  * heap (at the large size the build allocates hundreds of MB that would otherwise be collected during the
  * measurements). Usage: node --import tsx bench/build-model.ts DATA_DIR SIZE LOGIN_USERS [FRESH_API_SESSIONS [DB_URL]] → one JSON line
- * (DB_URL: a PostgreSQL database to build into; the data dir then holds only the PKI and the token key).
+ * (DB_URL: a PostgreSQL database to build into, which then holds the PKI and the token key too, sealed under the
+ * bench's master key; the data dir keeps the server's certificate and key for the bare server).
  */
 import { buildModel, SIZES } from './model.js';
 

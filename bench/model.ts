@@ -3,10 +3,13 @@
  * definitions, generic create with its hooks and policy matching), in large transactions for speed.
  * Sizes and attribute spread follow the reference's scenarios (docs/reference-notes.md §12).
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openStore, withTx } from '../src/store/db.js';
-import { loadOrCreateControllerPki } from '../src/pki/ca.js';
+import { loadOrCreateControllerPki, PKI_FILES, writeCaBundle, type ControllerPki } from '../src/pki/ca.js';
+import { MasterKey } from '../src/pki/master-key.js';
+import { loadOrCreateSharedSecrets } from '../src/model/controller-secrets.js';
+import { BENCH_MASTER_KEY } from './master-key.js';
 import { pkiCapability } from '../src/daemon/pki-capability.js';
 import { createEntity } from '../src/model/crud.js';
 import { silentLogger, withDb, type Ctx } from '../src/model/ctx.js';
@@ -91,6 +94,28 @@ export interface BuiltModel {
 
 const USER_PASSWORD = 'bench-Passw0rd!';
 
+/**
+ * The PKI and token key of a model built into PostgreSQL: those the database holds (made now on a new one). The
+ * bare baseline server reads the server's certificate and key from the data dir, so they are written there too,
+ * with the public CA bundle the load clients trust.
+ */
+async function sharedSecrets(
+  store: Awaited<ReturnType<typeof openStore>>,
+  dataDir: string,
+): Promise<{ pki: ControllerPki; tokenKey: Buffer }> {
+  const shared = await loadOrCreateSharedSecrets(store.db, new MasterKey(BENCH_MASTER_KEY), {
+    hosts: ['127.0.0.1'],
+    where: store.location,
+  });
+  const pkiDir = join(dataDir, 'pki');
+  writeCaBundle(pkiDir, shared.pki.caBundlePem);
+  writeFileSync(join(pkiDir, PKI_FILES.serverCert), shared.pki.serverCertPem);
+  writeFileSync(join(pkiDir, PKI_FILES.intermediateCert), shared.pki.intermediateCertPem);
+  writeFileSync(join(pkiDir, PKI_FILES.serverKey), shared.pki.serverKeyPem, { mode: 0o600 });
+  chmodSync(join(pkiDir, PKI_FILES.serverKey), 0o600);
+  return { pki: shared.pki, tokenKey: shared.tokenKey };
+}
+
 export async function buildModel(
   dataDir: string,
   size: Size,
@@ -101,8 +126,14 @@ export async function buildModel(
 ): Promise<BuiltModel> {
   const started = performance.now();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const pki = await loadOrCreateControllerPki(join(dataDir, 'pki'), { hosts: ['127.0.0.1'] });
   const store = await openStore(db ?? join(dataDir, 'edgectl.db'));
+  // The daemon started on this data dir (or database) later reads the same key, so the tokens made here stay valid.
+  const { pki, tokenKey } = db
+    ? await sharedSecrets(store, dataDir)
+    : {
+        pki: await loadOrCreateControllerPki(join(dataDir, 'pki'), { hosts: ['127.0.0.1'] }),
+        tokenKey: loadOrCreateTokenKey(dataDir).key,
+      };
   const ctx: Ctx = {
     db: store.db,
     now: () => new Date(),
@@ -113,8 +144,7 @@ export async function buildModel(
     },
     log: silentLogger,
     pki: pkiCapability(pki, () => 'https://127.0.0.1:1280'),
-    // The daemon started on this data dir later reads the same key, so the tokens made here stay valid.
-    tokens: tokenMinter(loadOrCreateTokenKey(dataDir).key),
+    tokens: tokenMinter(tokenKey),
     hooks: RESOURCE_HOOKS,
   } as Ctx;
 

@@ -24,9 +24,10 @@
  * machine), beside the controller's own, which is still what is set against the bare server. The provisioning
  * writes' WAL figures are then the server's WAL position (every database on it counts).
  *
- * `--replicas N` (with `--db`): N controllers on the one database, each with its own data dir (holding copies of
- * the first one's `pki/` and `token.key`) and port. Every load scenario is measured against the first replica
- * alone and right after against all N, the load generator spreading its connections over them (CPU per request:
+ * `--replicas N` (with `--db`): N controllers on the one database, each with its own data dir and port, sharing
+ * the PKI and token key the database holds (sealed under the bench's master key, bench/master-key.ts). Every load
+ * scenario is measured against the first replica alone and right after against all N, the load generator
+ * spreading its connections over them (CPU per request:
  * the replicas' CPU summed), then the bare server; the report sets the N-replica throughput against the
  * one-replica throughput (target: at least 95 %, on a 2-core machine where more replicas cannot gain). The
  * mixed run's writer and the policy/search writes go to the first replica, and what they change is read on the
@@ -34,17 +35,7 @@
  * run against the first replica, then spread over all. Without `--db` the bench is the SQLite one, as before.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  copyFileSync,
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -225,9 +216,8 @@ async function waitUp(child: ChildProcess, base: string, what: string): Promise<
 
 /**
  * Starts the controller, or with `--replicas` every replica: the first one on the model's data dir (on its first
- * start it creates the default admin), then the others, each on a data dir of its own holding copies of the
- * first one's PKI and token key, as docs/design.md ("Several controllers") asks of replicas until the database
- * keeps them.
+ * start it creates the default admin), then the others, each on a data dir of its own; the PKI and token key are
+ * the database's (docs/decisions.md, "Shared controller secrets").
  */
 async function startControllers(opts: { profDir?: string; metrics?: boolean }, what: string): Promise<Controller[]> {
   const out: Controller[] = [];
@@ -235,8 +225,6 @@ async function startControllers(opts: { profDir?: string; metrics?: boolean }, w
     if (i > 0 && replicaDirs.length < i) {
       const dir = mkdtempSync(join(tmpdir(), `edgectl-bench-${args.size}-replica${i + 1}-`));
       replicaDirs.push(dir);
-      cpSync(join(dataDir, 'pki'), join(dir, 'pki'), { recursive: true });
-      copyFileSync(join(dataDir, 'token.key'), join(dir, 'token.key'));
     }
     const child = spawnController(i === 0 ? dataDir : replicaDirs[i - 1]!, ports[i]!, opts.profDir, {
       ...(opts.metrics && { metrics: true }),

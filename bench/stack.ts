@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import https from 'node:https';
 import { send } from './load.js';
 import type { Req } from './cannon.js';
+import { BENCH_MASTER_KEY } from './master-key.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLIENT = '/edge/client/v1';
@@ -59,20 +60,25 @@ export function spawnController(
     ],
     {
       cwd: ROOT,
-      env: controllerEnv(),
+      env: controllerEnv(opts.db !== undefined),
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   );
 }
 
-/** The bench's environment for a controller: the admin to create, and no store but the one `--db` names. */
-function controllerEnv(): NodeJS.ProcessEnv {
+/**
+ * The bench's environment for a controller: the admin to create, no store but the one `--db` names, and on
+ * PostgreSQL the master key the model's build sealed the PKI and token key under.
+ */
+function controllerEnv(postgres: boolean): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     EDGECTL_ADMIN_USERNAME: ADMIN.username,
     EDGECTL_ADMIN_PASSWORD: ADMIN.password,
   };
   delete env.EDGECTL_DB_URL;
+  delete env.EDGECTL_MASTER_KEY;
+  if (postgres) env.EDGECTL_MASTER_KEY = BENCH_MASTER_KEY;
   return env;
 }
 

@@ -26,6 +26,7 @@ export const COMMAND_MODULES: readonly {
   { names: ['serve'], load: async () => (await import('./commands/serve.js')).registerServe },
   { names: ['cluster'], load: async () => (await import('./commands/cluster.js')).registerCluster },
   { names: ['db'], load: async () => (await import('./commands/db.js')).registerDb },
+  { names: ['pki'], load: async () => (await import('./commands/pki.js')).registerPki },
   { names: ['login'], load: async () => (await import('./commands/login.js')).registerLogin },
   { names: ['logout'], load: async () => (await import('./commands/logout.js')).registerLogout },
   { names: ['mfa'], load: async () => (await import('./commands/mfa.js')).registerMfa },

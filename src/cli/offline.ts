@@ -11,6 +11,7 @@ import type { CliIo } from './io.js';
 const NOT_OFFLINE: ReadonlySet<string> = new Set([
   'serve',
   'db',
+  'pki',
   'login',
   'logout',
   'enroll',

@@ -2,10 +2,11 @@
  * Daemon configuration: command-line flags win over environment variables, which win over the YAML
  * config file, which wins over the defaults.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { MasterKey, MASTER_KEY_MIN_LENGTH } from '../pki/master-key.js';
 import { parseDuration } from './duration.js';
 import { AUTH_RATE_LIMIT_KEYS, parseAuthRateLimit, type AuthRateLimitConfig } from './auth-limiter.js';
 import { CERT_RATE_LIMIT_KEYS, parseCertRateLimit, type CertRateLimitConfig } from './issuance-limiter.js';
@@ -41,6 +42,12 @@ export interface DaemonConfig {
    * `store.url`): `postgres://user:password@host:port/database`.
    */
   storeUrl?: string;
+  /**
+   * The master key the controller secrets in a PostgreSQL store are sealed under (`EDGECTL_MASTER_KEY`,
+   * `store.masterKey`, `store.masterKeyFile`); required with `storeUrl`, unused without. Shows as
+   * `[master key]` when printed.
+   */
+  masterKey?: MasterKey;
 }
 
 export interface MetricsConfig {
@@ -107,6 +114,8 @@ export const CONFIG_KEYS = [
   'metrics.listen',
   'store.wal.restartSizeMiB',
   'store.url',
+  'store.masterKey',
+  'store.masterKeyFile',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth' | 'edge.api.rateLimit.certificates';
 
@@ -334,17 +343,96 @@ function storeUrlSetting(v: unknown): string | undefined {
   return v;
 }
 
-export function loadConfig(src: ConfigSources): DaemonConfig {
-  const file = src.flags.config ?? src.env.EDGECTL_CONFIG;
-  let doc: unknown = {};
-  if (file) {
-    try {
-      doc = parseYaml(readFileSync(file, 'utf8')) ?? {};
-    } catch (e) {
-      throw new Error(`cannot read config file ${file}: ${(e as Error).message}`);
-    }
-    checkKeys(doc, file);
+/** The ways to give the master key, as every message about a missing or unusable one names them. */
+export const MASTER_KEY_SOURCES =
+  `EDGECTL_MASTER_KEY (at least ${MASTER_KEY_MIN_LENGTH} characters), store.masterKey in the config file, ` +
+  'or store.masterKeyFile in the config file (a file of mode 0600 holding the key)';
+
+/** The start refusal of a PostgreSQL store without a master key. */
+export const MISSING_MASTER_KEY =
+  'a PostgreSQL store (--db, EDGECTL_DB_URL, store.url) keeps the controller PKI and token key in the database, ' +
+  `sealed under a master key every controller on it is given; give it with ${MASTER_KEY_SOURCES}`;
+
+function masterKeyOf(text: string, source: string): MasterKey {
+  try {
+    return new MasterKey(text);
+  } catch (e) {
+    // The message says what is wrong with the key, never what it is.
+    throw new Error(`${source}: ${(e as Error).message}`);
   }
+}
+
+/** Reads a master key file, which only its owner may read or write; one trailing newline is not part of the key. */
+function masterKeyFromFile(file: string): MasterKey {
+  const path = resolve(file);
+  let mode: number;
+  let text: string;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) throw new Error('not a regular file');
+    mode = st.mode & 0o777;
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error(`store.masterKeyFile: cannot read ${path}: ${(e as Error).message}`);
+  }
+  if ((mode & 0o077) !== 0)
+    throw new Error(
+      `store.masterKeyFile: ${path} has mode 0${mode.toString(8)}, open to other users; make it 0600 (chmod 600 ${path})`,
+    );
+  return masterKeyOf(text.replace(/\r?\n$/, ''), `store.masterKeyFile ${path}`);
+}
+
+/**
+ * The master key, from `EDGECTL_MASTER_KEY`, else `store.masterKey`, else `store.masterKeyFile` of the config
+ * document; undefined when none is given. Exported for the `pki` commands, which read it as `serve` does.
+ */
+export function masterKeySetting(env: NodeJS.ProcessEnv, doc: unknown): MasterKey | undefined {
+  const fromEnv = env.EDGECTL_MASTER_KEY;
+  if (fromEnv !== undefined && fromEnv !== '') return masterKeyOf(fromEnv, 'EDGECTL_MASTER_KEY');
+  const inline = get(doc, 'store.masterKey');
+  const file = get(doc, 'store.masterKeyFile');
+  if (inline !== undefined && inline !== null && file !== undefined && file !== null)
+    throw new Error('give store.masterKey or store.masterKeyFile in the config file, not both');
+  if (inline !== undefined && inline !== null) {
+    if (typeof inline !== 'string') throw new Error('store.masterKey must be a string');
+    return masterKeyOf(inline, 'store.masterKey');
+  }
+  if (file !== undefined && file !== null) {
+    if (typeof file !== 'string' || file === '') throw new Error('store.masterKeyFile must be a file name');
+    return masterKeyFromFile(file);
+  }
+  return undefined;
+}
+
+/** Reads and checks the YAML config file, if one is named (`--config`, `EDGECTL_CONFIG`); `{}` without one. */
+export function readConfigFile(file: string | undefined): unknown {
+  if (!file) return {};
+  let doc: unknown;
+  try {
+    doc = parseYaml(readFileSync(file, 'utf8')) ?? {};
+  } catch (e) {
+    throw new Error(`cannot read config file ${file}: ${(e as Error).message}`);
+  }
+  checkKeys(doc, file);
+  return doc;
+}
+
+/**
+ * The store settings alone, as `serve` reads them (flags, then environment, then the config file): for the
+ * commands that work on a store without running a controller (`pki import`, `pki export`).
+ */
+export function storeSettings(src: { flags: { config?: string; db?: string }; env: NodeJS.ProcessEnv }): {
+  storeUrl?: string;
+  masterKey?: MasterKey;
+} {
+  const doc = readConfigFile(src.flags.config ?? src.env.EDGECTL_CONFIG);
+  const storeUrl = storeUrlSetting(src.flags.db ?? src.env.EDGECTL_DB_URL ?? get(doc, 'store.url'));
+  const masterKey = masterKeySetting(src.env, doc);
+  return { ...(storeUrl !== undefined && { storeUrl }), ...(masterKey !== undefined && { masterKey }) };
+}
+
+export function loadConfig(src: ConfigSources): DaemonConfig {
+  const doc = readConfigFile(src.flags.config ?? src.env.EDGECTL_CONFIG);
   const listen =
     src.flags.listen ?? src.env.EDGECTL_LISTEN ?? (get(doc, 'listen') as string | undefined) ?? DEFAULTS.listen;
   const { host, port } = parseListen(listen);
@@ -361,6 +449,8 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     src.flags.advertise ?? src.env.EDGECTL_ADVERTISE ?? (get(doc, 'edge.api.address') as string | undefined),
   );
   const storeUrl = storeUrlSetting(src.flags.db ?? src.env.EDGECTL_DB_URL ?? get(doc, 'store.url'));
+  const masterKey = masterKeySetting(src.env, doc);
+  if (storeUrl !== undefined && masterKey === undefined) throw new Error(MISSING_MASTER_KEY);
   return {
     dataDir,
     host,
@@ -368,6 +458,7 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     logLevel,
     ...advertised,
     ...(storeUrl !== undefined && { storeUrl }),
+    ...(masterKey !== undefined && { masterKey }),
     sessionTimeoutMs: durationSetting(
       'edge.api.sessionTimeout',
       get(doc, 'edge.api.sessionTimeout'),

@@ -2,16 +2,22 @@
  * What `edgectl serve` and the offline CLI (`--data-dir`) share: the locked data dir, the PKI, the token key, the
  * store opened with the start-up checks, the model context and the Fastify app with every route. The daemon
  * then listens and starts its sweepers; the offline CLI only injects requests (docs/decisions.md, "Offline CLI").
+ *
+ * Where the PKI and the token key live depends on the store: files in the data dir beside a SQLite store; in a
+ * PostgreSQL store, sealed under the master key, shared by every controller on that database
+ * (model/controller-secrets.ts; docs/decisions.md, "Shared controller secrets").
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
-import { loadOrCreateControllerPki, type ControllerPki } from '../pki/ca.js';
+import { loadOrCreateControllerPki, PKI_FILES, writeCaBundle, type ControllerPki } from '../pki/ca.js';
 import { acquireLock, checkSchemaObjects, knownMigrations, openStore, type OpenedStore } from '../model/store.js';
 import type { Ctx } from '../model/ctx.js';
 import { tokenMinter } from '../model/tokens.js';
-import { loadOrCreateTokenKey } from './token-key.js';
-import type { DaemonConfig } from './config.js';
+import { loadOrCreateSharedSecrets } from '../model/controller-secrets.js';
+import { loadOrCreateTokenKey, TOKEN_KEY_FILE } from './token-key.js';
+import { MISSING_MASTER_KEY, type DaemonConfig } from './config.js';
 import { buildServer, type TlsMaterial } from './server.js';
 import { listenerCaPem } from './listener-trust.js';
 import { pkiCapability } from './pki-capability.js';
@@ -58,6 +64,39 @@ export interface CoreOptions {
   schemaDifferencesAllowed?: boolean;
 }
 
+interface Secrets {
+  pki: ControllerPki;
+  tokenKey: { key: Buffer; created: boolean };
+}
+
+const serverHosts = (cfg: DaemonConfig): string[] => [cfg.host, cfg.advertisedHost];
+
+/** The PKI and the token key of a controller of its own: files in its data dir. */
+async function fileSecrets(cfg: DaemonConfig, log: PinoLogger): Promise<Secrets> {
+  if (cfg.masterKey !== undefined)
+    log.info('a master key was given, but the store is SQLite: the PKI and the token key stay in the data dir');
+  const pki = await loadOrCreateControllerPki(join(cfg.dataDir, 'pki'), { hosts: serverHosts(cfg) });
+  return { pki, tokenKey: loadOrCreateTokenKey(cfg.dataDir) };
+}
+
+/** The PKI and the token key shared by the controllers of a PostgreSQL store, created by the first one. */
+async function storeSecrets(cfg: DaemonConfig, store: OpenedStore, log: PinoLogger): Promise<Secrets> {
+  const shared = await loadOrCreateSharedSecrets(store.db, cfg.masterKey!, {
+    hosts: serverHosts(cfg),
+    where: `the PostgreSQL store ${store.location}`,
+  });
+  const pkiDir = join(cfg.dataDir, 'pki');
+  // The CA bundle is public: kept in the data dir as beside a SQLite store, for operators' `curl --cacert`.
+  writeCaBundle(pkiDir, shared.pki.caBundlePem);
+  if (existsSync(join(pkiDir, PKI_FILES.rootKey)) || existsSync(join(cfg.dataDir, TOKEN_KEY_FILE)))
+    log.warn(
+      { dir: cfg.dataDir },
+      'the data dir holds a PKI or token key of its own, which a PostgreSQL store does not use: the controller ' +
+        'uses the ones in the database (`edgectl pki export` and `edgectl pki import` move them there)',
+    );
+  return { pki: shared.pki, tokenKey: { key: shared.tokenKey, created: shared.tokenKeyCreated } };
+}
+
 /**
  * Takes the data dir's lock, then loads the PKI and the token key and opens the store with the start-up checks
  * (`verify`: quick_check, migrations, tables and columns; then every schema object against the migrations).
@@ -69,15 +108,18 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
   let store: OpenedStore | undefined;
   try {
     await opts.locked?.();
-    const pki = await loadOrCreateControllerPki(join(cfg.dataDir, 'pki'), { hosts: [cfg.host, cfg.advertisedHost] });
-    log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
-    const tokenKey = loadOrCreateTokenKey(cfg.dataDir);
-    if (tokenKey.created) log.info('token key created');
+    // Beside a SQLite store, from the data dir before the store opens (as ever); a PostgreSQL store holds them.
+    const fromFiles = cfg.storeUrl === undefined ? await fileSecrets(cfg, log) : undefined;
+    // Checked before the database is touched (loadConfig checks it too; a config made in code may not have).
+    if (cfg.storeUrl !== undefined && cfg.masterKey === undefined) throw new Error(MISSING_MASTER_KEY);
     store = await openStore(cfg.storeUrl ?? join(cfg.dataDir, STORE_FILE), {
       verify: true,
       backgroundCheckpoints: true,
       checkpointLimits: { restartBytes: cfg.walRestartBytes, intervalMs: CHECKPOINT_INTERVAL_MS },
     });
+    const { pki, tokenKey } = fromFiles ?? (await storeSecrets(cfg, store, log));
+    log.info({ where: pki.dir, changes: pki.changes }, 'controller PKI ready');
+    if (tokenKey.created) log.info('token key created');
     // Before the controller writes anything: a foreign trigger would run with its first write.
     if (!opts.schemaDifferencesAllowed && store.kind === 'sqlite')
       await checkSchemaObjects(store.raw, join(cfg.dataDir, STORE_FILE), knownMigrations);

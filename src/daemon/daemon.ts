@@ -3,7 +3,7 @@
  * background sweeper of idle API sessions (run by one controller at a time among those sharing a store).
  * `edgectl serve` and the tests both go through `startDaemon`.
  */
-import { writeFileSync, chmodSync } from 'node:fs';
+import { writeFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Server as TlsServer } from 'node:tls';
@@ -88,14 +88,22 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     prepare: async (ctx) => {
       if (await hasDefaultAdmin(ctx)) return;
       let creds = await opts.adminCredentials?.();
+      let file: string | undefined;
       if (!creds) {
         creds = { username: 'admin', password: strongPassword() };
-        const file = join(cfg.dataDir, ADMIN_FILE);
+        // Written before the admin exists, so its password is never lost to a crash in between.
+        file = join(cfg.dataDir, ADMIN_FILE);
         writeFileSync(file, JSON.stringify(creds, null, 2) + '\n', { mode: 0o600 });
         chmodSync(file, 0o600);
-        log.warn({ file }, 'default admin created; its credentials are in this file (readable by the owner only)');
       }
-      await createDefaultAdmin(ctx, creds.username, creds.password);
+      if ((await createDefaultAdmin(ctx, creds.username, creds.password)) === undefined) {
+        // Another controller on the same store created it meanwhile: these credentials were never used.
+        if (file) rmSync(file, { force: true });
+        log.info('the default admin was created by another controller sharing the store');
+        return;
+      }
+      if (file)
+        log.warn({ file }, 'default admin created; its credentials are in this file (readable by the owner only)');
       log.info({ username: creds.username }, 'default admin created');
     },
   });

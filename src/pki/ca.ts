@@ -16,8 +16,12 @@
  * Files (`dir` is created with mode 0700, private keys are written 0600 and tightened to 0600 if found looser):
  * `root-ca.key.pem`, `root-ca.cert.pem`, `intermediate-ca.key.pem`, `intermediate-ca.cert.pem`,
  * `server.key.pem`, `server.cert.pem`, and `ca-bundle.pem` (intermediate + root, for operators' `curl --cacert`).
+ *
+ * Controllers sharing a PostgreSQL store keep the same items in the store instead, sealed under their master key
+ * (model/controller-secrets.ts): the loader works on a {@link PkiStorage}, a directory or a set in memory that
+ * its caller reads from and writes back to the store, with `shared` keeping the server key on re-issue.
  */
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -86,6 +90,13 @@ export interface ControllerPkiOptions {
   readonly trustDomain?: string;
   /** The current time (tests). */
   readonly now?: Date;
+  /**
+   * The PKI is shared by several controllers (kept in their common store): a server certificate that must be
+   * re-issued keeps its key, which signs the enrollment JWTs every replica hands out and clients check against
+   * whichever replica answers, and covers the hosts it covered besides this controller's, so the replicas'
+   * certificates converge on one. Default false (a controller of its own re-issues with a new key, as ever).
+   */
+  readonly shared?: boolean;
 }
 
 /** What {@link loadOrCreateControllerPki} did, for the caller to log. */
@@ -96,6 +107,53 @@ export interface ControllerPkiChanges {
   /** Why the server certificate was re-issued, when it was. */
   readonly serverReason?:
     'hosts-not-covered' | 'expiring' | 'not-issued-by-intermediate' | 'key-mismatch' | 'unreadable';
+}
+
+/** The PEM texts a PKI consists of (every entry of {@link PKI_FILES} but the derived CA bundle). */
+export type PkiItem = Exclude<(typeof PKI_FILES)[keyof typeof PKI_FILES], typeof PKI_FILES.caBundle>;
+
+/** Every {@link PkiItem}, keys and certificates alike. */
+export const PKI_ITEMS: readonly PkiItem[] = [
+  PKI_FILES.rootCert,
+  PKI_FILES.rootKey,
+  PKI_FILES.intermediateCert,
+  PKI_FILES.intermediateKey,
+  PKI_FILES.serverCert,
+  PKI_FILES.serverKey,
+];
+
+/** Whether an item is a private key (kept 0600 on disk). */
+export const isKeyItem = (item: PkiItem): boolean => item.endsWith('.key.pem');
+
+/**
+ * Where a PKI's PEM texts are kept: the files of a directory, or (for controllers sharing a store) a set the
+ * caller reads from and writes back to the store ({@link PkiMemory}). Reads and writes are synchronous: a store
+ * is read before and written after {@link loadOrCreateControllerPkiIn}.
+ */
+export interface PkiStorage {
+  /** Names the storage in messages: the directory, or the store. */
+  readonly where: string;
+  read(item: PkiItem): string | undefined;
+  write(item: PkiItem, pem: string): void;
+}
+
+/** A PKI held in memory, for a caller that loads it from and saves it to somewhere else; `changed` says what to save. */
+export class PkiMemory implements PkiStorage {
+  readonly items: Map<PkiItem, string>;
+  readonly changed = new Set<PkiItem>();
+  constructor(
+    readonly where: string,
+    items: Iterable<readonly [PkiItem, string]> = [],
+  ) {
+    this.items = new Map(items);
+  }
+  read(item: PkiItem): string | undefined {
+    return this.items.get(item);
+  }
+  write(item: PkiItem, pem: string): void {
+    this.items.set(item, pem);
+    this.changed.add(item);
+  }
 }
 
 function readIfExists(path: string): string | undefined {
@@ -110,15 +168,24 @@ function writeFileAtomic(path: string, data: string, mode: number): void {
   renameSync(tmp, path);
 }
 
-/** Reads a private key file, tightening its mode to 0600 if it is readable by others. */
-function readKey(path: string): KeyObject | undefined {
-  const pem = readIfExists(path);
-  if (pem === undefined) return undefined;
-  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
-  return parsePrivateKeyPem(pem);
+/** The files of a directory (created 0700); key files are written 0600 and tightened to 0600 when read. */
+function directoryStorage(dir: string): PkiStorage {
+  const path = (name: string): string => join(dir, name);
+  return {
+    where: dir,
+    read(item) {
+      const file = path(item);
+      const pem = readIfExists(file);
+      if (pem !== undefined && isKeyItem(item) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+      return pem;
+    },
+    write(item, pem) {
+      writeFileAtomic(path(item), pem, isKeyItem(item) ? 0o600 : 0o644);
+    },
+  };
 }
 
-/** Runs `read`; a CA file that cannot be read is fatal (replacing it would silently change trust). */
+/** Runs `read`; a CA item that cannot be read is fatal (replacing it would silently change trust). */
 function readCaFile<T>(name: string, read: () => T): T {
   try {
     return read();
@@ -133,7 +200,7 @@ function readCaFile<T>(name: string, read: () => T): T {
   }
 }
 
-/** Runs `read`; a server file that cannot be read is simply re-issued. */
+/** Runs `read`; a server item that cannot be read is simply re-issued. */
 function readServerFile<T>(read: () => T): T | 'unreadable' {
   try {
     return read();
@@ -167,27 +234,51 @@ function ensureDir(dir: string): void {
 
 /**
  * Loads the controller PKI from `dir`, creating whatever is missing (see the module comment for what is
- * repaired and what is refused).
+ * repaired and what is refused), and keeps `ca-bundle.pem` beside it.
  * @throws PkiError `corrupt-pki` when CA files are inconsistent (e.g. an intermediate without its root, or not
  *   signed by it), or the error of an unreadable file.
  */
 export async function loadOrCreateControllerPki(dir: string, options: ControllerPkiOptions): Promise<ControllerPki> {
-  const now = options.now ?? new Date();
-  const path = (name: string): string => join(dir, name);
   ensureDir(dir);
+  const pki = await loadOrCreateControllerPkiIn(directoryStorage(dir), options);
+  writeCaBundle(dir, pki.caBundlePem);
+  return pki;
+}
+
+/** Keeps `<dir>/ca-bundle.pem` (intermediate + root, for operators' `curl --cacert`) up to date. */
+export function writeCaBundle(dir: string, caBundlePem: string): void {
+  ensureDir(dir);
+  const file = join(dir, PKI_FILES.caBundle);
+  if (readIfExists(file) !== caBundlePem) writeFileAtomic(file, caBundlePem, 0o644);
+}
+
+/**
+ * Loads the controller PKI from `storage`, creating whatever is missing, as {@link loadOrCreateControllerPki}
+ * does with a directory.
+ */
+export async function loadOrCreateControllerPkiIn(
+  storage: PkiStorage,
+  options: ControllerPkiOptions,
+): Promise<ControllerPki> {
+  const now = options.now ?? new Date();
+  const where = storage.where;
+  const readKey = (item: PkiItem): KeyObject | undefined => {
+    const pem = storage.read(item);
+    return pem === undefined ? undefined : parsePrivateKeyPem(pem);
+  };
 
   // Root CA.
-  const rootCertPem = readIfExists(path(PKI_FILES.rootCert));
-  const intermediateCertPemOnDisk = readIfExists(path(PKI_FILES.intermediateCert));
+  const rootCertPem = storage.read(PKI_FILES.rootCert);
+  const intermediateCertPemStored = storage.read(PKI_FILES.intermediateCert);
   let root: ParsedCertificate;
-  let rootKey = readCaFile(PKI_FILES.rootKey, () => readKey(path(PKI_FILES.rootKey)));
+  let rootKey = readCaFile(PKI_FILES.rootKey, () => readKey(PKI_FILES.rootKey));
   let rootChange: ControllerPkiChanges['root'] = 'loaded';
   const pkiId = randomBytes(4).toString('hex');
   if (rootCertPem === undefined) {
-    if (intermediateCertPemOnDisk !== undefined) {
+    if (intermediateCertPemStored !== undefined) {
       throw new PkiError(
         'corrupt-pki',
-        `${PKI_FILES.intermediateCert} exists in ${dir} but ${PKI_FILES.rootCert} does not`,
+        `${PKI_FILES.intermediateCert} exists in ${where} but ${PKI_FILES.rootCert} does not`,
       );
     }
     const pair = await generateKeyPair(options.keyType ?? 'ec-p256');
@@ -198,8 +289,8 @@ export async function loadOrCreateControllerPki(dir: string, options: Controller
       notAfter: new Date(now.getTime() + ROOT_VALIDITY_MS),
       pathLength: 1,
     });
-    writeFileAtomic(path(PKI_FILES.rootKey), privateKeyToPem(pair.privateKey), 0o600);
-    writeFileAtomic(path(PKI_FILES.rootCert), rootCa.certPem, 0o644);
+    storage.write(PKI_FILES.rootKey, privateKeyToPem(pair.privateKey));
+    storage.write(PKI_FILES.rootCert, rootCa.certPem);
     root = rootCa.certificate;
     rootKey = pair.privateKey;
     rootChange = 'created';
@@ -223,7 +314,7 @@ export async function loadOrCreateControllerPki(dir: string, options: Controller
   // Intermediate CA.
   let intermediate: CertificateAuthority;
   let intermediateChange: ControllerPkiChanges['intermediate'] = 'loaded';
-  const intermediateKeyOnDisk = readCaFile(PKI_FILES.intermediateKey, () => readKey(path(PKI_FILES.intermediateKey)));
+  const intermediateKeyStored = readCaFile(PKI_FILES.intermediateKey, () => readKey(PKI_FILES.intermediateKey));
   const issueIntermediate = async (subject: Uint8Array | Array<Record<string, string[]>>, key: KeyObject) => {
     const cert = await (
       await rootCa()
@@ -236,22 +327,22 @@ export async function loadOrCreateControllerPki(dir: string, options: Controller
       pathLength: 0,
       keyUsage: KeyUsage.keyCertSign | KeyUsage.cRLSign | KeyUsage.digitalSignature,
     });
-    writeFileAtomic(path(PKI_FILES.intermediateKey), privateKeyToPem(key), 0o600);
-    writeFileAtomic(path(PKI_FILES.intermediateCert), cert.pem, 0o644);
+    storage.write(PKI_FILES.intermediateKey, privateKeyToPem(key));
+    storage.write(PKI_FILES.intermediateCert, cert.pem);
     return CertificateAuthority.load(cert, key);
   };
-  if (intermediateCertPemOnDisk === undefined || intermediateKeyOnDisk === undefined) {
+  if (intermediateCertPemStored === undefined || intermediateKeyStored === undefined) {
     const pair = await generateKeyPair(options.keyType ?? keyTypeFor(root.keyDescription));
     const cn = root.commonName?.replace('Root CA', 'Intermediate CA') ?? `edgectl Intermediate CA ${pkiId}`;
     intermediate = await issueIntermediate([{ O: ['edgectl'] }, { CN: [cn] }], pair.privateKey);
     intermediateChange = 'created';
   } else {
-    const cert = readCaFile(PKI_FILES.intermediateCert, () => parseCertificate(intermediateCertPemOnDisk));
+    const cert = readCaFile(PKI_FILES.intermediateCert, () => parseCertificate(intermediateCertPemStored));
     if (!isIssuedBy(cert, root)) {
       throw new PkiError('corrupt-pki', `${PKI_FILES.intermediateCert} is not signed by ${PKI_FILES.rootCert}`);
     }
     try {
-      intermediate = await CertificateAuthority.load(cert, intermediateKeyOnDisk);
+      intermediate = await CertificateAuthority.load(cert, intermediateKeyStored);
     } catch (cause) {
       throw new PkiError(
         'corrupt-pki',
@@ -262,57 +353,58 @@ export async function loadOrCreateControllerPki(dir: string, options: Controller
       );
     }
     if (cert.notAfter.getTime() - now.getTime() < INTERMEDIATE_RENEW_BEFORE_MS && rootKey !== undefined) {
-      intermediate = await issueIntermediate(cert.subjectDer, intermediateKeyOnDisk);
+      intermediate = await issueIntermediate(cert.subjectDer, intermediateKeyStored);
       intermediateChange = 'renewed';
     }
   }
 
   // Server certificate.
-  const hosts = serverHostsFor(options.hosts);
-  const serverCertPemOnDisk = readIfExists(path(PKI_FILES.serverCert));
-  const serverKeyOnDisk = readServerFile(() => readKey(path(PKI_FILES.serverKey)));
+  let hosts = serverHostsFor(options.hosts);
+  const serverCertPemStored = storage.read(PKI_FILES.serverCert);
+  const serverKeyStored = readServerFile(() => readKey(PKI_FILES.serverKey));
   let serverChange: ControllerPkiChanges['server'] = 'loaded';
   let serverReason: ControllerPkiChanges['serverReason'];
   let server: ParsedCertificate | undefined;
   let serverKey: KeyObject | undefined;
-  if (serverCertPemOnDisk !== undefined && serverKeyOnDisk !== undefined) {
-    const cert = readServerFile(() => parseCertificate(serverCertPemOnDisk));
-    if (cert === 'unreadable' || serverKeyOnDisk === 'unreadable') serverReason = 'unreadable';
-    else if (!keysMatch(serverKeyOnDisk, cert.publicKey)) serverReason = 'key-mismatch';
+  /** A shared PKI's server certificate that must be re-issued: its hosts are kept besides ours. */
+  let previousHosts: readonly string[] = [];
+  if (serverCertPemStored !== undefined && serverKeyStored !== undefined) {
+    const cert = readServerFile(() => parseCertificate(serverCertPemStored));
+    if (cert === 'unreadable' || serverKeyStored === 'unreadable') serverReason = 'unreadable';
+    else if (!keysMatch(serverKeyStored, cert.publicKey)) serverReason = 'key-mismatch';
     else if (!isIssuedBy(cert, intermediate.certificate)) serverReason = 'not-issued-by-intermediate';
     else if (!hosts.every((h) => certificateCoversHost(cert, h))) serverReason = 'hosts-not-covered';
     else if (cert.notAfter.getTime() - now.getTime() < SERVER_RENEW_BEFORE_MS) serverReason = 'expiring';
-    if (serverReason === undefined && cert !== 'unreadable' && serverKeyOnDisk !== 'unreadable') {
+    if (serverReason === undefined && cert !== 'unreadable' && serverKeyStored !== 'unreadable') {
       server = cert;
-      serverKey = serverKeyOnDisk;
+      serverKey = serverKeyStored;
     } else {
       serverChange = 'reissued';
+      if (options.shared && cert !== 'unreadable') previousHosts = [...cert.sans.dns, ...cert.sans.ip];
     }
   } else {
     serverChange = 'created';
   }
   if (server === undefined || serverKey === undefined) {
-    const pair = await generateKeyPair(options.keyType ?? keyTypeFor(describeKey(intermediate.key)));
-    const issued = await issueControllerServerCertificate(
-      intermediate,
-      pair.publicKey,
-      describeKey(pair.publicKey),
-      hosts,
-      { now, validityMs: SERVER_VALIDITY_MS },
-    );
-    writeFileAtomic(path(PKI_FILES.serverKey), privateKeyToPem(pair.privateKey), 0o600);
-    writeFileAtomic(path(PKI_FILES.serverCert), issued.certPem, 0o644);
+    // A shared PKI keeps a readable server key: it signed the enrollment JWTs handed out so far.
+    const kept = options.shared && serverKeyStored !== undefined && serverKeyStored !== 'unreadable';
+    const privateKey = kept
+      ? serverKeyStored
+      : (await generateKeyPair(options.keyType ?? keyTypeFor(describeKey(intermediate.key)))).privateKey;
+    if (options.shared) hosts = serverHostsFor([...previousHosts, ...hosts]);
+    const publicKey = createPublicKey(privateKey);
+    const issued = await issueControllerServerCertificate(intermediate, publicKey, describeKey(publicKey), hosts, {
+      now,
+      validityMs: SERVER_VALIDITY_MS,
+    });
+    if (!kept) storage.write(PKI_FILES.serverKey, privateKeyToPem(privateKey));
+    storage.write(PKI_FILES.serverCert, issued.certPem);
     server = issued.certificate;
-    serverKey = pair.privateKey;
-  }
-
-  const caBundlePem = joinPem([intermediate.certPem, root.pem]);
-  if (readIfExists(path(PKI_FILES.caBundle)) !== caBundlePem) {
-    writeFileAtomic(path(PKI_FILES.caBundle), caBundlePem, 0o644);
+    serverKey = privateKey;
   }
 
   return new ControllerPki({
-    dir,
+    dir: where,
     trustDomain: options.trustDomain ?? DEFAULT_TRUST_DOMAIN,
     root,
     intermediate,

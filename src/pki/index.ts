@@ -99,7 +99,14 @@ export {
   ROOT_VALIDITY_MS,
   SERVER_RENEW_BEFORE_MS,
   SERVER_VALIDITY_MS,
+  PKI_ITEMS,
+  PkiMemory,
+  isKeyItem,
   loadOrCreateControllerPki,
+  loadOrCreateControllerPkiIn,
   serverHostsFor,
+  writeCaBundle,
 } from './ca.js';
-export type { ControllerPkiChanges, ControllerPkiOptions } from './ca.js';
+export type { ControllerPkiChanges, ControllerPkiOptions, PkiItem, PkiStorage } from './ca.js';
+
+export { MASTER_KEY_MIN_LENGTH, MasterKey, SealError, newSalt, saltOf, seal, unseal } from './master-key.js';

@@ -93,6 +93,13 @@ export interface ConfigsTable extends EntityColumns {
   data: Generated<string>;
 }
 
+export interface ControllerSecretsTable {
+  name: string;
+  ciphertext: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface EdgeRouterPoliciesTable extends EntityColumns {
   name: string;
   semantic: Generated<string>;
@@ -354,6 +361,7 @@ export interface Database {
   cas_identityRoles: CasIdentityRolesTable;
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
+  controller_secrets: ControllerSecretsTable;
   edge_router_policies: EdgeRouterPoliciesTable;
   edge_router_policies_edgeRouterRoles: EdgeRouterPoliciesEdgeRouterRolesTable;
   edge_router_policies_identityRoles: EdgeRouterPoliciesIdentityRolesTable;

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Migration } from 'kysely';
@@ -127,8 +127,18 @@ describe('tokens at rest', () => {
     const db = stored;
     for (const t of [admin.token!, session.token, shown.ott.token, router.enrollmentToken])
       assert.notEqual(db.indexOf(Buffer.from(sha256(t))), -1, 'the hash is stored');
-    const key = statSync(join(server.dataDir, 'token.key'));
-    assert.equal(key.mode & 0o777, 0o600, 'the token key is readable by its owner only');
+    if (server.daemon.store.kind === 'sqlite') {
+      const key = statSync(join(server.dataDir, 'token.key'));
+      assert.equal(key.mode & 0o777, 0o600, 'the token key is readable by its owner only');
+    } else {
+      // In a PostgreSQL store it is a row sealed under the master key (docs/decisions.md, "Shared controller secrets").
+      assert.equal(existsSync(join(server.dataDir, 'token.key')), false);
+      const sealed = [...(await storedBytes(server)).get('controller_secrets')!.toString('utf8').split('\n')];
+      assert.ok(
+        sealed.some((line) => line.startsWith('(token.key,edgectl-sealed-v1.')),
+        'the token key is sealed',
+      );
+    }
   });
 
   test('API-session tokens are shown, accepted and filterable as before', async () => {

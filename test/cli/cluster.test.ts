@@ -1,12 +1,13 @@
 /**
  * `edgectl cluster`: the built program starts three controllers over one PostgreSQL database on consecutive
  * ports, says where they listen, and they serve one network (an API session made on the first works on the
- * last); SIGTERM stops them all.
+ * last) through the PKI and token key the database holds under the cluster's master key (a new random one in
+ * `<dir>/master.key`, mode 0600); SIGTERM stops them all.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiClient } from '../harness/server.js';
 import { assertBuilt, BIN } from '../harness/cli.js';
@@ -30,7 +31,13 @@ test('three replicas on consecutive ports serve one network and stop together', 
   const dir = tempDir();
   const port = 20000 + Math.floor(Math.random() * 20000);
   cluster = spawn(process.execPath, [BIN, 'cluster', '--replicas', '3', '--dir', dir, '--port', String(port)], {
-    env: { ...process.env, EDGECTL_DB_URL: database.url, EDGECTL_ADMIN_USERNAME: '', EDGECTL_ADMIN_PASSWORD: '' },
+    env: {
+      ...process.env,
+      EDGECTL_DB_URL: database.url,
+      EDGECTL_MASTER_KEY: '',
+      EDGECTL_ADMIN_USERNAME: '',
+      EDGECTL_ADMIN_PASSWORD: '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -41,7 +48,7 @@ test('three replicas on consecutive ports serve one network and stop together', 
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready:\n${out}`)), 120_000);
     cluster!.stdout!.on('data', () => {
-      if (out.includes('CA bundle for clients')) {
+      if (out.includes('master key: ')) {
         clearTimeout(timer);
         resolve();
       }
@@ -54,6 +61,14 @@ test('three replicas on consecutive ports serve one network and stop together', 
     [0, 1, 2].map((i) => `https://127.0.0.1:${port + i}`),
   );
   const ca = readFileSync(join(dir, 'replica-1', 'pki', 'ca-bundle.pem'), 'utf8');
+  const keyFile = join(dir, 'master.key');
+  assert.match(out, new RegExp(`master key: ${keyFile}`));
+  assert.equal(statSync(keyFile).mode & 0o777, 0o600);
+  assert.ok(!out.includes(readFileSync(keyFile, 'utf8').trim()), 'the key itself is never printed');
+  for (const replica of ['replica-2', 'replica-3']) {
+    assert.equal(existsSync(join(dir, replica, 'token.key')), false, `${replica} copied nothing`);
+    assert.equal(readFileSync(join(dir, replica, 'pki', 'ca-bundle.pem'), 'utf8'), ca);
+  }
   const creds = JSON.parse(readFileSync(join(dir, 'replica-1', 'default-admin.json'), 'utf8'));
   const first = new ApiClient(ca, `${urls[0]}/edge/management/v1`);
   assert.equal((await first.login(creds.username, creds.password)).status, 200);

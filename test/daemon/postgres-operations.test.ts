@@ -62,7 +62,7 @@ describe('work that runs once among replicas on one PostgreSQL database', { skip
     database = await freshDatabase();
     // Frozen clocks: nothing sweeps on its own; the tests sweep both replicas at once.
     a = await startTestServer({ db: database.url, clock: 'frozen' });
-    b = await startTestServer({ db: database.url, clock: 'frozen', secretsFrom: a.dataDir });
+    b = await startTestServer({ db: database.url, clock: 'frozen' });
   });
   after(async () => {
     await a?.close();
@@ -126,7 +126,7 @@ describe('a stopped replica’s periodic work is taken over within a round', { s
       yaml: 'edge:\n  api:\n    sessionTimeout: 2s\n',
     };
     replicas.push(await startTestServer(opts));
-    replicas.push(await startTestServer({ ...opts, secretsFrom: replicas[0]!.dataDir }));
+    replicas.push(await startTestServer({ ...opts }));
   });
   after(async () => {
     for (const r of replicas) await r.close();

@@ -6,7 +6,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { ApiClient } from '../harness/server.js';
@@ -18,6 +18,8 @@ import { assertBuilt } from '../harness/cli.js';
 const skip = await postgresSkip();
 const { tempDir, track } = scratch('edgectl-failover-');
 const ADMIN = { EDGECTL_ADMIN_USERNAME: 'admin', EDGECTL_ADMIN_PASSWORD: 'admin-Passw0rd!' };
+/** Both replicas are given it: the first seals the PKI and token key in the database under it, the second uses them. */
+const MASTER_KEY = { EDGECTL_MASTER_KEY: 'failover-master-key-0123456789-abcdefgh' };
 
 describe('a cluster of serve processes on one PostgreSQL database', { skip }, () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
@@ -28,7 +30,7 @@ describe('a cluster of serve processes on one PostgreSQL database', { skip }, ()
   const start = async (i: number): Promise<void> => {
     running[i] = await serveProcess(
       ['--data-dir', dirs[i]!, '--listen', '127.0.0.1:0', '--db', database.url],
-      ADMIN,
+      { ...ADMIN, ...MASTER_KEY },
       track,
     );
   };
@@ -41,9 +43,6 @@ describe('a cluster of serve processes on one PostgreSQL database', { skip }, ()
     database = await freshDatabase();
     dirs.push(tempDir(), tempDir());
     await start(0);
-    // The second replica starts from the first one's PKI and token key.
-    cpSync(join(dirs[0]!, 'pki'), join(dirs[1]!, 'pki'), { recursive: true });
-    copyFileSync(join(dirs[0]!, 'token.key'), join(dirs[1]!, 'token.key'));
     await start(1);
     ca = readFileSync(join(dirs[0]!, 'pki', 'ca-bundle.pem'), 'utf8');
   });

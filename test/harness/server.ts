@@ -5,17 +5,20 @@
  * (TLS, client certificates, connection limits) asks for `transport: 'tls'`, and a request that presents a
  * client certificate always goes over TLS. Fixture helpers return values and never assert.
  */
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/daemon/config.js';
+import { loadConfig, type DaemonConfig } from '../../src/daemon/config.js';
 import { DB_FILE, startDaemon, type RunningDaemon } from '../../src/daemon/daemon.js';
 import { openStore } from '../../src/model/store.js';
 import { injectTransport, tlsTransport, type HttpResponse, type RequestOptions, type Transport } from './http.js';
 import { freshDatabase, testStoreKind } from './pg.js';
 
 export const ADMIN = { username: 'admin', password: 'admin-Passw0rd!' };
+
+/** The master key test servers on PostgreSQL seal their PKI and token key under (docs/decisions.md, "Shared controller secrets"). */
+export const TEST_MASTER_KEY = 'test-master-key-0123456789abcdef-0123456789';
 
 /**
  * The controller's clock in tests. `running` follows real time plus every `advance` (an advance is like time
@@ -77,12 +80,15 @@ export interface StartOptions {
    * made): the test owns it and drops it. Default: a store of the server's own.
    */
   db?: string;
-  /** Start from the PKI and token key of this data dir (a replica of the server that made them). */
-  secretsFrom?: string;
   /** The store's engine when the test needs one: the run's (`EDGECTL_TEST_STORE`, SQLite by default) otherwise. */
   store?: 'sqlite' | 'postgres';
   /** Whether the background sweeper runs (default: unless the clock is frozen). */
   backgroundSweep?: boolean;
+  /**
+   * The master key of a server on PostgreSQL (default {@link TEST_MASTER_KEY}): servers on one database share the
+   * PKI and token key the first one stored, sealed under it.
+   */
+  masterKey?: string;
 }
 
 let template: Promise<string> | undefined;
@@ -115,32 +121,37 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       : undefined;
   const dbUrl = opts.db ?? database?.url;
   if (!dbUrl) copyFileSync(await migratedStore(), join(dataDir, 'data', DB_FILE));
-  if (opts.secretsFrom) {
-    cpSync(join(opts.secretsFrom, 'pki'), join(dataDir, 'data', 'pki'), { recursive: true });
-    copyFileSync(join(opts.secretsFrom, 'token.key'), join(dataDir, 'data', 'token.key'));
-  }
   let configFile: string | undefined;
   if (opts.yaml) {
     configFile = join(dataDir, 'config.yml');
     writeFileSync(configFile, opts.yaml);
   }
-  const cfg = loadConfig({
-    flags: {
-      dataDir: join(dataDir, 'data'),
-      listen: '127.0.0.1:0',
-      config: configFile,
-      logLevel: process.env.EDGECTL_TEST_LOG ?? 'silent',
-      ...(dbUrl && { db: dbUrl }),
-    },
-    env: {},
-  });
   const clock = new TestClock(opts.clock ?? 'running');
-  // With a frozen clock nothing falls due on its own: the test sweeps when it has moved the clock.
-  const daemon = await startDaemon(cfg, {
-    adminCredentials: async () => ADMIN,
-    now: clock.now,
-    backgroundSweep: opts.backgroundSweep ?? opts.clock !== 'frozen',
-  });
+  let cfg: DaemonConfig;
+  let daemon: RunningDaemon;
+  try {
+    cfg = loadConfig({
+      flags: {
+        dataDir: join(dataDir, 'data'),
+        listen: '127.0.0.1:0',
+        config: configFile,
+        logLevel: process.env.EDGECTL_TEST_LOG ?? 'silent',
+        ...(dbUrl && { db: dbUrl }),
+      },
+      env: dbUrl ? { EDGECTL_MASTER_KEY: opts.masterKey ?? TEST_MASTER_KEY } : {},
+    });
+    // With a frozen clock nothing falls due on its own: the test sweeps when it has moved the clock.
+    daemon = await startDaemon(cfg, {
+      adminCredentials: async () => ADMIN,
+      now: clock.now,
+      backgroundSweep: opts.backgroundSweep ?? opts.clock !== 'frozen',
+    });
+  } catch (e) {
+    // A start the test expects to be refused leaves nothing behind.
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw e;
+  }
   const ca = daemon.pki.caBundlePem;
   const transport = opts.transport === 'tls' ? tlsTransport(ca) : injectTransport(daemon.app, ca);
   const server: TestServer = {

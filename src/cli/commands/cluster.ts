@@ -1,13 +1,16 @@
 /**
  * `edgectl cluster`: a local cluster for trying and testing several controllers over one PostgreSQL database.
- * It starts N `edgectl serve` processes on consecutive ports, each with its own data dir under `--dir`, the
- * first one creating the network (PKI, token key, default admin) and the others starting from copies of its
- * PKI and token key; it prints where each listens once all are ready, passes SIGINT/SIGTERM on to them and
+ * It starts N `edgectl serve` processes on consecutive ports, each with its own data dir under `--dir`, all given
+ * one master key: the first one creates the network (PKI, token key, default admin, kept in the database under
+ * that key), the others then start together and use it (docs/decisions.md, "Shared controller secrets"). The
+ * key is `$EDGECTL_MASTER_KEY`, else `<dir>/master.key` (made with a random key on the first run, mode 0600,
+ * reused by later runs). It prints where each listens once all are ready, passes SIGINT/SIGTERM on to them and
  * exits when they have stopped. Each replica's log goes to `serve.log` in its data dir. Production clusters
  * run `edgectl serve --db …` under their own supervisor instead (README, "Running several controllers").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, cpSync, createWriteStream, existsSync, mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError, type CliIo } from '../io.js';
@@ -26,6 +29,23 @@ function selfCommand(): string[] {
   return script && existsSync(script) && script !== process.execPath ? [script] : [];
 }
 
+/**
+ * The cluster's master key and where it comes from: `$EDGECTL_MASTER_KEY`, else `<root>/master.key`, written with
+ * a new random key (256 bits) when absent. The key never goes on a command line, where other users could read it.
+ */
+function clusterMasterKey(io: CliIo, root: string): { key: string; source: string } {
+  const fromEnv = io.env.EDGECTL_MASTER_KEY;
+  if (fromEnv) return { key: fromEnv, source: 'EDGECTL_MASTER_KEY' };
+  const file = join(root, 'master.key');
+  if (!existsSync(file)) {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    writeFileSync(file, randomBytes(32).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+  }
+  if ((statSync(file).mode & 0o077) !== 0)
+    throw new CliError(`error: ${file} is open to other users: make it 0600 (chmod 600 ${file})`, 2);
+  return { key: readFileSync(file, 'utf8').replace(/\r?\n$/, ''), source: file };
+}
+
 function startReplica(
   io: CliIo,
   index: number,
@@ -33,13 +53,20 @@ function startReplica(
   host: string,
   port: number,
   db: string,
+  masterKey: string,
   logLevel: string,
 ): Replica {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const log = createWriteStream(join(dir, 'serve.log'), { flags: 'a', mode: 0o600 });
   const child = spawn(process.execPath, [...selfCommand(), 'serve', '--data-dir', dir, '--listen', `${host}:${port}`], {
-    // The URL (and any password in it) goes by the environment, not a command line other users can read.
-    env: { ...io.env, EDGECTL_LOG_LEVEL: logLevel === 'silent' ? 'info' : logLevel, EDGECTL_DB_URL: db },
+    // The URL (and any password in it) and the master key go by the environment, not a command line other
+    // users can read.
+    env: {
+      ...io.env,
+      EDGECTL_LOG_LEVEL: logLevel === 'silent' ? 'info' : logLevel,
+      EDGECTL_DB_URL: db,
+      EDGECTL_MASTER_KEY: masterKey,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.pipe(log);
@@ -85,6 +112,7 @@ export function registerCluster(program: Command, io: CliIo): void {
         if (!/^postgres(ql)?:\/\//i.test(flags.db))
           throw new CliError('error: --db must be a postgres:// URL (a cluster shares one PostgreSQL database)', 2);
         const root = resolve(flags.dir);
+        const { key: masterKey, source: keySource } = clusterMasterKey(io, root);
         const started = Date.now();
         const replicas: Replica[] = [];
         const stopAll = (signal: NodeJS.Signals) => {
@@ -94,17 +122,13 @@ export function registerCluster(program: Command, io: CliIo): void {
         process.once('SIGTERM', () => stopAll('SIGTERM'));
         const dirOf = (i: number) => join(root, `replica-${i}`);
         try {
-          // The first one creates the network; the others start from its PKI and token key.
-          const first = startReplica(io, 1, dirOf(1), flags.host, base, flags.db, flags.logLevel);
+          // The first one creates the network (so its data dir holds the default admin's credentials); the
+          // others then start together and use what it stored. (Started all at once they would agree as well.)
+          const first = startReplica(io, 1, dirOf(1), flags.host, base, flags.db, masterKey, flags.logLevel);
           replicas.push(first);
           await first.url;
-          for (let i = 2; i <= count; i++) {
-            const dir = dirOf(i);
-            mkdirSync(dir, { recursive: true, mode: 0o700 });
-            if (!existsSync(join(dir, 'pki'))) cpSync(join(first.dir, 'pki'), join(dir, 'pki'), { recursive: true });
-            if (!existsSync(join(dir, 'token.key'))) copyFileSync(join(first.dir, 'token.key'), join(dir, 'token.key'));
-            replicas.push(startReplica(io, i, dir, flags.host, base + i - 1, flags.db, flags.logLevel));
-          }
+          for (let i = 2; i <= count; i++)
+            replicas.push(startReplica(io, i, dirOf(i), flags.host, base + i - 1, flags.db, masterKey, flags.logLevel));
           const urls = await Promise.all(replicas.map((r) => r.url));
           const seconds = ((Date.now() - started) / 1000).toFixed(1);
           io.out(`cluster ready: ${count} replicas in ${seconds} s`);
@@ -112,6 +136,7 @@ export function registerCluster(program: Command, io: CliIo): void {
           const adminFile = join(first.dir, 'default-admin.json');
           if (existsSync(adminFile)) io.out(`default admin credentials: ${adminFile}`);
           io.out(`CA bundle for clients: ${join(first.dir, 'pki', 'ca-bundle.pem')}`);
+          io.out(`master key: ${keySource}`);
         } catch (e) {
           stopAll('SIGTERM');
           throw e;

@@ -37,6 +37,7 @@ const SERVE_ENV: ReadonlyArray<readonly [string, string]> = [
   ['EDGECTL_ADVERTISE', 'address clients are given, HOST[:PORT] (like --advertise)'],
   ['EDGECTL_LOG_LEVEL', 'log level (like --log-level)'],
   ['EDGECTL_DB_URL', 'PostgreSQL store postgres://… (like --db)'],
+  ['EDGECTL_MASTER_KEY', 'master key of the secrets in a PostgreSQL store, 32+ characters (config store.masterKey)'],
   ['EDGECTL_ADMIN_USERNAME', 'default admin username, read on the first start only'],
   ['EDGECTL_ADMIN_PASSWORD', 'default admin password, read on the first start only'],
 ];

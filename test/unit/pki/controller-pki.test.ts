@@ -14,8 +14,10 @@ import {
   isIssuedBy,
   isPkiError,
   loadOrCreateControllerPki,
+  loadOrCreateControllerPkiIn,
   parseCertificate,
   PKI_FILES,
+  PkiMemory,
   verifyChain,
 } from '../../../src/pki/index.js';
 import type { ControllerPki } from '../../../src/pki/index.js';
@@ -146,6 +148,38 @@ describe('controller PKI on disk', () => {
     const moved = await loadOrCreateControllerPki(dir, { hosts: ['new.example.test'] });
     assert.equal(moved.changes.server, 'reissued');
     assert.deepEqual(moved.server.keyDescription, { kind: 'rsa', bits: 2048 });
+  });
+});
+
+describe('controller PKI shared by several controllers (kept in memory for a store)', () => {
+  it('is created once; a re-issue keeps the server key and adds the new hosts to the old ones', async () => {
+    const memory = new PkiMemory('the store');
+    const first = await loadOrCreateControllerPkiIn(memory, { hosts: ['ctrl.example.test', '10.0.0.1'], shared: true });
+    assert.deepEqual(first.changes, { root: 'created', intermediate: 'created', server: 'created' });
+    assert.equal(memory.changed.size, 6);
+    assert.equal(first.dir, 'the store');
+
+    const again = new PkiMemory('the store', memory.items);
+    const same = await loadOrCreateControllerPkiIn(again, { hosts: ['ctrl.example.test', '10.0.0.1'], shared: true });
+    assert.equal(same.changes.server, 'loaded');
+    assert.equal(again.changed.size, 0, 'nothing to store');
+
+    // Another replica, listening elsewhere behind the same advertised name.
+    const other = new PkiMemory('the store', memory.items);
+    const moved = await loadOrCreateControllerPkiIn(other, { hosts: ['ctrl.example.test', '10.0.0.2'], shared: true });
+    assert.equal(moved.changes.serverReason, 'hosts-not-covered');
+    assert.deepEqual([...other.changed], [PKI_FILES.serverCert], 'only the certificate is new');
+    assert.equal(moved.serverKeyPem, first.serverKeyPem);
+    for (const host of ['ctrl.example.test', '10.0.0.1', '10.0.0.2', 'localhost'])
+      assert.ok(certificateCoversHost(moved.server, host), host);
+    // An enrollment JWT signed by the first verifies against the re-issued certificate.
+    const jwt = await first.signEnrollmentJwt({
+      method: 'ott',
+      issuer: 'https://ctrl.example.test',
+      subject: 's',
+      token: 't',
+    });
+    assert.equal((await moved.verifyEnrollmentJwt(jwt)).sub, 's');
   });
 });
 

@@ -12,15 +12,21 @@ import { identities } from '../../resources/identity.js';
 
 export const hasDefaultAdmin = (ctx: Ctx): Promise<boolean> => defaultAdminExists(ctx.db);
 
+/**
+ * Creates the default admin unless one exists, answering its id, or undefined when there was one already:
+ * controllers sharing a store may start together, and the check inside the write transaction (which they take
+ * in turns) lets exactly one of them create it.
+ */
 export async function createDefaultAdmin(
   ctx: Ctx,
   username: string,
   password: string,
   name = 'Default Admin',
-): Promise<string> {
+): Promise<string | undefined> {
   // Hashed before the transaction (no Argon2id inside one), under the `default` policy the new admin gets.
   const pre = { passwordHash: await hashUnderPolicy(ctx, 'default', password) };
   return withTx(ctx.db, async (trx) => {
+    if (await defaultAdminExists(trx)) return undefined;
     const tctx = withDb(ctx, trx);
     const id = await createEntity(tctx, identities, { name, type: 'User', isAdmin: true }, { isDefaultAdmin: true });
     await createEntity(tctx, authenticators, { identityId: id, method: 'updb', username, password }, {}, pre);
