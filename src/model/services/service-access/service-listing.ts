@@ -70,7 +70,7 @@ type PostureQueries = (serviceId: string) => unknown[];
 
 async function postureQueriesOf(ctx: Ctx, view: AccessView, identityId: string, apiSessionId: string) {
   const model = await postureModel(ctx, view.markers.serviceAccess.gen);
-  const pv = postureView(ctx, identityId, apiSessionId, ctx.now());
+  const pv = await postureView(ctx, identityId, apiSessionId, ctx.now());
   return (serviceId: string) => postureQueriesFor(model, view.identity.servicePolicyIds, serviceId, pv);
 }
 
