@@ -98,7 +98,7 @@ const isPlainPage = (req: ServiceListRequest) =>
  * The default pages made last, per (identity, config types asked, paging). A page is reused while the view it
  * was made from is the very same: the access engine hands out the same grants, catalog and identity entry
  * until a write reaches them, and a changed one is a new object. Only without posture checks in the
- * controller: `postureQueries` also follow posture state, which changes without a write.
+ * controller: `postureQueries` also follow the caller's posture and the clock (MFA timeouts).
  */
 interface PlainPage {
   view: Pick<AccessView, 'grants' | 'catalog' | 'identity'>;
