@@ -149,7 +149,8 @@ export async function identitiesWithVerifiedMfa(
 
 /**
  * An API session's secondary-factor state: `authQueries` replaced by what is still outstanding, and, when the
- * MFA factor was passed, `isMfaComplete` and the time (for posture checks).
+ * MFA factor was passed, `isMfaComplete` and the time (posture keeps its own record of the pass, which MFA
+ * removal clears: posture-state.ts).
  */
 export async function setApiSessionFactors(
   db: TypedExecutor,

@@ -225,6 +225,15 @@ export interface MfasTable extends EntityColumns {
   apiSessionId: string | null;
 }
 
+export interface PostureApiSessionsTable {
+  apiSessionId: string;
+  identityId: string;
+  mfaPassedAt: string | null;
+  wokenAt: string | null;
+  unlockedAt: string | null;
+  sdkNew: Generated<number>;
+}
+
 export interface PostureChecksTable extends EntityColumns {
   name: string;
   typeId: string;
@@ -236,6 +245,18 @@ export interface PostureChecksRoleAttributesTable {
   ownerId: string;
   value: string;
   position: number;
+}
+
+export interface PostureFailedRequestsTable {
+  identityId: string;
+  seq: number;
+  request: string;
+}
+
+export interface PostureIdentitiesTable {
+  identityId: string;
+  records: Generated<string>;
+  changedAt: string | null;
 }
 
 export interface SchemaMigrationsTable {
@@ -376,8 +397,11 @@ export interface Database {
   identity_types: IdentityTypesTable;
   mfa_failures: MfaFailuresTable;
   mfas: MfasTable;
+  posture_api_sessions: PostureApiSessionsTable;
   posture_checks: PostureChecksTable;
   posture_checks_roleAttributes: PostureChecksRoleAttributesTable;
+  posture_failed_requests: PostureFailedRequestsTable;
+  posture_identities: PostureIdentitiesTable;
   schema_migrations: SchemaMigrationsTable;
   service_edge_router_policies: ServiceEdgeRouterPoliciesTable;
   service_edge_router_policies_edgeRouterRoles: ServiceEdgeRouterPoliciesEdgeRouterRolesTable;

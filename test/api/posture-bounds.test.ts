@@ -15,7 +15,8 @@ import {
   type TestServer,
 } from '../harness/server.js';
 import { assertFieldError, unique } from '../harness/assert.js';
-import { postureOf } from '../../src/model/posture/posture-of.js';
+import { identityPosture } from '../../src/model/posture/posture-of.js';
+import { sessionPosturesOfIdentity } from '../../src/store/posture-state.js';
 import { MAX_REPORTED_BYTES } from '../../src/model/posture/kept.js';
 import { submitPostureResponses } from '../../src/model/posture/responses.js';
 
@@ -89,7 +90,7 @@ describe('posture data is bounded', () => {
     assert.deepEqual(data.body.data.mac.addresses, []);
     assert.equal(data.body.data.domain.domain, '');
     assert.ok(Buffer.byteLength(data.text) < 2048, `posture-data answered ${Buffer.byteLength(data.text)} bytes`);
-    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.processes.size, 0);
+    assert.equal((await identityPosture(server.daemon.store.db, user.id))?.processes.size ?? 0, 0);
   });
 
   test('repeated responses keep one record per check, and one per named process of a multi-process check', async () => {
@@ -125,7 +126,7 @@ describe('posture data is bounded', () => {
       ].sort(),
     );
     assert.equal(data.os.version, '6.1.49');
-    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.processes.size, 3);
+    assert.equal((await identityPosture(server.daemon.store.db, user.id))?.processes.size, 3);
   });
 
   test('records of a check that stops applying go with the next response', async () => {
@@ -201,7 +202,7 @@ describe('posture data is bounded', () => {
     assert.notEqual(sessions[apiSessionId].endpointState.wokenAt, '0001-01-01T00:00:00.000Z');
     assert.equal((await user.client.delete('/current-api-session')).status, 200);
     assert.deepEqual((await postureData(user.id)).body.data.apiSessionPostureData, {});
-    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.sessions.size, 0);
+    assert.equal((await sessionPosturesOfIdentity(server.daemon.store.db, user.id)).length, 0);
   });
 
   test('a response for an API session that ended while it was handled keeps nothing for the session', async () => {
@@ -212,7 +213,7 @@ describe('posture data is bounded', () => {
     await submitPostureResponses(server.daemon.ctx, { identityId: user.id, apiSessionId }, [
       { id: '0', typeId: 'ENDPOINT_STATE', woken: true },
     ]);
-    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.sessions.size ?? 0, 0);
+    assert.equal((await sessionPosturesOfIdentity(server.daemon.store.db, user.id)).length, 0);
     assert.deepEqual((await postureData(user.id)).body.data.apiSessionPostureData, {});
   });
 });

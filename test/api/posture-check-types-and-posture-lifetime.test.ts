@@ -15,7 +15,8 @@ import {
 } from '../harness/server.js';
 import { assertError, filterParam, unique } from '../harness/assert.js';
 import { checkResponse } from '../harness/schemas.js';
-import { postureOf } from '../../src/model/posture/posture-of.js';
+import { identityPosture, recordFailedRequest } from '../../src/model/posture/posture-of.js';
+import { failedRequests, sessionPosturesOfIdentity } from '../../src/store/posture-state.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -98,7 +99,11 @@ describe('GET /posture-check-types', () => {
   });
 });
 
-describe('posture held in memory ends with what it belongs to', () => {
+describe('stored posture ends with what it belongs to', () => {
+  /** The API sessions of the identity holding posture in the store. */
+  const heldSessions = async (identityId: string) =>
+    (await sessionPosturesOfIdentity(server.daemon.store.db, identityId)).map((s) => s.apiSessionId);
+
   let osCheck: string;
   before(async () => {
     // Only responses to a check that applies to the identity are kept (docs/decisions.md, "Posture data bounds").
@@ -125,7 +130,7 @@ describe('posture held in memory ends with what it belongs to', () => {
       { id: '0', typeId: 'ENDPOINT_STATE', woken: true },
     ]);
     assert.equal(res.status, 200, res.text);
-    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.sessions.size, 1);
+    assert.equal((await heldSessions(user.id)).length, 1);
     return user;
   }
   const sessionData = async (identityId: string) =>
@@ -135,29 +140,33 @@ describe('posture held in memory ends with what it belongs to', () => {
     const user = await reportingUser();
     assert.equal(Object.keys(await sessionData(user.id)).length, 1);
     assert.equal((await admin.post(`/identities/${user.id}/disable`, { durationMinutes: 0 })).status, 200);
-    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.sessions.size, 0);
-    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.os?.type, 'Linux');
+    assert.equal((await heldSessions(user.id)).length, 0);
+    assert.equal((await identityPosture(server.daemon.store.db, user.id))?.os?.type, 'Linux');
     assert.deepEqual(await sessionData(user.id), {});
   });
 
   it('an admin deleting an API session drops its posture', async () => {
     const user = await reportingUser();
-    const [apiSessionId] = [...postureOf(server.daemon.store.db).identityPosture(user.id)!.sessions.keys()];
+    const [apiSessionId] = await heldSessions(user.id);
     assert.equal((await admin.delete(`/api-sessions/${apiSessionId}`)).status, 200);
-    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.sessions.size, 0);
+    assert.equal((await heldSessions(user.id)).length, 0);
   });
 
   it('deleting an identity forgets all of its posture and failed service requests', async () => {
     const user = await reportingUser();
+    await recordFailedRequest(server.daemon.store.db, user.id, { serviceId: 'x' });
+    assert.equal((await admin.get(`/identities/${user.id}/failed-service-requests`)).body.data.length, 1);
     assert.equal((await admin.delete(`/identities/${user.id}`)).status, 200);
-    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id), undefined);
+    assert.equal(await identityPosture(server.daemon.store.db, user.id), undefined);
+    assert.equal((await heldSessions(user.id)).length, 0);
+    assert.deepEqual(await failedRequests(server.daemon.store.db, user.id), []);
   });
 
   it('the sweeper ending idle API sessions drops their posture', async () => {
     const user = await reportingUser();
     server.clock.advance(11_000);
     await server.sweep();
-    assert.equal(postureOf(server.daemon.store.db).identityPosture(user.id)?.sessions.size, 0);
+    assert.equal((await heldSessions(user.id)).length, 0);
     admin = await server.admin();
   });
 });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { createRecord, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
 import { assertError, assertFieldError, unique } from '../harness/assert.js';
-import { postureOf } from '../../src/model/posture/posture-of.js';
+import { recordMfaPassed } from '../../src/model/posture/posture-of.js';
 import { mfaRemoved } from '../../src/model/posture/responses.js';
 
 let server: TestServer;
@@ -66,7 +66,7 @@ describe('posture at session create', () => {
   test('a wake reported after MFA starts the grace: the reply lists the services it touches', async () => {
     const mfa = await check('MFA', { timeoutSeconds: 3600, promptOnWake: true });
     const { user, service, apiSessionId } = await setup([[mfa]]);
-    postureOf(server.daemon.store.db).recordMfaPassed(apiSessionId, user.id, server.clock.now());
+    await recordMfaPassed(server.daemon.store.db, apiSessionId, user.id, server.clock.now());
     const quiet = await user.client.post('/posture-response', { id: mfa, typeId: 'ENDPOINT_STATE', unlocked: true });
     assert.deepEqual(quiet.body.data.services, []);
     const res = await user.client.post('/posture-response', { id: mfa, typeId: 'ENDPOINT_STATE', woken: true });
@@ -159,7 +159,7 @@ describe('posture at session create', () => {
     assertError(await dial(user.client, service), 409, 'INVALID_POSTURE');
 
     // MFA passed on this API session: the session is created.
-    postureOf(server.daemon.store.db).recordMfaPassed(apiSessionId, user.id, server.clock.now());
+    await recordMfaPassed(server.daemon.store.db, apiSessionId, user.id, server.clock.now());
     const ok = await dial(user.client, service);
     assert.equal(ok.status, 201, ok.text);
     const pq2 = (await user.client.get('/services')).body.data[0].postureQueries;
@@ -224,7 +224,7 @@ describe('posture at session create', () => {
   test('MFA removal removes sessions that needed it', async () => {
     const mfa = await check('MFA', {});
     const { user, service, apiSessionId } = await setup([[mfa]]);
-    postureOf(server.daemon.store.db).recordMfaPassed(apiSessionId, user.id, server.clock.now());
+    await recordMfaPassed(server.daemon.store.db, apiSessionId, user.id, server.clock.now());
     const s = await dial(user.client, service);
     assert.equal(s.status, 201);
     await mfaRemoved(server.daemon.ctx, user.id);

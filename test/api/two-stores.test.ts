@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRecord, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { runtimeOf } from '../../src/store/runtime.js';
-import { postureOf } from '../../src/model/posture/posture-of.js';
+import { postureCacheOf } from '../../src/model/posture/posture-of.js';
 
 interface Network {
   server: TestServer;
@@ -136,7 +136,7 @@ test('every cache exercised above exists on both stores, as separate objects', (
   const rb = runtimeOf(b.server.daemon.store.db)!;
   assert.notEqual(ra, rb);
   assert.notEqual(ra.feed, rb.feed);
-  assert.notEqual(postureOf(a.server.daemon.store.db), postureOf(b.server.daemon.store.db));
+  assert.notEqual(postureCacheOf(a.server.daemon.store.db), postureCacheOf(b.server.daemon.store.db));
   const made = (r: typeof ra) => new Map([...r.caches].map(([spec, value]) => [spec.name, value]));
   const [ma, mb] = [made(ra), made(rb)];
   for (const name of [

@@ -4,7 +4,7 @@
  * caller's edge routers, a service's edge routers and terminators, and the terminators' CRUD. The client's
  * service update/patch/delete are the management operations, for admins only.
  */
-import { postureOf } from '../../model/posture/posture-of.js';
+import { postureChangedAt } from '../../model/posture/posture-of.js';
 import { getRow, listEntities } from '../../model/crud.js';
 import { renderRecord } from '../../model/render.js';
 import { edgeRouters } from '../../model/resources/edge-router.js';
@@ -219,7 +219,7 @@ export const servicesAccessRoutes: RouteDef[] = [
         m.serviceAccess.changedAt,
         m.identity.changedAt,
         // A posture response or MFA change that altered what this identity may use.
-        postureOf(rc.ctx.db).postureChangedAt(rc.principal.identity.id),
+        await postureChangedAt(rc.ctx.db, rc.principal.identity.id),
         session?.createdAt ?? '',
         rc.deps.startedAt.toISOString(),
       ];

@@ -9,7 +9,7 @@ import type { Markers } from '../../store/access-markers.js';
 import { iso, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
 import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView } from '../posture/evaluate.js';
-import { postureOf } from '../posture/posture-of.js';
+import { recordFailedRequest } from '../posture/posture-of.js';
 
 export interface PostureRequest {
   identityId: string;
@@ -32,14 +32,14 @@ export async function checkSessionPosture(ctx: Ctx, req: PostureRequest): Promis
   const checked = checkedPoliciesFor(model, req.identityPolicyIds, req.serviceId, req.type);
   if (checked.length === 0) return;
   const now = ctx.now();
-  const view = postureView(ctx, req.identityId, req.apiSessionId, now);
+  const view = await postureView(ctx, req.identityId, req.apiSessionId, now);
   const outcomes = checked.map((p) => evaluatePolicy(p, view));
   if (outcomes.some((o) => o.isPassing)) return;
   // A granting policy without checks passes.
   const granting = await req.policies();
   if (granting.some((g) => !model.has(g.id))) return;
 
-  postureOf(ctx.db).recordFailure(req.identityId, {
+  await recordFailedRequest(ctx.db, req.identityId, {
     when: iso(now),
     apiSessionId: req.apiSessionId,
     serviceId: req.serviceId,
@@ -84,7 +84,7 @@ export async function passingPolicies<P extends { id: string }>(
 ): Promise<P[]> {
   const model = await postureModel(ctx, m.serviceAccess.gen);
   if (model.size === 0) return granting;
-  const view = postureView(ctx, identityId, apiSessionId, ctx.now());
+  const view = await postureView(ctx, identityId, apiSessionId, ctx.now());
   return granting.filter((g) => {
     const p = model.get(g.id);
     return !p || evaluatePolicy(p, view).isPassing;

@@ -6,8 +6,8 @@
 import { getRow } from '../crud.js';
 import type { Ctx } from '../ctx.js';
 import { identities } from '../resources/identity.js';
-import { type ApiSessionPosture, type Reported } from './state.js';
-import { postureOf } from './posture-of.js';
+import { failedRequests, identityPostureRow, sessionPosturesOfIdentity } from '../../store/posture-state.js';
+import { recordsFromStore, sessionFromStore, type ApiSessionPosture, type Reported } from './state.js';
 
 /** The reference renders data never reported with Go's zero time. */
 const ZERO_TIME = '0001-01-01T00:00:00.000Z';
@@ -33,8 +33,11 @@ function sessionData(apiSessionId: string, s: ApiSessionPosture) {
 
 export async function identityPostureData(ctx: Ctx, identityId: string): Promise<Record<string, unknown>> {
   await getRow(ctx, identities, identityId);
-  // Posture of an API session is dropped when the session ends (§4.2), so every entry here is a current one.
-  const p = postureOf(ctx.db).identityPosture(identityId);
+  // Read from the store, not the cache: what every controller sharing it was told, as of this request.
+  const stored = await identityPostureRow(ctx.db, identityId);
+  const p = stored && recordsFromStore(stored.records);
+  // Posture of an API session goes with the session (§4.2, by cascade), so every entry here is a current one.
+  const sessions = await sessionPosturesOfIdentity(ctx.db, identityId);
   return {
     mac: { ...base(p?.mac), addresses: p?.mac?.addresses ?? [] },
     domain: { ...base(p?.domain), domain: p?.domain?.domain ?? '' },
@@ -46,12 +49,14 @@ export async function identityPostureData(ctx: Ctx, identityId: string): Promise
       binaryHash: x.hash ?? '',
       signerFingerprints: x.signerFingerprints,
     })),
-    apiSessionPostureData: Object.fromEntries([...(p?.sessions ?? [])].map(([id, s]) => [id, sessionData(id, s)])),
+    apiSessionPostureData: Object.fromEntries(
+      sessions.map((s) => [s.apiSessionId, sessionData(s.apiSessionId, sessionFromStore(s))]),
+    ),
   };
 }
 
 /** The identity's failed service requests, oldest first (at most 100, §9.3). */
 export async function identityFailedServiceRequests(ctx: Ctx, identityId: string): Promise<unknown[]> {
   await getRow(ctx, identities, identityId);
-  return [...(postureOf(ctx.db).identityPosture(identityId)?.failed ?? [])];
+  return failedRequests(ctx.db, identityId);
 }

@@ -9,7 +9,7 @@ import type { Executor } from '../../store/db.js';
 import { defineCache, storeCache } from '../../store/runtime.js';
 import { policyPostureChecks, servicesOfPolicies } from '../../store/posture.js';
 import type { Ctx } from '../ctx.js';
-import { postureOf } from './posture-of.js';
+import { identityPosture, sessionPosture } from './posture-of.js';
 import { postureCheckType } from './types/index.js';
 import type { CheckOutcome, Details, PostureView } from './types/type.js';
 
@@ -76,13 +76,13 @@ export function postureModel(ctx: Ctx, gen: number): Promise<PostureModel> {
   return kept.model;
 }
 
-export function postureView(ctx: Ctx, identityId: string, apiSessionId: string, now: Date): PostureView {
-  const posture = postureOf(ctx.db);
-  return {
-    identity: posture.identityPosture(identityId),
-    session: posture.sessionPosture(identityId, apiSessionId),
-    now,
-  };
+/** The identity's and the API session's posture as of now (from the store's posture cache). */
+export async function postureView(ctx: Ctx, identityId: string, apiSessionId: string, now: Date): Promise<PostureView> {
+  const [identity, session] = await Promise.all([
+    identityPosture(ctx.db, identityId),
+    sessionPosture(ctx.db, apiSessionId),
+  ]);
+  return { identity, session, now };
 }
 
 export function evaluateCheck(check: PolicyCheck, view: PostureView): CheckOutcome {

@@ -77,7 +77,7 @@ export interface KeptResponse {
 }
 
 /**
- * The identity's reported posture after the responses, as a new object (swapped in by `replaceReported`, so a
+ * The identity's reported posture after the responses, as a new object (stored only once it is complete, so a
  * refusal changes nothing): records of slots no applicable check fills dropped, then each response kept in order.
  * A response taking the total over {@link MAX_REPORTED_BYTES} refuses the request (400, naming its `id`).
  */

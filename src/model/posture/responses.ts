@@ -1,11 +1,18 @@
 /**
  * Client posture responses (docs/reference-notes.md §9.2): each item names a posture check (`id`) and a
- * `typeId`, plus the data of that type; the data is kept in memory (state.ts). The reply lists the services
+ * `typeId`, plus the data of that type; the data is kept in the store (state.ts). The reply lists the services
  * whose MFA checks now run against a wake/unlock grace. Sessions whose posture no longer passes are removed.
  */
 import { Type, type TSchema } from '../schema-type.js';
 import { deleteSessionsByIds, sessionsOfIdentityForPosture } from '../../store/posture.js';
-import { apiSessionExists } from '../../store/api-sessions.js';
+import { withTx } from '../../store/db.js';
+import {
+  holdPostureOwner,
+  identityPostureRow,
+  putIdentityPosture,
+  putSessionPosture,
+  sessionPostureRow,
+} from '../../store/posture-state.js';
 import { accessEngine } from '../access/engine.js';
 import { grantingPolicies } from '../access/queries.js';
 import type { Ctx } from '../ctx.js';
@@ -13,8 +20,17 @@ import { fieldError, type DomainError, type FieldCause } from '../errors.js';
 import { validateAgainst } from '../json-schema.js';
 import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView, type PostureModel } from './evaluate.js';
 import { allowedSlots, applicableChecks, slotFor, withResponses, type KeptResponse } from './kept.js';
-import { type ApiSessionPosture, type Reported } from './state.js';
-import { postureOf } from './posture-of.js';
+import {
+  identityFromStore,
+  sessionFromStore,
+  sessionToStore,
+  storedRecords,
+  type ApiSessionPosture,
+  type IdentityPosture,
+  type Reported,
+} from './state.js';
+import type { PostureView } from './types/type.js';
+import { clearMfaPassed } from './posture-of.js';
 import { mfaType } from './types/mfa.js';
 import { textList, textOf, textOr } from '../row.js';
 
@@ -125,7 +141,9 @@ function validateItems(items: Record<string, unknown>[]): void {
 
 /**
  * Validates every item first (a bad one changes nothing), then keeps those answering a check that applies to
- * the caller (kept.ts; the rest are ignored) and answers the MFA services.
+ * the caller (kept.ts; the rest are ignored) and answers the MFA services. What is kept is written to the
+ * store in one transaction, read and written there so that reports reaching several controllers at once for
+ * one identity each build on the other's.
  */
 export async function submitPostureResponses(
   ctx: Ctx,
@@ -134,7 +152,6 @@ export async function submitPostureResponses(
 ): Promise<{ services: MfaTimeoutService[] }> {
   validateItems(items);
   const policies = await callerPolicies(ctx, caller.identityId);
-  const before = passingState(ctx, caller, policies);
   const checks = applicableChecks(policies.model, policies.policyIds);
   const now = ctx.now();
   const kept: KeptResponse[] = [];
@@ -143,22 +160,35 @@ export async function submitPostureResponses(
     const slot = kind.answers && slotFor(checks, item, kind.answers);
     if (slot) kept.push({ slot, record: kind.record!(item, now), prefix: prefixOf(items, i), id: textOf(item, 'id') });
   });
-  const posture = postureOf(ctx.db);
-  const current = posture.identityPosture(caller.identityId) ?? { processes: new Map() };
-  // Built aside and swapped in at once: a response over the bound throws before anything changed.
-  posture.replaceReported(caller.identityId, withResponses(current, allowedSlots(checks), kept));
   const forSession = items.filter((i) => kindOf(i.typeId)!.session);
-  const newSession = forSession.length > 0 && !posture.sessionPosture(caller.identityId, caller.apiSessionId);
-  if (forSession.length > 0) {
-    const session = posture.ensureSession(caller.identityId, caller.apiSessionId);
-    for (const item of forSession) kindOf(item.typeId)!.session!(item, session, now);
-  }
-  // The API session may have ended while this request waited (its posture dropped then): drop what came back.
-  if (newSession && !(await apiSessionExists(ctx.db, caller.apiSessionId))) posture.dropApiSession(caller.apiSessionId);
-  // `service-updates` moves only when what the identity may use changed (§4.6).
-  if (passingState(ctx, caller, await callerPolicies(ctx, caller.identityId)) !== before) {
-    posture.ensureIdentity(caller.identityId).changedAt = now;
-  }
+  await withTx(ctx.db, async (trx) => {
+    // An identity deleted while this request waited keeps nothing.
+    if (!(await holdPostureOwner(trx, 'identities', caller.identityId))) return;
+    const stored = await identityPostureRow(trx, caller.identityId);
+    const current: IdentityPosture = stored ? identityFromStore(stored) : { processes: new Map() };
+    // Built aside: a response over the bound throws before anything was written (and the transaction is undone).
+    const next: IdentityPosture = withResponses(current, allowedSlots(checks), kept);
+    const storedSession = await sessionPostureRow(trx, caller.apiSessionId);
+    const session: ApiSessionPosture | undefined = storedSession && sessionFromStore(storedSession);
+    let nextSession = session;
+    // The API session may have ended while this request waited (its posture went with it): nothing comes back.
+    if (forSession.length > 0 && (await holdPostureOwner(trx, 'api_sessions', caller.apiSessionId))) {
+      nextSession = { ...session };
+      for (const item of forSession) kindOf(item.typeId)!.session!(item, nextSession, now);
+      await putSessionPosture(trx, caller.identityId, sessionToStore(caller.apiSessionId, nextSession));
+    }
+    // `service-updates` moves only when what the identity may use changed (§4.6).
+    const moved =
+      passingState(policies, { identity: current, session, now }) !==
+      passingState(policies, { identity: next, session: nextSession, now });
+    next.changedAt = moved ? now : current.changedAt;
+    const records = storedRecords(next);
+    const changedAt = next.changedAt?.toISOString() ?? null;
+    // Nothing to write when the records and the time are what is stored (an endpoint state alone).
+    if (JSON.stringify(records) === JSON.stringify(stored?.records ?? {}) && changedAt === (stored?.changedAt ?? null))
+      return;
+    await putIdentityPosture(trx, caller.identityId, { records, changedAt });
+  });
 
   const woken = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.woken === true);
   const unlocked = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.unlocked === true);
@@ -181,12 +211,11 @@ async function callerPolicies(ctx: Ctx, identityId: string): Promise<CallerPolic
   return { model, policyIds: (await engine.identity(ctx, m, identityId)).servicePolicyIds };
 }
 
-/** Which of the caller's policies carrying checks pass now, as one comparable string. */
-function passingState(ctx: Ctx, caller: PostureCaller, { model, policyIds }: CallerPolicies): string {
-  const pv = postureView(ctx, caller.identityId, caller.apiSessionId, ctx.now());
+/** Which of the caller's policies carrying checks pass with the posture `view`, as one comparable string. */
+function passingState({ model, policyIds }: CallerPolicies, view: PostureView): string {
   return policyIds
     .filter((id) => model.has(id))
-    .map((id) => (evaluatePolicy(model.get(id)!, pv).isPassing ? '1' : '0'))
+    .map((id) => (evaluatePolicy(model.get(id)!, view).isPassing ? '1' : '0'))
     .join('');
 }
 
@@ -201,7 +230,7 @@ async function mfaPromptServices(
   const view = await engine.view(ctx, caller.identityId);
   const model = await postureModel(ctx, view.markers.serviceAccess.gen);
   if (model.size === 0) return [];
-  const pv = postureView(ctx, caller.identityId, caller.apiSessionId, ctx.now());
+  const pv = await postureView(ctx, caller.identityId, caller.apiSessionId, ctx.now());
   const out: MfaTimeoutService[] = [];
   for (const serviceId of view.grants.ids) {
     for (const p of checkedPoliciesFor(model, view.identity.servicePolicyIds, serviceId)) {
@@ -236,7 +265,7 @@ export async function removeFailingSessions(ctx: Ctx, identityId: string): Promi
     const type = s.type as 'Dial' | 'Bind';
     const checked = checkedPoliciesFor(model, identity.servicePolicyIds, s.serviceId, type);
     if (checked.length === 0) continue;
-    const pv = postureView(ctx, identityId, s.apiSessionId, ctx.now());
+    const pv = await postureView(ctx, identityId, s.apiSessionId, ctx.now());
     if (checked.some((p) => evaluatePolicy(p, pv).isPassing)) continue;
     const granting = await grantingPolicies(ctx.db, identity.servicePolicyIds, s.serviceId, type);
     if (granting.some((g) => !model.has(g.id))) continue;
@@ -245,8 +274,11 @@ export async function removeFailingSessions(ctx: Ctx, identityId: string): Promi
   await deleteSessionsByIds(ctx.db, failing);
 }
 
-/** MFA removed from the identity (an MFA event): no API session passes MFA, failing sessions go. */
+/**
+ * MFA removed from the identity (an MFA event): no API session passes MFA, failing sessions go. The MFA
+ * service clears the passes in the transaction that removes the enrollment (`clearMfaPassed`) instead.
+ */
 export async function mfaRemoved(ctx: Ctx, identityId: string): Promise<void> {
-  postureOf(ctx.db).clearMfaPassed(identityId);
+  await clearMfaPassed(ctx.db, identityId, ctx.now());
   await removeFailingSessions(ctx, identityId);
 }

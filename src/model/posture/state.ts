@@ -1,9 +1,10 @@
 /**
- * What clients reported about their posture, held in memory as the reference does (docs/reference-notes.md
- * §9.2): OS, domain, MAC addresses and processes per identity; MFA passes and wake/unlock events per API
- * session. Also the identity's last failed service requests. What an identity keeps is bounded by its checks
- * and in bytes (kept.ts); an API session's part is a fixed-size record. Nothing here is persisted: a restart
- * forgets it and clients report again. Each open store has its own, kept by its runtime (posture-of.ts).
+ * What clients reported about their posture (docs/reference-notes.md §9.2): OS, domain, MAC addresses and
+ * processes per identity; MFA passes and wake/unlock events per API session. Also the identity's last failed
+ * service requests. What an identity keeps is bounded by its checks and in bytes (kept.ts); an API session's
+ * part is a fixed-size record. The reference holds it in memory; edgectl keeps it in the store (migration 0016,
+ * store/posture-state.ts), so every controller sharing the store judges a client by what it reported to any of
+ * them, and a restart keeps it. Each open store caches what its requests read (posture-of.ts).
  */
 
 export interface Reported {
@@ -37,9 +38,7 @@ export interface ReportedPosture {
   processes: Map<string, ProcessPosture>;
 }
 export interface IdentityPosture extends ReportedPosture {
-  sessions: Map<string, ApiSessionPosture>;
-  failed: Record<string, unknown>[];
-  /** Last time the reported posture changed (moves `service-updates`). */
+  /** Last time the reported posture changed what the identity may use (moves `service-updates`). */
   changedAt?: Date;
 }
 
@@ -87,88 +86,54 @@ export function findProcess(
   return undefined;
 }
 
-/** What one store's clients reported (see the module's comment). */
-export class PostureState {
-  private readonly identities = new Map<string, IdentityPosture>();
-  private readonly sessionOwner = new Map<string, string>();
+/** The stored form of reported records (store/posture-state.ts): by slot, times as ISO text. */
+export type StoredRecords = Record<Slot, Record<string, unknown>>;
 
-  /** When the identity's posture last changed what it may use (ISO; '' when never). */
-  postureChangedAt(identityId: string): string {
-    return this.identities.get(identityId)?.changedAt?.toISOString() ?? '';
+/** Records as the store keeps them: each slot's record as JSON (its `lastUpdatedAt` as ISO text). */
+export function storedRecords(r: ReportedPosture): StoredRecords {
+  const out: StoredRecords = {};
+  for (const slot of filledSlots(r)) {
+    const record = keptRecord(r, slot)!;
+    out[slot] = { ...record, lastUpdatedAt: record.lastUpdatedAt.toISOString() };
   }
-
-  identityPosture(identityId: string): IdentityPosture | undefined {
-    return this.identities.get(identityId);
-  }
-
-  ensureIdentity(identityId: string): IdentityPosture {
-    let p = this.identities.get(identityId);
-    if (!p) this.identities.set(identityId, (p = { processes: new Map(), sessions: new Map(), failed: [] }));
-    return p;
-  }
-
-  /** Swaps in what the identity's clients reported (kept.ts builds it). */
-  replaceReported(identityId: string, r: ReportedPosture): void {
-    const p = this.ensureIdentity(identityId);
-    p.os = r.os;
-    p.domain = r.domain;
-    p.mac = r.mac;
-    p.processes = r.processes;
-  }
-
-  ensureSession(identityId: string, apiSessionId: string): ApiSessionPosture {
-    const p = this.ensureIdentity(identityId);
-    let s = p.sessions.get(apiSessionId);
-    if (!s) {
-      p.sessions.set(apiSessionId, (s = {}));
-      this.sessionOwner.set(apiSessionId, identityId);
-    }
-    return s;
-  }
-
-  sessionPosture(identityId: string, apiSessionId: string): ApiSessionPosture | undefined {
-    return this.identities.get(identityId)?.sessions.get(apiSessionId);
-  }
-
-  /** An MFA event: this API session passed MFA at `at`. */
-  recordMfaPassed(apiSessionId: string, identityId: string, at: Date): void {
-    this.ensureSession(identityId, apiSessionId).mfaPassedAt = at;
-    this.ensureIdentity(identityId).changedAt = at;
-  }
-
-  /** An MFA event: the identity's MFA was removed, so none of its API sessions passes it. */
-  clearMfaPassed(identityId: string): void {
-    const p = this.identities.get(identityId);
-    if (!p) return;
-    for (const s of p.sessions.values()) delete s.mfaPassedAt;
-    p.changedAt = new Date();
-  }
-
-  /** Posture scoped to an API session goes with it (§4.2). */
-  dropApiSession(apiSessionId: string): void {
-    const owner = this.sessionOwner.get(apiSessionId);
-    if (owner === undefined) return;
-    this.sessionOwner.delete(apiSessionId);
-    this.identities.get(owner)?.sessions.delete(apiSessionId);
-  }
-
-  /** Every API session of the identity ended together (disable, lock): their posture goes at once. */
-  dropIdentityApiSessions(identityId: string): void {
-    const p = this.identities.get(identityId);
-    if (!p) return;
-    for (const id of p.sessions.keys()) this.sessionOwner.delete(id);
-    p.sessions.clear();
-  }
-
-  /** A deleted identity leaves nothing behind: its reported posture, its API sessions' and its failed requests. */
-  dropIdentity(identityId: string): void {
-    this.dropIdentityApiSessions(identityId);
-    this.identities.delete(identityId);
-  }
-
-  recordFailure(identityId: string, failure: Record<string, unknown>): void {
-    const f = this.ensureIdentity(identityId).failed;
-    f.push(failure);
-    if (f.length > MAX_FAILED_REQUESTS) f.splice(0, f.length - MAX_FAILED_REQUESTS);
-  }
+  return out;
 }
+
+/** Records as the store gave them back (see {@link storedRecords}). */
+export function recordsFromStore(stored: StoredRecords): ReportedPosture {
+  const r: ReportedPosture = { processes: new Map() };
+  for (const [slot, record] of Object.entries(stored)) {
+    keepRecord(r, slot, { ...record, lastUpdatedAt: new Date(String(record.lastUpdatedAt)) } as unknown as Reported);
+  }
+  return r;
+}
+
+const dateOf = (iso: string | null): Date | undefined => (iso === null ? undefined : new Date(iso));
+const isoOf = (d: Date | undefined): string | null => (d === undefined ? null : d.toISOString());
+
+export const identityFromStore = (stored: { records: StoredRecords; changedAt: string | null }): IdentityPosture => ({
+  ...recordsFromStore(stored.records),
+  changedAt: dateOf(stored.changedAt),
+});
+
+export function sessionFromStore(s: {
+  mfaPassedAt: string | null;
+  wokenAt: string | null;
+  unlockedAt: string | null;
+  sdkNew: boolean;
+}): ApiSessionPosture {
+  const out: ApiSessionPosture = {};
+  if (s.mfaPassedAt !== null) out.mfaPassedAt = new Date(s.mfaPassedAt);
+  if (s.wokenAt !== null) out.wokenAt = new Date(s.wokenAt);
+  if (s.unlockedAt !== null) out.unlockedAt = new Date(s.unlockedAt);
+  if (s.sdkNew) out.sdkNew = true;
+  return out;
+}
+
+export const sessionToStore = (apiSessionId: string, s: ApiSessionPosture) => ({
+  apiSessionId,
+  mfaPassedAt: isoOf(s.mfaPassedAt),
+  wokenAt: isoOf(s.wokenAt),
+  unlockedAt: isoOf(s.unlockedAt),
+  sdkNew: s.sdkNew === true,
+});

@@ -3,7 +3,7 @@
  * reports, semver ranges, case rules, AllOf/AnyOf, MFA timeouts and wake/unlock prompts; and the bound on
  * failed service requests.
  */
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { domainType } from '../../../src/model/posture/types/domain.js';
 import { macType } from '../../../src/model/posture/types/mac.js';
@@ -15,17 +15,24 @@ import type { PostureView } from '../../../src/model/posture/types/type.js';
 import {
   MAX_FAILED_REQUESTS,
   processKey,
-  PostureState,
+  recordsFromStore,
+  storedRecords,
   type ApiSessionPosture,
   type IdentityPosture,
+  type ReportedPosture,
 } from '../../../src/model/posture/state.js';
+import { identityPosture, recordFailedRequest } from '../../../src/model/posture/posture-of.js';
+import { createEntity } from '../../../src/model/crud.js';
+import { identities } from '../../../src/model/resources/index.js';
+import { failedRequests, putIdentityPosture } from '../../../src/store/posture-state.js';
+import { openTestStore, type TestStore } from '../../harness/store.js';
 
 const NOW = new Date('2026-01-01T12:00:00Z');
 const at = (secondsAgo: number) => new Date(NOW.getTime() - secondsAgo * 1000);
 const reported = { postureCheckId: 'c', lastUpdatedAt: NOW };
 
 function view(identity: Partial<IdentityPosture> = {}, session?: ApiSessionPosture): PostureView {
-  return { identity: { processes: new Map(), sessions: new Map(), failed: [], ...identity }, session, now: NOW };
+  return { identity: { processes: new Map(), ...identity }, session, now: NOW };
 }
 
 describe('OS', () => {
@@ -185,12 +192,40 @@ describe('MFA', () => {
   });
 });
 
-test(`failed service requests keep the newest ${MAX_FAILED_REQUESTS}`, () => {
-  const id = `identity-${Math.random()}`;
-  const posture = new PostureState();
-  for (let i = 0; i < MAX_FAILED_REQUESTS + 20; i++) posture.recordFailure(id, { n: i });
-  const kept = posture.identityPosture(id)!.failed;
-  assert.equal(kept.length, MAX_FAILED_REQUESTS);
-  assert.deepEqual(kept[0], { n: 20 });
-  assert.deepEqual(kept.at(-1), { n: MAX_FAILED_REQUESTS + 19 });
+describe('in the store', () => {
+  let t: TestStore;
+  before(async () => {
+    t = await openTestStore();
+  });
+  after(() => t.close());
+  const identity = (name: string) => createEntity(t.ctx, identities, { name, type: 'User', isAdmin: false });
+
+  test(`failed service requests keep the newest ${MAX_FAILED_REQUESTS}`, async () => {
+    const id = await identity(`failing-${Math.random()}`);
+    for (let i = 0; i < MAX_FAILED_REQUESTS + 20; i++) await recordFailedRequest(t.store.db, id, { n: i });
+    const kept = await failedRequests(t.store.db, id);
+    assert.equal(kept.length, MAX_FAILED_REQUESTS);
+    assert.deepEqual(kept[0], { n: 20 });
+    assert.deepEqual(kept.at(-1), { n: MAX_FAILED_REQUESTS + 19 });
+  });
+
+  test('reported records read back from the store as they were kept, and the cache follows writes', async () => {
+    const id = await identity(`reporting-${Math.random()}`);
+    assert.equal(await identityPosture(t.store.db, id), undefined);
+    const r: ReportedPosture = {
+      os: { ...reported, type: 'Linux', version: '6.1.0', build: '' },
+      mac: { ...reported, addresses: ['aa:bb'] },
+      processes: new Map([
+        [processKey('p', '/bin/a'), { ...reported, path: '/bin/a', isRunning: true, signerFingerprints: ['f'] }],
+      ]),
+    };
+    assert.deepEqual(recordsFromStore(JSON.parse(JSON.stringify(storedRecords(r)))), r);
+    await putIdentityPosture(t.store.db, id, { records: storedRecords(r), changedAt: NOW.toISOString() });
+    const read = await identityPosture(t.store.db, id);
+    assert.deepEqual({ ...read, changedAt: undefined }, { ...r, changedAt: undefined });
+    assert.deepEqual(read?.changedAt, NOW);
+    // A write the cache did not make itself (another controller's, as the feed reports it) is read again.
+    await putIdentityPosture(t.store.db, id, { records: {}, changedAt: null });
+    assert.equal((await identityPosture(t.store.db, id))?.os, undefined);
+  });
 });

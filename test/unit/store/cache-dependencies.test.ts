@@ -2,7 +2,7 @@
  * No cached answer can go stale through a table it reads: for every resource, derived from its definition
  * (its table and the link tables of its set properties), a write to each table its listing reads reaches the
  * kept listing, while a write elsewhere leaves it; and every table the API-session token lookup reads is one the
- * principal cache depends on.
+ * principal cache depends on, as is every table the posture reads are answered from for the posture cache.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +18,7 @@ import { feedOf, storeCache } from '../../../src/store/runtime.js';
 import { PRINCIPAL_TABLES, PRINCIPALS } from '../../../src/model/services/api-session/api-session-cache.js';
 import { createApiSession, resolveToken } from '../../../src/model/services/api-session/api-session.js';
 import { SchemaGraph, type SchemaObject } from '../../../src/store/statement-tables.js';
+import { identityPosture, postureCacheOf, sessionPosture } from '../../../src/model/posture/posture-of.js';
 
 let t: TestStore;
 before(async () => {
@@ -96,4 +97,44 @@ test('the principal cache depends on every table the token lookup reads', async 
     [],
     'add these tables to the principal cache’s dependencies',
   );
+});
+
+/** The tables the read statements `fn` runs name (the feed's own reading of them). */
+async function tablesRead(fn: () => Promise<unknown>): Promise<Set<string>> {
+  const feed = feedOf(t.store.db)!;
+  const seen: string[] = [];
+  const note = feed.note.bind(feed);
+  feed.note = (text, reader) => {
+    if (reader) seen.push(text);
+    note(text, reader);
+  };
+  try {
+    await fn();
+  } finally {
+    feed.note = note;
+  }
+  const objects = t.store.raw
+    .prepare(`select type, name, tbl_name as "table", sql from sqlite_master where type in ('table', 'view')`)
+    .all() as SchemaObject[];
+  const graph = new SchemaGraph(objects);
+  return new Set(seen.flatMap((text) => graph.readsOf(text)));
+}
+
+test('the posture cache depends on every table its reads are answered from', async () => {
+  const cache = postureCacheOf(t.store.db)!;
+  const identityTables = await tablesRead(() => identityPosture(t.store.db, 'no-such-identity'));
+  const sessionTables = await tablesRead(() => sessionPosture(t.store.db, 'no-such-session'));
+  assert.ok(identityTables.size > 0 && sessionTables.size > 0, 'a first read goes to the store');
+  assert.deepEqual(
+    [...identityTables].filter((x) => !cache.identityDeps.tables.includes(x)),
+    [],
+  );
+  assert.deepEqual(
+    [...sessionTables].filter((x) => !cache.sessionDeps.tables.includes(x)),
+    [],
+  );
+  // Answered from the cache the second time, until a write reaches the tables.
+  assert.equal((await tablesRead(() => identityPosture(t.store.db, 'no-such-identity'))).size, 0);
+  await touch('posture_identities');
+  assert.ok((await tablesRead(() => identityPosture(t.store.db, 'no-such-identity'))).size > 0);
 });

@@ -13,7 +13,6 @@ import {
   insertApiSession,
   touchApiSession,
 } from '../../../store/api-sessions.js';
-import { postureOf } from '../../posture/posture-of.js';
 import type { Ctx } from '../../ctx.js';
 import { iso } from '../../ctx.js';
 import { newEntityId, isUuid } from '../../ids.js';
@@ -128,18 +127,14 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
   };
 }
 
-/** Removes API sessions; what depends on them goes with them through the store's cascades. */
-export const deleteApiSessions = (ctx: Ctx, ids: string[]): Promise<number> => {
-  // Posture scoped to an API session goes with it (docs/reference-notes.md §4.2).
-  const posture = postureOf(ctx.db);
-  for (const id of ids) posture.dropApiSession(id);
-  return deleteApiSessionsByIds(ctx.db, ids);
-};
+/**
+ * Removes API sessions; what depends on them goes with them through the store's cascades, their posture too
+ * (docs/reference-notes.md §4.2).
+ */
+export const deleteApiSessions = (ctx: Ctx, ids: string[]): Promise<number> => deleteApiSessionsByIds(ctx.db, ids);
 
-export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> => {
-  postureOf(ctx.db).dropIdentityApiSessions(identityId);
-  return deleteApiSessionsOfIdentity(ctx.db, identityId);
-};
+export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> =>
+  deleteApiSessionsOfIdentity(ctx.db, identityId);
 
 /** Removes every API session idle for longer than the timeout, in batches. */
 export async function sweepExpiredApiSessions(ctx: Ctx): Promise<number> {

@@ -1,6 +1,5 @@
-/** API sessions: the derived token and refs on reads; posture scoped to a session goes with it (§4.2). */
+/** API sessions: the derived token and refs on reads. */
 import type { Ctx } from '../../ctx.js';
-import { postureOf } from '../../posture/posture-of.js';
 import { attachRefs, IDENTITY_REF } from '../../refs.js';
 import type { ResourceHooks, Row } from '../../resource.js';
 
@@ -15,7 +14,6 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
 }
 
 export const apiSessionHooks: ResourceHooks = {
+  // Posture scoped to an API session goes with it by cascade (docs/reference-notes.md §4.2).
   decorate,
-  // Posture scoped to an API session goes with it (docs/reference-notes.md §4.2).
-  afterDelete: (ctx, row) => postureOf(ctx.db).dropApiSession(String(row.id)),
 };

@@ -17,7 +17,6 @@ import { hooksFor } from '../../resource-hooks.js';
 import { identities, isDisabled } from '../../resources/identity.js';
 import { checkRoleAttributes } from '../../schemas.js';
 import { removeIdReferences } from '../../policy/matches.js';
-import { postureOf } from '../../posture/posture-of.js';
 import { tracingOf } from '../identity/identity-trace.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
 
@@ -134,11 +133,10 @@ export const identityHooks = hooksFor(identities, {
     if (mode === 'create')
       await createRequestedEnrollments(ctx, id, input.enrollment as IdentityEnrollmentRequest | undefined);
   },
+  // Its API sessions, its posture and its failed service requests go with it by cascade.
   async beforeDelete(ctx, row) {
     if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id } });
     await refuseWhileRouterExists(ctx, row);
     await removeIdReferences(ctx, 'identity', row.id);
   },
-  // Its API sessions went by cascade; the posture held in memory for them and for the identity goes too.
-  afterDelete: (ctx, row) => postureOf(ctx.db).dropIdentity(row.id),
 });

@@ -50,8 +50,8 @@ import {
   type FailureOutcome,
   type MfaCaller,
 } from './mfa-failures.js';
-import { postureOf } from '../../posture/posture-of.js';
-import { mfaRemoved } from '../../posture/responses.js';
+import { clearMfaPassed, recordMfaPassed } from '../../posture/posture-of.js';
+import { removeFailingSessions } from '../../posture/responses.js';
 
 export const DEFAULT_TOTP_ISSUER = 'edgectl';
 export const RECOVERY_CODE_COUNT = 20;
@@ -275,16 +275,20 @@ async function withCode<T>(
   throw checked.locked ? lockedError(checked.locked) : invalidCode();
 }
 
-/** Marks an API session's MFA factor as passed: the MFA query leaves its outstanding queries. */
-async function passMfa(ctx: Ctx, trx: Executor, apiSessionId: string, at: Date): Promise<void> {
-  const queries = await apiSessionAuthQueries(trx, apiSessionId);
+/**
+ * Marks an API session's MFA factor as passed: the MFA query leaves its outstanding queries, and its posture
+ * records the pass (both in the transaction that consumes the code).
+ */
+async function passMfa(ctx: Ctx, trx: Executor, caller: MfaCaller, at: Date): Promise<void> {
+  const queries = await apiSessionAuthQueries(trx, caller.apiSessionId);
   if (queries === undefined) return;
   await setApiSessionFactors(
     trx,
-    apiSessionId,
+    caller.apiSessionId,
     { authQueries: queries.filter((q) => !isMfaQuery(q)), mfaPassedAt: iso(at) },
     iso(at),
   );
+  await recordMfaPassed(trx, caller.apiSessionId, caller.identityId, at);
 }
 
 export type { MfaCaller };
@@ -300,20 +304,24 @@ export async function verifyMfa(ctx: Ctx, caller: MfaCaller, code: string | unde
   const at = ctx.now();
   await withCode(ctx, caller, m, code, 'totp', async (trx) => {
     await markMfaVerified(trx, m.id, iso(at));
-    await passMfa(ctx, trx, caller.apiSessionId, at);
+    await passMfa(ctx, trx, caller, at);
   });
-  mfaPassed(ctx, caller, at);
+  emitMfaPassed(ctx, caller.apiSessionId, caller.identityId, at);
 }
 
-/** After a commit: the posture checks' MFA data learns of the pass, then any listeners. */
-function mfaPassed(ctx: Ctx, caller: MfaCaller, at: Date): void {
-  postureOf(ctx.db).recordMfaPassed(caller.apiSessionId, caller.identityId, at);
-  emitMfaPassed(ctx, caller.apiSessionId, caller.identityId, at);
+/**
+ * Removes the identity's enrollment in the caller's transaction; with it, no API session of the identity
+ * passes MFA as posture sees it. Answers whether there was one.
+ */
+async function removeMfa(ctx: Ctx, trx: Executor, identityId: string): Promise<boolean> {
+  const removed = await deleteMfaOfIdentity(trx, identityId);
+  if (removed) await clearMfaPassed(trx, identityId, ctx.now());
+  return removed;
 }
 
 /** After a commit: MFA posture fails from now on (sessions that relied on it go), then any listeners. */
 async function mfaGone(ctx: Ctx, identityId: string): Promise<void> {
-  await mfaRemoved(ctx, identityId);
+  await removeFailingSessions(ctx, identityId);
   emitMfaRemoved(ctx, identityId);
 }
 
@@ -322,24 +330,23 @@ export async function authenticateMfa(ctx: Ctx, caller: MfaCaller, code: string 
   const m = await mfaOfIdentity(ctx.db, caller.identityId);
   if (!m || !m.isVerified) throw new DomainError('MFA_NOT_ENROLLED');
   const at = ctx.now();
-  await withCode(ctx, caller, m, code, 'totp-or-recovery', (trx) => passMfa(ctx, trx, caller.apiSessionId, at));
-  mfaPassed(ctx, caller, at);
+  await withCode(ctx, caller, m, code, 'totp-or-recovery', (trx) => passMfa(ctx, trx, caller, at));
+  emitMfaPassed(ctx, caller.apiSessionId, caller.identityId, at);
 }
 
 /** Removes the caller's enrollment: unverified without a code, verified with a TOTP or recovery code. */
 export async function deleteOwnMfa(ctx: Ctx, caller: MfaCaller, code: string | undefined): Promise<void> {
   const { identityId } = caller;
   const m = await requireMfa(ctx.db, identityId);
-  if (m.isVerified)
-    await withCode(ctx, caller, m, code, 'totp-or-recovery', (trx) => deleteMfaOfIdentity(trx, identityId));
-  else await deleteMfaOfIdentity(ctx.db, identityId);
+  if (m.isVerified) await withCode(ctx, caller, m, code, 'totp-or-recovery', (trx) => removeMfa(ctx, trx, identityId));
+  else await withTx(ctx.db, (trx) => removeMfa(ctx, trx, identityId));
   await mfaGone(ctx, identityId);
 }
 
 /** Admin removal (`DELETE /identities/{id}/mfa`): no code; an unknown identity is 404. */
 export async function removeIdentityMfa(ctx: Ctx, identityId: string): Promise<void> {
   if (!(await identityExists(ctx.db, identityId))) throw notFound(identityId, 'identity');
-  if (await deleteMfaOfIdentity(ctx.db, identityId)) await mfaGone(ctx, identityId);
+  if (await withTx(ctx.db, (trx) => removeMfa(ctx, trx, identityId))) await mfaGone(ctx, identityId);
 }
 
 async function requireVerified(db: Executor, identityId: string): Promise<MfaRecord> {

@@ -70,7 +70,7 @@ type PostureQueries = (serviceId: string) => unknown[];
 
 async function postureQueriesOf(ctx: Ctx, view: AccessView, identityId: string, apiSessionId: string) {
   const model = await postureModel(ctx, view.markers.serviceAccess.gen);
-  const pv = postureView(ctx, identityId, apiSessionId, ctx.now());
+  const pv = await postureView(ctx, identityId, apiSessionId, ctx.now());
   return (serviceId: string) => postureQueriesFor(model, view.identity.servicePolicyIds, serviceId, pv);
 }
 
@@ -98,7 +98,7 @@ const isPlainPage = (req: ServiceListRequest) =>
  * The default pages made last, per (identity, config types asked, paging). A page is reused while the view it
  * was made from is the very same: the access engine hands out the same grants, catalog and identity entry
  * until a write reaches them, and a changed one is a new object. Only without posture checks in the
- * controller: `postureQueries` also follow posture state, which changes without a write.
+ * controller: `postureQueries` also follow the caller's posture and the clock (MFA timeouts).
  */
 interface PlainPage {
   view: Pick<AccessView, 'grants' | 'catalog' | 'identity'>;
