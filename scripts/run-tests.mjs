@@ -7,9 +7,9 @@
 // each test process (one per file) about two more seconds of CPU, more than most test files' own work. The mirror
 // keeps the layout: each .ts beside its .js (tests that read sources still find them), every other file and
 // top-level entry (bin, docs, dist, node_modules, .git, fixtures…) a symlink, so paths relative to a test file
-// still lead where they do in the repository; the processes' working directory stays the repository.
-// The few files that need the repository itself (IN_PLACE) run through tsx after the others; EDGECTL_TEST_TSX=1
-// runs every file that way.
+// still lead where they do in the repository; the processes' working directory stays the repository. A test that
+// needs the repository itself (`npm pack` does not follow the links) finds it through package.json's link
+// (test/harness/cli.ts, REPOSITORY). EDGECTL_TEST_TSX=1 runs every file in place through tsx instead.
 //
 // Usage: node scripts/run-tests.mjs [path-prefix ...]   (e.g. test/unit, test/api/identity)
 import { spawn } from 'node:child_process';
@@ -68,15 +68,9 @@ async function transpile(out) {
   });
 }
 
-/**
- * Test files that need the repository itself, not the mirror: `npm pack` does not follow the mirror's symlinks
- * (it would pack nothing). They run through tsx, in place, after the others.
- */
-const IN_PLACE = new Set(['test/cli/package.test.ts']);
-
 const useTsx = process.env.EDGECTL_TEST_TSX === '1';
-const transpiled = useTsx ? [] : files.filter((f) => !IN_PLACE.has(f));
-const inPlace = useTsx ? files : files.filter((f) => IN_PLACE.has(f));
+const transpiled = useTsx ? [] : files;
+const inPlace = useTsx ? files : [];
 let mirrorDir;
 if (transpiled.length > 0) {
   mirrorDir = mkdtempSync(join(tmpdir(), 'edgectl-tests-'));
