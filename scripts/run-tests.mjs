@@ -12,7 +12,7 @@
 // (test/harness/cli.ts, REPOSITORY). EDGECTL_TEST_TSX=1 runs every file in place through tsx instead.
 //
 // Usage: node scripts/run-tests.mjs [path-prefix ...]   (e.g. test/unit, test/api/identity)
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -69,48 +69,46 @@ async function transpile(out) {
 }
 
 const useTsx = process.env.EDGECTL_TEST_TSX === '1';
-const transpiled = useTsx ? [] : files;
-const inPlace = useTsx ? files : [];
+const env = { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' };
 let mirrorDir;
-if (transpiled.length > 0) {
+if (!useTsx) {
   mirrorDir = mkdtempSync(join(tmpdir(), 'edgectl-tests-'));
   try {
     await transpile(mirrorDir);
+    // The test servers' migrated template store, made once for the run instead of once per test process
+    // (test/harness/store-template.ts).
+    const template = join(mirrorDir, 'store-template.db');
+    execFileSync(process.execPath, [join(mirrorDir, 'test', 'harness', 'store-template.js'), template], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    env.EDGECTL_TEST_STORE_TEMPLATE = template;
   } catch (e) {
     rmSync(mirrorDir, { recursive: true, force: true });
     throw e;
   }
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-let current;
-/** One `node --test` run over `testFiles` with `loader` flags; resolves its exit code. */
-const runTests = (loader, testFiles) =>
-  new Promise((resolve) => {
-    current = spawn(
-      process.execPath,
-      [...loader, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...testFiles],
-      {
-        cwd: root,
-        stdio: 'inherit',
-        env: { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' },
-      },
-    );
-    current.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
+const loader = useTsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
+const testFiles = useTsx ? files : files.map((f) => join(mirrorDir, f.replace(/\.ts$/, '.js')));
+let child;
 // The runner's own interruption ends the tests first; the mirror goes once they are gone.
 let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => {
     interrupted = true;
-    current?.kill(signal);
+    child?.kill(signal);
   });
-let failed = false;
+let failed = true;
 try {
-  if (transpiled.length > 0) {
-    const js = transpiled.map((f) => join(mirrorDir, f.replace(/\.ts$/, '.js')));
-    failed = (await runTests(['--enable-source-maps'], js)) !== 0;
-  }
-  if (inPlace.length > 0 && !interrupted) failed = (await runTests(['--import', 'tsx'], inPlace)) !== 0 || failed;
+  failed = await new Promise((resolve) => {
+    child = spawn(
+      process.execPath,
+      [...loader, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...testFiles],
+      { cwd: root, stdio: 'inherit', env },
+    );
+    child.on('exit', (code, signal) => resolve((code ?? (signal ? 1 : 0)) !== 0));
+  });
 } finally {
   if (mirrorDir) rmSync(mirrorDir, { recursive: true, force: true });
 }
