@@ -242,35 +242,40 @@ describe('the data-dir lock', () => {
   const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
 
   /**
-   * Starts `n` processes that all try to take the lock at the same moment; resolves what each printed. Each
-   * sleeps until just before that moment and spins through the rest, so they all start on time without
-   * spinning for the whole lead (which took the CPU from everything else).
+   * Starts `n` processes that all try to take the lock at the same moment; resolves what each printed. Once every
+   * one has loaded the lock module and said so, each is told the moment, shortly ahead: it sleeps until just before
+   * it and spins through the rest. The winner holds the lock a second while the others try.
    */
   async function race(dir: string, n: number): Promise<string[]> {
-    const at = Date.now() + 1500;
     const script = `
       const { acquireLock } = await import(${JSON.stringify(LOCK_MODULE)});
-      const sleep = ${at} - Date.now() - 20;
+      process.stdout.write('ready\\n');
+      const at = Number(await new Promise((resolve) => process.stdin.once('data', resolve)));
+      const sleep = at - Date.now() - 20;
       if (sleep > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, sleep);
-      while (Date.now() < ${at}) {}
+      while (Date.now() < at) {}
       let out;
       try { acquireLock(${JSON.stringify(dir)}, ${JSON.stringify(join(dir, DB_FILE))}); out = 'won'; } catch (e) { out = /in use by process/.test(e.message) ? 'lost' : 'error: ' + e.message; }
       process.stdout.write(out);
       setTimeout(() => {}, 1000);`;
-    return Promise.all(
-      Array.from(
-        { length: n },
-        () =>
-          new Promise<string>((resolve) => {
-            const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-              stdio: ['ignore', 'pipe', 'inherit'],
-            });
-            let out = '';
-            child.stdout.on('data', (c) => (out += c));
-            child.on('exit', () => resolve(out));
-          }),
-      ),
-    );
+    const racers = Array.from({ length: n }, () => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      let out = '';
+      const ready = new Promise<void>((resolve) =>
+        child.stdout.on('data', (c) => {
+          out += c;
+          if (out.startsWith('ready\n')) resolve();
+        }),
+      );
+      const result = new Promise<string>((resolve) => child.on('exit', () => resolve(out.replace(/^ready\n/, ''))));
+      return { child, ready: Promise.race([ready, result]), result };
+    });
+    await Promise.all(racers.map((r) => r.ready));
+    const at = Date.now() + 100;
+    for (const r of racers) r.child.stdin.end(`${at}\n`);
+    return Promise.all(racers.map((r) => r.result));
   }
 
   test('starters racing on a stale lock: exactly one takes it', async () => {
