@@ -23,11 +23,21 @@ const walk = (dir) =>
     const p = join(dir, name);
     return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.ts') ? [p] : [];
   });
+/**
+ * The folders whose files take longest, first: they run other processes (a clone's build, the binary, the bench,
+ * `edgectl serve`) or wait out timeouts, and started late one of them ran alone at the end while the other core
+ * idled. The many short files come last and fill in. Alphabetical within a folder.
+ */
+const LONG_FIRST = ['test/repo/', 'test/binary/', 'test/bench/', 'test/daemon/', 'test/fuzz/'];
+const rank = (f) => {
+  const i = LONG_FIRST.findIndex((dir) => f.startsWith(dir));
+  return i === -1 ? LONG_FIRST.length : i;
+};
 const prefixes = process.argv.slice(2);
 const files = walk(join(root, 'test'))
   .map((f) => relative(root, f))
   .filter((f) => prefixes.length === 0 || prefixes.some((p) => f.startsWith(p)))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
