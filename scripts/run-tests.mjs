@@ -13,9 +13,20 @@
 //
 // Usage: node scripts/run-tests.mjs [path-prefix ...]   (e.g. test/unit, test/api/identity)
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = new URL('..', import.meta.url).pathname;
 const walk = (dir) =>
@@ -99,9 +110,45 @@ if (!useTsx) {
     throw e;
   }
 }
+/**
+ * Files that share a test process: in the folders of many short files (unit, CLI and API tests), those whose top
+ * level registers no hook, since a top-level before/after would apply to every file of the process. Loading the
+ * controller's modules and warming them up costs a test process about a second of CPU, more than many of these
+ * files' own work; a process for up to GROUP_SIZE of them, run one after the other, pays it once. Nothing in src/
+ * keeps state between stores (test/repo/module-state.test.ts), and each file makes its own servers, stores and
+ * config dirs. The folders of long files (LONG_FIRST) keep a process each, so they run beside the others.
+ * EDGECTL_TEST_ISOLATE=1 gives every file its own process.
+ */
+const SHARED = ['test/unit/', 'test/cli/', 'test/api/'];
+const GROUP_SIZE = 8;
+const TOP_LEVEL_HOOK = /^(?:before|after|beforeEach|afterEach)\(/m;
+const isolate = useTsx || process.env.EDGECTL_TEST_ISOLATE === '1';
+const shareable = (f) =>
+  !isolate && SHARED.some((dir) => f.startsWith(dir)) && !TOP_LEVEL_HOOK.test(readFileSync(join(root, f), 'utf8'));
+const js = (f) => (useTsx ? f : join(mirrorDir, f.replace(/\.ts$/, '.js')));
+const testFiles = [];
+const groups = [];
+for (const dir of SHARED) {
+  const members = files.filter((f) => f.startsWith(dir) && shareable(f));
+  for (let i = 0; i < members.length; i += GROUP_SIZE) groups.push(members.slice(i, i + GROUP_SIZE));
+}
+groups.forEach((members, i) => {
+  if (members.length === 1) return;
+  // One entry that imports its members in order: their tests register, and run, one file after the other.
+  const entry = join(mirrorDir, 'test', `shared-process-${i + 1}.test.js`);
+  writeFileSync(entry, members.map((f) => `import ${JSON.stringify(pathToFileURL(js(f)).href)};\n`).join(''));
+  testFiles.push(entry);
+});
+const grouped = new Set(groups.filter((g) => g.length > 1).flat());
+// The long files first (the list's order), then the shared processes, then every other file.
+const [long, rest] = [
+  files.filter((f) => rank(f) < LONG_FIRST.length),
+  files.filter((f) => rank(f) === LONG_FIRST.length),
+];
+testFiles.unshift(...long.map(js));
+testFiles.push(...rest.filter((f) => !grouped.has(f)).map(js));
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const loader = useTsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
-const testFiles = useTsx ? files : files.map((f) => join(mirrorDir, f.replace(/\.ts$/, '.js')));
 let child;
 // The runner's own interruption ends the tests first; the mirror goes once they are gone.
 let interrupted = false;
