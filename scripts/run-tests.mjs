@@ -18,7 +18,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -111,42 +110,47 @@ if (!useTsx) {
   }
 }
 /**
- * Files that share a test process: in the folders of many short files (unit, CLI and API tests), those whose top
- * level registers no hook, since a top-level before/after would apply to every file of the process. Loading the
- * controller's modules and warming them up costs a test process about a second of CPU, more than many of these
- * files' own work; a process for up to GROUP_SIZE of them, run one after the other, pays it once. Nothing in src/
+ * Files that share a test process: those of the folders of many short files (API, CLI and unit tests), up to
+ * GROUP_SIZE in a process, one after the other. Loading the controller's modules and warming them up costs a test
+ * process about a second of CPU, more than many of these files' own work; a shared process pays it once. Each
+ * file is imported inside a suite named after it, so what its top level registers (tests, before/after hooks)
+ * belongs to that suite: its hooks run around its own tests only, as in a process of its own. Nothing in src/
  * keeps state between stores (test/repo/module-state.test.ts), and each file makes its own servers, stores and
  * config dirs. The folders of long files (LONG_FIRST) keep a process each, so they run beside the others.
  * EDGECTL_TEST_ISOLATE=1 gives every file its own process.
  */
-const SHARED = ['test/unit/', 'test/cli/', 'test/api/'];
-const GROUP_SIZE = 8;
-const TOP_LEVEL_HOOK = /^(?:before|after|beforeEach|afterEach)\(/m;
+const SHARED = ['test/api/', 'test/cli/', 'test/unit/'];
+const GROUP_SIZE = 6;
 const isolate = useTsx || process.env.EDGECTL_TEST_ISOLATE === '1';
-const shareable = (f) =>
-  !isolate && SHARED.some((dir) => f.startsWith(dir)) && !TOP_LEVEL_HOOK.test(readFileSync(join(root, f), 'utf8'));
 const js = (f) => (useTsx ? f : join(mirrorDir, f.replace(/\.ts$/, '.js')));
-const testFiles = [];
-const groups = [];
-for (const dir of SHARED) {
-  const members = files.filter((f) => f.startsWith(dir) && shareable(f));
-  for (let i = 0; i < members.length; i += GROUP_SIZE) groups.push(members.slice(i, i + GROUP_SIZE));
-}
-groups.forEach((members, i) => {
-  if (members.length === 1) return;
-  // One entry that imports its members in order: their tests register, and run, one file after the other.
+const groups = isolate
+  ? []
+  : SHARED.flatMap((dir) => {
+      const members = files.filter((f) => f.startsWith(dir));
+      return Array.from({ length: Math.ceil(members.length / GROUP_SIZE) }, (_, i) =>
+        members.slice(i * GROUP_SIZE, (i + 1) * GROUP_SIZE),
+      ).filter((g) => g.length > 1);
+    });
+const grouped = new Set(groups.flat());
+const entries = groups.map((members, i) => {
   const entry = join(mirrorDir, 'test', `shared-process-${i + 1}.test.js`);
-  writeFileSync(entry, members.map((f) => `import ${JSON.stringify(pathToFileURL(js(f)).href)};\n`).join(''));
-  testFiles.push(entry);
+  // One import at a time, started in the file's own suite: a module evaluates in the context of the import that
+  // loaded it, so imports in flight together would hand one file's tests and hooks to another file's suite.
+  const suite = (f) => `await file(${JSON.stringify(f)}, ${JSON.stringify(pathToFileURL(js(f)).href)});\n`;
+  writeFileSync(
+    entry,
+    "import { describe } from 'node:test';\n" +
+      'const file = (name, url) => new Promise((loaded) => describe(name, () => import(url).finally(loaded)));\n' +
+      members.map(suite).join(''),
+  );
+  return entry;
 });
-const grouped = new Set(groups.filter((g) => g.length > 1).flat());
 // The long files first (the list's order), then the shared processes, then every other file.
-const [long, rest] = [
-  files.filter((f) => rank(f) < LONG_FIRST.length),
-  files.filter((f) => rank(f) === LONG_FIRST.length),
+const testFiles = [
+  ...files.filter((f) => rank(f) < LONG_FIRST.length).map(js),
+  ...entries,
+  ...files.filter((f) => rank(f) === LONG_FIRST.length && !grouped.has(f)).map(js),
 ];
-testFiles.unshift(...long.map(js));
-testFiles.push(...rest.filter((f) => !grouped.has(f)).map(js));
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const loader = useTsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
 let child;
