@@ -4,6 +4,8 @@
  * generator's from `process.cpuUsage()` (autocannon runs in this process's main thread). autocannon parses
  * responses with a small incremental parser and writes prebuilt request buffers, so it costs the machine much
  * less per request than either server; its CPU is reported so a run where it is the bottleneck shows as one.
+ * Several servers of one cluster (replicas on one database) are measured together: the connections are spread
+ * over them, one autocannon instance each, and their CPU is summed.
  */
 import autocannon from 'autocannon';
 import { processCpuSeconds } from './proc.js';
@@ -23,6 +25,13 @@ export interface RunSpec {
   origin: string;
   /** The server process whose CPU is charged. */
   pid: number;
+  /** Further servers sharing the load (replicas): the connections are spread over all, their CPU summed. */
+  also?: { origin: string; pid: number }[];
+  /**
+   * The database server's CPU, when it is measured (PostgreSQL, bench/postgres.ts): starts counting and
+   * answers a function that stops and gives the CPU seconds spent meanwhile.
+   */
+  database?: () => () => number;
   connections: number;
   seconds: number;
   /**
@@ -64,10 +73,45 @@ function cannon(
   onResponse?: (status: number, ms: number) => void,
   onError?: (e: Error) => void,
 ): Promise<void> {
-  let n = 0;
+  const servers = [spec.origin, ...(spec.also ?? []).map((s) => s.origin)];
+  if (servers.length === 1)
+    return cannonOne(spec, spec.origin, spec.connections, seconds, amount, { n: 0 }, onResponse, onError);
+  // Connections (and a count) divided as evenly as they go; the n-th request counts over all servers.
+  const counter = { n: 0 };
+  const share = (total: number, i: number) => Math.floor(total / servers.length) + (i < total % servers.length ? 1 : 0);
+  return Promise.all(
+    servers.flatMap((origin, i) =>
+      share(spec.connections, i) > 0
+        ? [
+            cannonOne(
+              spec,
+              origin,
+              share(spec.connections, i),
+              seconds,
+              amount === undefined ? undefined : share(amount, i),
+              counter,
+              onResponse,
+              onError,
+            ),
+          ]
+        : [],
+    ),
+  ).then(() => {});
+}
+
+function cannonOne(
+  spec: RunSpec,
+  origin: string,
+  connections: number,
+  seconds: number,
+  amount: number | undefined,
+  counter: { n: number },
+  onResponse?: (status: number, ms: number) => void,
+  onError?: (e: Error) => void,
+): Promise<void> {
   const opts: autocannon.Options = {
-    url: spec.origin,
-    connections: spec.connections,
+    url: origin,
+    connections,
     duration: seconds,
     // With a count, autocannon stops at its next sample tick (1 s by default): sample often so the run ends
     // soon after its last answer.
@@ -75,7 +119,7 @@ function cannon(
     timeout: 30,
     requests: Array.isArray(spec.requests)
       ? spec.requests.map(asCannonRequest)
-      : [{ setupRequest: () => asCannonRequest((spec.requests as (n: number) => Req)(n++)) }],
+      : [{ setupRequest: () => asCannonRequest((spec.requests as (n: number) => Req)(counter.n++)) }],
   };
   return new Promise((resolve, reject) => {
     const instance = autocannon(opts, (err) => (err ? reject(err) : resolve()));
@@ -94,7 +138,10 @@ export async function measureRun(spec: RunSpec): Promise<Measured> {
   const latencies: number[] = [];
   const failures: Record<string, number> = {};
   const fail = (kind: string) => (failures[kind] = (failures[kind] ?? 0) + 1);
-  const server0 = processCpuSeconds(spec.pid);
+  const pids = [spec.pid, ...(spec.also ?? []).map((s) => s.pid)];
+  const serversCpu = () => pids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
+  const server0 = serversCpu();
+  const stopDatabase = spec.database?.();
   const load0 = process.cpuUsage();
   const t0 = performance.now();
   const from = Number(process.hrtime.bigint() / 1000n);
@@ -108,7 +155,8 @@ export async function measureRun(spec: RunSpec): Promise<Measured> {
   const wall = (performance.now() - t0) / 1000;
   const to = Number(process.hrtime.bigint() / 1000n);
   const load = process.cpuUsage(load0);
-  const serverCpu = processCpuSeconds(spec.pid) - server0;
+  const serverCpu = serversCpu() - server0;
+  const databaseCpu = stopDatabase?.();
   const loadCpu = (load.user + load.system) / 1e6;
   const stats = summarise(
     latencies,
@@ -122,6 +170,10 @@ export async function measureRun(spec: RunSpec): Promise<Measured> {
     serverCores: serverCpu / wall,
     loadCores: loadCpu / wall,
     bytes: spec.bytes,
+    ...(databaseCpu !== undefined && {
+      databaseCpuUs: cpuPerRequestUs(databaseCpu, stats.count),
+      databaseCores: databaseCpu / wall,
+    }),
     window: [from, to],
     ...(stats.errors ? { failures } : {}),
   };

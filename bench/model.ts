@@ -96,11 +96,13 @@ export async function buildModel(
   size: Size,
   loginUsers: number,
   freshApiSessions = 0,
+  /** A PostgreSQL store (postgres://…) to build into instead of the SQLite file in the data dir. */
+  db?: string,
 ): Promise<BuiltModel> {
   const started = performance.now();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const pki = await loadOrCreateControllerPki(join(dataDir, 'pki'), { hosts: ['127.0.0.1'] });
-  const store = await openStore(join(dataDir, 'edgectl.db'));
+  const store = await openStore(db ?? join(dataDir, 'edgectl.db'));
   const ctx: Ctx = {
     db: store.db,
     now: () => new Date(),

@@ -73,7 +73,12 @@ export async function attachPostureChecks(
  * sessions of the same identity pass it too) and its API session passes MFA by verifying a new enrolment
  * (kept per API session: the fresh API sessions do not pass it).
  */
-export async function passPostureChecks(call: Call, client: string, token: string, osCheckId: string): Promise<void> {
+export async function passPostureChecks(
+  call: Call,
+  client: string,
+  token: string,
+  osCheckId: string,
+): Promise<{ secret: string; step: number }> {
   const headers = { 'zt-session': token };
   const post = (path: string, body: unknown, ok: number[]) =>
     must(
@@ -85,5 +90,34 @@ export async function passPostureChecks(call: Call, client: string, token: strin
   await post('/current-identity/mfa', undefined, [201]);
   const detail = await must(call, { method: 'GET', path: `${client}/current-identity/mfa`, headers }, [200]);
   const secret = new URL((detail.data as { provisioningUrl: string }).provisioningUrl).searchParams.get('secret')!;
-  await post('/current-identity/mfa/verify', { code: await generate({ secret }) }, [200]);
+  const step = timeStep();
+  await post('/current-identity/mfa/verify', { code: await generate({ secret, epoch: step * 30 }) }, [200]);
+  return { secret, step };
+}
+
+/** The current TOTP time step (30 s). */
+const timeStep = () => Math.floor(Date.now() / 30_000);
+
+/**
+ * The same load client on another replica: posture reports and passed MFA are kept in the memory of the replica
+ * that received them (docs/design.md, "Several controllers"), so the OS is reported again and MFA passed with a
+ * code (`/authenticate/mfa`). A code is accepted once across replicas and only for a time step newer than the
+ * last one accepted, at most one step ahead of the clock: the step after `lastStep`, waiting for the clock when
+ * that is two ahead (a third replica). Answers the step used.
+ */
+export async function passPostureChecksOnReplica(
+  call: Call,
+  client: string,
+  token: string,
+  osCheckId: string,
+  mfa: { secret: string; step: number },
+): Promise<{ secret: string; step: number }> {
+  const headers = { 'zt-session': token };
+  const post = (path: string, body: unknown, ok: number[]) =>
+    must(call, { method: 'POST', path: client + path, headers, body: JSON.stringify(body) }, ok);
+  await post('/posture-response', { id: osCheckId, typeId: 'OS', ...OS_REPORT }, [201]);
+  const step = Math.max(mfa.step + 1, timeStep());
+  while (step > timeStep() + 1) await new Promise((r) => setTimeout(r, 500));
+  await post('/authenticate/mfa', { code: await generate({ secret: mfa.secret, epoch: step * 30 }) }, [200]);
+  return { secret: mfa.secret, step };
 }

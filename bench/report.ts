@@ -17,6 +17,10 @@ export interface Measured extends Stats {
   loadCores: number;
   /** Size of one response body, bytes. */
   bytes: number;
+  /** The database server's own CPU per answered request, µs (PostgreSQL's backends for the bench database). */
+  databaseCpuUs?: number;
+  /** Cores the database server kept busy on average. */
+  databaseCores?: number;
   /** The measured run's start and end on the system's monotonic clock, µs (a CPU profile's time base). */
   window: [number, number];
   /** Unexpected statuses and request errors, by status or message (when there were any). */
@@ -33,6 +37,12 @@ export interface ScenarioResult {
   cpuRatio: number;
   /** Anything else the scenario reports (e.g. the writes of the mixed run). */
   extra?: Record<string, number>;
+  /**
+   * With several replicas (`--replicas N`): the same scenario against the first replica alone, measured in
+   * the same repetitions (the other replicas idle), and `edgectl`'s throughput ÷ that one's.
+   */
+  oneReplica?: Measured;
+  replicaThroughputRatio?: number;
 }
 
 /** CPU per answered request in µs from a CPU-seconds difference; NaN when nothing was answered. */

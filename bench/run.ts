@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- --size small|medium|large] [--seconds N] [--connections N] [--repeat N] [--warmup N]
- *  [--only KEY,...] [--write-rate N] [--write-seconds N] [--fresh N] [--posture] [--compare FILE] [--cpu-prof DIR] [--keep]`
+ *  [--only KEY,...] [--write-rate N] [--write-seconds N] [--fresh N] [--posture] [--compare FILE] [--cpu-prof DIR] [--keep]
+ *  [--db postgres://USER@HOST:PORT/DB [--replicas N]]`
  *
  * Builds a model of the given size through the model services (in its own process), starts the built
  * controller and a bare Fastify server with the same TLS material and options (each in its own process), and
@@ -14,9 +15,36 @@
  *
  * `--posture` then attaches an OS and an MFA posture check to a quarter of the service policies (bench/posture.ts)
  * and runs the session-create scenarios again, reported beside the figures without checks.
+ *
+ * `--db URL` runs everything on PostgreSQL instead of SQLite: the URL names the server and credentials (its own
+ * database is only used to connect), the model is built into a new database created there for the run
+ * (`edgectl_bench_<size>_<time>_<pid>`, dropped at exit unless `--keep`), and the controllers are started with
+ * `--db`. The CPU PostgreSQL's backends spend for that database is read from /proc during each measured run
+ * (bench/postgres.ts) and reported per request as a column of its own (`PG µs`; the server must be on this
+ * machine), beside the controller's own, which is still what is set against the bare server. The provisioning
+ * writes' WAL figures are then the server's WAL position (every database on it counts).
+ *
+ * `--replicas N` (with `--db`): N controllers on the one database, each with its own data dir (holding copies of
+ * the first one's `pki/` and `token.key`) and port. Every load scenario is measured against the first replica
+ * alone and right after against all N, the load generator spreading its connections over them (CPU per request:
+ * the replicas' CPU summed), then the bare server; the report sets the N-replica throughput against the
+ * one-replica throughput (target: at least 95 %, on a 2-core machine where more replicas cannot gain). The
+ * mixed run's writer and the policy/search writes go to the first replica, and what they change is read on the
+ * last one (the policy visibility and search-after-write figures are then cross-replica). The provisioning writes
+ * run against the first replica, then spread over all. Without `--db` the bench is the SQLite one, as before.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -28,9 +56,10 @@ import { send, type Target } from './load.js';
 import { measureRun, type Req } from './cannon.js';
 import { compareResults, medianPair, ratios, type Measured, type ScenarioResult } from './report.js';
 import { summarise } from './stats.js';
-import { attachPostureChecks, guardedPolicyNames, passPostureChecks } from './posture.js';
+import { attachPostureChecks, guardedPolicyNames, passPostureChecks, passPostureChecksOnReplica } from './posture.js';
 import { ADMIN, spawnController } from './stack.js';
-import { measureWrites, writeKinds, type WriteResult } from './writes.js';
+import { measureWrites, walFileSize, walFromMetrics, writeKinds, type WriteResult } from './writes.js';
+import { BackendCpu, createDatabase, databaseSizeMiB, dropDatabaseSync, walPosition } from './postgres.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -49,6 +78,8 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'string' },
     keep: { type: 'boolean', default: false },
     posture: { type: 'boolean', default: false },
+    db: { type: 'string' },
+    replicas: { type: 'string', default: '1' },
   },
 });
 const size = SIZES[args.size!];
@@ -60,10 +91,20 @@ const repeat = Number(args.repeat);
 const writeRate = Number(args['write-rate']);
 const writeSeconds = Number(args['write-seconds']);
 const only = args.only ? new Set(args.only.split(',')) : undefined;
+const store: 'sqlite' | 'postgres' = args.db ? 'postgres' : 'sqlite';
+const replicas = Number(args.replicas);
+if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`--replicas ${args.replicas}: a whole number ≥ 1`);
+if (replicas > 1 && !args.db) throw new Error('--replicas needs --db: replicas share one PostgreSQL database');
+if (args.db && !/^postgres(ql)?:\/\//.test(args.db)) throw new Error('--db takes a postgres:// URL');
+/** How the controller side is described in the report. */
+const storeLabel = `${store}${args.db ? `, ${replicas} replica${replicas > 1 ? 's' : ''}` : ''}`;
 // Enough fresh API sessions that no (API session, service) pair repeats at 3,000 new sessions a second
 // (each API session yields one pair per service its identity may Dial, so this is generous).
-// With --posture the new-session scenario runs twice, so the pool is twice as large.
-const freshCount = Number(args.fresh ?? Math.ceil(3000 * (seconds + warmupSeconds) * repeat * (args.posture ? 2 : 1)));
+// With --posture the new-session scenario runs twice, so the pool is twice as large; with replicas, each run is
+// made against one replica and against all, so twice again.
+const freshCount = Number(
+  args.fresh ?? Math.ceil(3000 * (seconds + warmupSeconds) * repeat * (args.posture ? 2 : 1) * (replicas > 1 ? 2 : 1)),
+);
 const LOGIN_USERS = 16;
 
 function dirSize(dir: string): number {
@@ -117,13 +158,28 @@ function peakRssMiB(pid: number): number {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), `edgectl-bench-${args.size}-`));
-// A failed run (a throw anywhere below) must not leave servers or a data dir behind.
+/** The data dirs of the replicas after the first (`--replicas`). */
+const replicaDirs: string[] = [];
+/** The run's own PostgreSQL database (`--db`). */
+let database: { name: string; url: string } | undefined;
+// A failed run (a throw anywhere below) must not leave servers, data dirs or a database behind.
 const children: ChildProcess[] = [];
 process.on('exit', () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  if (!args.keep) rmSync(dataDir, { recursive: true, force: true });
+  if (!args.keep) for (const dir of [dataDir, ...replicaDirs]) rmSync(dir, { recursive: true, force: true });
+  if (database && !args.keep) dropDatabaseSync(args.db!, database.name);
 });
-console.log(`building the ${args.size} model in ${dataDir} …`);
+// Nor an interrupted one (the exit handler above runs on process.exit, not on a signal's default action).
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
+if (args.db) {
+  const at = new Date().toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15);
+  const name = `edgectl_bench_${args.size}_${at}_${process.pid}`.toLowerCase();
+  database = { name, url: await createDatabase(args.db, name) };
+}
+console.log(
+  `building the ${args.size} model in ${database ? `PostgreSQL database ${database.name} (PKI in ${dataDir})` : dataDir} …`,
+);
 const model = JSON.parse(
   await runScript([
     '--import',
@@ -133,6 +189,7 @@ const model = JSON.parse(
     args.size!,
     String(LOGIN_USERS),
     String(only && !only.has('new-sessions') ? 0 : freshCount),
+    ...(database ? [database.url] : []),
   ]),
 ) as {
   users: { id: string; username: string; password: string }[];
@@ -144,25 +201,66 @@ console.log(`model built in ${model.seconds.toFixed(1)} s`);
 
 const ca = readFileSync(join(dataDir, 'pki', 'ca-bundle.pem'), 'utf8');
 const agent = new https.Agent({ keepAlive: true, ca });
-const port = await freePort();
-const controllerOrigin = `https://127.0.0.1:${port}`;
+const ports: number[] = [];
+for (let i = 0; i < replicas; i++) ports.push(await freePort());
 const profDir = args['cpu-prof'] ? resolve(args['cpu-prof']) : undefined;
-const controller = spawnController(dataDir, port, profDir);
-children.push(controller);
-for (let waited = 0; ; waited += 100) {
-  const up = await send({ ca, base: controllerOrigin }, agent, { method: 'GET', path: '/version' }).then(
-    (r) => r.status === 200,
-    () => false,
-  );
-  if (up) break;
-  if (waited > 60_000 || controller.exitCode !== null) throw new Error('the controller did not start');
-  await new Promise((r) => setTimeout(r, 100));
+
+interface Controller {
+  child: ChildProcess;
+  pid: number;
+  origin: string;
 }
+
+async function waitUp(child: ChildProcess, base: string, what: string): Promise<void> {
+  for (let waited = 0; ; waited += 100) {
+    const up = await send({ ca, base }, agent, { method: 'GET', path: '/version' }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (up) return;
+    if (waited > 60_000 || child.exitCode !== null) throw new Error(`${what} did not start`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Starts the controller, or with `--replicas` every replica: the first one on the model's data dir (on its first
+ * start it creates the default admin), then the others, each on a data dir of its own holding copies of the
+ * first one's PKI and token key, as docs/design.md ("Several controllers") asks of replicas until the database
+ * keeps them.
+ */
+async function startControllers(opts: { profDir?: string; metrics?: boolean }, what: string): Promise<Controller[]> {
+  const out: Controller[] = [];
+  for (let i = 0; i < replicas; i++) {
+    if (i > 0 && replicaDirs.length < i) {
+      const dir = mkdtempSync(join(tmpdir(), `edgectl-bench-${args.size}-replica${i + 1}-`));
+      replicaDirs.push(dir);
+      cpSync(join(dataDir, 'pki'), join(dir, 'pki'), { recursive: true });
+      copyFileSync(join(dataDir, 'token.key'), join(dir, 'token.key'));
+    }
+    const child = spawnController(i === 0 ? dataDir : replicaDirs[i - 1]!, ports[i]!, opts.profDir, {
+      ...(opts.metrics && { metrics: true }),
+      ...(database && { db: database.url }),
+    });
+    children.push(child);
+    const origin = `https://127.0.0.1:${ports[i]}`;
+    await waitUp(child, origin, replicas > 1 ? `${what} (replica ${i + 1})` : what);
+    out.push({ child, pid: child.pid!, origin });
+  }
+  return out;
+}
+
+const controllers = await startControllers({ profDir }, 'the controller');
+const controllerOrigin = controllers[0]!.origin;
+/** PostgreSQL's own CPU for the bench database, around each controller run. */
+const backendCpu = database && new BackendCpu(database.name);
 const bare = await startProcess(['--import', 'tsx', 'bench/baseline-server.ts', join(dataDir, 'pki')], (l) =>
   l.startsWith('https://') ? l.trim() : undefined,
 );
 children.push(bare.child);
 const origin: Target = { ca, base: controllerOrigin };
+/** Where a change made through `origin` is read back: the last replica (the same controller without replicas). */
+const readBack: Target = { ca, base: controllers.at(-1)!.origin };
 const bareTarget: Target = { ca, base: bare.value };
 const CLIENT = '/edge/client/v1';
 const MGMT = '/edge/management/v1';
@@ -199,7 +297,16 @@ interface Scenario {
   alongside?: () => () => Promise<Record<string, number>>;
 }
 
-const results: Record<string, ScenarioResult & { runs: { edgectl: Measured; bare: Measured }[] }> = {};
+type Run = { edgectl: Measured; bare: Measured; oneReplica?: Measured };
+const results: Record<string, ScenarioResult & { runs: Run[] }> = {};
+
+/** The controller side of a measured run: every replica (the connections spread), PostgreSQL's CPU alongside. */
+const cluster = (cs: Controller[]) => ({
+  origin: cs[0]!.origin,
+  pid: cs[0]!.pid,
+  also: cs.slice(1).map((c) => ({ origin: c.origin, pid: c.pid })),
+  ...(backendCpu && { database: () => backendCpu.start() }),
+});
 
 async function measure(s: Scenario): Promise<void> {
   // A scenario's run with posture checks is selected by the same key.
@@ -217,12 +324,26 @@ async function measure(s: Scenario): Promise<void> {
   const bytes = Buffer.byteLength(res.body);
   const bareRequest: Req = { ...sample, path: `/${s.bare ?? 'same'}/${s.key}` };
   const runs: ScenarioResult['extra'][] = [];
-  const pairs: { edgectl: Measured; bare: Measured }[] = [];
+  const pairs: Run[] = [];
   for (let i = 0; i < repeat; i++) {
+    // With replicas: the first one alone, then all of them, under the same conditions.
+    let oneReplica: Measured | undefined;
+    if (replicas > 1) {
+      const stopOne = s.alongside?.();
+      oneReplica = await measureRun({
+        ...cluster(controllers.slice(0, 1)),
+        connections,
+        seconds,
+        warmupSeconds,
+        requests: s.requests,
+        ok: s.ok,
+        bytes,
+      });
+      await stopOne?.();
+    }
     const stop = s.alongside?.();
     const edgectl = await measureRun({
-      origin: controllerOrigin,
-      pid: controller.pid!,
+      ...cluster(controllers),
       connections,
       seconds,
       warmupSeconds,
@@ -241,14 +362,31 @@ async function measure(s: Scenario): Promise<void> {
       ok: s.ok,
       bytes,
     });
-    pairs.push({ edgectl, bare: b });
+    pairs.push({ edgectl, bare: b, ...(oneReplica && { oneReplica }) });
     process.stdout.write(
-      `  ${s.name} #${i + 1}: ${edgectl.throughput.toFixed(0)} req/s vs bare ${b.throughput.toFixed(0)} req/s\n`,
+      `  ${s.name} #${i + 1}: ${edgectl.throughput.toFixed(0)} req/s` +
+        (oneReplica ? ` (1 replica ${oneReplica.throughput.toFixed(0)} req/s)` : '') +
+        ` vs bare ${b.throughput.toFixed(0)} req/s\n`,
     );
   }
-  const pick = medianPair(pairs, s.bare === 'argon2' ? 'throughput' : 'cpu');
+  const by = s.bare === 'argon2' ? 'throughput' : 'cpu';
+  const pick = medianPair(pairs, by);
   const extra = runs[pairs.indexOf(pick)];
-  results[s.name] = { ...pick, ...ratios(pick.edgectl, pick.bare), ...(extra ? { extra } : {}), runs: pairs };
+  // The one-replica figure: its own median pair with the same bare runs.
+  const one =
+    replicas > 1
+      ? medianPair(
+          pairs.map((p) => ({ edgectl: p.oneReplica!, bare: p.bare })),
+          by,
+        ).edgectl
+      : undefined;
+  results[s.name] = {
+    ...pick,
+    ...ratios(pick.edgectl, pick.bare),
+    ...(extra ? { extra } : {}),
+    ...(one && { oneReplica: one, replicaThroughputRatio: pick.edgectl.throughput / one.throughput }),
+    runs: pairs,
+  };
 }
 
 const tokens = await Promise.all(model.users.map((u) => login(u.username, u.password)));
@@ -360,7 +498,8 @@ await measure({ key: 'identity-search', name: 'management identity search', requ
 
 // A repeated listing is answered from its kept page until the next write (docs/policy-engine.md, "Kept list
 // pages"); the render itself is measured here: the same search right after a write (a tag on a service), one
-// request at a time, so each answer is rendered anew and its latency is the render's alone.
+// request at a time, so each answer is rendered anew and its latency is the render's alone. With replicas the
+// write goes to the first and the search to the last, which learns of the write from the database first.
 let searchAfterWrite: { count: number; p50: number; p99: number } | undefined;
 if (!only || only.has('identity-search')) {
   const latencies: number[] = [];
@@ -373,7 +512,7 @@ if (!only || only.has('identity-search')) {
     });
     if (w.status !== 200) throw new Error(`service patch: ${w.status} ${w.body}`);
     const t0 = performance.now();
-    const res = await call(origin, identitySearch);
+    const res = await call(readBack, identitySearch);
     if (res.status !== 200) throw new Error(`identity search: ${res.status}`);
     if (i >= 10) latencies.push(performance.now() - t0);
   }
@@ -442,7 +581,8 @@ await measure({
   },
 });
 
-// Policy changes touching #all: time from the create request until an affected identity sees the service.
+// Policy changes touching #all: time from the create request until an affected identity sees the service (with
+// replicas: created through the first, seen on the last).
 async function visibleAfter(policy: Record<string, unknown>, serviceId: string, token: string): Promise<number> {
   const t0 = performance.now();
   const res = await call(origin, {
@@ -453,7 +593,7 @@ async function visibleAfter(policy: Record<string, unknown>, serviceId: string, 
   });
   if (res.status !== 201) throw new Error(`policy create: ${res.status} ${res.body}`);
   for (;;) {
-    const list = await call(origin, {
+    const list = await call(readBack, {
       method: 'GET',
       path: `${CLIENT}/services?filter=${encodeURIComponent(`id = "${serviceId}"`)}`,
       headers: { 'zt-session': token },
@@ -514,7 +654,17 @@ if (args.posture) {
   const adminCall = (r: Req) => call(origin, r);
   const attached = await attachPostureChecks(adminCall, MGMT, asAdmin, guardedPolicyNames(size.servicePolicies));
   posturePolicies = attached.policies;
-  for (const t of tokens) await passPostureChecks(adminCall, CLIENT, t, attached.osCheckId);
+  for (const t of tokens) {
+    let mfa = await passPostureChecks(adminCall, CLIENT, t, attached.osCheckId);
+    for (const c of controllers.slice(1))
+      mfa = await passPostureChecksOnReplica(
+        (r) => call({ ca, base: c.origin }, r),
+        CLIENT,
+        t,
+        attached.osCheckId,
+        mfa,
+      );
+  }
   await repeatSessions(WITH_POSTURE);
   beside.push(
     [`session create (Dial, repeat)${WITH_POSTURE}`, 'session create (Dial, repeat)'],
@@ -601,50 +751,62 @@ if (args.posture) {
   }
 }
 
-const rss = peakRssMiB(controller.pid!);
-controller.kill('SIGTERM');
+const replicaRss = controllers.map((c) => peakRssMiB(c.pid));
+const rss = Math.max(...replicaRss);
+const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null ? r(c.exitCode) : c.on('exit', r)));
+for (const c of controllers) c.child.kill('SIGTERM');
 bare.child.kill('SIGTERM');
-await new Promise((r) => controller.on('exit', r));
-const dataMiB = dirSize(dataDir) / 1024 / 1024;
+await Promise.all(controllers.map((c) => exited(c.child)));
+const dataMiB = database ? await databaseSizeMiB(database.url) : dirSize(dataDir) / 1024 / 1024;
 
-// Provisioning writes (bench/writes.ts), on the same model, by a controller started again with /metrics on.
+// Provisioning writes (bench/writes.ts), on the same model, by a controller started again with /metrics on
+// (with replicas: against the first alone, then spread over all).
 const writes: WriteResult[] = [];
 if (!only || only.has('writes')) {
-  const writer = spawnController(dataDir, port, undefined, { metrics: true });
-  children.push(writer);
-  for (let waited = 0; ; waited += 100) {
-    const up = await send(origin, agent, { method: 'GET', path: '/version' }).then(
-      (x) => x.status === 200,
-      () => false,
-    );
-    if (up) break;
-    if (waited > 60_000 || writer.exitCode !== null) throw new Error('the controller did not start again');
-    await new Promise((res) => setTimeout(res, 100));
-  }
+  const writers = await startControllers({ metrics: true }, 'the controller (again)');
   const admin = { 'zt-session': await login(ADMIN.username, ADMIN.password, MGMT) };
   for (const c of [connections, 1]) {
-    writes.push(
-      ...(await measureWrites({
-        kinds: writeKinds(attributesOf, `bench-writes-${c}`),
-        connections: c,
-        seconds: writeSeconds,
-        post: async (path, body) =>
-          (await call(origin, { method: 'POST', path: MGMT + path, headers: admin, body: JSON.stringify(body) }))
-            .status,
-        metrics: async () => (await call(origin, { method: 'GET', path: '/metrics' })).body,
-        walFile: join(dataDir, 'edgectl.db-wal'),
-      })),
-    );
+    for (const over of replicas > 1 ? [writers.slice(0, 1), writers] : [writers]) {
+      let next = 0;
+      const many = over.length > 1;
+      writes.push(
+        ...(
+          await measureWrites({
+            kinds: writeKinds(attributesOf, `bench-writes-${c}${replicas > 1 && !many ? '-1r' : ''}`),
+            connections: c,
+            seconds: writeSeconds,
+            post: async (path, body) =>
+              (
+                await call(
+                  { ca, base: over[next++ % over.length]!.origin },
+                  { method: 'POST', path: MGMT + path, headers: admin, body: JSON.stringify(body) },
+                )
+              ).status,
+            // PostgreSQL's log is the server's, with no file of its own to watch here.
+            ...(database
+              ? { walWritten: () => walPosition(database!.url) }
+              : {
+                  walWritten: walFromMetrics(
+                    async () => (await call(origin, { method: 'GET', path: '/metrics' })).body,
+                  ),
+                  walSize: walFileSize(join(dataDir, 'edgectl.db-wal')),
+                }),
+          })
+        ).map((w) => (replicas > 1 ? { ...w, replicas: over.length } : w)),
+      );
+    }
   }
-  writer.kill('SIGTERM');
-  await new Promise((res) => writer.on('exit', res));
+  for (const w of writers) w.child.kill('SIGTERM');
+  await Promise.all(writers.map((w) => exited(w.child)));
 }
 
 const r0 = (name: string) => results[name];
 const fmt = (n: number | undefined, d = 1) => (n !== undefined && Number.isFinite(n) ? n.toFixed(d) : '—');
 console.log(
-  `\nedgectl benchmark — size ${args.size}, ${connections} connections (autocannon), ${seconds} s per run after ${warmupSeconds} s warm-up, median of ${repeat}\n`,
+  `\nedgectl benchmark — size ${args.size}, store ${storeLabel}, ${connections} connections (autocannon), ${seconds} s per run after ${warmupSeconds} s warm-up, median of ${repeat}\n`,
 );
+// PostgreSQL's own CPU per request gets a column (the controller's CPU column is its processes' alone).
+const pgColumn = store === 'postgres';
 console.log(
   'scenario / server'.padEnd(46) +
     'req/s'.padStart(9) +
@@ -652,6 +814,7 @@ console.log(
     'p99 ms'.padStart(8) +
     'CPU µs'.padStart(9) +
     'cores'.padStart(7) +
+    (pgColumn ? 'PG µs'.padStart(8) : '') +
     'load µs'.padStart(9) +
     'errors'.padStart(8),
 );
@@ -663,15 +826,22 @@ const row = (label: string, m: Measured) =>
       fmt(m.p99, 2).padStart(8) +
       fmt(m.serverCpuUs, 0).padStart(9) +
       fmt(m.serverCores, 2).padStart(7) +
+      (pgColumn ? fmt(m.databaseCpuUs, 0).padStart(8) : '') +
       fmt(m.loadCpuUs, 0).padStart(9) +
       String(m.errors).padStart(8),
   );
+const replicasWord = (n: number) => `${n} replica${n > 1 ? 's' : ''}`;
 for (const [name, r] of Object.entries(results)) {
   console.log(`${name} (${r.edgectl.bytes} bytes)`);
-  row('  edgectl', r.edgectl);
+  if (r.oneReplica) row(`  edgectl, ${replicasWord(1)}`, r.oneReplica);
+  row(`  edgectl${store === 'postgres' ? `, ${replicasWord(replicas)}` : ''}`, r.edgectl);
   row(`  bare server, same bytes${name.startsWith('authenticate') ? ' + Argon2id' : ''}`, r.bare);
   console.log(
     `  → throughput ${fmt(r.throughputRatio * 100, 0)} % of bare; CPU per request ${fmt(r.cpuRatio, 2)}× bare` +
+      (r.oneReplica
+        ? `; ${replicasWord(replicas)}: ${fmt(r.replicaThroughputRatio! * 100, 0)} % of one's throughput, ` +
+          `CPU per request ${fmt(r.edgectl.serverCpuUs / r.oneReplica.serverCpuUs, 2)}× one's`
+        : '') +
       (r.extra
         ? `; ${Object.entries(r.extra)
             .map(([k, v]) => `${k} ${fmt(v, 1)}`)
@@ -680,6 +850,7 @@ for (const [name, r] of Object.entries(results)) {
   );
   for (const [who, m] of [
     ['edgectl', r.edgectl],
+    ...(r.oneReplica ? [['edgectl, one replica', r.oneReplica] as const] : []),
     ['bare', r.bare],
   ] as const)
     if (m.failures) console.log(`  ! ${who} failures: ${JSON.stringify(m.failures)}`);
@@ -698,6 +869,15 @@ if (args.posture) {
     );
   }
 }
+if (replicas > 1) {
+  console.log(
+    `\n${replicasWord(replicas)} against one (target: ≥ 95 % of one's throughput; on 2 cores more replicas cannot gain, they must not cost):`,
+  );
+  for (const [name, r] of Object.entries(results))
+    console.log(
+      `  ${name.padEnd(60)} ${fmt(r.edgectl.throughput, 0).padStart(7)} / ${fmt(r.oneReplica!.throughput, 0).padStart(7)} req/s = ${fmt(r.replicaThroughputRatio! * 100, 0).padStart(3)} %`,
+    );
+}
 console.log(
   `\npolicy #all identities → visible in ${fmt(policyAllIdentities, 0)} ms; policy #all services → visible in ${fmt(policyAllServices, 0)} ms`,
 );
@@ -706,9 +886,13 @@ if (searchAfterWrite)
     `identity search right after a write (rendered anew, one at a time): p50 ${fmt(searchAfterWrite.p50, 2)} ms, p99 ${fmt(searchAfterWrite.p99, 2)} ms`,
   );
 if (writes.length > 0) {
-  console.log(`\nprovisioning writes (${writeSeconds} s per kind and connection count):`);
+  console.log(
+    `\nprovisioning writes (${writeSeconds} s per kind and connection count)` +
+      (store === 'postgres' ? `; WAL: the PostgreSQL server's, every database on it counted:` : ':'),
+  );
   console.log(
     'kind'.padEnd(16) +
+      (replicas > 1 ? 'replicas'.padStart(9) : '') +
       'conns'.padStart(6) +
       'creates/s'.padStart(11) +
       'WAL KB/create'.padStart(15) +
@@ -718,6 +902,7 @@ if (writes.length > 0) {
   for (const w of writes)
     console.log(
       w.kind.padEnd(16) +
+        (replicas > 1 ? String(w.replicas).padStart(9) : '') +
         String(w.connections).padStart(6) +
         fmt(w.perSecond, 0).padStart(11) +
         fmt(w.walBytesPerCreate / 1024, 1).padStart(15) +
@@ -725,7 +910,10 @@ if (writes.length > 0) {
         String(w.errors).padStart(8),
     );
 }
-console.log(`model build ${fmt(model.seconds)} s; data dir ${fmt(dataMiB)} MiB; controller peak RSS ${fmt(rss)} MiB`);
+console.log(
+  `model build ${fmt(model.seconds)} s; ${database ? 'database' : 'data dir'} ${fmt(dataMiB)} MiB; ` +
+    `controller peak RSS ${replicaRss.map((m) => fmt(m)).join(' / ')} MiB`,
+);
 
 // The load targets (stated for the large model; checked for every size, for the scenarios that ran).
 const r = (name: string) => results[name];
@@ -748,16 +936,33 @@ const targets: [string, boolean | undefined][] = [
   ['authenticate ≥ 90 % of bare Argon2id', maybe('authenticate (password)', (x) => x.throughputRatio >= 0.9)],
   ['service list limit 500 p99 < 100 ms', maybe('client service list (limit 500)', (x) => x.edgectl.p99 < 100)],
   ['#all policies visible within 1 s', policyAllIdentities < 1000 && policyAllServices < 1000],
-  ['data dir < 1 GB', dataMiB < 1024],
+  [database ? 'database < 1 GB' : 'data dir < 1 GB', dataMiB < 1024],
   ['model built in < 2 min', model.seconds < 120],
   ['controller peak RSS < 500 MB', rss < 500],
-  [
-    `identity create ≤ 16 KB of WAL at ${connections} connections`,
-    writes.length > 0
-      ? writes.some((w) => w.kind === 'identity' && w.connections === connections && w.walBytesPerCreate <= 16 * 1024)
-      : undefined,
-  ],
-  ['WAL ≤ 256 MiB while provisioning', writes.length > 0 ? writes.every((w) => w.walPeakMiB <= 256) : undefined],
+  // SQLite's own write-ahead log (PostgreSQL's is the server's, shared with every database on it).
+  ...(store === 'sqlite'
+    ? ([
+        [
+          `identity create ≤ 16 KB of WAL at ${connections} connections`,
+          writes.length > 0
+            ? writes.some(
+                (w) => w.kind === 'identity' && w.connections === connections && w.walBytesPerCreate <= 16 * 1024,
+              )
+            : undefined,
+        ],
+        ['WAL ≤ 256 MiB while provisioning', writes.length > 0 ? writes.every((w) => w.walPeakMiB <= 256) : undefined],
+      ] as [string, boolean | undefined][])
+    : []),
+  ...(replicas > 1
+    ? ([
+        [
+          `${replicasWord(replicas)} ≥ 95 % of one replica's throughput (every scenario)`,
+          Object.keys(results).length > 0
+            ? Object.values(results).every((x) => x.replicaThroughputRatio! >= 0.95)
+            : undefined,
+        ],
+      ] as [string, boolean | undefined][])
+    : []),
 ];
 console.log('\ntargets:');
 for (const [what, ok] of targets)
@@ -765,6 +970,9 @@ for (const [what, ok] of targets)
 
 const out = {
   size: args.size,
+  store,
+  replicas,
+  ...(database && { database: database.name }),
   model: size,
   connections,
   seconds,
@@ -777,14 +985,20 @@ const out = {
   policyAllServicesMs: policyAllServices,
   ...(searchAfterWrite && { searchAfterWrite }),
   buildSeconds: model.seconds,
-  dataDirMiB: dataMiB,
+  ...(database ? { databaseMiB: dataMiB } : { dataDirMiB: dataMiB }),
   peakRssMiB: rss,
+  ...(replicas > 1 && { replicaPeakRssMiB: replicaRss }),
   writes,
   targets: Object.fromEntries(targets.map(([k, v]) => [k, v ?? null])),
   ...(args.posture && { posture: { policies: posturePolicies, beside } }),
 };
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-const file = join(root, 'bench', 'results', `${args.size}-${out.at.replace(/[:.]/g, '-')}.json`);
+const file = join(
+  root,
+  'bench',
+  'results',
+  `${args.size}-${store === 'postgres' ? `postgres-${replicas}r-` : ''}${out.at.replace(/[:.]/g, '-')}.json`,
+);
 writeFileSync(file, JSON.stringify(out, null, 2) + '\n');
 console.log(`figures written to ${file}`);
 
@@ -792,13 +1006,20 @@ if (args.compare) {
   const before = JSON.parse(readFileSync(args.compare, 'utf8')) as {
     at: string;
     size: string;
+    store?: string;
+    replicas?: number;
     scenarios?: typeof results;
   };
-  console.log(`\ncompared with ${args.compare} (size ${before.size}, ${before.at}):`);
+  // Files from before PostgreSQL say neither: they are SQLite runs.
+  const beforeStore = `${before.store ?? 'sqlite'}${before.store === 'postgres' ? `, ${replicasWord(before.replicas ?? 1)}` : ''}`;
+  console.log(
+    `\ncompared with ${args.compare} (size ${before.size}, store ${beforeStore}, ${before.at}); now: size ${args.size}, store ${storeLabel}:`,
+  );
   for (const c of compareResults(before.scenarios ?? {}, results))
     console.log(
       `  ${c.scenario.padEnd(44)} ${c.metric.padEnd(17)} ${fmt(c.before, 2).padStart(10)} → ${fmt(c.after, 2).padStart(10)}  ${Number.isFinite(c.change) ? `${c.change >= 0 ? '+' : ''}${(c.change * 100).toFixed(1)} %` : '—'}`,
     );
 }
 if (profDir) console.log(`controller CPU profile written to ${profDir} (on exit)`);
+if (database && args.keep) console.log(`PostgreSQL database ${database.name} kept`);
 process.exit(0);

@@ -24,13 +24,13 @@ export const ADMIN = { username: 'bench-admin', password: 'bench-Admin-Passw0rd!
  * Starts the built controller on a model's data dir (`bin/edgectl serve`, `--log-level warn`), with the login rate
  * limits lifted: all load comes from one address and a few accounts, so the flood guards (README "Security") would
  * otherwise measure the limiter, not authentication. `profDir`: a V8 CPU profile of the controller goes there;
- * `metrics`: `/metrics` on the main listener.
+ * `metrics`: `/metrics` on the main listener; `db`: the PostgreSQL store (`--db`) instead of the data dir's SQLite.
  */
 export function spawnController(
   dataDir: string,
   port: number,
   profDir?: string,
-  opts: { metrics?: boolean } = {},
+  opts: { metrics?: boolean; db?: string } = {},
 ): ChildProcess {
   const configFile = join(dataDir, 'bench-config.yaml');
   const unlimited = '{ burst: 1000000000, perMinute: 1000000000 }';
@@ -55,13 +55,25 @@ export function spawnController(
       'warn',
       '--config',
       configFile,
+      ...(opts.db ? ['--db', opts.db] : []),
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, EDGECTL_ADMIN_USERNAME: ADMIN.username, EDGECTL_ADMIN_PASSWORD: ADMIN.password },
+      env: controllerEnv(),
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   );
+}
+
+/** The bench's environment for a controller: the admin to create, and no store but the one `--db` names. */
+function controllerEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    EDGECTL_ADMIN_USERNAME: ADMIN.username,
+    EDGECTL_ADMIN_PASSWORD: ADMIN.password,
+  };
+  delete env.EDGECTL_DB_URL;
+  return env;
 }
 
 export interface Server {

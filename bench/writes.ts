@@ -3,7 +3,8 @@
  * Management API for `seconds`, and the controller's `/metrics` tells how many bytes went to the
  * write-ahead log (`edgectl_store_wal_written_bytes_total`). Reported per create, beside the creates a second
  * and the log's largest size seen on disk (sampled every 20 ms), so write amplification and the log's bound
- * are measured where a provisioning script would meet them.
+ * are measured where a provisioning script would meet them. On PostgreSQL the log is the server's (its WAL
+ * position before and after: every database on that server counts) and has no file of the bench's to watch.
  */
 import { statSync } from 'node:fs';
 
@@ -21,6 +22,8 @@ export interface WriteResult {
   perSecond: number;
   walBytesPerCreate: number;
   walPeakMiB: number;
+  /** How many replicas the creates were spread over (`--replicas`). */
+  replicas?: number;
 }
 
 type Post = (path: string, body: Record<string, unknown>) => Promise<number>;
@@ -62,30 +65,21 @@ export async function measureWrites(opts: {
   connections: number;
   seconds: number;
   post: Post;
-  /** The controller's `/metrics` text. */
-  metrics(): Promise<string>;
-  walFile: string;
+  /** Bytes written to the write-ahead log so far (`walFromMetrics`, or PostgreSQL's WAL position). */
+  walWritten(): Promise<number>;
+  /** The log's size on disk now (`walFileSize`), when it has a file of its own. */
+  walSize?(): number;
 }): Promise<WriteResult[]> {
-  const written = async () => {
-    const line = (await opts.metrics()).split('\n').find((l) => l.startsWith('edgectl_store_wal_written_bytes_total '));
-    if (!line) throw new Error('the controller does not report edgectl_store_wal_written_bytes_total');
-    return Number(line.split(' ')[1]);
-  };
-  const walSize = () => {
-    try {
-      return statSync(opts.walFile).size;
-    } catch {
-      return 0;
-    }
-  };
+  const written = opts.walWritten;
+  const walSize = opts.walSize;
   const out: WriteResult[] = [];
   let serial = 0;
   for (const kind of opts.kinds) {
     // Let the checkpointer see the previous kind's last writes, so they are not counted here.
     await new Promise((r) => setTimeout(r, 1000));
     const before = await written();
-    let peak = 0;
-    const sampler = setInterval(() => (peak = Math.max(peak, walSize())), 20);
+    let peak = walSize ? 0 : NaN;
+    const sampler = walSize && setInterval(() => (peak = Math.max(peak, walSize())), 20);
     let creates = 0;
     let errors = 0;
     const t0 = performance.now();
@@ -115,4 +109,24 @@ export async function measureWrites(opts: {
     });
   }
   return out;
+}
+
+/** The WAL bytes a SQLite controller reports on `/metrics` (`edgectl_store_wal_written_bytes_total`). */
+export function walFromMetrics(metrics: () => Promise<string>): () => Promise<number> {
+  return async () => {
+    const line = (await metrics()).split('\n').find((l) => l.startsWith('edgectl_store_wal_written_bytes_total '));
+    if (!line) throw new Error('the controller does not report edgectl_store_wal_written_bytes_total');
+    return Number(line.split(' ')[1]);
+  };
+}
+
+/** The size of a SQLite write-ahead log file (0 while there is none). */
+export function walFileSize(file: string): () => number {
+  return () => {
+    try {
+      return statSync(file).size;
+    } catch {
+      return 0;
+    }
+  };
 }

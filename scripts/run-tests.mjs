@@ -11,6 +11,11 @@
 // needs the repository itself (`npm pack` does not follow the links) finds it through package.json's link
 // (test/harness/cli.ts, REPOSITORY). EDGECTL_TEST_TSX=1 runs every file in place through tsx instead.
 //
+// The API tests also run with every test server on PostgreSQL (EDGECTL_TEST_STORE=postgres, one database per
+// server, test/harness/pg.ts), but for the files whose subject only SQLite has (SQLITE_ONLY), in processes of their
+// own beside the others in the same run. A PostgreSQL that cannot be reached fails the run in CI (`CI` set) and is
+// a skip with its reason elsewhere; EDGECTL_TEST_STORES=sqlite (or postgres) runs one pass only.
+//
 // Usage: node scripts/run-tests.mjs [path-prefix ...]   (e.g. test/unit, test/api/identity)
 import { execFileSync, spawn } from 'node:child_process';
 import {
@@ -89,11 +94,56 @@ async function transpile(out) {
   });
 }
 
+/** API test files whose subject exists on SQLite only, with the reason; every other API file runs on both. */
+const SQLITE_ONLY = new Map([
+  ['test/api/write-ahead-log-stays-bounded.test.ts', 'the write-ahead log and its checkpoints are SQLite’s'],
+  [
+    'test/api/database.test.ts',
+    'it damages and snapshots the SQLite file; the PostgreSQL database operations are not served yet',
+  ],
+]);
+
+/** Whether the PostgreSQL server the tests use answers (test/harness/pg.ts's default, or EDGECTL_TEST_PG). */
+async function postgresReachable() {
+  const { default: pg } = await import('pg');
+  const c = new pg.Client({
+    connectionString: process.env.EDGECTL_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test',
+    connectionTimeoutMillis: 5000,
+  });
+  try {
+    await c.connect();
+    await c.query('select 1');
+    return true;
+  } catch (e) {
+    return e.message;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+let failed = false;
+const stores = (process.env.EDGECTL_TEST_STORES ?? 'sqlite,postgres').split(',');
+const onSqlite = stores.includes('sqlite') ? files : [];
+let onPostgres = stores.includes('postgres')
+  ? files.filter((f) => f.startsWith('test/api/') && !SQLITE_ONLY.has(f))
+  : [];
+if (onPostgres.length > 0) {
+  const reachable = await postgresReachable();
+  if (reachable !== true) {
+    onPostgres = [];
+    if (process.env.CI) {
+      console.error(`# FAILED: PostgreSQL is not reachable (${reachable}); CI runs the API tests on it too`);
+      failed = true;
+    } else
+      console.log(`# SKIPPED: the API tests on PostgreSQL: it is not reachable (${reachable}); set EDGECTL_TEST_PG`);
+  }
+}
+
 const useTsx = process.env.EDGECTL_TEST_TSX === '1';
 const env = { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' };
-let mirrorDir;
+// The transpiled mirror, or with tsx a directory for the shared processes' entries only.
+const mirrorDir = mkdtempSync(join(tmpdir(), 'edgectl-tests-'));
 if (!useTsx) {
-  mirrorDir = mkdtempSync(join(tmpdir(), 'edgectl-tests-'));
   try {
     await transpile(mirrorDir);
     // The test servers' migrated template store, made once for the run instead of once per test process
@@ -117,39 +167,53 @@ if (!useTsx) {
  * belongs to that suite: its hooks run around its own tests only, as in a process of its own. Nothing in src/
  * keeps state between stores (test/repo/module-state.test.ts), and each file makes its own servers, stores and
  * config dirs. The folders of long files (LONG_FIRST) keep a process each, so they run beside the others.
- * EDGECTL_TEST_ISOLATE=1 gives every file its own process.
+ * EDGECTL_TEST_ISOLATE=1 gives every file its own process. The API files on PostgreSQL always run from such an
+ * entry, which sets EDGECTL_TEST_STORE for its process.
  */
 const SHARED = ['test/api/', 'test/cli/', 'test/unit/'];
 const GROUP_SIZE = 6;
-const isolate = useTsx || process.env.EDGECTL_TEST_ISOLATE === '1';
-const js = (f) => (useTsx ? f : join(mirrorDir, f.replace(/\.ts$/, '.js')));
-const groups = isolate
-  ? []
-  : SHARED.flatMap((dir) => {
-      const members = files.filter((f) => f.startsWith(dir));
-      return Array.from({ length: Math.ceil(members.length / GROUP_SIZE) }, (_, i) =>
-        members.slice(i * GROUP_SIZE, (i + 1) * GROUP_SIZE),
-      ).filter((g) => g.length > 1);
-    });
-const grouped = new Set(groups.flat());
-const entries = groups.map((members, i) => {
-  const entry = join(mirrorDir, 'test', `shared-process-${i + 1}.test.js`);
+const isolate = process.env.EDGECTL_TEST_ISOLATE === '1';
+/** The file a test process loads for `f`: its transpiled JavaScript, or with tsx the TypeScript itself. */
+const loaded = (f) => join(useTsx ? root : mirrorDir, useTsx ? f : f.replace(/\.ts$/, '.js'));
+/** `list` in groups of up to GROUP_SIZE files of one SHARED folder, or of one file each when isolated. */
+const groupsOf = (list) =>
+  isolate
+    ? list.map((f) => [f])
+    : SHARED.flatMap((dir) => {
+        const members = list.filter((f) => f.startsWith(dir));
+        return Array.from({ length: Math.ceil(members.length / GROUP_SIZE) }, (_, i) =>
+          members.slice(i * GROUP_SIZE, (i + 1) * GROUP_SIZE),
+        );
+      });
+let entryCount = 0;
+/** Writes the entry of a shared process running `members` (on PostgreSQL when `postgres`); answers its path. */
+function entry(members, postgres) {
+  const path = join(mirrorDir, 'test', `shared-process-${++entryCount}${postgres ? '-postgres' : ''}.test.mjs`);
+  mkdirSync(join(mirrorDir, 'test'), { recursive: true });
   // One import at a time, started in the file's own suite: a module evaluates in the context of the import that
   // loaded it, so imports in flight together would hand one file's tests and hooks to another file's suite.
-  const suite = (f) => `await file(${JSON.stringify(f)}, ${JSON.stringify(pathToFileURL(js(f)).href)});\n`;
+  const suite = (f) =>
+    `await file(${JSON.stringify(postgres ? `${f} on PostgreSQL` : f)}, ${JSON.stringify(pathToFileURL(loaded(f)).href)});\n`;
   writeFileSync(
-    entry,
-    "import { describe } from 'node:test';\n" +
-      'const file = (name, url) => new Promise((loaded) => describe(name, () => import(url).finally(loaded)));\n' +
+    path,
+    (postgres ? "process.env.EDGECTL_TEST_STORE = 'postgres';\n" : '') +
+      "import { describe } from 'node:test';\n" +
+      'const file = (name, url) => new Promise((done) => describe(name, () => import(url).finally(done)));\n' +
       members.map(suite).join(''),
   );
-  return entry;
-});
-// The long files first (the list's order), then the shared processes, then every other file.
+  return path;
+}
+const sqliteGroups = groupsOf(onSqlite.filter((f) => SHARED.some((dir) => f.startsWith(dir)))).filter(
+  (g) => g.length > 1,
+);
+const grouped = new Set(sqliteGroups.flat());
+// The long files first (the list's order), then the shared processes (PostgreSQL's first: its files take longest),
+// then every other file.
 const testFiles = [
-  ...files.filter((f) => rank(f) < LONG_FIRST.length).map(js),
-  ...entries,
-  ...files.filter((f) => rank(f) === LONG_FIRST.length && !grouped.has(f)).map(js),
+  ...onSqlite.filter((f) => rank(f) < LONG_FIRST.length).map(loaded),
+  ...groupsOf(onPostgres).map((g) => entry(g, true)),
+  ...sqliteGroups.map((g) => entry(g, false)),
+  ...onSqlite.filter((f) => rank(f) === LONG_FIRST.length && !grouped.has(f)).map(loaded),
 ];
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const loader = useTsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
@@ -161,17 +225,18 @@ for (const signal of ['SIGINT', 'SIGTERM'])
     interrupted = true;
     child?.kill(signal);
   });
-let failed = true;
 try {
-  failed = await new Promise((resolve) => {
-    child = spawn(
-      process.execPath,
-      [...loader, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...testFiles],
-      { cwd: root, stdio: 'inherit', env },
-    );
-    child.on('exit', (code, signal) => resolve((code ?? (signal ? 1 : 0)) !== 0));
-  });
+  if (testFiles.length > 0)
+    failed =
+      (await new Promise((resolve) => {
+        child = spawn(
+          process.execPath,
+          [...loader, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...testFiles],
+          { cwd: root, stdio: 'inherit', env },
+        );
+        child.on('exit', (code, signal) => resolve((code ?? (signal ? 1 : 0)) !== 0));
+      })) || failed;
 } finally {
-  if (mirrorDir) rmSync(mirrorDir, { recursive: true, force: true });
+  rmSync(mirrorDir, { recursive: true, force: true });
 }
 process.exit(failed || interrupted ? 1 : 0);

@@ -24,6 +24,7 @@ export const COMMAND_MODULES: readonly {
   load(): Promise<Register>;
 }[] = [
   { names: ['serve'], load: async () => (await import('./commands/serve.js')).registerServe },
+  { names: ['cluster'], load: async () => (await import('./commands/cluster.js')).registerCluster },
   { names: ['db'], load: async () => (await import('./commands/db.js')).registerDb },
   { names: ['login'], load: async () => (await import('./commands/login.js')).registerLogin },
   { names: ['logout'], load: async () => (await import('./commands/logout.js')).registerLogout },

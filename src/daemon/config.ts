@@ -36,6 +36,11 @@ export interface DaemonConfig {
   metrics: MetricsConfig;
   /** Past this size a write-ahead log that checkpoints do not catch up with is cut (`store.wal.restartSizeMiB`). */
   walRestartBytes: number;
+  /**
+   * A PostgreSQL database to use instead of the SQLite file in the data dir (`--db`, `EDGECTL_DB_URL`,
+   * `store.url`): `postgres://user:password@host:port/database`.
+   */
+  storeUrl?: string;
 }
 
 export interface MetricsConfig {
@@ -53,7 +58,7 @@ export interface ConnectionLimits {
 }
 
 export interface ConfigSources {
-  flags: { dataDir?: string; listen?: string; advertise?: string; config?: string; logLevel?: string };
+  flags: { dataDir?: string; listen?: string; advertise?: string; config?: string; logLevel?: string; db?: string };
   env: NodeJS.ProcessEnv;
 }
 
@@ -101,6 +106,7 @@ export const CONFIG_KEYS = [
   'metrics.enabled',
   'metrics.listen',
   'store.wal.restartSizeMiB',
+  'store.url',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth' | 'edge.api.rateLimit.certificates';
 
@@ -320,6 +326,14 @@ function metricsConfig(doc: unknown): MetricsConfig {
   return { enabled: enabled === true, ...(parsed ? { listen: parsed } : {}) };
 }
 
+/** The store URL: unset or empty means the SQLite file in the data dir; anything else must be PostgreSQL's. */
+function storeUrlSetting(v: unknown): string | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string' || !/^postgres(ql)?:\/\/[^\s]+$/i.test(v))
+    throw new Error('store.url (--db, EDGECTL_DB_URL) must be a postgres:// URL (postgres://user@host:port/database)');
+  return v;
+}
+
 export function loadConfig(src: ConfigSources): DaemonConfig {
   const file = src.flags.config ?? src.env.EDGECTL_CONFIG;
   let doc: unknown = {};
@@ -346,12 +360,14 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     host,
     src.flags.advertise ?? src.env.EDGECTL_ADVERTISE ?? (get(doc, 'edge.api.address') as string | undefined),
   );
+  const storeUrl = storeUrlSetting(src.flags.db ?? src.env.EDGECTL_DB_URL ?? get(doc, 'store.url'));
   return {
     dataDir,
     host,
     port,
     logLevel,
     ...advertised,
+    ...(storeUrl !== undefined && { storeUrl }),
     sessionTimeoutMs: durationSetting(
       'edge.api.sessionTimeout',
       get(doc, 'edge.api.sessionTimeout'),

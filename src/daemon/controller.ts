@@ -73,13 +73,13 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
     log.info({ dir: pki.dir, changes: pki.changes }, 'controller PKI ready');
     const tokenKey = loadOrCreateTokenKey(cfg.dataDir);
     if (tokenKey.created) log.info('token key created');
-    store = await openStore(join(cfg.dataDir, STORE_FILE), {
+    store = await openStore(cfg.storeUrl ?? join(cfg.dataDir, STORE_FILE), {
       verify: true,
       backgroundCheckpoints: true,
       checkpointLimits: { restartBytes: cfg.walRestartBytes, intervalMs: CHECKPOINT_INTERVAL_MS },
     });
     // Before the controller writes anything: a foreign trigger would run with its first write.
-    if (!opts.schemaDifferencesAllowed)
+    if (!opts.schemaDifferencesAllowed && store.kind === 'sqlite')
       await checkSchemaObjects(store.raw, join(cfg.dataDir, STORE_FILE), knownMigrations);
     let advertisedUrl = '';
     let trustChanged: () => void = () => {};

@@ -16,7 +16,7 @@ import type { DaemonConfig } from './config.js';
 import { buildControllerApp, openControllerCore } from './controller.js';
 import { createLogger } from './log.js';
 import { listenerTrustRefresher } from './listener-trust.js';
-import type { OpenedStore } from '../model/store.js';
+import { databaseBytes, onTablesChanged, type OpenedStore } from '../model/store.js';
 import type { ControllerPki } from '../pki/ca.js';
 import { STORE_FILE } from './store-check.js';
 import { prepareDataDir } from './data-dir.js';
@@ -102,6 +102,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
         ? createMetrics({
             ctx,
             storeFile: join(cfg.dataDir, DB_FILE),
+            ...(core.store.kind === 'postgres' && { storeSize: () => databaseBytes(ctx.db) }),
             wal: () => core.store.wal(),
             commits: () => core.store.commits(),
           })
@@ -110,7 +111,10 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     // openStore({ verify: true }) ran quick_check just now: the first integrity result.
     metrics?.recordIntegrityCheck('ok');
     const app = buildControllerApp(cfg, core, { logger: log, metrics, serveMetrics: cfg.metrics.enabled });
-    core.onTrustChanged(listenerTrustRefresher(app.server as unknown as TlsServer, tls, pki.caBundlePem, ctx, log));
+    const refreshTrust = listenerTrustRefresher(app.server as unknown as TlsServer, tls, pki.caBundlePem, ctx, log);
+    core.onTrustChanged(refreshTrust);
+    // Once the write has committed, wherever it was made: the listener re-reads the verified CAs.
+    onTablesChanged(ctx.db, ['cas'], refreshTrust);
     await app.listen({ host: cfg.host, port: cfg.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : cfg.port;

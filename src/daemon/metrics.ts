@@ -48,6 +48,8 @@ export interface MetricsOptions {
   ctx: Ctx;
   /** The store's database file; its `-wal` file is measured beside it. */
   storeFile: string;
+  /** The size of a store that is not a file (PostgreSQL's database), read per scrape instead. */
+  storeSize?: () => Promise<number>;
   /** The write-ahead log's checkpointing state, when a background checkpointer runs. */
   wal?: () => WalStatus | undefined;
   /** Commits of the store's shared transactions and the transactions they held. */
@@ -144,7 +146,11 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
     help: 'Size of the store files: the database and its write-ahead log',
     labelNames: ['file'] as const,
     registers: [registry],
-    collect() {
+    async collect() {
+      if (opts.storeSize) {
+        this.set({ file: 'db' }, await opts.storeSize().catch(() => 0));
+        return;
+      }
       this.set({ file: 'db' }, fileSize(opts.storeFile));
       this.set({ file: 'wal' }, fileSize(`${opts.storeFile}-wal`));
     },

@@ -16,6 +16,7 @@ import type { Decorated, RecordOf } from './resource-record.js';
 import { compileListQueryJudged, type ListOptions } from './list-query.js';
 import { hooksOf } from './resource-hooks.js';
 import { broadNeedles } from '../store/search-index.js';
+import { filterDialectOf } from '../store/filter-sql.js';
 import { textOr } from './row.js';
 
 export interface Page<R extends Row = Row> {
@@ -183,7 +184,12 @@ export async function listEntities<D extends ResourceDef>(
 ): Promise<Page<Decorated<D>>> {
   const fields = filterFields(def);
   // A substring needle found in most rows keeps the plain test (the index would only add work).
-  const q = await compileListQueryJudged(opts, fields, (probes) => broadNeedles(ctx.db, def.table, probes));
+  const q = await compileListQueryJudged(
+    opts,
+    fields,
+    (probes) => broadNeedles(ctx.db, def.table, probes),
+    filterDialectOf(ctx.db),
+  );
   const { rows, total } = await pageRows(ctx.db, def, {
     where: q.where,
     ...(scope && { scope }),

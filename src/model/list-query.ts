@@ -10,6 +10,7 @@ import {
   searchProbes,
   type CompiledQuery,
   type CompileOptions,
+  type FilterDialect,
   type SearchProbe,
 } from '../store/filter-sql.js';
 import type { PageOrder } from '../store/crud.js';
@@ -52,9 +53,9 @@ export function compileFilter(q: FilterQuery, fields: FieldTable, opts: CompileO
   return compileChecked(checkFilter(q, fields), opts);
 }
 
-export function compileListQuery(opts: ListOptions, fields: FieldTable): ListQuery {
+export function compileListQuery(opts: ListOptions, fields: FieldTable, dialect: FilterDialect): ListQuery {
   const { checked, paging } = checkList(opts, fields);
-  return finish(compileChecked(checked, { tableAlias: 't' }), paging);
+  return finish(compileChecked(checked, { tableAlias: 't', dialect }), paging);
 }
 
 /**
@@ -65,11 +66,12 @@ export async function compileListQueryJudged(
   opts: ListOptions,
   fields: FieldTable,
   judge: (probes: SearchProbe[]) => Promise<ReadonlySet<string>>,
+  dialect: FilterDialect,
 ): Promise<ListQuery> {
   const { checked, paging } = checkList(opts, fields);
   const probes = searchProbes(checked);
   const unindexed = probes.length > 0 ? await judge(probes) : undefined;
-  return finish(compileChecked(checked, { tableAlias: 't', ...(unindexed && { unindexed }) }), paging);
+  return finish(compileChecked(checked, { tableAlias: 't', dialect, ...(unindexed && { unindexed }) }), paging);
 }
 
 function checkList(opts: ListOptions, fields: FieldTable) {

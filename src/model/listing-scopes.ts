@@ -8,6 +8,7 @@ export {
   configsOfService,
   configsOfType,
   enrollmentsOfIdentity,
+  servicesOfConfig,
   terminatorsOfService,
   type Scope,
 } from '../store/scopes.js';

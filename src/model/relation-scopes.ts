@@ -1,5 +1,5 @@
 /** The store scope of a related listing (relations.ts) for parent record `id`. */
-import { configsOfService, configsOfType, type Scope } from './listing-scopes.js';
+import { configsOfService, configsOfType, servicesOfConfig, type Scope } from './listing-scopes.js';
 import { policiesOf, reachableThrough, selectedByPolicy } from './policy/scopes.js';
 import type { Relation } from './relations.js';
 
@@ -16,5 +16,7 @@ export function relationScope(r: Relation, id: string): Scope {
       return configsOfService(id);
     case 'configsOfType':
       return configsOfType(id);
+    case 'servicesOfConfig':
+      return servicesOfConfig(id);
   }
 }

@@ -34,7 +34,8 @@ export type RelationScope =
   /** The `to` entities entity `id` (a `from`) reaches through policies of a kind. */
   | { kind: 'reachable'; policy: PolicyKind; from: TargetKind; to: TargetKind }
   | { kind: 'configsOfService' }
-  | { kind: 'configsOfType' };
+  | { kind: 'configsOfType' }
+  | { kind: 'servicesOfConfig' };
 
 export interface Relation {
   parent: ResourceDef;
@@ -277,5 +278,15 @@ export const RELATIONS: readonly Relation[] = [
     ENV.configs,
     { kind: 'configsOfType' },
     'configs of the config type',
+  ),
+  // Configs.
+  rel(
+    configs,
+    services,
+    'listConfigServices',
+    'Config',
+    ENV.services,
+    { kind: 'servicesOfConfig' },
+    'services using the config',
   ),
 ];

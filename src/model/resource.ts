@@ -46,6 +46,12 @@ export interface PropDef {
   virtual?: boolean;
   /** A different schema for PATCH (e.g. nested objects whose members all become optional). */
   patchSchema?: TSchema;
+  /**
+   * A field of one variant of a body discriminated by another field (a posture check's type fields, by
+   * `typeId`): any value passes the body's schema, and the resource's hook checks it against `schema` when the
+   * record's variant has the field and ignores it otherwise (clients send every variant's fields, empty).
+   */
+  variant?: boolean;
 }
 
 export type Access = 'anonymous' | 'session' | 'admin';
@@ -152,6 +158,8 @@ export const TagsSchema = Type.Record(
 
 const nullableOf = (s: TSchema): TSchema => Type.Union([s, Type.Null()]);
 
+const VARIANT_NOTE = "checked when the record's type has this field (see the type's schema); ignored otherwise";
+
 /** The JSON Schema of a request body for one write mode, derived from the props. */
 export function bodySchema(def: ResourceDef, mode: WriteMode): TSchema {
   const properties: Record<string, TSchema> = { tags: Type.Optional(nullableOf(TagsSchema)) };
@@ -159,7 +167,8 @@ export function bodySchema(def: ResourceDef, mode: WriteMode): TSchema {
     const accepted = mode === 'create' ? p.create : mode === 'update' ? p.update : p.patch ? 'optional' : undefined;
     if (!accepted) continue;
     const base = mode === 'patch' && p.patchSchema ? p.patchSchema : p.schema;
-    const schema = p.nullable || mode === 'patch' ? nullableOf(base) : base;
+    const checked = p.nullable || mode === 'patch' ? nullableOf(base) : base;
+    const schema = p.variant ? Type.Unknown({ description: VARIANT_NOTE }) : checked;
     properties[name] = accepted === 'required' ? schema : Type.Optional(schema);
   }
   // Unknown properties are ignored, as the reference's generated server does.

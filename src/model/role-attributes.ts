@@ -4,6 +4,7 @@ import type { FieldTable } from './filter/fields.js';
 import { compileListQuery, type ListOptions } from './list-query.js';
 import { setTable, type ResourceDef } from './resource.js';
 import { pageDistinctValues } from '../store/role-attributes.js';
+import { filterDialectOf } from '../store/filter-sql.js';
 import type { Page } from './crud.js';
 
 const FIELDS: FieldTable = { id: { kind: 'scalar', type: 'string', column: 'id' } };
@@ -24,7 +25,7 @@ export async function listRoleAttributes(
   opts: ListOptions,
 ): Promise<{ values: string[] } & Omit<Page, 'rows'>> {
   // A `sort by` in the filter still wins over the URL's, as on every listing.
-  const q = compileListQuery({ ...opts, sort: `id ${urlSortDirection(opts.sort)}` }, FIELDS);
+  const q = compileListQuery({ ...opts, sort: `id ${urlSortDirection(opts.sort)}` }, FIELDS, filterDialectOf(ctx.db));
   const { values, total } = await pageDistinctValues(ctx.db, setTable(def, 'roleAttributes'), q);
   return { values, pagination: { limit: q.limit, offset: q.offset, totalCount: total }, filterableFields: ['id'] };
 }

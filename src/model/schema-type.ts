@@ -28,6 +28,8 @@ export const Type = {
   Integer: (options?: Options): TSchema => make('Integer', options, { type: 'integer' }),
   Number: (options?: Options): TSchema => make('Number', options, { type: 'number' }),
   Null: (options?: Options): TSchema => make('Null', options, { type: 'null' }),
+  /** Any value. */
+  Unknown: (options?: Options): TSchema => make('Unknown', options, {}),
   Literal: (value: string | number | boolean, options?: Options): TSchema =>
     make('Literal', options, { const: value, type: literalType(value) }),
   Union: (anyOf: TSchema[], options?: Options): TSchema => make('Union', options, { anyOf }),

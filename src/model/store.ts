@@ -3,6 +3,8 @@
  * locking and checking it. Everything else reaches the store through model services.
  */
 export { openStore, type OpenedStore } from '../store/db.js';
+export { onTablesChanged, storeFresh } from '../store/runtime.js';
+export { databaseBytes } from '../store/health.js';
 export type { CheckpointLimits, WalStatus } from '../store/checkpointer.js';
 export { acquireLock } from '../store/lock.js';
 export { knownMigrations } from '../store/migrations/index.js';

@@ -14,7 +14,7 @@ import { PkiError } from './errors.js';
 import { jwsAlgorithmFor, parsePrivateKeyPem } from './keys.js';
 
 /** Enrollment methods carried in `em`: identities (`ott`, `ottca`, `updb`), routers (`erott`, `trott`), CAs (`ca`). */
-export type EnrollmentMethod = 'ott' | 'ottca' | 'updb' | 'erott' | 'trott' | 'ca';
+export type EnrollmentMethod = 'ott' | 'ottca' | 'updb' | 'erott' | 'trott' | 'ca' | 'network';
 
 const METHODS: readonly string[] = ['ott', 'ottca', 'updb', 'erott', 'trott', 'ca'];
 
@@ -46,7 +46,8 @@ export interface EnrollmentJwtInput {
   readonly expiresAt?: Date;
   /** e.g. `['openziti-enroller']` for the CA JWT; omitted by default (as the reference's 0.25 line). */
   readonly audience?: string | string[];
-  readonly controllers?: string[];
+  /** `ctrls`; null is written as null (the network JWT's). */
+  readonly controllers?: string[] | null;
 }
 
 /** The key that signs enrollment JWTs: the controller's server key and certificate. */

@@ -38,8 +38,8 @@ export async function servicesGrantedBy(
     .innerJoin('service_policies as p', 'p.id', 'm.policyId')
     .select([
       'm.entityId as serviceId',
-      sql<number>`max(p.type = 'Dial')`.as('dial'),
-      sql<number>`max(p.type = 'Bind')`.as('bind'),
+      sql<number>`max(case when p.type = 'Dial' then 1 else 0 end)`.as('dial'),
+      sql<number>`max(case when p.type = 'Bind' then 1 else 0 end)`.as('bind'),
     ])
     .where('m.policyId', 'in', servicePolicyIds)
     .groupBy('m.entityId')

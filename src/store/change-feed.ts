@@ -13,12 +13,17 @@
  * channel `table.column` instead of the table, so what depends on the table's other columns ignores it. A read
  * of the table's rows depends on both.
  *
- * One feed per open store, owned by its runtime (runtime.ts). It sees this process's writes only: while the
- * controller runs it is the store's only writer (store-hold.ts).
+ * Transactions are followed per connection ({@link FeedSession}): SQLite's store has one, PostgreSQL's pool
+ * one per pooled connection. Where statements of other connections can run while one is in flight (the pool),
+ * the connection also reports when each has finished ({@link FeedSession.finished}), and a write or commit
+ * moves its counters once more then: a read that ran meanwhile saw the old rows and must not stay cached.
+ *
+ * One feed per open store, owned by its runtime (runtime.ts). It sees this process's writes only: on SQLite
+ * the controller is the store's only writer (store-hold.ts).
  */
 import { classifyStatement, SchemaGraph, type SchemaObject, type StatementKind } from './statement-tables.js';
 
-interface Cell {
+export interface Cell {
   n: number;
 }
 
@@ -28,10 +33,16 @@ export interface Deps {
   readonly tables: readonly string[];
 }
 
-type Compiled =
+export type Compiled =
   | { kind: 'read' | 'txStart' | 'txEnd' | 'undo' }
   | { kind: 'write'; cells: readonly Cell[]; tables: readonly string[] }
   | { kind: 'unknown'; ddl: boolean };
+
+/**
+ * Columns whose updates the store's feed keeps apart from their table's: an API session's activity time is
+ * written on most requests, and only a listing of API sessions shows it.
+ */
+export const SPLIT_COLUMNS: Readonly<Record<string, readonly string[]>> = { api_sessions: ['lastActivityAt'] };
 
 /** Statement texts remembered with what they touch (a busy store runs a few hundred distinct texts). */
 const MAX_TEXTS = 5000;
@@ -44,13 +55,11 @@ export class ChangeFeed {
   private readonly any: Cell = { n: 0 };
   private readonly compiled = new Map<string, Compiled>();
   private readonly reads = new Map<string, Deps>();
-  /** Cells moved by the open transaction: moved again at its end. */
-  private readonly open = new Set<Cell>();
   private graph: SchemaGraph | undefined;
   private loading = false;
   private listeners: ((tables: readonly string[]) => void)[] = [];
-  private readonly openTables = new Set<string>();
-  private inTx = false;
+  /** The connection of a store that has one (SQLite's). */
+  private readonly main = new FeedSession(this);
 
   constructor(
     private readonly loadSchema: () => SchemaObject[],
@@ -91,53 +100,62 @@ export class ChangeFeed {
 
   /** Called by the store's connection right before a statement runs; `reader`: the driver says it only reads. */
   note(sql: string, reader: boolean): void {
+    this.main.note(sql, reader);
+  }
+
+  /** Transactions followed for one more connection (a pool's). */
+  session(): FeedSession {
+    return new FeedSession(this, true);
+  }
+
+  /** What the statement `sql` is and touches (remembered by text). */
+  compiledOf(sql: string, reader: boolean): Compiled {
     let c = this.compiled.get(sql);
     if (c === undefined) {
       c = this.compile(classifyStatement(sql, reader));
       if (this.compiled.size >= MAX_TEXTS) this.compiled.clear();
       this.compiled.set(sql, c);
     }
-    switch (c.kind) {
-      case 'read':
-        return;
-      case 'txStart':
-        this.inTx = true;
-        this.open.clear();
-        this.openTables.clear();
-        return;
-      case 'undo':
-        // The undone writes are undone now; the transaction's others still await its end.
-        for (const cell of this.open) cell.n++;
-        return;
-      case 'txEnd':
-        for (const cell of this.open) cell.n++;
-        this.inTx = false;
-        this.open.clear();
-        if (this.openTables.size > 0) {
-          const tables = [...this.openTables];
-          this.openTables.clear();
-          this.announce(tables);
-        }
-        return;
-      case 'write':
-        this.wrote(c.cells, c.tables);
-        return;
-      case 'unknown':
-        this.noteUnknown(c.ddl);
-        return;
-    }
+    return c;
+  }
+
+  /** Reads the schema again (a store whose schema is loaded ahead, when DDL has run). */
+  schemaChanged(): void {
+    this.graph = undefined;
+    this.compiled.clear();
+    this.reads.clear();
   }
 
   /** A write whose reach is unknown (a batch run without preparing, DDL): moves every version. */
   noteUnknown(ddl = true): void {
-    this.wrote([this.epoch, this.any], ['*']);
+    this.main.wrote([this.epoch, this.any], ['*']);
     if (ddl) {
-      this.graph = undefined;
-      this.compiled.clear();
-      this.reads.clear();
+      this.schemaChanged();
       // Read the new schema once the statement has run, rather than inside the next write (a batch's first).
       queueMicrotask(() => this.schema());
     }
+  }
+
+  /** Every counter, moved once: what a store does when it cannot know what changed (another process's writes). */
+  everything(): void {
+    this.epoch.n++;
+    this.any.n++;
+    this.announce(['*']);
+  }
+
+  /**
+   * Writes committed by another process sharing the store (a replica on the same PostgreSQL database), as the
+   * tables they touched: their counters move, and the listeners hear of them.
+   */
+  external(tables: readonly string[]): void {
+    for (const t of tables) this.cell(t).n++;
+    this.any.n++;
+    this.announce(tables);
+  }
+
+  /** The cells of a write of unknown reach. */
+  get unknownCells(): readonly Cell[] {
+    return [this.epoch, this.any];
   }
 
   /**
@@ -151,18 +169,13 @@ export class ChangeFeed {
     };
   }
 
-  private wrote(cells: readonly Cell[], tables: readonly string[]): void {
-    for (const cell of cells) cell.n++;
-    if (!this.inTx) {
-      this.announce(tables);
-      return;
-    }
-    for (const cell of cells) this.open.add(cell);
-    if (this.listeners.length > 0) for (const t of tables) this.openTables.add(t);
+  /** Tells the listeners which tables a write that has ended touched. */
+  announce(tables: readonly string[]): void {
+    for (const l of this.listeners) l(tables);
   }
 
-  private announce(tables: readonly string[]): void {
-    for (const l of this.listeners) l(tables);
+  get listened(): boolean {
+    return this.listeners.length > 0;
   }
 
   private compile(k: StatementKind): Compiled {
@@ -193,5 +206,94 @@ export class ChangeFeed {
       this.loading = false;
     }
     return this.graph;
+  }
+}
+
+/**
+ * One connection's transactions as the feed follows them: the counters its open transaction moved, moved again
+ * when it ends, and the tables to announce then.
+ */
+export class FeedSession {
+  private readonly open = new Set<Cell>();
+  private readonly openTables = new Set<string>();
+  private inTx = false;
+  /** The cells of the statement in flight, moved again when it has finished (see {@link finished}). */
+  private pending: readonly Cell[] = [];
+  /** Tables to announce once the statement in flight has finished. */
+  private untold: readonly string[] | undefined;
+
+  /**
+   * `afterRun`: the connection reports when each statement has finished, and listeners hear of a write only
+   * then (a pool's connections, whose statements run while others are in flight). Without it (SQLite's
+   * synchronous connection, where a statement has run before any listener's own reads can) they hear at once.
+   */
+  constructor(
+    private readonly feed: ChangeFeed,
+    private readonly afterRun = false,
+  ) {}
+
+  private tell(tables: readonly string[]): void {
+    if (this.afterRun) this.untold = tables;
+    else this.feed.announce(tables);
+  }
+
+  /** Right before the statement `sql` runs on this connection. */
+  note(sql: string, reader: boolean): void {
+    const c = this.feed.compiledOf(sql, reader);
+    switch (c.kind) {
+      case 'read':
+        return;
+      case 'txStart':
+        this.inTx = true;
+        this.open.clear();
+        this.openTables.clear();
+        return;
+      case 'undo':
+        // The undone writes are undone now; the transaction's others still await its end.
+        for (const cell of this.open) cell.n++;
+        return;
+      case 'txEnd': {
+        for (const cell of this.open) cell.n++;
+        this.pending = [...this.open];
+        this.inTx = false;
+        this.open.clear();
+        if (this.openTables.size > 0) {
+          const tables = [...this.openTables];
+          this.openTables.clear();
+          this.tell(tables);
+        }
+        return;
+      }
+      case 'write':
+        this.wrote(c.cells, c.tables);
+        return;
+      case 'unknown':
+        this.feed.noteUnknown(c.ddl);
+        if (!this.inTx) this.pending = this.feed.unknownCells;
+        return;
+    }
+  }
+
+  /**
+   * Right after the statement announced by the last {@link note} has finished (or failed): a commit, or a write
+   * outside a transaction, moves its counters again, so nothing read while it ran is kept as current.
+   */
+  finished(): void {
+    for (const cell of this.pending) cell.n++;
+    this.pending = [];
+    const told = this.untold;
+    this.untold = undefined;
+    if (told) this.feed.announce(told);
+  }
+
+  wrote(cells: readonly Cell[], tables: readonly string[]): void {
+    for (const cell of cells) cell.n++;
+    if (!this.inTx) {
+      this.pending = cells;
+      this.tell(tables);
+      return;
+    }
+    for (const cell of cells) this.open.add(cell);
+    if (this.feed.listened) for (const t of tables) this.openTables.add(t);
   }
 }

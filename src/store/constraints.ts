@@ -2,7 +2,7 @@
  * Describes the database's constraint failures in the store's own terms (which kind of constraint, on which
  * table and columns), so the model can turn a duplicate or a dangling reference that slipped past its own
  * checks into a 400/409 instead of a 500 (`src/model/constraints.ts`).
- * The message parsing is SQLite's; a PostgreSQL dialect would add its own branch here.
+ * SQLite names the failure in its error code and message, PostgreSQL in its SQLSTATE, table and detail.
  */
 
 export interface ViolatedConstraint {
@@ -16,6 +16,7 @@ export interface ViolatedConstraint {
 /** The violated constraint `err` reports, or null when `err` is not a constraint failure. */
 export function violatedConstraint(err: unknown): ViolatedConstraint | null {
   const e = err as { code?: unknown; message?: unknown } | null | undefined;
+  if (typeof e?.code === 'string' && /^23\d{3}$/.test(e.code)) return postgresViolation(err as PostgresError);
   if (typeof e?.code !== 'string' || !e.code.startsWith('SQLITE_CONSTRAINT')) return null;
   const msg = typeof e.message === 'string' ? e.message : '';
   if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -30,6 +31,28 @@ export function violatedConstraint(err: unknown): ViolatedConstraint | null {
   }
   if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { kind: 'foreignKey', table: null, columns: [] };
   return { kind: 'other', table: null, columns: [] };
+}
+
+/** What `pg` reports of a failed statement (class 23: integrity constraint violations). */
+interface PostgresError {
+  code: string;
+  table?: string;
+  detail?: string;
+}
+
+function postgresViolation(e: PostgresError): ViolatedConstraint {
+  const table = e.table ?? null;
+  if (e.code === '23505') {
+    // detail: `Key (name)=(x) already exists.` or `Key ("identityId", method)=(…) already exists.`
+    const cols = /^Key \((.+?)\)=/.exec(e.detail ?? '')?.[1] ?? '';
+    const columns = cols
+      .split(',')
+      .map((c) => c.trim().replace(/^"|"$/g, ''))
+      .filter(Boolean);
+    return { kind: 'unique', table, columns };
+  }
+  if (e.code === '23503') return { kind: 'foreignKey', table: null, columns: [] };
+  return { kind: 'other', table, columns: [] };
 }
 
 /**

@@ -16,6 +16,7 @@ import { boolFromDb, boolToDb, countFromDb, jsonFromDb, jsonToDb } from './value
 import { linkTable } from './link-tables.js';
 import { readWithCache } from './list-cache.js';
 import { hotRows } from './direct.js';
+import { orderedBy } from './filter-sql.js';
 import type { Database } from './schema.js';
 
 export { linkTable, linkTableField } from './link-tables.js';
@@ -261,7 +262,7 @@ export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Prom
   });
   const order = q.orderBy.length > 0 ? q.orderBy : [{ expr: sql.ref('t.id'), direction: 'asc' as const }];
   let idsQuery = dynamic(db).selectFrom(from).select('t.id').where(where);
-  for (const o of order) idsQuery = idsQuery.orderBy(o.expr, o.direction);
+  for (const o of order) idsQuery = orderedBy(idsQuery, db, o);
   idsQuery = idsQuery.limit(q.limit).offset(q.offset);
   // Kept as read (with their sets), shared by later requests: fromRow copies what it hands out.
   const raws = await readWithCache(
@@ -270,7 +271,7 @@ export async function pageRows(db: Executor, t: StoredTable, q: PageQuery): Prom
     async () => {
       // One statement reads the page's ids in their order and then their rows.
       let page = dynamic(db).selectFrom(from).selectAll('t').where(sql.ref('t.id'), 'in', idsQuery);
-      for (const o of order) page = page.orderBy(o.expr, o.direction);
+      for (const o of order) page = orderedBy(page, db, o);
       const rows = (await page.execute()) as Row[];
       await loadSets(db, t, rows);
       return rows;

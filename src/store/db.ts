@@ -1,19 +1,25 @@
 /**
- * Opening the embedded store: better-sqlite3 under kysely, with the pragmas the controller relies on.
+ * Opening the store: the embedded SQLite file (better-sqlite3 under kysely, with the pragmas the controller
+ * relies on) or, for a `postgres://` target, a PostgreSQL database (pg/open.ts).
  *
- * Domain code only sees `Executor` (a Kysely instance or a transaction) so that a PostgreSQL dialect can be
- * added later without touching it; SQLite-specific settings stay in this file.
+ * Domain code only sees `Executor` (a Kysely instance or a transaction); SQLite-specific settings stay in this
+ * file and PostgreSQL's in `pg/`.
  */
 import Database from 'better-sqlite3';
 import type { Database as StoreSchema } from './schema.js';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement, type Transaction } from 'kysely';
 import { knownMigrations, migrateToLatest } from './migrations/index.js';
-import { ChangeFeed } from './change-feed.js';
+import { ChangeFeed, SPLIT_COLUMNS } from './change-feed.js';
 import type { SchemaObject } from './statement-tables.js';
-import { startCheckpointer, type CheckpointLimits, type WalStatus } from './checkpointer.js';
+import { startCheckpointer } from './checkpointer.js';
 import { createRuntime, runTransaction, type DirectConnection, type StoreRuntime } from './runtime.js';
+import type { TxBatcher } from './tx-batch.js';
 import type { Executor, Store } from './executor.js';
 import { WriteGate } from './write-gate.js';
+import { isPostgresTarget } from './dialect.js';
+import { openPostgresStore } from './pg/open.js';
+import type { OpenedStore, OpenOptions } from './opened-store.js';
+export type { OpenedStore, OpenOptions } from './opened-store.js';
 import {
   checkSchema,
   INTEGRITY_HINT,
@@ -35,43 +41,17 @@ export type { Executor, Store } from './executor.js';
 export type DynamicExecutor = Kysely<any> | Transaction<any>;
 export const dynamic = (db: Executor): DynamicExecutor => db as DynamicExecutor;
 
-/**
- * Columns whose updates the change feed keeps apart from their table's (change-feed.ts): an API session's
- * activity time is written on most requests, and only a listing of API sessions shows it.
- */
-const SPLIT_COLUMNS = { api_sessions: ['lastActivityAt'] } as const;
-
 /** Automatic checkpoints of a connection that has no background checkpointer (see openStore's pragmas). */
 const AUTO_CHECKPOINT_PAGES = 10000;
-
-export interface OpenedStore {
-  db: Store;
-  /** The underlying connection, for file-level operations (snapshot, integrity pragma). */
-  raw: Database.Database;
-  /** The write-ahead log's state (checkpointer.ts); undefined without the background checkpointer. */
-  wal(): WalStatus | undefined;
-  /** Commits of shared transactions and the transactions they held, since the store opened (tx-batch.ts). */
-  commits(): { batches: number; members: number };
-  close(): Promise<void>;
-}
 
 /**
  * Opens (creating if needed) the SQLite file, applies pragmas and runs pending migrations. A writable file on
  * disk is kept at mode 0600 with its -wal/-shm files. With `verify` (the controller's start), an empty file, a
  * file SQLite cannot read, a failed `quick_check` or a schema that does not match the migrations is refused
- * with a `StoreRefused` error naming the file (open-checks.ts).
+ * with a `StoreRefused` error naming the file (open-checks.ts). A `postgres://` target opens PostgreSQL instead.
  */
-export async function openStore(
-  file: string,
-  opts: {
-    readonly?: boolean;
-    migrate?: boolean;
-    verify?: boolean;
-    backgroundCheckpoints?: boolean;
-    /** The background checkpointer's bounds (checkpointer.ts); its defaults otherwise. */
-    checkpointLimits?: CheckpointLimits;
-  } = {},
-): Promise<OpenedStore> {
+export async function openStore(file: string, opts: OpenOptions = {}): Promise<OpenedStore> {
+  if (isPostgresTarget(file)) return openPostgresStore(file, opts);
   const onDisk = file !== '' && file !== ':memory:' && !opts.readonly;
   if (onDisk) prepareStoreFile(file);
   let raw: Database.Database | undefined;
@@ -97,15 +77,11 @@ export async function openStore(
     const statements = withStatementCache(raw, feed);
     db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
     const connection = raw;
-    runtime = createRuntime(
-      db as Kysely<unknown>,
-      {
-        prepare: (text) => statements.prepare(text) as unknown as ReturnType<DirectConnection['prepare']>,
-        inTransaction: () => connection.inTransaction,
-      },
-      gate,
-      feed,
-    );
+    const direct: DirectConnection = {
+      prepare: (text) => statements.prepare(text) as unknown as ReturnType<DirectConnection['prepare']>,
+      inTransaction: () => connection.inTransaction,
+    };
+    runtime = createRuntime(db as Kysely<unknown>, { kind: 'sqlite', connection: direct, gate, feed });
     if (opts.migrate ?? !opts.readonly) await migrateToLatest(db);
     if (opts.verify) await checkSchema(raw, file, knownMigrations);
     // The -wal and -shm files exist only now; SQLite created them with the database's mode, checked again here.
@@ -117,7 +93,7 @@ export async function openStore(
     throw new StoreRefused(`cannot open the store ${file}: ${(e as Error).message}; ${INTEGRITY_HINT}`);
   }
   const opened = db;
-  const { batcher } = runtime as StoreRuntime;
+  const batcher = (runtime as StoreRuntime).batcher as TxBatcher;
   // The controller's store: checkpoints from a worker thread, off the event loop (checkpointer.ts).
   const checkpointer =
     onDisk && opts.backgroundCheckpoints
@@ -126,8 +102,10 @@ export async function openStore(
   (runtime as StoreRuntime).checkpointer = checkpointer;
   let closed = false;
   return {
+    kind: 'sqlite',
     db: opened,
     raw,
+    location: file,
     wal: () => checkpointer?.status(),
     commits: () => ({ batches: batcher.batches, members: batcher.members }),
     async close() {

@@ -4,6 +4,7 @@
  */
 import { sql, type AliasedExpression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Executor } from './db.js';
+import { orderedBy } from './filter-sql.js';
 
 export interface DerivedPageQuery {
   where: RawBuilder<SqlBool> | null;
@@ -27,7 +28,7 @@ export async function pageDerived(
     .selectFrom(source())
     .select(sql<string>`t.id`.as('id'))
     .where(where);
-  for (const o of q.orderBy) query = query.orderBy(o.expr, o.direction);
+  for (const o of q.orderBy) query = orderedBy(query, db, o);
   // The reference's final tie-breaker (docs/reference-notes.md §1.6).
   query = query.orderBy(sql`t.id`, 'asc');
   const rows = await query.limit(q.limit).offset(q.offset).execute();

@@ -12,6 +12,7 @@
  * The statement texts are fixed strings with `?` parameters, so both paths run exactly the same SQL.
  */
 import { CompiledQuery } from 'kysely';
+import { numberedPlaceholders, storeKind } from './dialect.js';
 import type { Executor } from './executor.js';
 import { runtimeOf, type DirectConnection, type StoreRuntime } from './runtime.js';
 
@@ -26,7 +27,7 @@ function usable(db: Executor): DirectConnection | undefined {
 export async function hotRows<R>(db: Executor, text: string, params: readonly unknown[]): Promise<R[]> {
   const c = usable(db);
   if (c) return c.prepare(text).all(params) as R[];
-  return (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows as R[];
+  return (await db.executeQuery<R>(throughKysely(db, text, params))).rows as R[];
 }
 
 /** A write; answers the number of rows it changed. */
@@ -39,7 +40,13 @@ export async function hotWrite(db: Executor, text: string, params: readonly unkn
   }
   const c = usable(db);
   if (c) return c.prepare(text).run(params).changes;
-  return Number((await db.executeQuery(CompiledQuery.raw(text, [...params]))).numAffectedRows ?? 0);
+  return Number((await db.executeQuery(throughKysely(db, text, params))).numAffectedRows ?? 0);
+}
+
+/** The statement as kysely runs it; PostgreSQL numbers its placeholders (a scan of a short text, no memo). */
+function throughKysely(db: Executor, text: string, params: readonly unknown[]): CompiledQuery {
+  const sqlText = storeKind(db) === 'sqlite' ? text : numberedPlaceholders(text);
+  return CompiledQuery.raw(sqlText, [...params]);
 }
 
 /** The batch's own transaction texts (the change feed sees them as any transaction's begin and end). */

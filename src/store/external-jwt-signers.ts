@@ -3,6 +3,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { TypedExecutor } from './executor.js';
 import type { Scope } from './scopes.js';
 import { boolFromDb, boolToDb } from './values.js';
+import { storeKind } from './dialect.js';
 
 export interface StoredSigner {
   id: string;
@@ -79,15 +80,20 @@ export async function policiesNamingSigner(db: TypedExecutor, signerId: string, 
   const rows = await db
     .selectFrom('auth_policies')
     .select('id')
-    .where(
-      sql<SqlBool>`json_extract("secondary", '$.requireExtJwtSigner') = ${signerId}
-        or exists (select 1 from json_each("primary", '$.extJwt.allowedSigners') s where s.value = ${signerId})`,
-    )
+    .where(storeKind(db) === 'postgres' ? namesSignerPg(signerId) : namesSignerSqlite(signerId))
     .orderBy('id')
     .limit(limit)
     .execute();
   return rows.map((r) => r.id);
 }
+
+const namesSignerSqlite = (signerId: string) =>
+  sql<SqlBool>`json_extract("secondary", '$.requireExtJwtSigner') = ${signerId}
+    or exists (select 1 from json_each("primary", '$.extJwt.allowedSigners') s where s.value = ${signerId})`;
+
+const namesSignerPg = (signerId: string) =>
+  sql<SqlBool>`("secondary"::jsonb ->> 'requireExtJwtSigner') = ${signerId}
+    or coalesce(("primary"::jsonb -> 'extJwt' -> 'allowedSigners') ? ${signerId}, false)`;
 
 /** Listing scope: enabled signers only (the Client API's login-page listing). */
 export const enabledSigners: Scope = sql<SqlBool>`${sql.ref('t.enabled')} = ${sql.lit(boolToDb(true))}`;

@@ -17,6 +17,9 @@
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { CheckedExpr, CheckedQuery, SetRef, Subject, ValueType } from './filter-ast.js';
+import { storeKind } from './dialect.js';
+import type { Executor } from './executor.js';
+import { SEARCH_INDEXES, searchIndexName } from './migrations/0012-search-indexes.js';
 
 /** The SQL-engine specific pieces of the compiler. */
 export interface FilterDialect {
@@ -81,6 +84,52 @@ export const sqliteDialect: FilterDialect = {
   },
 };
 
+/** A LIKE pattern matching any text that contains `needle` (its `%`, `_` and `\\` taken literally). */
+const containsPattern = (needle: string): string => `%${needle.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+
+/**
+ * The PostgreSQL dialect: maps are JSON text read through `jsonb`, upper-casing is done in the `C` collation
+ * (ASCII letters only, as SQLite's upper() does, whatever the database's own collation), and the substring
+ * index is a trigram GIN index on the column itself (migration 0012), which `ilike` uses.
+ */
+export const postgresDialect: FilterDialect = {
+  contains: (haystack, needle) => sql<SqlBool>`strpos(${haystack}, ${needle}) > 0`,
+  upper: (e) => sql`upper((${e})::text collate "C")`,
+  toText: (e) => sql`cast(${e} as text)`,
+  mapValue: (column, path, as) => {
+    const j = sql`((${column})::jsonb #> ${[...path]}::text[])`;
+    switch (as) {
+      case 'string':
+        return sql`(case when jsonb_typeof(${j}) = 'string' then ${j} #>> '{}' end)`;
+      case 'int':
+        return sql`(case when jsonb_typeof(${j}) = 'number' and scale((${j})::numeric) = 0 then (${j})::numeric end)`;
+      case 'float':
+        return sql`(case when jsonb_typeof(${j}) = 'number' then (${j})::numeric end)`;
+      case 'bool':
+        return sql`(case when jsonb_typeof(${j}) = 'boolean' then (case when (${j})::boolean then 1 else 0 end) end)`;
+      case 'datetime':
+        return sql`null`;
+    }
+  },
+  // JSON null reads as missing, as SQLite's json_extract answers SQL NULL for it.
+  mapRaw: (column, path) => sql`nullif((${column})::jsonb #> ${[...path]}::text[], 'null'::jsonb)`,
+  bool: (v) => (v ? 1 : 0),
+  // pg_trgm folds letter case, and `ilike` in the C collation folds ASCII letters as upper() does: every row
+  // that contains the needle either way is a candidate.
+  substringCandidates: (alias, index, needle) => {
+    const ix = SEARCH_INDEXES.find((x) => searchIndexName(x) === index);
+    if (!ix || [...needle].length < MIN_INDEXED_NEEDLE) return null;
+    return sql<SqlBool>`${sql.ref(`${alias}.${ix.column}`)} ilike ${containsPattern(needle)}`;
+  },
+};
+
+/** The filter dialect of the store `db` runs on. */
+export const filterDialectOf = (db: Executor): FilterDialect =>
+  storeKind(db) === 'postgres' ? postgresDialect : sqliteDialect;
+
+/** The pattern an index probe of `needle` reads (the PostgreSQL search's `ilike`). */
+export const substringPattern = containsPattern;
+
 export interface CompiledOrder {
   expr: RawBuilder<unknown>;
   direction: 'asc' | 'desc';
@@ -89,6 +138,27 @@ export interface CompiledOrder {
    * callers on SQLite can ignore this; it is spelled out for engines that differ.
    */
   nulls: 'first' | 'last';
+}
+
+/** A sort term with its direction; where nulls go follows the reference's rule unless given. */
+export interface OrderTerm {
+  expr: RawBuilder<unknown>;
+  direction: 'asc' | 'desc';
+  nulls?: 'first' | 'last';
+}
+
+interface Orderable<Q> {
+  orderBy(expr: RawBuilder<unknown>, direction?: 'asc' | 'desc'): Q;
+}
+
+/**
+ * `q` ordered by `o` as the store spells it: PostgreSQL sorts nulls last ascending, so it is told where they
+ * go; SQLite's default is already the reference's order (nulls first ascending, last descending).
+ */
+export function orderedBy<Q extends Orderable<Q>>(q: Q, db: Executor, o: OrderTerm): Q {
+  if (storeKind(db) === 'sqlite') return q.orderBy(o.expr, o.direction);
+  const nulls = o.nulls ?? (o.direction === 'asc' ? 'first' : 'last');
+  return q.orderBy(sql`${o.expr} ${sql.raw(o.direction)} nulls ${sql.raw(nulls)}`);
 }
 
 export interface CompiledQuery {

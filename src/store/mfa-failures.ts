@@ -23,7 +23,7 @@ export async function mfaFailureCounts(
     .selectFrom('mfa_failures')
     .select([
       sql<number>`count(*)`.as('total'),
-      sql<number>`coalesce(sum("apiSessionId" = ${apiSessionId}), 0)`.as('session'),
+      sql<number>`coalesce(sum(case when "apiSessionId" = ${apiSessionId} then 1 else 0 end), 0)`.as('session'),
     ])
     .where('mfaId', '=', mfaId)
     .where('at', '>', since)

@@ -65,7 +65,7 @@ export function matchingPoliciesSql(side: MatchSide, entityId: string): RawBuild
     join ${R} r on r."value" = keys.k
     join ${P} p on p.id = r."ownerId"
     group by r."ownerId"
-    having max(r."value" = '#all' or r."value" = ${atId}) = 1
+    having max(case when r."value" = '#all' or r."value" = ${atId} then 1 else 0 end) = 1
       or min(p.semantic) = 'AnyOf'
       or count(*) = (select count(*) from ${R} r2 where r2."ownerId" = r."ownerId" and ${ATTR_RANGE(sql.ref('r2.value'))})`;
 }

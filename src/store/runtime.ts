@@ -5,8 +5,9 @@
  * passing only an executor. Made by `openStore` (db.ts); a Kysely instance made elsewhere (the migrations'
  * own) has none and runs plain transactions.
  */
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ChangeFeed } from './change-feed.js';
+import type { StoreKind } from './dialect.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { Executor } from './executor.js';
 import { TxBatcher } from './tx-batch.js';
@@ -45,44 +46,60 @@ export const defineCache = <T>(name: string, make: (feed: ChangeFeed) => T): Cac
   Object.freeze({ name, make });
 
 export interface StoreRuntime {
-  readonly connection: DirectConnection;
+  readonly kind: StoreKind;
+  /** SQLite's one connection, for direct statements; a pooled store (PostgreSQL) has none. */
+  readonly connection: DirectConnection | undefined;
   /** Which tables each write touched (change-feed.ts): the one source of every cache's validity. */
   readonly feed: ChangeFeed;
   /** Every cache of this store, by its spec (see {@link storeCache}). */
   readonly caches: Map<CacheSpec<unknown>, unknown>;
   readonly gate: WriteGate;
-  readonly batcher: TxBatcher;
+  /** SQLite's group commit (tx-batch.ts); PostgreSQL commits each transaction on its own connection. */
+  readonly batcher: TxBatcher | undefined;
   checkpointer: Checkpointer | undefined;
   /** The grouped writes of the current turn, until their batch runs. */
   grouped: GroupedWrite[] | undefined;
+  /** Other replicas' writes, read before each request (pg/replica-changes.ts); PostgreSQL stores only. */
+  replicas: { fresh(): Promise<void> } | undefined;
 }
 
 const runtimes = new WeakMap<object, StoreRuntime>();
 
 export function createRuntime(
   db: Kysely<unknown>,
-  connection: DirectConnection,
-  gate: WriteGate,
-  feed: ChangeFeed,
+  parts: { kind: StoreKind; connection?: DirectConnection; gate: WriteGate; feed: ChangeFeed },
 ): StoreRuntime {
+  const { connection, gate } = parts;
   const runtime: StoreRuntime = {
+    kind: parts.kind,
     connection,
-    feed,
+    feed: parts.feed,
     caches: new Map(),
     gate,
     checkpointer: undefined,
     grouped: undefined,
-    batcher: new TxBatcher(
-      db,
-      () => connection.inTransaction(),
-      (trx, fn) => lendToTransaction(db, trx, fn),
-      () => (runtime.checkpointer ? runtime.checkpointer.admit() : gate.wait()),
-      () => gate.isOpen,
-    ),
+    replicas: undefined,
+    batcher:
+      connection &&
+      new TxBatcher(
+        db,
+        () => connection.inTransaction(),
+        (trx, fn) => lendToTransaction(db, trx, fn),
+        () => (runtime.checkpointer ? runtime.checkpointer.admit() : gate.wait()),
+        () => gate.isOpen,
+      ),
   };
   runtimes.set(db, runtime);
   return runtime;
 }
+
+/**
+ * The key of the advisory lock every PostgreSQL write transaction takes first: transactions that change the
+ * model run one at a time across every replica, as they do on SQLite's one connection, so a check made inside
+ * one (a name still free, a code not yet used) still holds when it commits. Single statements outside a
+ * transaction (a new session, an activity touch, a failed-attempt count) do not take it.
+ */
+const WRITER_LOCK = 0x65646765; // 'edge'
 
 /** The runtime of the store `db` is, or of the store whose connection the transaction `db` holds now. */
 export const runtimeOf = (db: object): StoreRuntime | undefined => runtimes.get(db);
@@ -109,7 +126,13 @@ async function lendToTransaction<T>(db: object, trx: object, fn: () => Promise<T
 export function runTransaction<D, T>(db: Kysely<D>, fn: (trx: Transaction<D>) => Promise<T>): Promise<T> {
   const runtime = runtimes.get(db);
   if (!runtime) return db.transaction().execute(fn);
-  return runtime.batcher.run(fn as unknown as (trx: Transaction<unknown>) => Promise<T>);
+  if (runtime.batcher) return runtime.batcher.run(fn as unknown as (trx: Transaction<unknown>) => Promise<T>);
+  return db.transaction().execute((trx) =>
+    lendToTransaction(db, trx, async () => {
+      await sql`select pg_advisory_xact_lock(${WRITER_LOCK})`.execute(trx);
+      return fn(trx);
+    }),
+  );
 }
 
 /** The store's write gate (write-gate.ts), for tests of back-pressure. */
@@ -140,3 +163,21 @@ export function storeState<T>(db: Executor, spec: CacheSpec<T>): T | undefined {
 
 /** The store's change feed, outside a transaction (see {@link storeCache}). */
 export const feedOf = (db: Executor): ChangeFeed | undefined => (db.isTransaction ? undefined : runtimes.get(db)?.feed);
+
+/**
+ * Calls `fn` after each committed write that touched one of `tables` (or whose reach is unknown) in the store
+ * `db`: what must follow the stored state outside any cache (the TLS listener's trusted CAs).
+ */
+export function onTablesChanged(db: Executor, tables: readonly string[], fn: () => void): () => void {
+  const feed = runtimes.get(db)?.feed;
+  if (!feed) return () => {};
+  return feed.onChange((changed) => {
+    if (changed.some((t) => t === '*' || tables.includes(t))) fn();
+  });
+}
+
+/**
+ * Settles once the store's caches have learnt of every write other replicas committed before this call
+ * (pg/replica-changes.ts); undefined, at no cost, for a store no other process writes (SQLite).
+ */
+export const storeFresh = (db: object): Promise<void> | undefined => runtimes.get(db)?.replicas?.fresh();

@@ -70,6 +70,10 @@ export const policyIn = (policyIds: PolicyIdSource): Scope => sql<SqlBool>`${T_I
 export const configsOfService = (serviceId: string): Scope =>
   sql<SqlBool>`${T_ID} in (select sc."value" from services_configs sc where sc."ownerId" = ${serviceId})`;
 
+/** Services using one config (`/configs/{id}/services`). */
+export const servicesOfConfig = (configId: string): Scope =>
+  sql<SqlBool>`${T_ID} in (select sc."ownerId" from services_configs sc where sc."value" = ${configId})`;
+
 /** Configs of one config type (`/config-types/{id}/configs`). */
 export const configsOfType = (configTypeId: string): Scope =>
   sql<SqlBool>`${sql.ref('t.configTypeId')} = ${configTypeId}`;

@@ -6,7 +6,8 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from './db.js';
-import { searchKey, type SearchProbe } from './filter-sql.js';
+import { searchKey, substringPattern, type SearchProbe } from './filter-sql.js';
+import { storeKind } from './dialect.js';
 import { readWithCache } from './list-cache.js';
 import { countFromDb } from './values.js';
 import {
@@ -86,13 +87,24 @@ export async function broadNeedles(db: Executor, table: string, probes: SearchPr
   };
   const rows = await count(sql`select count(*) as n from ${sql.table(table)}`);
   const cap = Math.floor(rows / BROAD_SHARE) + 1;
+  const postgres = storeKind(db) === 'postgres';
   for (const p of probes) {
-    const phrase = `"${p.needle.replace(/"/g, '""')}"`;
-    const ix = sql.table(p.index);
-    const hits = await count(
-      sql`select count(*) as n from (select rowid from ${ix} where ${ix} match ${phrase} limit ${cap})`,
-    );
+    const hits = await count(postgres ? trigramHits(p, cap) : ftsHits(p, cap));
     if (hits >= cap) out.add(searchKey(p));
   }
   return out;
+}
+
+/** SQLite: how many of the FTS5 index's entries (at most `cap`) hold the needle. */
+function ftsHits(p: SearchProbe, cap: number) {
+  const phrase = `"${p.needle.replace(/"/g, '""')}"`;
+  const ix = sql.table(p.index);
+  return sql`select count(*) as n from (select rowid from ${ix} where ${ix} match ${phrase} limit ${cap})`;
+}
+
+/** PostgreSQL: how many rows (at most `cap`) the trigram index finds for the needle. */
+function trigramHits(p: SearchProbe, cap: number) {
+  const ix = SEARCH_INDEXES.find((x) => searchIndexName(x) === p.index)!;
+  return sql`select count(*) as n from (select 1 from ${sql.table(ix.table)}
+    where ${sql.ref(ix.column)} ilike ${substringPattern(p.needle)} limit ${cap}) hits`;
 }

@@ -551,7 +551,7 @@ describe('service updates', () => {
 
 describe('current identity edge routers and policy advice', () => {
   const verify = (id: string) =>
-    server.daemon.store.raw.prepare('update edge_routers set "isVerified" = 1 where id = ?').run(id);
+    server.daemon.store.db.updateTable('edge_routers').set({ isVerified: 1 }).where('id', '=', id).execute();
 
   test('verified routers reachable through edge router policies; admins see every verified router', async () => {
     const tag = unique('cier');
@@ -561,8 +561,8 @@ describe('current identity edge routers and policy advice', () => {
       await router({ roleAttributes: [tag] }),
       await router(),
     ];
-    verify(r1);
-    verify(r3);
+    await verify(r1);
+    await verify(r3);
     await create('/edge-router-policies', {
       name: unique('erp'),
       semantic: 'AnyOf',
@@ -576,7 +576,7 @@ describe('current identity edge routers and policy advice', () => {
       [r1],
     );
     assert.deepEqual(checkResponse('client', '/current-identity/edge-routers', 'GET', 200, mine.body), []);
-    verify(r2);
+    await verify(r2);
     assert.deepEqual(
       sorted((await u.client.get('/current-identity/edge-routers')).body.data.map((r: any) => r.id)),
       sorted([r1, r2]),

@@ -85,14 +85,15 @@ async function partial(e: Enrolled): Promise<ApiClient> {
 const sessionId = async (c: ApiClient): Promise<string> => (await c.get('/current-api-session')).body.data.id;
 
 /** Wrong codes of the last 24 hours against the enrollment, read from the store: in all and from one session. */
-function storedFailures(e: Enrolled, apiSessionId = ''): { total: number; session: number } {
+async function storedFailures(e: Enrolled, apiSessionId = ''): Promise<{ total: number; session: number }> {
   const since = new Date(server.clock.now().getTime() - DAY_MS).toISOString();
-  return server.daemon.store.raw
-    .prepare(
-      `select count(*) as total, coalesce(sum("apiSessionId" = ?), 0) as session from mfa_failures
-        where "mfaId" = ? and "at" > ?`,
-    )
-    .get(apiSessionId, e.mfaId, since) as { total: number; session: number };
+  const rows = await server.daemon.store.db
+    .selectFrom('mfa_failures')
+    .select(['apiSessionId'])
+    .where('mfaId', '=', e.mfaId)
+    .where('at', '>', since)
+    .execute();
+  return { total: rows.length, session: rows.filter((r) => r.apiSessionId === apiSessionId).length };
 }
 
 /** `n` wrong codes from one new partial session each time, five at most per session (the fifth ends it). */
@@ -106,12 +107,10 @@ async function guess(e: Enrolled, n: number): Promise<void> {
 }
 
 /** Rows of wrong codes from sessions that are not the test's, as an attacker's earlier guesses would leave. */
-function seedFailures(e: Enrolled, n: number): void {
+async function seedFailures(e: Enrolled, n: number): Promise<void> {
   const at = server.clock.now().toISOString();
-  const insert = server.daemon.store.raw.prepare(
-    `insert into mfa_failures ("mfaId", "apiSessionId", at) values (?, ?, ?)`,
-  );
-  for (let i = 0; i < n; i++) insert.run(e.mfaId, `earlier-${i % 20}`, at);
+  const rows = Array.from({ length: n }, (_, i) => ({ mfaId: e.mfaId, apiSessionId: `earlier-${i % 20}`, at }));
+  await server.daemon.store.db.insertInto('mfa_failures').values(rows).execute();
 }
 
 describe('counting wrong codes', () => {
@@ -131,8 +130,8 @@ describe('counting wrong codes', () => {
     const s2Id = await sessionId(s2);
     for (const code of codes.slice(5))
       assertError(await s2.post('/authenticate/mfa', { code }), 401, 'MFA_INVALID_TOKEN');
-    assert.deepEqual(storedFailures(e, s2Id), { total: 7, session: 2 });
-    assert.deepEqual(storedFailures(e, s1Id), { total: 7, session: 5 }, 'an ended session forgives nothing');
+    assert.deepEqual(await storedFailures(e, s2Id), { total: 7, session: 2 });
+    assert.deepEqual(await storedFailures(e, s1Id), { total: 7, session: 5 }, 'an ended session forgives nothing');
     assert.ok(
       warnings.some(
         (w) =>
@@ -157,7 +156,7 @@ describe('counting wrong codes', () => {
       401,
       'MFA_INVALID_TOKEN',
     );
-    assert.equal(storedFailures(e).total, 9);
+    assert.equal((await storedFailures(e)).total, 9);
   });
 
   test('a correct code forgives its own session’s wrong codes, not other sessions’', async () => {
@@ -168,7 +167,7 @@ describe('counting wrong codes', () => {
     const [typo] = await wrongCodes(e.secret, 1);
     assertError(await mine.post('/authenticate/mfa', { code: typo }), 401, 'MFA_INVALID_TOKEN');
     assert.equal((await mine.post('/authenticate/mfa', { code: await totp(e.secret) })).status, 200);
-    assert.deepEqual(storedFailures(e, mineId), { total: 3, session: 0 });
+    assert.deepEqual(await storedFailures(e, mineId), { total: 3, session: 0 });
   });
 });
 
@@ -192,7 +191,7 @@ describe('the locks', () => {
   test('after 100 wrong codes TOTP codes are refused, right or wrong; a recovery code passes; 24 h later TOTP works', async () => {
     const e = await enrolledUser();
     await guess(e, 100);
-    assert.equal(storedFailures(e).total, 100);
+    assert.equal((await storedFailures(e)).total, 100);
     assert.ok(
       warnings.some(
         (w) =>
@@ -208,7 +207,7 @@ describe('the locks', () => {
     const refused = await real.post('/authenticate/mfa', { code: await totp(e.secret) });
     assertError(refused, 401, 'MFA_INVALID_TOKEN');
     assert.match(refused.body.error.causeMessage, /after 100 wrong codes within 24 hours: use a recovery code/);
-    assert.equal(storedFailures(e).total, 100, 'a code refused unchecked is not counted');
+    assert.equal((await storedFailures(e)).total, 100, 'a code refused unchecked is not counted');
     const recovered = await real.post('/authenticate/mfa', { code: e.recoveryCodes[0] });
     assert.equal(recovered.status, 200, recovered.text);
     assert.equal((await real.get('/current-identity')).status, 200);
@@ -230,7 +229,7 @@ describe('the locks', () => {
 
   test('a real user’s sign-in does not give an attacker a fresh budget', async () => {
     const e = await enrolledUser();
-    seedFailures(e, 98);
+    await seedFailures(e, 98);
     const real = await partial(e);
     assert.equal((await real.post('/authenticate/mfa', { code: await totp(e.secret) })).status, 200);
     await guess(e, 2);
@@ -241,7 +240,7 @@ describe('the locks', () => {
 
   test('at 200 wrong codes recovery codes are refused too; an admin removing the enrollment is the way back', async () => {
     const e = await enrolledUser();
-    seedFailures(e, 199);
+    await seedFailures(e, 199);
     const c = await partial(e);
     // A wrong recovery code is still checked (and counted: the 200th)…
     assertError(
@@ -254,7 +253,7 @@ describe('the locks', () => {
     assertError(refused, 401, 'MFA_INVALID_TOKEN');
     assert.match(refused.body.error.causeMessage, /after 200 wrong codes within 24 hours/);
     assert.equal((await admin.delete(`/identities/${e.user.id}/mfa`)).status, 200);
-    assert.equal(storedFailures(e).total, 0, 'the failures go with the enrollment');
+    assert.equal((await storedFailures(e)).total, 0, 'the failures go with the enrollment');
     const res = await server.client('client').login(e.user.username, e.user.password);
     assert.deepEqual(res.body.data.authQueries, []);
   });

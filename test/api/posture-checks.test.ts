@@ -1,8 +1,9 @@
 /**
  * Posture check types and posture checks on the Management API (docs/reference-notes.md §9.1): the type
- * records, CRUD of every type with its own fields, refusal of another type's fields and of missing required
- * ones (also after merging a patch), the growing `version`, role filters, and service policies selecting
- * checks by attribute.
+ * records, CRUD of every type with its own fields, bodies discriminated by `typeId` (another type's fields are
+ * ignored and not stored, as the console sends every type's fields; missing required ones are refused, also
+ * after merging a patch), the growing `version`, role filters, and service policies selecting checks by
+ * attribute.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -95,15 +96,13 @@ describe('posture checks', () => {
     assert.equal(d.ignoreLegacyEndpoints, false);
   });
 
-  test('a field of another type or a missing required field is a 400 field error', async () => {
+  test('a missing or invalid field of the type is a 400 field error', async () => {
     const post = (body: Record<string, unknown>) => admin.post('/posture-checks', { name: unique('bad'), ...body });
     assertFieldError(await post({ typeId: 'OS' }), 'operatingSystems');
     assertFieldError(await post({ typeId: 'PROCESS' }), 'process');
     assertFieldError(await post({ typeId: 'PROCESS_MULTI', processes: BODIES.PROCESS_MULTI!.processes }), 'semantic');
     assertFieldError(await post({ typeId: 'DOMAIN', domains: [] }), 'domains');
     assertFieldError(await post({ typeId: 'MAC' }), 'macAddresses');
-    assertFieldError(await post({ typeId: 'DOMAIN', ...BODIES.DOMAIN, macAddresses: ['x'] }), 'macAddresses');
-    assertFieldError(await post({ typeId: 'MFA', domains: ['corp'] }), 'domains');
     assertFieldError(
       await post({ typeId: 'OS', operatingSystems: [{ type: 'Windows', versions: ['not a range!'] }] }),
       'operatingSystems.0.versions.0',
@@ -121,13 +120,74 @@ describe('posture checks', () => {
     );
   });
 
+  test("the console's form bodies (every type's fields, the unused ones empty) create checks of each type", async () => {
+    /** What the console's posture check form sends: every type's fields, empty but the chosen type's. */
+    const form = (typeId: string, own: Record<string, unknown>) => ({
+      name: unique('console'),
+      typeId,
+      semantic: 'AllOf',
+      roleAttributes: [],
+      domains: [],
+      macAddresses: [],
+      operatingSystems: [],
+      processes: [{ hashes: [], osType: '', path: '', signerFingerprints: [] }],
+      process: { hashes: [], osType: '', path: '', signerFingerprint: '' },
+      promptOnWake: false,
+      promptOnUnlock: false,
+      timeoutSeconds: 0,
+      tags: {},
+      ...own,
+    });
+    const bodies: Record<string, Record<string, unknown>> = {
+      OS: form('OS', { operatingSystems: [{ type: 'Windows', versions: ['>=10.0.19041'] }] }),
+      PROCESS: form('PROCESS', {
+        process: { hashes: [], osType: 'Windows', path: 'C:\\Program Files\\app\\app.exe', signerFingerprint: '' },
+      }),
+      PROCESS_MULTI: form('PROCESS_MULTI', {
+        semantic: 'AnyOf',
+        processes: [{ hashes: [], osType: 'Linux', path: '/usr/bin/agent', signerFingerprints: [] }],
+      }),
+      DOMAIN: form('DOMAIN', { domains: ['corp.example'] }),
+      MAC: form('MAC', { macAddresses: ['00:11:22:33:44:55'] }),
+      MFA: form('MFA', { timeoutSeconds: 300, promptOnWake: true }),
+    };
+    const ownFields: Record<string, string[]> = {
+      OS: ['operatingSystems'],
+      PROCESS: ['process'],
+      PROCESS_MULTI: ['semantic', 'processes'],
+      DOMAIN: ['domains'],
+      MAC: ['macAddresses'],
+      MFA: ['timeoutSeconds', 'promptOnWake', 'promptOnUnlock', 'ignoreLegacyEndpoints'],
+    };
+    const everyField = new Set(Object.values(ownFields).flat());
+    for (const [typeId, body] of Object.entries(bodies)) {
+      const res = await admin.post('/posture-checks', body);
+      assert.equal(res.status, 201, `${typeId}: ${res.text}`);
+      const d = (await admin.get(`/posture-checks/${res.body.data.id}`)).body.data;
+      for (const f of everyField)
+        assert.equal(f in d, ownFields[typeId]!.includes(f), `${typeId}: ${f} is rendered only for its own type`);
+      // The same body again as a full update, and a patch carrying another type's field: both accepted.
+      assert.equal((await admin.put(`/posture-checks/${d.id}`, { ...body, name: d.name })).status, 200);
+      const other = [...everyField].find((f) => !ownFields[typeId]!.includes(f))!;
+      assert.equal((await admin.patch(`/posture-checks/${d.id}`, { [other]: body[other] })).status, 200);
+    }
+    const proc = (await admin.get(`/posture-checks?filter=${encodeURIComponent('typeId = "PROCESS"')}`)).body.data;
+    const stored = (proc as { name: string; process: Record<string, unknown> }[]).find(
+      (p) => p.name === bodies.PROCESS!.name,
+    )!;
+    assert.equal(stored.process.path, 'C:\\Program Files\\app\\app.exe');
+    assert.equal('signerFingerprint' in stored.process, false, 'an empty signer fingerprint is none');
+  });
+
   test('update and patch grow version; a patch is checked merged; typeId stays', async () => {
     const id = await create('DOMAIN');
     assert.equal((await admin.patch(`/posture-checks/${id}`, { domains: ['a.example', 'b.example'] })).status, 200);
     let d = (await admin.get(`/posture-checks/${id}`)).body.data;
     assert.equal(d.version, 2);
     assert.deepEqual(d.domains, ['a.example', 'b.example']);
-    assertFieldError(await admin.patch(`/posture-checks/${id}`, { macAddresses: ['x'] }), 'macAddresses');
+    // Another type's field is ignored.
+    assert.equal((await admin.patch(`/posture-checks/${id}`, { macAddresses: ['x'] })).status, 200);
+    assert.equal('macAddresses' in (await admin.get(`/posture-checks/${id}`)).body.data, false);
     assertFieldError(await admin.patch(`/posture-checks/${id}`, { domains: [] }), 'domains');
     // PUT replaces: the type's required fields must be there.
     assertFieldError(await admin.put(`/posture-checks/${id}`, { name: d.name }), 'domains');
@@ -136,11 +196,11 @@ describe('posture checks', () => {
       200,
     );
     d = (await admin.get(`/posture-checks/${id}`)).body.data;
-    assert.equal(d.version, 3);
+    assert.equal(d.version, 4);
     assert.equal(d.typeId, 'DOMAIN');
     assert.deepEqual(d.domains, ['c.example']);
     assert.equal((await admin.patch(`/posture-checks/${id}`, { tags: { a: 'b' } })).status, 200);
-    assert.equal((await admin.get(`/posture-checks/${id}`)).body.data.version, 4);
+    assert.equal((await admin.get(`/posture-checks/${id}`)).body.data.version, 5);
     assert.equal((await admin.delete(`/posture-checks/${id}`)).status, 200);
     assert.equal((await admin.get(`/posture-checks/${id}`)).status, 404);
   });

@@ -225,6 +225,23 @@ describe('services', () => {
     assert.equal(s.terminatorStrategy, 'smartrouting', 'a PUT without terminatorStrategy resets it to the default');
   });
 
+  test('an empty terminatorStrategy (the console form sends one) is stored as smartrouting on create, update and patch', async () => {
+    const id = await create('/services', { name: unique('empty'), encryptionRequired: true, terminatorStrategy: '' });
+    const strategy = async () => (await admin.get(`/services/${id}`)).body.data.terminatorStrategy;
+    assert.equal(await strategy(), 'smartrouting');
+    assert.equal((await admin.patch(`/services/${id}`, { terminatorStrategy: 'weighted' })).status, 200);
+    assert.equal(await strategy(), 'weighted');
+    assert.equal((await admin.patch(`/services/${id}`, { terminatorStrategy: '' })).status, 200);
+    assert.equal(await strategy(), 'smartrouting');
+    assert.equal((await admin.patch(`/services/${id}`, { terminatorStrategy: 'random' })).status, 200);
+    const name = (await admin.get(`/services/${id}`)).body.data.name;
+    assert.equal(
+      (await admin.put(`/services/${id}`, { name, encryptionRequired: true, terminatorStrategy: '' })).status,
+      200,
+    );
+    assert.equal(await strategy(), 'smartrouting');
+  });
+
   test('at most one config per config type; unknown configs are refused', async () => {
     assertFieldError(
       await admin.post('/services', { name: unique('two'), encryptionRequired: true, configs: [host1, host2] }),
@@ -251,6 +268,17 @@ describe('services', () => {
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.data.map((c: any) => c.id).sort(), [cfg, intercept1].sort());
     assert.deepEqual(checkResponse('management', '/services/{id}/configs', 'GET', 200, res.body), []);
+    // The other way round: the services using a config, filtered like any service listing.
+    const using = await admin.get(`/configs/${cfg}/services`);
+    assert.equal(using.status, 200, using.text);
+    assert.deepEqual(
+      using.body.data.map((s: { id: string }) => s.id),
+      [id],
+    );
+    assert.deepEqual(checkResponse('management', '/services', 'GET', 200, using.body), []);
+    const none = await admin.get(`/configs/${cfg}/services?filter=${encodeURIComponent('name = "other"')}`);
+    assert.deepEqual(none.body.data, []);
+    assert.equal((await admin.get('/configs/missing/services')).status, 404);
     const del = await admin.delete(`/configs/${cfg}`);
     assert.equal(del.status, 409);
     assert.equal(del.body.error.code, 'CAN_NOT_DELETE_REFERENCED_ENTITY');

@@ -93,6 +93,14 @@ describe('error envelope for bad input', () => {
     }
   });
 
+  test('an error without a cause leaves `cause` out (the contract types it as an object, never null)', async () => {
+    const user = await admin.other('client');
+    const res = await user.get('/current-identity/mfa');
+    assert.equal(res.status, 404, res.text);
+    assert.equal('cause' in res.body.error, false, res.text);
+    assert.deepEqual(checkResponse('client', '/current-identity/mfa', 'GET', 404, res.body), []);
+  });
+
   test('a known path with another verb is 405 METHOD_NOT_ALLOWED', async () => {
     assertError(await admin.put('/version', {}), 405, 'METHOD_NOT_ALLOWED');
   });

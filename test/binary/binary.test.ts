@@ -7,7 +7,7 @@
  */
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { builtBinary } from '../harness/binary.js';
 import { scratch } from '../harness/processes.js';
 import { migrationNames } from '../../src/store/migrations/index.js';
+import { listening, type Served } from '../harness/serve-process.js';
 
 const { tempDir, track } = scratch('edgectl-binary-');
 const ADMIN = { username: 'admin', password: 'bin-Passw0rd-1' };
@@ -64,14 +65,6 @@ async function binaryHome(): Promise<BinaryHome> {
   return { home, exe, env, run };
 }
 
-interface Serving {
-  child: ChildProcess;
-  url: string;
-  /** Everything it logged so far (stdout and stderr). */
-  output(): string;
-  exit: Promise<number | null>;
-}
-
 /** `edgectl login` as the default admin, trusting the data dir's CA bundle; checks it worked. */
 async function loginAdmin(h: BinaryHome, url: string, data: string): Promise<void> {
   const login = await h.run(
@@ -89,7 +82,7 @@ async function loginAdmin(h: BinaryHome, url: string, data: string): Promise<voi
 }
 
 /** `edgectl serve` on `data` (an ephemeral port, the given admin), resolved once it says where it listens. */
-async function serve(h: BinaryHome, data: string): Promise<Serving> {
+async function serve(h: BinaryHome, data: string): Promise<Served> {
   const child = track(
     spawn(h.exe, ['serve', '--data-dir', data, '--listen', '127.0.0.1:0'], {
       cwd: h.home,
@@ -102,26 +95,7 @@ async function serve(h: BinaryHome, data: string): Promise<Serving> {
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 30_000);
-    const check = () => {
-      const line = out.split('\n').find((l) => l.includes('"edgectl controller listening"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve(JSON.parse(line).url);
-      }
-    };
-    child.stdout!.on('data', check);
-    void exit.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited early:\n${out}`));
-    });
-  });
-  return { child, url, output: () => out, exit };
+  return listening(child, 30_000);
 }
 
 /** No `node_modules` in `dir` or any directory above it. */

@@ -22,6 +22,7 @@ const NOUNS: Record<string, string> = {
   services: 'service',
   'edge-routers': 'edge-router',
   'config-types': 'config-type',
+  configs: 'config',
   'service-policies': 'service-policy',
   'edge-router-policies': 'edge-router-policy',
   'service-edge-router-policies': 'service-edge-router-policy',

@@ -1,6 +1,6 @@
 /**
  * Posture checks with the CLI against a real controller: `posture-check create TYPE NAME` with the flags of several
- * types, list/show/update/delete, a flag of another type refused by the controller, and `identity posture-data` /
+ * types, list/show/update/delete, a flag of another type refused as a usage error, and `identity posture-data` /
  * `identity failed-service-requests`.
  */
 import assert from 'node:assert/strict';
@@ -83,10 +83,10 @@ describe('edgectl posture-check', () => {
     assert.deepEqual(updated.macAddresses, ['11:22:33:44:55:66']);
     assert.equal(updated.version, 2);
 
-    // A flag of another type: the controller refuses it, nothing is created.
+    // A flag of another type is a usage error (the controller would ignore it); nothing is created.
     const bad = await cli('posture-check', 'create', 'DOMAIN', 'dom', '--domains', 'corp.example', '--path', '/x');
-    assert.notEqual(bad.code, 0);
-    assert.match(bad.stderr, /process/);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /process is a field of PROCESS checks, not of DOMAIN/);
     assert.notEqual((await cli('posture-check', 'show', 'dom')).code, 0);
 
     await ok('posture-check', 'delete', 'agent');

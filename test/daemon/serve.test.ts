@@ -3,56 +3,20 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync, existsSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from '../harness/http.js';
 import { scratch } from '../harness/processes.js';
 import { edgectlProcess, edgectlSlow } from '../harness/cli.js';
+import { serveProcess, type Served } from '../harness/serve-process.js';
 
 const BIN = fileURLToPath(new URL('../../bin/edgectl', import.meta.url));
 const { tempDir, track } = scratch('edgectl-serve-');
 
-interface Served {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exit: Promise<number | null>;
-}
-
 /** Starts the binary and waits for its "listening" log line (fixture: no assertions). */
-async function serve(args: string[], env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
-    env: { ...process.env, EDGECTL_LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  track(child);
-  let out = '';
-  child.stdout!.on('data', (c) => (out += c));
-  child.stderr!.on('data', (c) => (out += c));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    // Generous: a first start creates a PKI and hashes a password, slow on a loaded machine.
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`serve did not start:\n${out}`));
-    }, 60_000);
-    const check = () => {
-      const line = out.split('\n').find((l) => l.includes('"edgectl controller listening"'));
-      if (line) {
-        clearTimeout(timer);
-        resolve(JSON.parse(line).url);
-      }
-    };
-    child.stdout!.on('data', check);
-    void exit.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited early:\n${out}`));
-    });
-  });
-  return { child, url, output: () => out, exit };
-}
+const serve = (args: string[], env: Record<string, string> = {}): Promise<Served> => serveProcess(args, env, track);
 
 describe('edgectl serve', () => {
   test('first start creates the PKI and a generated admin file; SIGTERM exits 0; restart reuses both', async () => {

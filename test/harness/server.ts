@@ -5,13 +5,15 @@
  * (TLS, client certificates, connection limits) asks for `transport: 'tls'`, and a request that presents a
  * client certificate always goes over TLS. Fixture helpers return values and never assert.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { sql } from 'kysely';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/daemon/config.js';
 import { DB_FILE, startDaemon, type RunningDaemon } from '../../src/daemon/daemon.js';
 import { makeTemplateStore } from './store-template.js';
 import { injectTransport, tlsTransport, type HttpResponse, type RequestOptions, type Transport } from './http.js';
+import { freshDatabase, testStoreKind } from './pg.js';
 
 export const ADMIN = { username: 'admin', password: 'admin-Passw0rd!' };
 
@@ -65,6 +67,13 @@ export interface StartOptions {
    * HTTPS to the listener, for tests whose subject is the connection. The listener runs either way.
    */
   transport?: 'inject' | 'tls';
+  /**
+   * Serve this PostgreSQL database (a replica of a network another test server already serves, or one the test
+   * made): the test owns it and drops it. Default: a store of the server's own.
+   */
+  db?: string;
+  /** Start from the PKI and token key of this data dir (a replica of the server that made them). */
+  secretsFrom?: string;
 }
 
 let template: Promise<string> | undefined;
@@ -91,7 +100,13 @@ function migratedStore(): Promise<string> {
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'edgectl-test-'));
   mkdirSync(join(dataDir, 'data'), { mode: 0o700 });
-  copyFileSync(await migratedStore(), join(dataDir, 'data', DB_FILE));
+  const database = opts.db ? undefined : testStoreKind() === 'postgres' ? await freshDatabase() : undefined;
+  const dbUrl = opts.db ?? database?.url;
+  if (!dbUrl) copyFileSync(await migratedStore(), join(dataDir, 'data', DB_FILE));
+  if (opts.secretsFrom) {
+    cpSync(join(opts.secretsFrom, 'pki'), join(dataDir, 'data', 'pki'), { recursive: true });
+    copyFileSync(join(opts.secretsFrom, 'token.key'), join(dataDir, 'data', 'token.key'));
+  }
   let configFile: string | undefined;
   if (opts.yaml) {
     configFile = join(dataDir, 'config.yml');
@@ -103,6 +118,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       listen: '127.0.0.1:0',
       config: configFile,
       logLevel: process.env.EDGECTL_TEST_LOG ?? 'silent',
+      ...(dbUrl && { db: dbUrl }),
     },
     env: {},
   });
@@ -132,6 +148,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     },
     async close() {
       await daemon.close();
+      await database?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -232,4 +249,27 @@ export async function createUser(
   const client = server.client(opts.api ?? 'client');
   await client.login(username, password);
   return { id, username, password, client };
+}
+
+/**
+ * Everything the server's store holds, as bytes to search: the SQLite file and its write-ahead log as they are
+ * on disk, or on PostgreSQL every row of every table in its text form (what a dump would carry).
+ */
+export async function storedBytes(server: TestServer): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  if (server.daemon.store.kind === 'sqlite') {
+    for (const name of [DB_FILE, `${DB_FILE}-wal`]) {
+      const file = join(server.dataDir, name);
+      if (existsSync(file)) out.set(name, readFileSync(file));
+    }
+    return out;
+  }
+  const db = server.daemon.store.db;
+  const tables = await sql<{ name: string }>`select tablename as name from pg_tables
+    where schemaname = current_schema()`.execute(db);
+  for (const { name } of tables.rows) {
+    const rows = await sql<{ line: string }>`select t::text as line from ${sql.table(name)} t`.execute(db);
+    out.set(name, Buffer.from(rows.rows.map((r) => r.line).join('\n')));
+  }
+  return out;
 }

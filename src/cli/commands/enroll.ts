@@ -198,6 +198,13 @@ export function registerEnroll(program: Command, io: CliIo): void {
     )
     .option('-p, --password [password]', 'updb: the new password (asked for on a terminal when left out)')
     .option('--password-stdin', 'updb: read the new password from standard input (first line)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  edgectl enroll laptop.jwt -o laptop.json             # ott: key made here, identity file written\n' +
+        '  edgectl enroll laptop.jwt -o laptop.json --key-type rsa-2048\n' +
+        '  edgectl enroll bob.jwt --password-stdin < pass.txt  # updb: set the password',
+    )
     .option('--cert <file>', "ottca: the certificate (PEM) the enrollment's CA issued for this identity")
     .option('--key <file>', 'ottca: the private key (PEM) of --cert')
     .addHelpText('after', HELP)

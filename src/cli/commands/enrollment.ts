@@ -112,6 +112,12 @@ export function registerEnrollment(program: Command, io: CliIo): void {
     .command('refresh')
     .description('give an enrollment (expired or not) a new expiry and a new JWT for the same token')
     .argument('id', "the enrollment's id")
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  edgectl enrollment refresh 3xK9pQ --jwt-out laptop.jwt          # same span as before\n' +
+        '  edgectl enrollment refresh 3xK9pQ --duration-minutes 1440 --json',
+    )
     .addOption(
       new Option(
         '--duration-minutes <n>',

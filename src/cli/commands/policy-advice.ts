@@ -62,7 +62,11 @@ export function registerPolicyAdvice(program: Command, io: CliIo): void {
     .alias('policy-advisor')
     .description('explain whether an identity can use a service: dial/bind permission and the edge routers they share')
     .argument('identity', "the identity's id or name")
-    .argument('service', "the service's id or name");
+    .argument('service', "the service's id or name")
+    .addHelpText(
+      'after',
+      '\nExamples:\n  edgectl policy-advice laptop-42 payroll-web\n  edgectl policy-advice laptop-42 payroll-web --json',
+    );
   addOutputOptions(cmd).action(async (identity: string, service: string, opts: { json?: boolean; output?: string }) => {
     const format = formatOf(opts);
     const api = requireApi(io);

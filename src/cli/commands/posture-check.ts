@@ -1,6 +1,7 @@
 /**
  * `edgectl posture-check create TYPE NAME …` with each type's own flags (the type named in each flag's help;
- * a flag of another type is refused by the controller), and the generic list/show/update/delete; plus
+ * a flag of another type is a usage error here, since the controller ignores other types' fields), and the
+ * generic list/show/update/delete; plus
  * `edgectl identity posture-data ID` and `edgectl identity failed-service-requests ID` (docs/reference-notes.md
  * §9, §11).
  */
@@ -9,7 +10,8 @@ import { requireApi } from '../api.js';
 import { registerEntity, resolveEntityId, type EntitySpec } from '../crud.js';
 import { identitySpec } from '../entities/identity.js';
 import { postureCheckSpec } from '../entities/policy.js';
-import type { CliIo } from '../io.js';
+import { CliError, type CliIo } from '../io.js';
+import { ALL_TYPE_FIELDS } from '../../model/posture/types/index.js';
 import { printAnswerAs } from '../output.js';
 
 const TYPES = ['OS', 'PROCESS', 'PROCESS_MULTI', 'DOMAIN', 'MAC', 'MFA'];
@@ -43,6 +45,17 @@ const spec: EntitySpec = {
     promptOnWake: { description: 'MFA: ask for MFA again after the device wakes' },
     promptOnUnlock: { description: 'MFA: ask for MFA again after the device is unlocked' },
     ignoreLegacyEndpoints: { description: 'MFA: older clients are exempt from the timeout' },
+  },
+  createExtras: {
+    options: () => {},
+    check(_opts, body) {
+      for (const field of Object.keys(body)) {
+        const owner = ALL_TYPE_FIELDS.get(field);
+        if (owner && owner.id !== body.typeId)
+          throw new CliError(`error: ${field} is a field of ${owner.id} checks, not of ${String(body.typeId)}`, 2);
+      }
+    },
+    after: async () => {},
   },
   createHelp:
     '\nTypes and their flags: OS --operating-systems; PROCESS --os-type --path [--hashes] [--signer-fingerprint];\n' +

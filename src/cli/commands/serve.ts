@@ -36,6 +36,7 @@ const SERVE_ENV: ReadonlyArray<readonly [string, string]> = [
   ['EDGECTL_LISTEN', 'listen address HOST:PORT (like --listen)'],
   ['EDGECTL_ADVERTISE', 'address clients are given, HOST[:PORT] (like --advertise)'],
   ['EDGECTL_LOG_LEVEL', 'log level (like --log-level)'],
+  ['EDGECTL_DB_URL', 'PostgreSQL store postgres://… (like --db)'],
   ['EDGECTL_ADMIN_USERNAME', 'default admin username, read on the first start only'],
   ['EDGECTL_ADMIN_PASSWORD', 'default admin password, read on the first start only'],
 ];
@@ -53,9 +54,28 @@ export function registerServe(program: Command, io: CliIo): void {
     )
     .option('--config <file>', 'YAML config file (env EDGECTL_CONFIG)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (env EDGECTL_LOG_LEVEL; config log.level)')
-    .addHelpText('after', () => `\nEnvironment (flags win over it; it wins over the config file):\n${SERVE_ENV_HELP}`)
+    .option(
+      '--db <url>',
+      'PostgreSQL store postgres://user@host:port/db instead of the SQLite file in the data dir (env EDGECTL_DB_URL; config store.url)',
+    )
+    .addHelpText(
+      'after',
+      () =>
+        '\nExamples:\n' +
+        '  edgectl serve                                   # SQLite in ./edgectl-data, https://127.0.0.1:1280\n' +
+        '  edgectl serve --listen 0.0.0.0:1280 --advertise ctrl.example.com\n' +
+        '  EDGECTL_DB_URL=postgres://edgectl@db:5432/edgectl edgectl serve --data-dir /var/lib/edgectl\n' +
+        `\nEnvironment (flags win over it; it wins over the config file):\n${SERVE_ENV_HELP}`,
+    )
     .action(
-      async (flags: { dataDir?: string; listen?: string; advertise?: string; config?: string; logLevel?: string }) => {
+      async (flags: {
+        dataDir?: string;
+        listen?: string;
+        advertise?: string;
+        config?: string;
+        logLevel?: string;
+        db?: string;
+      }) => {
         let cfg;
         try {
           // Loaded here, not at the top (as the daemon below): the YAML parser only matters to `serve`.

@@ -109,7 +109,8 @@ export function errorBody(e: DomainError, requestId: string): Record<string, unk
     args: { urlVars: e.urlVars ?? {} },
     causeMessage: e.causeMessage ?? '',
   };
-  if (e.errorCause !== undefined) error.cause = boundedCause(e.errorCause);
+  // The contract's `cause` is an object: none is left out rather than sent as null.
+  if (e.errorCause !== undefined && e.errorCause !== null) error.cause = boundedCause(e.errorCause);
   if (e.data !== undefined) error.data = e.data;
   return { error, meta: baseMeta() };
 }

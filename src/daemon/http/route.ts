@@ -16,6 +16,7 @@ import { checkQueryEncoding } from './query-encoding.js';
 import { JsonText } from '../../model/json-text.js';
 import type { DaemonDeps } from '../deps.js';
 import { API_PREFIX, type ApiName } from '../../model/api-prefixes.js';
+import { storeFresh } from '../../model/store.js';
 
 // The prefixes are the model's, shared with the CLI (one list).
 export { API_PREFIX, type ApiName };
@@ -168,6 +169,9 @@ export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps,
         schema: r.body ? { body: r.body } : undefined,
         // Authorise before the body is read or validated: an anonymous caller learns nothing from a 400.
         onRequest: async (req, reply) => {
+          // Other replicas' committed writes reach this one's caches before anything is read from them.
+          const fresh = storeFresh(ctx.db);
+          if (fresh) await fresh;
           try {
             principals.set(req, await authorize(ctx, r.access, req));
           } catch (e) {

@@ -9,6 +9,7 @@ import { terminators } from '../../model/resources/terminator.js';
 import { ok, listOf, RAW } from '../http/envelope.js';
 import { route, API_PREFIX, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
 import { SPEC_IDS } from '../openapi.js';
+import { networkJwt } from '../../model/services/enrollment/network-jwt.js';
 
 const BOTH = ['client', 'management'] as const;
 
@@ -69,6 +70,9 @@ const SUMMARY: Record<string, readonly string[]> = {
   sessions: [sessions.table],
   terminators: [terminators.table],
 };
+
+/** The capabilities of the current spec's enumeration (`/version` lists the ones this controller has: none yet). */
+const KNOWN_CAPABILITIES: readonly string[] = ['OIDC_AUTH', 'HA_CONTROLLER'];
 
 export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
   const common = { apis: BOTH, access: 'anonymous' as const, success: 200 };
@@ -142,6 +146,26 @@ export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
           .send(rc.deps.caBundlePkcs7);
         return RAW;
       },
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/network-jwts',
+      operationId: 'listNetworkJWTs',
+      tag: 'Enrollment',
+      envelope: 'listNetworkJWTsEnvelope',
+      summary: 'One JWT, `default`, naming this controller and signed by its server key, for bootstrapping trust',
+      handler: async (rc) => ok([{ name: 'default', token: await networkJwt(rc.ctx) }]),
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/enumerated-capabilities',
+      operationId: 'listEnumeratedCapabilities',
+      tag: 'Informational',
+      envelope: 'listEnumeratedCapabilitiesEnvelope',
+      summary: 'Every capability a controller may have (those this one has are in /version)',
+      handler: async () => ok(KNOWN_CAPABILITIES),
     }),
     route({
       ...common,

@@ -9,7 +9,7 @@ import { relationScope } from '../../model/relation-scopes.js';
 import { RELATIONS, type Relation } from '../../model/relations.js';
 import { renderRecord } from '../../model/render.js';
 import type { ResourceDef } from '../../model/resource.js';
-import { edgeRouters, services } from '../../model/resources/index.js';
+import { edgeRouters, postureChecks, services } from '../../model/resources/index.js';
 import { listRoleAttributes } from '../../model/role-attributes.js';
 import { listOf } from '../http/envelope.js';
 import { route, type RouteDef } from '../http/route.js';
@@ -60,4 +60,5 @@ export const relatedRoutes: RouteDef[] = [
   ...RELATIONS.map(relatedRoute),
   roleAttributesRoute('/service-role-attributes', 'listServiceRoleAttributes', services),
   roleAttributesRoute('/edge-router-role-attributes', 'listEdgeRouterRoleAttributes', edgeRouters),
+  roleAttributesRoute('/posture-check-role-attributes', 'listPostureCheckRoleAttributes', postureChecks),
 ];

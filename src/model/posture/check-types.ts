@@ -5,6 +5,7 @@
  * and `name`; the rows are constants, so the store pages them as a derived table (docs/decisions.md, "Posture").
  */
 import { pageConstantRows } from '../../store/constant-rows.js';
+import { filterDialectOf } from '../../store/filter-sql.js';
 import type { Page } from '../crud.js';
 import type { Ctx } from '../ctx.js';
 import { notFound } from '../errors.js';
@@ -44,7 +45,7 @@ export function postureCheckTypeRecord(id: string): Record<string, unknown> {
 
 /** One page of the type records, filtered, sorted and paged by the listing rules. */
 export async function listPostureCheckTypes(ctx: Ctx, opts: ListOptions): Promise<Page> {
-  const q = compileListQuery(opts, FIELDS);
+  const q = compileListQuery(opts, FIELDS, filterDialectOf(ctx.db));
   const records = postureCheckTypeRecords();
   const stored = records.map((r) => ({
     id: textOf(r, 'id'),

@@ -2,8 +2,9 @@
  * Posture checks (docs/reference-notes.md §9.1): the common fields, a read-only `version` that grows on
  * every update, and the fields of the check's type. Each type's fields, validation and evaluation live in
  * its own module (src/model/posture/types); here they are declared for the request bodies and kept together
- * in the `details` column. A field of another type, or a missing required field of the record's type after
- * merging a patch, is a 400 field error.
+ * in the `details` column. Bodies are discriminated by `typeId`: the fields of the record's type are checked
+ * (a missing required one after merging a patch is a 400 field error), other types' fields are ignored and
+ * not stored (the reference's console sends every type's fields, the unused ones empty).
  */
 import { Type } from '../schema-type.js';
 import { ALL_TYPE_FIELDS, POSTURE_CHECK_TYPES } from '../posture/types/index.js';
@@ -22,6 +23,7 @@ const typeFieldProps: Record<string, PropDef> = Object.fromEntries(
       update: 'optional',
       patch: true,
       virtual: true,
+      variant: true,
     },
   ]),
 );

@@ -1,9 +1,11 @@
 /** Foundation tables: identity types, auth policies, identities, authenticators, API sessions. */
 import type { Kysely } from 'kysely';
-import { entityTable, nowIso, setTable } from './helpers.js';
+import { entityTable, nowIso, onPostgres, setTable, sql } from './helpers.js';
+import { PORTABLE_FUNCTIONS } from '../pg/portable-functions.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function up(db: Kysely<any>): Promise<void> {
+  if (onPostgres(db)) for (const statement of PORTABLE_FUNCTIONS) await sql.raw(statement).execute(db);
   await entityTable(db, 'identity_types')
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .execute();

@@ -8,7 +8,7 @@
  * JWTs are not columns here: they live in `enrollments` like identity enrollments (migration 0004).
  */
 import { sql, type Kysely } from 'kysely';
-import { entityTable, setTable } from './helpers.js';
+import { entityTable, keyedOnly, onPostgres, pgTrigger, setTable } from './helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
@@ -18,13 +18,14 @@ type AnyDb = Kysely<any>;
  * both directions are range scans. WITHOUT ROWID keeps each row to the two keys.
  */
 async function matchTable(db: AnyDb, name: string, policyTable: string, targetTable: string): Promise<void> {
-  await db.schema
-    .createTable(name)
-    .addColumn('policyId', 'text', (c) => c.notNull().references(`${policyTable}.id`).onDelete('cascade'))
-    .addColumn('entityId', 'text', (c) => c.notNull().references(`${targetTable}.id`).onDelete('cascade'))
-    .addPrimaryKeyConstraint(`${name}_pk`, ['policyId', 'entityId'])
-    .modifyEnd(sql`without rowid`)
-    .execute();
+  await keyedOnly(
+    db,
+    db.schema
+      .createTable(name)
+      .addColumn('policyId', 'text', (c) => c.notNull().references(`${policyTable}.id`).onDelete('cascade'))
+      .addColumn('entityId', 'text', (c) => c.notNull().references(`${targetTable}.id`).onDelete('cascade'))
+      .addPrimaryKeyConstraint(`${name}_pk`, ['policyId', 'entityId']),
+  ).execute();
   await db.schema.createIndex(`${name}_by_entity`).on(name).columns(['entityId', 'policyId']).execute();
 }
 
@@ -75,7 +76,21 @@ export async function up(db: AnyDb): Promise<void> {
     .columns(['value', 'ownerId'])
     .execute();
   // Backstop for the model's check: at most one config of each config type per service.
-  await sql`
+  if (onPostgres(db))
+    await pgTrigger(db, {
+      name: 'services_configs_one_per_type',
+      table: 'services_configs',
+      timing: 'before',
+      events: 'insert',
+      each: 'row',
+      body: `if exists (
+          select 1 from services_configs sc join configs c on c.id = sc.value
+          where sc."ownerId" = new."ownerId"
+            and c."configTypeId" = (select "configTypeId" from configs where id = new.value)
+        ) then raise exception 'services_configs: one config per config type'; end if; return new;`,
+    });
+  else
+    await sql`
     create trigger services_configs_one_per_type before insert on services_configs
     when exists (
       select 1 from services_configs sc

@@ -15,7 +15,7 @@
  *   with their service by cascade and with their router (edge or transit: two tables) by trigger.
  */
 import { sql, type Kysely } from 'kysely';
-import { entityTable } from './helpers.js';
+import { entityTable, keyedOnly, onPostgres, pgTrigger, PG_NOW } from './helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
@@ -115,15 +115,16 @@ export async function up(db: AnyDb): Promise<void> {
     .values(MARKERS.map((name) => ({ name, gen: 0, changedAt: now })))
     .execute();
 
-  await db.schema
-    .createTable('identity_service_configs')
-    .addColumn('identityId', 'text', (c) => c.notNull().references('identities.id').onDelete('cascade'))
-    .addColumn('serviceId', 'text', (c) => c.notNull().references('services.id').onDelete('cascade'))
-    .addColumn('configTypeId', 'text', (c) => c.notNull())
-    .addColumn('configId', 'text', (c) => c.notNull().references('configs.id').onDelete('cascade'))
-    .addPrimaryKeyConstraint('identity_service_configs_pk', ['identityId', 'serviceId', 'configTypeId'])
-    .modifyEnd(sql`without rowid`)
-    .execute();
+  await keyedOnly(
+    db,
+    db.schema
+      .createTable('identity_service_configs')
+      .addColumn('identityId', 'text', (c) => c.notNull().references('identities.id').onDelete('cascade'))
+      .addColumn('serviceId', 'text', (c) => c.notNull().references('services.id').onDelete('cascade'))
+      .addColumn('configTypeId', 'text', (c) => c.notNull())
+      .addColumn('configId', 'text', (c) => c.notNull().references('configs.id').onDelete('cascade'))
+      .addPrimaryKeyConstraint('identity_service_configs_pk', ['identityId', 'serviceId', 'configTypeId']),
+  ).execute();
   await db.schema
     .createIndex('identity_service_configs_by_config')
     .on('identity_service_configs')
@@ -163,5 +164,44 @@ export async function up(db: AnyDb): Promise<void> {
     .execute();
   await db.schema.createIndex('terminators_by_service').on('terminators').column('serviceId').execute();
   await db.schema.createIndex('terminators_by_router').on('terminators').column('routerId').execute();
-  for (const t of triggerStatements()) await sql.raw(t.sql).execute(db);
+  if (onPostgres(db)) await postgresTriggers(db);
+  else for (const t of triggerStatements()) await sql.raw(t.sql).execute(db);
+}
+
+/**
+ * The same triggers on PostgreSQL: one per (marker, table), once per statement (a statement that changes many
+ * rows moves its marker once), and the router triggers that take terminators with their router.
+ */
+const quoteList = (cols: string): string =>
+  cols
+    .split(',')
+    .map((c) => `"${c.trim()}"`)
+    .join(', ');
+
+async function postgresTriggers(db: AnyDb): Promise<void> {
+  for (const [marker, feeds] of Object.entries(FEEDS)) {
+    for (const [table, events] of feeds) {
+      await pgTrigger(db, {
+        name: `access_${marker}_${table}`,
+        table,
+        timing: 'after',
+        // PostgreSQL folds unquoted names to lower case: the `update of` columns are quoted.
+        events: events
+          .map((e) => e.replace(/^update of (.+)$/, (_, cols: string) => `update of ${quoteList(cols)}`))
+          .join(' or '),
+        each: 'statement',
+        body: `update access_markers set gen = gen + 1, "changedAt" = ${PG_NOW} where name = '${marker}'; return null;`,
+      });
+    }
+  }
+  for (const routers of ['edge_routers', 'transit_routers']) {
+    await pgTrigger(db, {
+      name: `${routers}_terminators`,
+      table: routers,
+      timing: 'after',
+      events: 'delete',
+      each: 'row',
+      body: `delete from terminators where "routerId" = old.id; return null;`,
+    });
+  }
 }

@@ -13,6 +13,7 @@
  * repair re-runs them from here.
  */
 import { sql, type Kysely } from 'kysely';
+import { onPostgres } from './helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
@@ -60,7 +61,18 @@ export function searchTableStatement(ix: SearchIndexDef): string {
 export const rebuildStatement = (ix: SearchIndexDef): string =>
   `insert into "${searchIndexName(ix)}"("${searchIndexName(ix)}") values ('rebuild')`;
 
+/**
+ * PostgreSQL's substring index: a GIN index of the column's trigrams (`pg_trgm`, which folds letter case), used
+ * by `ilike '%…%'`; the table's own rows, kept in step by PostgreSQL itself.
+ */
+export const pgSearchIndexStatement = (ix: SearchIndexDef): string =>
+  `create index "${searchIndexName(ix)}" on "${ix.table}" using gin ("${ix.column}" gin_trgm_ops)`;
+
 export async function up(db: AnyDb): Promise<void> {
+  if (onPostgres(db)) {
+    for (const ix of SEARCH_INDEXES) await sql.raw(pgSearchIndexStatement(ix)).execute(db);
+    return;
+  }
   for (const ix of SEARCH_INDEXES) {
     await sql.raw(searchTableStatement(ix)).execute(db);
     for (const t of searchTriggerStatements(ix)) await sql.raw(t.sql).execute(db);

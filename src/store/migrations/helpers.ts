@@ -1,5 +1,6 @@
 /** Shared shapes for migrations: every entity table starts with the same base columns. */
 import { sql, type CreateTableBuilder, type Kysely } from 'kysely';
+import { storeKind } from '../dialect.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
@@ -30,3 +31,41 @@ export async function setTable(db: AnyDb, owner: string, prop: string): Promise<
 
 export const nowIso = () => new Date().toISOString();
 export { sql };
+
+/** Whether the migration runs on PostgreSQL (its branches are the only place the dialects' DDL differs). */
+export const onPostgres = (db: AnyDb): boolean => storeKind(db) === 'postgres';
+
+/**
+ * A table keyed by its primary key alone: SQLite's `without rowid` (each row is just its keys); PostgreSQL has
+ * no rowid to leave out.
+ */
+export const keyedOnly = <T extends CreateTableBuilder<string, never>>(db: AnyDb, table: T): T =>
+  onPostgres(db) ? table : (table.modifyEnd(sql`without rowid`) as T);
+
+/** The current time as PostgreSQL spells every stored timestamp (ISO-8601 UTC with milliseconds). */
+export const PG_NOW = `to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * A PostgreSQL trigger: its function (PL/pgSQL `body`, which ends with its own `return`) and the trigger that
+ * calls it `after`/`before` the events on `table`, once per row or per statement.
+ */
+export async function pgTrigger(
+  db: AnyDb,
+  t: {
+    name: string;
+    table: string;
+    timing: 'before' | 'after';
+    events: string;
+    each: 'row' | 'statement';
+    body: string;
+  },
+): Promise<void> {
+  await sql
+    .raw(`create function "${t.name}"() returns trigger language plpgsql as $body$ begin ${t.body} end $body$`)
+    .execute(db);
+  await sql
+    .raw(
+      `create trigger "${t.name}" ${t.timing} ${t.events} on "${t.table}" for each ${t.each} execute function "${t.name}"()`,
+    )
+    .execute(db);
+}

@@ -17,6 +17,7 @@ import * as m0010 from './0010-identity-trace.js';
 import * as m0011 from './0011-posture-checks.js';
 import * as m0012 from './0012-search-indexes.js';
 import * as m0013 from './0013-mfa-failures.js';
+import * as m0015 from './0015-change-log.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-posture-checks': m0011,
   '0012-search-indexes': m0012,
   '0013-mfa-failures': m0013,
+  '0015-change-log': m0015,
 };
 
 /**

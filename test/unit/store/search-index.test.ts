@@ -12,6 +12,7 @@ import { identities } from '../../../src/model/resources/identity.js';
 import { repairIntegrity, scanIntegrity } from '../../../src/model/integrity/run.js';
 import type { FieldTable } from '../../../src/model/filter/fields.js';
 import { openTestStore, type TestStore } from '../../harness/store.js';
+import { sqliteDialect } from '../../../src/store/filter-sql.js';
 
 const NAMES = ['alpha-one', 'Alpha-Two', 'beta "quoted" one', 'gamma', 'ALPHABET', 'zeta one', 'éclair Élan', 'x'];
 
@@ -41,7 +42,7 @@ after(async () => {
 
 /** The compiled WHERE's SQL text and the ids it selects, sorted by name descending as the bench asks. */
 async function run(filter: string, fields: FieldTable): Promise<{ text: string; ids: string[]; total: number }> {
-  const q = compileListQuery({ filter }, fields);
+  const q = compileListQuery({ filter }, fields, sqliteDialect);
   const where = q.where ?? sql<SqlBool>`1 = 1`;
   const query = t.ctx.db.selectFrom('identities as t').select('t.id').where(where);
   let ordered = query;

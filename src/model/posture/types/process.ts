@@ -63,6 +63,11 @@ export const processType: PostureCheckType = {
       required: true,
     },
   },
+  // The console sends `signerFingerprint: ""` for none.
+  normalize(d) {
+    const p = d.process as Record<string, unknown> | null | undefined;
+    if (p && typeof p === 'object' && p.signerFingerprint === '') delete p.signerFingerprint;
+  },
   evaluate(d, checkId, { identity }) {
     const expected = d.process as ExpectedProcess;
     const actual = findProcess(identity, checkId);

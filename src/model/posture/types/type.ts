@@ -45,6 +45,8 @@ export interface PostureCheckType {
   /** Operating systems offered for the type, with sample versions (`/posture-check-types`). */
   operatingSystems: { type: string; versions: string[] }[];
   fields: Record<string, TypeField>;
+  /** Turns the empty values clients send for "none" into absent ones, before validation (a write's fields). */
+  normalize?(details: Details): void;
   /** Checks beyond the schemas (semver ranges, hex lengths); throws a field error. */
   validate?(details: Details): void;
   evaluate(details: Details, checkId: string, posture: PostureView): CheckOutcome;

@@ -1,7 +1,8 @@
 /**
  * Posture checks (docs/reference-notes.md §9.1): a write keeps the fields of the check's type together in
- * `details` (another type's field, or a missing required one after merging a patch, is a 400 field error) and
- * bumps `version`; reads put the type's fields back on top.
+ * `details` (a missing required one after merging a patch is a 400 field error; another type's fields are
+ * ignored, as the contract's body is discriminated by `typeId`) and bumps `version`; reads put the type's
+ * fields back on top.
  */
 import { fieldError } from '../../errors.js';
 import { policyTargetHooks } from '../../policy/target-hooks.js';
@@ -12,17 +13,13 @@ import type { Input, ResourceHooks, Row, WriteMode } from '../../resource.js';
 import { checkRoleAttributes } from '../../schemas.js';
 import { textOf } from '../../row.js';
 
-/** The type's fields of a write: refuses another type's fields and missing required ones, then validates. */
+/** The type's fields of a write (other types' are left out): refuses missing required ones, then validates. */
 function typeDetails(typeId: string, input: Input, mode: WriteMode, existing?: Row): Details {
   const type = postureCheckType(typeId);
   if (!type) throw fieldError('typeId', 'unknown posture check type', typeId);
   const given: Details = {};
-  for (const [k, v] of Object.entries(input)) {
-    const owner = ALL_TYPE_FIELDS.get(k);
-    if (!owner || v === undefined) continue;
-    if (owner !== type) throw fieldError(k, `not a field of posture check type ${typeId}`, JSON.stringify(v));
-    given[k] = v;
-  }
+  for (const [k, v] of Object.entries(input)) if (k in type.fields && v !== undefined) given[k] = v;
+  type.normalize?.(given);
   const details: Details = mode === 'patch' ? { ...((existing?.details as Details) ?? {}), ...given } : given;
   for (const [k, f] of Object.entries(type.fields)) {
     if (details[k] === undefined || details[k] === null) {

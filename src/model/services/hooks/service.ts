@@ -26,6 +26,8 @@ async function checkConfigs(ctx: Ctx, ids: string[]): Promise<void> {
 
 async function prepare(ctx: Ctx, input: Input): Promise<Input> {
   const out = { ...input };
+  // An empty strategy (the console's service form sends one) is the default, as in the reference.
+  if (out.terminatorStrategy === '') out.terminatorStrategy = services.props.terminatorStrategy.default;
   if (out.roleAttributes === null) out.roleAttributes = [];
   if (out.roleAttributes !== undefined) checkRoleAttributes('roleAttributes', out.roleAttributes);
   if (out.configs === null) out.configs = [];

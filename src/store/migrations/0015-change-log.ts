@@ -1,0 +1,90 @@
+/**
+ * What tells replicas sharing one PostgreSQL database of each other's writes (docs/design.md, "Several
+ * controllers"): `store_changes`, one counter per table and one for the whole store (`*`), moved by a
+ * statement-level trigger on every table in the writing transaction, so a counter moves exactly when a write
+ * to its table commits. A replica reads the `*` counter before answering each request and, when it moved,
+ * the per-table counters, and drops what its caches hold of the tables that moved (pg/replica-changes.ts).
+ *
+ * Not traced, so that they cost no shared counter: a new session (its repeat is looked up in the store), an
+ * API session's activity time and an authenticator's failed-attempt count (both read from the store each time
+ * they matter). Every other column of those tables is traced: a test checks that a column added by a later
+ * migration is added to its trigger too.
+ *
+ * The trigger function locks the `*` row before its table's row, so every traced writer takes the same locks in
+ * the same order (no deadlock), and traced writes commit one at a time, as on SQLite's one connection. Each
+ * counter moves once per transaction, however many statements write its table.
+ *
+ * SQLite stores are only ever written by one process: nothing is created there.
+ */
+import { sql, type Kysely } from 'kysely';
+import { onPostgres } from './helpers.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyDb = Kysely<any>;
+
+/** Writes that move no counter: `table: columns` (updates of only these), or `table: 'insert'`. */
+export const UNTRACED: Readonly<Record<string, { insert?: true; columns?: readonly string[] }>> = {
+  sessions: { insert: true },
+  api_sessions: { columns: ['lastActivityAt'] },
+  authenticators: { columns: ['failedAttempts'] },
+};
+
+/** Tables that are not model data (bookkeeping): no trigger, no counter. */
+const UNCOUNTED: ReadonlySet<string> = new Set(['schema_migrations', 'store_changes']);
+
+/** The trigger events of a table, given its columns. */
+export function tracedEvents(table: string, columns: readonly string[]): string {
+  const u = UNTRACED[table];
+  if (!u) return 'insert or update or delete';
+  const events = u.insert ? [] : ['insert'];
+  const cols = columns.filter((c) => !u.columns?.includes(c));
+  events.push(u.columns ? `update of ${cols.map((c) => `"${c}"`).join(', ')}` : 'update', 'delete');
+  return events.join(' or ');
+}
+
+export const storeChangesTriggerName = (table: string): string => `store_changes_${table}`.slice(0, 63);
+
+export async function up(db: AnyDb): Promise<void> {
+  if (!onPostgres(db)) return;
+  await db.schema
+    .createTable('store_changes')
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('gen', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
+  const { rows } = await sql<{ table: string; columns: string[] }>`
+    select c.table_name as "table", array_agg(c.column_name::text order by c.ordinal_position) as columns
+    from information_schema.columns c join information_schema.tables t
+      on t.table_schema = c.table_schema and t.table_name = c.table_name
+    where c.table_schema = current_schema() and t.table_type = 'BASE TABLE'
+    group by c.table_name order by c.table_name`.execute(db);
+  const tables = rows.filter((r) => !UNCOUNTED.has(r.table));
+  await db
+    .insertInto('store_changes')
+    .values([{ name: '*' }, ...tables.map((t) => ({ name: t.table }))])
+    .execute();
+  await sql
+    .raw(
+      // Once per table per transaction: the tables already counted are kept in a transaction-local setting.
+      `create function store_changes_bump() returns trigger language plpgsql as $body$
+      declare
+        counted text := coalesce(current_setting('edgectl.changed', true), '');
+      begin
+        if counted = '' then
+          update store_changes set gen = gen + 1 where name = '*';
+        end if;
+        if position('|' || TG_TABLE_NAME || '|' in counted) = 0 then
+          update store_changes set gen = gen + 1 where name = TG_TABLE_NAME;
+          perform set_config('edgectl.changed', counted || '|' || TG_TABLE_NAME || '|', true);
+        end if;
+        return null;
+      end $body$`,
+    )
+    .execute(db);
+  for (const t of tables)
+    await sql
+      .raw(
+        `create trigger "${storeChangesTriggerName(t.table)}" after ${tracedEvents(t.table, t.columns)} ` +
+          `on "${t.table}" for each statement execute function store_changes_bump()`,
+      )
+      .execute(db);
+}

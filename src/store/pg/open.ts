@@ -1,0 +1,139 @@
+/**
+ * Opening a PostgreSQL store: a `pg` pool under kysely's PostgreSQL dialect, the migrations applied once
+ * (under an advisory lock, so replicas starting together on an empty database leave one migrator), and the
+ * change feed told of every statement each pooled connection runs.
+ */
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { Database as StoreSchema } from '../schema.js';
+import { ChangeFeed, SPLIT_COLUMNS, type FeedSession } from '../change-feed.js';
+import type { SchemaObject } from '../statement-tables.js';
+import { createRuntime } from '../runtime.js';
+import { WriteGate } from '../write-gate.js';
+import { knownMigrations, migrateToLatest } from '../migrations/index.js';
+import { StoreRefused } from '../open-checks.js';
+import type { OpenedStore, OpenOptions } from '../opened-store.js';
+import { TextCollationPlugin } from './text-collation.js';
+import { loadSchemaObjects } from './schema-objects.js';
+import { ReplicaChanges } from './replica-changes.js';
+
+/** The key of the session lock held while migrations run (advisory locks share one key space per database). */
+const MIGRATION_LOCK = 0x6d696772; // 'migr'
+
+/** How many connections one store keeps to the database at most. */
+const POOL_SIZE = 10;
+
+/** The URL with its password hidden, for messages and logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unreadable URL)';
+  }
+}
+
+/** 64-bit integers and numerics (counts, sums) as JavaScript numbers, as SQLite's driver returns them. */
+function numberTypes(): pg.CustomTypesConfig {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+  types.setTypeParser(pg.types.builtins.NUMERIC, (v: string) => Number(v));
+  return types;
+}
+
+/** A statement that only reads: a select, or a `with` whose statement never writes. */
+const READER = /^\s*(select|with)\b/i;
+const WRITES = /\b(insert|update|delete)\b/i;
+const isReader = (text: string): boolean => READER.test(text) && !WRITES.test(text);
+
+/** Tells the feed about every statement a pooled connection runs, before it runs and once it has finished. */
+function followStatements(client: pg.PoolClient, session: FeedSession): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+    if (typeof text !== 'string') return query(...args);
+    session.note(text, isReader(text));
+    const out = query(...args);
+    if (out instanceof Promise) {
+      return out.finally(() => session.finished());
+    }
+    session.finished();
+    return out;
+  };
+}
+
+export async function openPostgresStore(url: string, opts: OpenOptions = {}): Promise<OpenedStore> {
+  const location = redactedUrl(url);
+  let objects: SchemaObject[] = [];
+  const feed = new ChangeFeed(() => objects, SPLIT_COLUMNS);
+  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types: numberTypes() });
+  // An idle connection's error (the server restarted, an administrator ended it) must not end the process:
+  // the pool drops that connection and the next query opens another.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => followStatements(client, feed.session()));
+  const db = new Kysely<StoreSchema>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await sql`select 1`.execute(db);
+  } catch (e) {
+    await db.destroy().catch(() => {});
+    throw new StoreRefused(`cannot reach the PostgreSQL store ${location}: ${(e as Error).message}`);
+  }
+  try {
+    const runtime = createRuntime(db as Kysely<unknown>, { kind: 'postgres', gate: new WriteGate(), feed });
+    if (opts.migrate ?? !opts.readonly) await migrateOnce(pool, db);
+    if (opts.verify) await refuseNewer(db, location);
+    objects = await loadSchemaObjects(db);
+    feed.schemaChanged();
+    runtime.replicas = new ReplicaChanges(db, feed);
+  } catch (e) {
+    await db.destroy().catch(() => {});
+    if (e instanceof StoreRefused) throw e;
+    throw new StoreRefused(`cannot open the PostgreSQL store ${location}: ${(e as Error).message}`);
+  }
+  let closed = false;
+  return {
+    kind: 'postgres',
+    db,
+    get raw(): never {
+      throw new Error('a PostgreSQL store has no SQLite connection');
+    },
+    location,
+    wal: () => undefined,
+    commits: () => ({ batches: 0, members: 0 }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * Applies pending migrations while holding the migration lock: a replica that starts while another migrates
+ * waits for it, then finds nothing left to apply.
+ */
+async function migrateOnce(pool: pg.Pool, db: Kysely<StoreSchema>): Promise<void> {
+  const lock = await pool.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await migrateToLatest(db.withPlugin(new TextCollationPlugin()));
+    } finally {
+      await lock.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** A database migrated by a newer edgectl (a migration this version does not know) is refused. */
+async function refuseNewer(db: Kysely<StoreSchema>, location: string): Promise<void> {
+  const rows = await sql<{ name: string }>`select name from schema_migrations`.execute(db);
+  const unknown = rows.rows.map((r) => r.name).filter((n) => !(n in knownMigrations));
+  if (unknown.length > 0)
+    throw new StoreRefused(
+      `the PostgreSQL store ${location} was migrated by a newer edgectl (unknown migrations: ${unknown.join(', ')}); ` +
+        'run this version only against databases it created or migrated',
+    );
+}

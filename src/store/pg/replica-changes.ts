@@ -1,0 +1,78 @@
+/**
+ * Other replicas' writes, as this replica's change feed learns of them: before a request is answered, the
+ * store's `*` counter (migration 0015) is read, and when it moved, every table's; the tables that moved are
+ * told to the feed as writes (change-feed.ts `external`), so whatever a cache holds of them is read again.
+ * A revocation made on another replica has committed before that replica answers, so any request that
+ * arrives here after that answer reads the moved counter before it is served from a cache.
+ *
+ * Reads are shared: a request joins the next read that begins after it arrived (at most one runs and one
+ * waits), so under load the cost is one small query per batch of requests, not per request.
+ *
+ * When the counters cannot be read (the database is unreachable), every cache is dropped and the next read
+ * that succeeds drops them again: nothing is answered from what was kept while the feed was lost.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { ChangeFeed } from '../change-feed.js';
+
+export class ReplicaChanges {
+  private readonly seen = new Map<string, number>();
+  private star: number | undefined;
+  private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+  /** Reads that succeeded and failed, for metrics and tests. */
+  reads = 0;
+  failures = 0;
+
+  constructor(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    private readonly db: Kysely<any>,
+    private readonly feed: ChangeFeed,
+  ) {}
+
+  /** Settles once a read of the counters that began after this call has been applied. Never rejects. */
+  fresh(): Promise<void> {
+    if (this.queued) return this.queued;
+    if (!this.running) return this.start();
+    const queued = this.running.then(() => {
+      this.queued = undefined;
+      return this.start();
+    });
+    this.queued = queued;
+    return queued;
+  }
+
+  private start(): Promise<void> {
+    const p: Promise<void> = this.read().finally(() => {
+      if (this.running === p) this.running = undefined;
+    });
+    this.running = p;
+    return p;
+  }
+
+  private async read(): Promise<void> {
+    try {
+      const { rows } = await sql<{ gen: number }>`select gen from store_changes where name = '*'`.execute(this.db);
+      const star = Number(rows[0]?.gen ?? -1);
+      this.reads++;
+      if (star === this.star) return;
+      const all = await sql<{ name: string; gen: number }>`select name, gen from store_changes`.execute(this.db);
+      const first = this.star === undefined;
+      const moved: string[] = [];
+      for (const r of all.rows) {
+        const gen = Number(r.gen);
+        if (r.name === '*') this.star = gen;
+        else if (this.seen.get(r.name) !== gen) {
+          this.seen.set(r.name, gen);
+          moved.push(r.name);
+        }
+      }
+      if (first) this.feed.everything();
+      else if (moved.length > 0) this.feed.external(moved);
+    } catch {
+      this.failures++;
+      this.star = undefined;
+      this.seen.clear();
+      this.feed.everything();
+    }
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * Several controllers on one PostgreSQL database serve one network: what one replica commits, another answers
+ * from before its own caches; a revocation on one is refused on the others as soon as it is answered; the
+ * lockout count and one-time codes hold across them. Three controllers run in this process on one database
+ * (each its own data dir, sharing the first one's PKI and token key).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generate } from 'otplib';
+import { verificationCounts } from '../../src/model/password.js';
+import { assertError, unique } from '../harness/assert.js';
+import { authPolicyBody } from '../harness/bodies.js';
+import { freshDatabase, postgresSkip } from '../harness/pg.js';
+import {
+  createIdentity,
+  createRecord,
+  createUser,
+  startTestServer,
+  type ApiClient,
+  type TestServer,
+} from '../harness/server.js';
+
+const skip = await postgresSkip();
+
+/** The login rate limits are each replica's own: out of the way of the tests of the shared count. */
+const GENEROUS = `edge:
+  api:
+    rateLimit:
+      auth:
+        perSource: { burst: 10000, perMinute: 10000 }
+        failuresPerSource: { burst: 10000, perMinute: 10000 }
+        failuresPerAccount: { burst: 10000, perMinute: 10000 }
+`;
+
+describe('replicas over one PostgreSQL database', { skip }, () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let replicas: TestServer[] = [];
+  let admins: ApiClient[] = [];
+
+  before(async () => {
+    database = await freshDatabase();
+    const first = await startTestServer({ db: database.url, yaml: GENEROUS });
+    const others = await Promise.all(
+      [1, 2].map(() => startTestServer({ db: database.url, yaml: GENEROUS, secretsFrom: first.dataDir })),
+    );
+    replicas = [first, ...others];
+    admins = await Promise.all(replicas.map((r) => r.admin()));
+  });
+  after(async () => {
+    for (const r of replicas) await r.close();
+    await database?.drop();
+  });
+
+  /** A client of replica `i` holding the token of `c` (made on any replica). */
+  const on = (i: number, c: ApiClient, api: 'management' | 'client' = 'client'): ApiClient =>
+    replicas[i]!.client(api).withToken(c.token);
+
+  test('an API session made on one replica works on every other', async () => {
+    const u = await createUser(replicas[0]!, admins[0]!);
+    for (let i = 0; i < replicas.length; i++) {
+      const res = await on(i, u.client).get('/current-identity');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.data.id, u.id);
+    }
+  });
+
+  test('an API session ended on one replica is refused on the others at once (200 trials)', async () => {
+    const u = await createUser(replicas[0]!, admins[0]!);
+    for (let trial = 0; trial < 200; trial++) {
+      const c = replicas[trial % 3]!.client('client');
+      assert.equal((await c.login(u.username, u.password)).status, 200);
+      const other = (trial + 1) % 3;
+      // Warm the other replica's caches with the session (the service list is answered from caches alone).
+      assert.equal((await on(other, c).get('/services')).status, 200);
+      assert.equal((await on(other, c).get('/services')).status, 200);
+      assert.equal((await c.delete('/current-api-session')).status, 200);
+      assertError(await on(other, c).get('/services'), 401, 'UNAUTHORIZED');
+    }
+  });
+
+  test('a disabled or deleted identity is refused on the other replicas at once', async () => {
+    const u = await createUser(replicas[0]!, admins[0]!);
+    assert.equal((await on(1, u.client).get('/services')).status, 200);
+    assert.equal((await admins[2]!.post(`/identities/${u.id}/disable`, { durationMinutes: 0 })).status, 200);
+    assertError(await on(1, u.client).get('/services'), 401, 'UNAUTHORIZED');
+    const v = await createUser(replicas[0]!, admins[0]!);
+    assert.equal((await on(2, v.client).get('/services')).status, 200);
+    assert.equal((await admins[1]!.delete(`/identities/${v.id}`)).status, 200);
+    assertError(await on(2, v.client).get('/services'), 401, 'UNAUTHORIZED');
+  });
+
+  test('a policy removed on one replica takes its service away on the others at once', async () => {
+    const tag = unique('rep');
+    const u = await createUser(replicas[0]!, admins[0]!, { identity: { roleAttributes: [tag] } });
+    const service = await createRecord(admins[0]!, '/services', { name: unique('svc'), encryptionRequired: true });
+    const policy = await createRecord(admins[0]!, '/service-policies', {
+      name: unique('sp'),
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [`#${tag}`],
+      serviceRoles: [`@${service}`],
+    });
+    const listed = async (i: number) =>
+      ((await on(i, u.client).get('/services')).body.data as { id: string }[]).map((s) => s.id);
+    assert.deepEqual(await listed(1), [service]);
+    assert.deepEqual(await listed(2), [service]);
+    assert.equal((await admins[0]!.delete(`/service-policies/${policy}`)).status, 200);
+    assert.deepEqual(await listed(1), []);
+    assert.deepEqual(await listed(2), []);
+    const refused = await on(1, u.client).post('/sessions', { serviceId: service });
+    assert.equal(refused.status, 404, refused.text);
+  });
+
+  test('listings on one replica show what another created, on the next request', async () => {
+    const name = unique('seen');
+    const search = `/identities?filter=${encodeURIComponent(`name contains "${name}"`)}`;
+    assert.equal((await admins[1]!.get(search)).body.data.length, 0);
+    await createIdentity(admins[0]!, { name });
+    const res = await admins[1]!.get(search);
+    assert.deepEqual(
+      (res.body.data as { name: string }[]).map((r) => r.name),
+      [name],
+    );
+  });
+
+  test('a TOTP code sent to two replicas at once is accepted by one of them only', async () => {
+    const u = await createUser(replicas[0]!, admins[0]!);
+    assert.equal((await u.client.post('/current-identity/mfa')).status, 201);
+    const d = (await u.client.get('/current-identity/mfa')).body.data;
+    const secret = new URL(d.provisioningUrl).searchParams.get('secret')!;
+    const now = Math.floor(Date.now() / 1000);
+    assert.equal(
+      (await u.client.post('/current-identity/mfa/verify', { code: await generate({ secret, epoch: now }) })).status,
+      200,
+    );
+    // The next step's code is within the accepted window and not used yet.
+    const code = await generate({ secret, epoch: now + 30 });
+    const partials = await Promise.all(
+      [1, 2].map(async (i) => {
+        const c = replicas[i]!.client('client');
+        assert.equal((await c.login(u.username, u.password)).status, 200);
+        return c;
+      }),
+    );
+    const answers = await Promise.all(partials.map((c) => c.post('/authenticate/mfa', { code })));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [200, 401], answers.map((r) => r.text).join('\n'));
+  });
+
+  test('60 wrong passwords spread over three replicas verify exactly maxAttempts guesses', async () => {
+    const policy = await createRecord(
+      admins[0]!,
+      '/auth-policies',
+      authPolicyBody(unique('lock'), { maxAttempts: 3, lockoutDurationMinutes: 5 }),
+    );
+    const u = await createUser(replicas[0]!, admins[0]!, { identity: { authPolicyId: policy } });
+    const before = verificationCounts.stored;
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        replicas[i % 3]!.client('client').post('/authenticate?method=password', {
+          username: u.username,
+          password: `wrong-${i}-pass`,
+        }),
+      ),
+    );
+    for (const res of answers) assertError(res, 401, 'INVALID_AUTH');
+    const verified = verificationCounts.stored - before;
+    assert.equal(verified, 3, 'exactly maxAttempts guesses verified across the replicas');
+    for (let i = 0; i < 3; i++)
+      assertError(
+        await replicas[i]!.client('client').post('/authenticate?method=password', {
+          username: u.username,
+          password: u.password,
+        }),
+        401,
+        'INVALID_AUTH',
+      );
+  });
+});

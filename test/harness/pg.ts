@@ -1,0 +1,115 @@
+/**
+ * PostgreSQL databases for tests: `EDGECTL_TEST_STORE=postgres` runs the test servers on PostgreSQL instead of
+ * SQLite. Each server gets a database of its own, copied from a template that has every migration applied (made
+ * once per version of the migrations, under an advisory lock so parallel test processes make it once), and
+ * dropped when the server closes. The server is `EDGECTL_TEST_PG` (default: the machine's local PostgreSQL).
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openStore } from '../../src/store/db.js';
+
+export const PG_SERVER = process.env.EDGECTL_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export const testStoreKind = (): 'sqlite' | 'postgres' =>
+  process.env.EDGECTL_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+const TEMPLATE_LOCK = 0x74706c; // 'tpl'
+
+const urlOf = (database: string): string => {
+  const u = new URL(PG_SERVER);
+  u.pathname = `/${database}`;
+  return u.toString();
+};
+
+/** A name that changes whenever a migration or the PostgreSQL store's set-up does. */
+function templateName(): string {
+  const root = new URL('../../src/store/', import.meta.url).pathname;
+  const hash = createHash('sha256');
+  for (const dir of ['migrations', 'migrations/config-types', 'pg'])
+    for (const f of readdirSync(join(root, dir)).sort())
+      if (f.endsWith('.ts')) hash.update(f).update(readFileSync(join(root, dir, f)));
+  return `edgectl_tpl_${hash.digest('hex').slice(0, 16)}`;
+}
+
+async function withServer<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: PG_SERVER });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Test databases and templates more than a day old (left by a run that was killed, or made by another version of
+ * the migrations): each is labelled with its creation time. Younger ones may belong to a run going on beside
+ * this one (another checkout on the same server) and are left alone.
+ */
+async function dropStale(c: pg.Client): Promise<void> {
+  const { rows } = await c.query(
+    `select datname as name, shobj_description(oid, 'pg_database') as made from pg_database
+     where datname like 'edgectl\\_tpl\\_%' or datname like 'edgectl\\_t\\_%'`,
+  );
+  const dayAgo = Date.now() - 24 * 3600 * 1000;
+  for (const r of rows as { name: string; made: string | null }[]) {
+    const made = r.made ? Date.parse(r.made) : NaN;
+    if (!(made > dayAgo)) await c.query(`drop database if exists "${r.name}" with (force)`);
+  }
+}
+
+let template: Promise<string> | undefined;
+
+function migratedTemplate(): Promise<string> {
+  template ??= withServer(async (c) => {
+    const name = templateName();
+    await c.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+    try {
+      const found = await c.query('select 1 from pg_database where datname = $1', [name]);
+      if (found.rowCount === 0) {
+        await dropStale(c);
+        await c.query(`create database "${name}_new"`);
+        const store = await openStore(urlOf(`${name}_new`));
+        await store.close();
+        await c.query(`alter database "${name}_new" rename to "${name}"`);
+        await c.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
+      }
+    } finally {
+      await c.query('select pg_advisory_unlock($1)', [TEMPLATE_LOCK]);
+    }
+    return name;
+  });
+  return template;
+}
+
+let counter = 0;
+
+/** A new database with every migration applied: its URL, and how to drop it. */
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const tpl = await migratedTemplate();
+  const name = `edgectl_t_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
+  await withServer(async (c) => {
+    await c.query(`create database "${name}" template "${tpl}"`);
+    await c.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
+  });
+  return {
+    url: urlOf(name),
+    drop: () => withServer((c) => c.query(`drop database if exists "${name}" with (force)`)).then(() => {}),
+  };
+}
+
+/**
+ * Why a PostgreSQL test cannot run here, or false when it can. In CI (`CI` set) an unreachable server is a
+ * failure, never a skip: the answer is then false and the test fails on its first connection.
+ */
+export async function postgresSkip(): Promise<string | false> {
+  if (process.env.CI) return false;
+  try {
+    await withServer((c) => c.query('select 1'));
+    return false;
+  } catch (e) {
+    return `PostgreSQL is not reachable at ${new URL(PG_SERVER).host} (${(e as Error).message}); set EDGECTL_TEST_PG`;
+  }
+}
