@@ -29,6 +29,11 @@ export interface QuickOptions {
   tries?: number;
   warmupSeconds?: number;
   connections?: number;
+  /**
+   * A try whose ratio is at or under this ends a hot path's tries. For a verdict against this bound: the kept
+   * ratio is the lowest of the tries, so once one try is under it, more tries cannot change the verdict.
+   */
+  enoughAt?: number;
 }
 
 export interface QuickFigure {
@@ -141,6 +146,7 @@ export async function measureHotPaths(stack: Stack, opts: QuickOptions = {}): Pr
     for (let i = 0; i < tries; i++) {
       const [edgectl, bare] = await interleaved(sides, { connections, chunk, rounds, ok: hot.ok, bytes });
       runs.push({ edgectl: edgectl!, bare: bare! });
+      if (opts.enoughAt !== undefined && ratio(runs.at(-1)!) <= opts.enoughAt) break;
     }
     // The try with the lower ratio: a disturbance moves one try's ratio either way, a regression raises both.
     const best = runs.reduce((a, b) => (ratio(b) < ratio(a) ? b : a));

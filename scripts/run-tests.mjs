@@ -7,20 +7,30 @@
 // each test process (one per file) about two more seconds of CPU, more than most test files' own work. The mirror
 // keeps the layout: each .ts beside its .js (tests that read sources still find them), every other file and
 // top-level entry (bin, docs, dist, node_modules, .git, fixtures…) a symlink, so paths relative to a test file
-// still lead where they do in the repository; the processes' working directory stays the repository.
-// The few files that need the repository itself (IN_PLACE) run through tsx after the others; EDGECTL_TEST_TSX=1
-// runs every file that way.
+// still lead where they do in the repository; the processes' working directory stays the repository. A test that
+// needs the repository itself (`npm pack` does not follow the links) finds it through package.json's link
+// (test/harness/cli.ts, REPOSITORY). EDGECTL_TEST_TSX=1 runs every file in place through tsx instead.
 //
-// The API tests then run a second time with every test server on PostgreSQL (EDGECTL_TEST_STORE=postgres, one
-// database per server, test/harness/pg.ts), but for the files whose subject only SQLite has (SQLITE_ONLY). A
-// PostgreSQL that cannot be reached fails the run in CI (`CI` set) and is a skip with its reason elsewhere;
-// EDGECTL_TEST_STORES=sqlite (or postgres) runs one pass only.
+// The API tests also run with every test server on PostgreSQL (EDGECTL_TEST_STORE=postgres, one database per
+// server, test/harness/pg.ts), but for the files whose subject only SQLite has (SQLITE_ONLY), in processes of their
+// own beside the others in the same run. A PostgreSQL that cannot be reached fails the run in CI (`CI` set) and is
+// a skip with its reason elsewhere; EDGECTL_TEST_STORES=sqlite (or postgres) runs one pass only.
 //
 // Usage: node scripts/run-tests.mjs [path-prefix ...]   (e.g. test/unit, test/api/identity)
-import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const root = new URL('..', import.meta.url).pathname;
 const walk = (dir) =>
@@ -28,11 +38,21 @@ const walk = (dir) =>
     const p = join(dir, name);
     return statSync(p).isDirectory() ? walk(p) : p.endsWith('.test.ts') ? [p] : [];
   });
+/**
+ * The folders whose files take longest, first: they run other processes (a clone's build, the binary, the bench,
+ * `edgectl serve`) or wait out timeouts, and started late one of them ran alone at the end while the other core
+ * idled. The many short files come last and fill in. Alphabetical within a folder.
+ */
+const LONG_FIRST = ['test/repo/', 'test/binary/', 'test/bench/', 'test/daemon/', 'test/fuzz/'];
+const rank = (f) => {
+  const i = LONG_FIRST.findIndex((dir) => f.startsWith(dir));
+  return i === -1 ? LONG_FIRST.length : i;
+};
 const prefixes = process.argv.slice(2);
 const files = walk(join(root, 'test'))
   .map((f) => relative(root, f))
   .filter((f) => prefixes.length === 0 || prefixes.some((p) => f.startsWith(p)))
-  .sort();
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
@@ -68,26 +88,16 @@ async function transpile(out) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    sourcemap: 'inline',
+    // Beside each file rather than inside it: the test processes then parse half the text (about 40 ms each).
+    sourcemap: 'linked',
     logLevel: 'error',
   });
 }
-
-/**
- * Test files that need the repository itself, not the mirror: `npm pack` does not follow the mirror's symlinks
- * (it would pack nothing). They run through tsx, in place, after the others.
- */
-const IN_PLACE = new Set(['test/cli/package.test.ts']);
 
 /** API test files whose subject exists on SQLite only, with the reason; every other API file runs on both. */
 const SQLITE_ONLY = new Map([
   ['test/api/write-ahead-log-stays-bounded.test.ts', 'the write-ahead log and its checkpoints are SQLite’s'],
 ]);
-
-const stores = (process.env.EDGECTL_TEST_STORES ?? 'sqlite,postgres').split(',');
-const onPostgres = stores.includes('postgres')
-  ? files.filter((f) => f.startsWith('test/api/') && !SQLITE_ONLY.has(f))
-  : [];
 
 /** Whether the PostgreSQL server the tests use answers (test/harness/pg.ts's default, or EDGECTL_TEST_PG). */
 async function postgresReachable() {
@@ -107,63 +117,122 @@ async function postgresReachable() {
   }
 }
 
+let failed = false;
+const stores = (process.env.EDGECTL_TEST_STORES ?? 'sqlite,postgres').split(',');
+const onSqlite = stores.includes('sqlite') ? files : [];
+let onPostgres = stores.includes('postgres')
+  ? files.filter((f) => f.startsWith('test/api/') && !SQLITE_ONLY.has(f))
+  : [];
+if (onPostgres.length > 0) {
+  const reachable = await postgresReachable();
+  if (reachable !== true) {
+    onPostgres = [];
+    if (process.env.CI) {
+      console.error(`# FAILED: PostgreSQL is not reachable (${reachable}); CI runs the API tests on it too`);
+      failed = true;
+    } else
+      console.log(`# SKIPPED: the API tests on PostgreSQL: it is not reachable (${reachable}); set EDGECTL_TEST_PG`);
+  }
+}
+
 const useTsx = process.env.EDGECTL_TEST_TSX === '1';
-const transpiled = !stores.includes('sqlite') ? [] : useTsx ? [] : files.filter((f) => !IN_PLACE.has(f));
-const inPlace = !stores.includes('sqlite') ? [] : useTsx ? files : files.filter((f) => IN_PLACE.has(f));
-let mirrorDir;
-if (transpiled.length > 0 || onPostgres.length > 0) {
-  mirrorDir = mkdtempSync(join(tmpdir(), 'edgectl-tests-'));
+const env = { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' };
+// The transpiled mirror, or with tsx a directory for the shared processes' entries only.
+const mirrorDir = mkdtempSync(join(tmpdir(), 'edgectl-tests-'));
+if (!useTsx) {
   try {
     await transpile(mirrorDir);
+    // The test servers' migrated template store, made once for the run instead of once per test process
+    // (test/harness/store-template.ts).
+    const template = join(mirrorDir, 'store-template.db');
+    execFileSync(process.execPath, [join(mirrorDir, 'test', 'harness', 'store-template.js'), template], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    env.EDGECTL_TEST_STORE_TEMPLATE = template;
   } catch (e) {
     rmSync(mirrorDir, { recursive: true, force: true });
     throw e;
   }
 }
+/**
+ * Files that share a test process: those of the folders of many short files (API, CLI and unit tests), up to
+ * GROUP_SIZE in a process, one after the other. Loading the controller's modules and warming them up costs a test
+ * process about a second of CPU, more than many of these files' own work; a shared process pays it once. Each
+ * file is imported inside a suite named after it, so what its top level registers (tests, before/after hooks)
+ * belongs to that suite: its hooks run around its own tests only, as in a process of its own. Nothing in src/
+ * keeps state between stores (test/repo/module-state.test.ts), and each file makes its own servers, stores and
+ * config dirs. The folders of long files (LONG_FIRST) keep a process each, so they run beside the others.
+ * EDGECTL_TEST_ISOLATE=1 gives every file its own process. The API files on PostgreSQL always run from such an
+ * entry, which sets EDGECTL_TEST_STORE for its process.
+ */
+const SHARED = ['test/api/', 'test/cli/', 'test/unit/'];
+const GROUP_SIZE = 6;
+const isolate = process.env.EDGECTL_TEST_ISOLATE === '1';
+/** The file a test process loads for `f`: its transpiled JavaScript, or with tsx the TypeScript itself. */
+const loaded = (f) => join(useTsx ? root : mirrorDir, useTsx ? f : f.replace(/\.ts$/, '.js'));
+/** `list` in groups of up to GROUP_SIZE files of one SHARED folder, or of one file each when isolated. */
+const groupsOf = (list) =>
+  isolate
+    ? list.map((f) => [f])
+    : SHARED.flatMap((dir) => {
+        const members = list.filter((f) => f.startsWith(dir));
+        return Array.from({ length: Math.ceil(members.length / GROUP_SIZE) }, (_, i) =>
+          members.slice(i * GROUP_SIZE, (i + 1) * GROUP_SIZE),
+        );
+      });
+let entryCount = 0;
+/** Writes the entry of a shared process running `members` (on PostgreSQL when `postgres`); answers its path. */
+function entry(members, postgres) {
+  const path = join(mirrorDir, 'test', `shared-process-${++entryCount}${postgres ? '-postgres' : ''}.test.mjs`);
+  mkdirSync(join(mirrorDir, 'test'), { recursive: true });
+  // One import at a time, started in the file's own suite: a module evaluates in the context of the import that
+  // loaded it, so imports in flight together would hand one file's tests and hooks to another file's suite.
+  const suite = (f) =>
+    `await file(${JSON.stringify(postgres ? `${f} on PostgreSQL` : f)}, ${JSON.stringify(pathToFileURL(loaded(f)).href)});\n`;
+  writeFileSync(
+    path,
+    (postgres ? "process.env.EDGECTL_TEST_STORE = 'postgres';\n" : '') +
+      "import { describe } from 'node:test';\n" +
+      'const file = (name, url) => new Promise((done) => describe(name, () => import(url).finally(done)));\n' +
+      members.map(suite).join(''),
+  );
+  return path;
+}
+const sqliteGroups = groupsOf(onSqlite.filter((f) => SHARED.some((dir) => f.startsWith(dir)))).filter(
+  (g) => g.length > 1,
+);
+const grouped = new Set(sqliteGroups.flat());
+// The long files first (the list's order), then the shared processes (PostgreSQL's first: its files take longest),
+// then every other file.
+const testFiles = [
+  ...onSqlite.filter((f) => rank(f) < LONG_FIRST.length).map(loaded),
+  ...groupsOf(onPostgres).map((g) => entry(g, true)),
+  ...sqliteGroups.map((g) => entry(g, false)),
+  ...onSqlite.filter((f) => rank(f) === LONG_FIRST.length && !grouped.has(f)).map(loaded),
+];
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-let current;
-/** One `node --test` run over `testFiles` with `loader` flags; resolves its exit code. */
-const runTests = (loader, testFiles, env = {}) =>
-  new Promise((resolve) => {
-    current = spawn(
-      process.execPath,
-      [...loader, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...testFiles],
-      {
-        cwd: root,
-        stdio: 'inherit',
-        env: { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent', ...env },
-      },
-    );
-    current.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
-  });
+const loader = useTsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
+let child;
 // The runner's own interruption ends the tests first; the mirror goes once they are gone.
 let interrupted = false;
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => {
     interrupted = true;
-    current?.kill(signal);
+    child?.kill(signal);
   });
-let failed = false;
 try {
-  if (transpiled.length > 0) {
-    const js = transpiled.map((f) => join(mirrorDir, f.replace(/\.ts$/, '.js')));
-    failed = (await runTests(['--enable-source-maps'], js)) !== 0;
-  }
-  if (inPlace.length > 0 && !interrupted) failed = (await runTests(['--import', 'tsx'], inPlace)) !== 0 || failed;
-  if (onPostgres.length > 0 && !interrupted) {
-    const reachable = await postgresReachable();
-    if (reachable === true) {
-      console.log(`\n# The API tests again, on PostgreSQL (${onPostgres.length} files)\n`);
-      const js = onPostgres.map((f) => join(mirrorDir, f.replace(/\.ts$/, '.js')));
-      failed = (await runTests(['--enable-source-maps'], js, { EDGECTL_TEST_STORE: 'postgres' })) !== 0 || failed;
-    } else if (process.env.CI) {
-      console.error(`\n# FAILED: PostgreSQL is not reachable (${reachable}); CI runs the API tests on it too`);
-      failed = true;
-    } else {
-      console.log(`\n# SKIPPED: the API tests on PostgreSQL: it is not reachable (${reachable}); set EDGECTL_TEST_PG`);
-    }
-  }
+  if (testFiles.length > 0)
+    failed =
+      (await new Promise((resolve) => {
+        child = spawn(
+          process.execPath,
+          [...loader, '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...testFiles],
+          { cwd: root, stdio: 'inherit', env },
+        );
+        child.on('exit', (code, signal) => resolve((code ?? (signal ? 1 : 0)) !== 0));
+      })) || failed;
 } finally {
-  if (mirrorDir) rmSync(mirrorDir, { recursive: true, force: true });
+  rmSync(mirrorDir, { recursive: true, force: true });
 }
 process.exit(failed || interrupted ? 1 : 0);

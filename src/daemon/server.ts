@@ -20,6 +20,7 @@ import { applyConnectionLimits } from './http/connection-limits.js';
 import { drainUnreadBodies } from './http/body-drain.js';
 import { listenerSecureContext } from './http/tls.js';
 import { lazyChildLogger, safeUrl } from './log.js';
+import { buildValidator } from './http/validators.js';
 import type { Logger } from 'pino';
 import { registerHealthRoute, registerMetricsRoute, type DaemonMetrics } from './metrics.js';
 
@@ -58,6 +59,11 @@ export const DEFAULT_LIMITS: ConnectionLimits = {
   requestTimeoutMs: parseDuration(DEFAULTS.requestTimeout),
 };
 
+/** Request bodies are validated as sent: no coercion, no defaults filled in, nothing removed, the first error only. */
+export const AJV_OPTIONS = {
+  customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
+} as const;
+
 export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes: RouteDef[] } {
   const limits = opts.limits ?? DEFAULT_LIMITS;
   const reqIdPrefix = `${newId(8)}-`;
@@ -84,7 +90,9 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     // A per-server random prefix and a counter: unique, and no random bytes per request.
     genReqId: () => `${reqIdPrefix}${(++reqSeq).toString(36)}`,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
+    ajv: AJV_OPTIONS,
+    // Fastify's compiler with the options above, compiling each body schema on first use, once per process.
+    schemaController: { compilersFactory: { buildValidator } },
     return503OnClosing: true,
     // Shutdown does not wait for idle or silent connections; a connection idle this long is closed.
     forceCloseConnections: true,

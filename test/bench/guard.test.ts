@@ -15,8 +15,9 @@ const ROUNDS = 2;
 
 test('hot paths cost at most 3.5× the same-bytes bare server in CPU per request', { timeout: 240_000 }, async () => {
   assertBuilt();
-  // Two interleaved tries per hot path, the better kept: noise from other processes is not a regression.
-  const figures = await quickBench({ chunk: CHUNK, rounds: ROUNDS, tries: 2, warmupSeconds: 1 });
+  // Up to two interleaved tries per hot path, the better kept: noise from other processes is not a regression.
+  // A first try within the bound already decides (the better of two cannot be worse), so it ends there.
+  const figures = await quickBench({ chunk: CHUNK, rounds: ROUNDS, tries: 2, warmupSeconds: 1, enoughAt: GUARD_RATIO });
   console.log(formatFigures(figures));
   assert.deepEqual(
     figures.map((f) => f.key),

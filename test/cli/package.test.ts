@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ROOT, assertBuilt } from '../harness/cli.js';
+import { REPOSITORY, assertBuilt } from '../harness/cli.js';
 import { VERSION } from '../../src/version.js';
 
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -40,7 +40,7 @@ describe('the npm package', () => {
   before(async () => {
     assertBuilt();
     tmp = mkdtempSync(join(tmpdir(), 'edgectl-pack-'));
-    const packed = await run(NPM, ['pack', '--ignore-scripts', '--pack-destination', tmp], ROOT);
+    const packed = await run(NPM, ['pack', '--ignore-scripts', '--pack-destination', tmp], REPOSITORY);
     assert.equal(packed.code, 0, packed.out);
     const tgz = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
     assert.ok(tgz, packed.out);

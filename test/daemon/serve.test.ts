@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from '../harness/http.js';
 import { scratch } from '../harness/processes.js';
-import { edgectlProcess } from '../harness/cli.js';
+import { edgectlProcess, edgectlSlow } from '../harness/cli.js';
 import { serveProcess, type Served } from '../harness/serve-process.js';
 
 const BIN = fileURLToPath(new URL('../../bin/edgectl', import.meta.url));
@@ -127,11 +127,12 @@ describe('edgectl serve', () => {
     const second = await edgectlProcess(cfg, ['serve', ...args]);
     assert.equal(second.code, 1);
     assert.match(second.stderr, refusal);
+    // The offline commands in-process: the lock is held by another process either way.
     for (const command of [
       ['db', 'info'],
       ['identity', 'list'],
     ]) {
-      const r = await edgectlProcess(cfg, [...command, '--data-dir', dir], { timeoutMs: 180_000 });
+      const r = await edgectlSlow(cfg, ...command, '--data-dir', dir);
       assert.equal(r.code, 1, command.join(' '));
       assert.match(r.stderr, refusal, command.join(' '));
       assert.match(r.stderr, /stop it first/, command.join(' '));

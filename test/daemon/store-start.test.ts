@@ -20,7 +20,7 @@ import {
 } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -28,6 +28,7 @@ import { loadConfig } from '../../src/daemon/config.js';
 import { DB_FILE, startDaemon } from '../../src/daemon/daemon.js';
 import { LOCK_FILE } from '../../src/store/lock.js';
 import { ADMIN } from '../harness/server.js';
+import { edgectlSlow } from '../harness/cli.js';
 import { request } from '../harness/http.js';
 import {
   ALTERED_DESCRIPTION,
@@ -173,21 +174,21 @@ describe('stores refused at start', () => {
 });
 
 describe('edgectl db check-integrity', () => {
-  const BIN = fileURLToPath(new URL('../../bin/edgectl', import.meta.url));
-  const check = (dir: string) =>
-    spawnSync(process.execPath, [BIN, 'db', 'check-integrity', '--data-dir', dir], { encoding: 'utf8' });
+  // The command in-process (test/harness/cli.ts): its exit status and output, without a Node start for each.
+  const check = (dir: string, ...flags: string[]) =>
+    edgectlSlow(join(dirname(dir), 'cli'), 'db', 'check-integrity', ...flags, '--data-dir', dir);
 
   test('passes a sound store and fails one with a missing table, naming it', async () => {
     const dir = await seeded();
-    const ok = check(dir);
-    assert.equal(ok.status, 0, ok.stderr);
+    const ok = await check(dir);
+    assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /^ok: /);
     const raw = new Database(join(dir, DB_FILE));
     raw.pragma('foreign_keys = OFF');
     raw.exec('DROP TABLE schema_migrations');
     raw.close();
-    const bad = check(dir);
-    assert.equal(bad.status, 1);
+    const bad = await check(dir);
+    assert.equal(bad.code, 1);
     assert.match(bad.stderr, /problem: .*schema_migrations/);
   });
 
@@ -210,28 +211,26 @@ describe('edgectl db check-integrity', () => {
       }
     };
     const descriptions = [FOREIGN_DESCRIPTION, ALTERED_DESCRIPTION, MISSING_DESCRIPTION];
-    const bad = check(dir);
-    assert.equal(bad.status, 1, bad.stdout + bad.stderr);
+    const bad = await check(dir);
+    assert.equal(bad.code, 1, bad.stdout + bad.stderr);
     for (const d of [...descriptions, "trigger on_session on api_sessions is not created by the store's migrations"])
       assert.ok(bad.stdout.includes(`problem: ${d}`), `${d} in ${bad.stdout}`);
     assert.equal(plainIsAdmin(), 0);
 
-    const fix = spawnSync(process.execPath, [BIN, 'db', 'check-integrity', '--fix', '--data-dir', dir], {
-      encoding: 'utf8',
-    });
-    assert.equal(fix.status, 0, fix.stdout + fix.stderr);
+    const fix = await check(dir, '--fix');
+    assert.equal(fix.code, 0, fix.stdout + fix.stderr);
     for (const d of descriptions) assert.ok(fix.stdout.includes(`fixed: ${d}`), `${d} in ${fix.stdout}`);
     assert.equal(plainIsAdmin(), 0);
-    const again = check(dir);
-    assert.equal(again.status, 0, again.stdout + again.stderr);
+    const again = await check(dir);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
     await (await start(dir)).close();
   });
 
-  test('fails an empty store file', () => {
+  test('fails an empty store file', async () => {
     const dir = dataDir();
     writeFileSync(join(dir, DB_FILE), '');
-    const bad = check(dir);
-    assert.equal(bad.status, 1);
+    const bad = await check(dir);
+    assert.equal(bad.code, 1);
     assert.match(bad.stderr, /empty/);
   });
 });
@@ -242,30 +241,41 @@ describe('the data-dir lock', () => {
   /** A pid that no process has now: a child that has already exited. */
   const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
 
-  /** Starts `n` processes that all try to take the lock at the same moment; resolves what each printed. */
+  /**
+   * Starts `n` processes that all try to take the lock at the same moment; resolves what each printed. Once every
+   * one has loaded the lock module and said so, each is told the moment, shortly ahead: it sleeps until just before
+   * it and spins through the rest. The winner holds the lock a second while the others try.
+   */
   async function race(dir: string, n: number): Promise<string[]> {
-    const at = Date.now() + 1500;
     const script = `
       const { acquireLock } = await import(${JSON.stringify(LOCK_MODULE)});
-      while (Date.now() < ${at}) {}
+      process.stdout.write('ready\\n');
+      const at = Number(await new Promise((resolve) => process.stdin.once('data', resolve)));
+      const sleep = at - Date.now() - 20;
+      if (sleep > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, sleep);
+      while (Date.now() < at) {}
       let out;
       try { acquireLock(${JSON.stringify(dir)}, ${JSON.stringify(join(dir, DB_FILE))}); out = 'won'; } catch (e) { out = /in use by process/.test(e.message) ? 'lost' : 'error: ' + e.message; }
       process.stdout.write(out);
       setTimeout(() => {}, 1000);`;
-    return Promise.all(
-      Array.from(
-        { length: n },
-        () =>
-          new Promise<string>((resolve) => {
-            const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-              stdio: ['ignore', 'pipe', 'inherit'],
-            });
-            let out = '';
-            child.stdout.on('data', (c) => (out += c));
-            child.on('exit', () => resolve(out));
-          }),
-      ),
-    );
+    const racers = Array.from({ length: n }, () => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      let out = '';
+      const ready = new Promise<void>((resolve) =>
+        child.stdout.on('data', (c) => {
+          out += c;
+          if (out.startsWith('ready\n')) resolve();
+        }),
+      );
+      const result = new Promise<string>((resolve) => child.on('exit', () => resolve(out.replace(/^ready\n/, ''))));
+      return { child, ready: Promise.race([ready, result]), result };
+    });
+    await Promise.all(racers.map((r) => r.ready));
+    const at = Date.now() + 100;
+    for (const r of racers) r.child.stdin.end(`${at}\n`);
+    return Promise.all(racers.map((r) => r.result));
   }
 
   test('starters racing on a stale lock: exactly one takes it', async () => {

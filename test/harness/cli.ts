@@ -5,14 +5,20 @@
  * tests whose subject is the process itself: the binary's start, exit status, pipes and signals, and `serve`.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandWord, run } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'edgectl');
+/**
+ * The repository itself. ROOT is the test runner's transpiled mirror when the tests run from it; its files other
+ * than TypeScript, package.json among them, are links to the repository's. For tools that do not follow the
+ * mirror's links (`npm pack` would pack nothing).
+ */
+export const REPOSITORY = dirname(realpathSync(join(ROOT, 'package.json')));
 
 export interface Run {
   code: number;

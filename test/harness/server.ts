@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type DaemonConfig } from '../../src/daemon/config.js';
 import { DB_FILE, startDaemon, type RunningDaemon } from '../../src/daemon/daemon.js';
-import { openStore } from '../../src/model/store.js';
+import { makeTemplateStore } from './store-template.js';
 import { injectTransport, tlsTransport, type HttpResponse, type RequestOptions, type Transport } from './http.js';
 import { freshDatabase, testStoreKind } from './pg.js';
 
@@ -94,18 +94,19 @@ export interface StartOptions {
 let template: Promise<string> | undefined;
 
 /**
- * A store file with every migration applied and nothing else, made once per test process. Each new data dir
- * starts from a copy, so a start checks it as it checks any existing store (quick_check, schema) instead of
- * running every migration on an empty file again. Nothing else is shared: each server makes its own PKI, token
- * key and default admin.
+ * A store file with every migration applied and nothing else (store-template.ts): the test runner's, made once
+ * for the whole run, or else one made once per test process. Each new data dir starts from a copy, so a start
+ * checks it as it checks any existing store (quick_check, schema) instead of running every migration on an empty
+ * file again. Nothing else is shared: each server makes its own PKI, token key and default admin.
  */
 function migratedStore(): Promise<string> {
+  const given = process.env.EDGECTL_TEST_STORE_TEMPLATE;
+  if (given) return Promise.resolve(given);
   template ??= (async () => {
     const dir = mkdtempSync(join(tmpdir(), 'edgectl-template-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, DB_FILE);
-    const store = await openStore(file);
-    await store.close();
+    await makeTemplateStore(file);
     return file;
   })();
   return template;

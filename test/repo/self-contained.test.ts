@@ -6,12 +6,25 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/**
+ * The repository itself, also when this file runs from the test runner's transpiled mirror (whose package.json is a
+ * link to the repository's): the subject is what the repository holds, not the runner's generated JavaScript.
+ */
+const ROOT = dirname(realpathSync(fileURLToPath(new URL('../../package.json', import.meta.url))));
 /** Small and quick, and it starts a real controller: enough to show that nothing outside the clone is needed. */
 const API_FILE = 'test/api/console-compat.test.ts';
 const SCANNED_DIRS = ['src', 'test', 'scripts', 'bin', 'bench'];

@@ -1,6 +1,7 @@
 /**
  * The served route table against the reference's operation list (test/fixtures/reference/operations-v0.25.6.tsv):
- * every route we serve that the reference has uses its operationId and its success status.
+ * every route we serve that the reference has uses its operationId and its success status. And every route's body
+ * schema compiles.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { allRoutes } from '../../../src/daemon/routes/index.js';
 import { API_PREFIX } from '../../../src/daemon/http/route.js';
+import { buildValidator } from '../../../src/daemon/http/validators.js';
+import { AJV_OPTIONS } from '../../../src/daemon/server.js';
 
 const tsv = readFileSync(
   fileURLToPath(new URL('../../fixtures/reference/operations-v0.25.6.tsv', import.meta.url)),
@@ -56,4 +59,21 @@ test('no route is declared twice', () => {
       seen.add(key);
     }
   }
+});
+
+test("every route's body schema compiles with the server's Ajv options (a start no longer compiles them)", () => {
+  const compile = buildValidator({}, { plugins: [], ...AJV_OPTIONS }) as unknown as (route: {
+    schema: unknown;
+    method: string;
+    url: string;
+    httpPart: string;
+  }) => (data: unknown) => boolean;
+  let compiled = 0;
+  for (const r of allRoutes(() => ({}))) {
+    if (!r.body) continue;
+    const validate = compile({ schema: r.body, method: r.method, url: r.path, httpPart: 'body' });
+    assert.equal(typeof validate(null), 'boolean', `${r.method} ${r.path}`);
+    compiled++;
+  }
+  assert.ok(compiled > 50, `compiled ${compiled} body schemas`);
 });

@@ -1,0 +1,75 @@
+/**
+ * The validators of request bodies: Fastify's own compiler (@fastify/ajv-compiler, with the server's `ajv`
+ * options, so the same Ajv settings, formats and errors as Fastify's default), with two differences in *when*
+ * a schema is compiled, never in what it accepts:
+ *
+ * - lazily, on a route's first validation: a start compiles nothing, and a route never called (most of them in
+ *   an offline CLI command, which builds the whole app) costs nothing. Compiling every route at start took
+ *   about 0.3 s of CPU, a large part of a start;
+ * - once per process for each schema text and option set: a second server in the process (tests, the offline
+ *   CLI's commands) reuses the first one's validators. The schemas are constants of the route declarations
+ *   (src/daemon/routes, the resource definitions), so the cache holds a fixed set.
+ *
+ * test/unit/daemon/route-table.test.ts compiles every route's schema, as a start used to.
+ */
+import { AjvCompiler } from '@fastify/ajv-compiler';
+import type { ValidatorFactory } from '@fastify/ajv-compiler';
+import type { FastifySchemaCompiler } from 'fastify';
+import type { ValidateFunction } from 'ajv';
+
+/** What Fastify hands a validator compiler: the schema and the route it belongs to. */
+type RouteSchema = Parameters<FastifySchemaCompiler<unknown>>[0];
+type CompileRoute = (route: RouteSchema) => ValidateFunction;
+
+interface Compiler {
+  /** Fastify's compiler for one option set: one Ajv instance. */
+  compile: CompileRoute;
+  /** Its validators by schema text. */
+  validators: Map<string, ValidateFunction>;
+}
+
+/** The compilers by option set (what @fastify/ajv-compiler keys its own pool by), each with its validators. */
+const compilers = new Map<string, Compiler>();
+
+function compilerFor(externalSchemas: unknown, options: unknown): Compiler {
+  const key = JSON.stringify([externalSchemas, options]);
+  let c = compilers.get(key);
+  if (!c) {
+    // A new pool for each option set, as Fastify makes one for each server.
+    const build = AjvCompiler() as unknown as (externalSchemas: unknown, options: unknown) => CompileRoute;
+    c = { compile: build(externalSchemas, options), validators: new Map() };
+    compilers.set(key, c);
+  }
+  return c;
+}
+
+/** A validator that compiles its schema (or takes the process's compiled one) when it is first used. */
+function lazyValidator(c: Compiler, route: RouteSchema): ValidateFunction {
+  let fn: ValidateFunction | undefined;
+  const compiled = (): ValidateFunction => {
+    if (fn) return fn;
+    const text = JSON.stringify(route.schema);
+    fn = c.validators.get(text);
+    if (!fn) {
+      fn = c.compile(route);
+      c.validators.set(text, fn);
+    }
+    return fn;
+  };
+  const validate = function (this: unknown, data: unknown, dataCxt?: unknown) {
+    const f = compiled();
+    const ok = f.call(this, data, dataCxt as Parameters<ValidateFunction>[1]);
+    validate.errors = f.errors;
+    return ok;
+  } as ValidateFunction;
+  // Fastify hands Ajv's validators the request as parent data (so Ajv may replace a root value): it looks for
+  // `schemaEnv` before calling, and so gets the real one, compiled then.
+  Object.defineProperty(validate, 'schemaEnv', { get: () => compiled().schemaEnv });
+  return validate;
+}
+
+/** `schemaController.compilersFactory.buildValidator` for Fastify: lazy, process-wide validators. */
+export const buildValidator = ((externalSchemas: unknown, options: unknown) => {
+  const c = compilerFor(externalSchemas, options);
+  return (route: RouteSchema) => lazyValidator(c, route);
+}) as unknown as ValidatorFactory;
