@@ -31,7 +31,7 @@ describe('posture across replicas over one PostgreSQL database', { skip }, () =>
   before(async () => {
     database = await freshDatabase();
     a = await startTestServer({ db: database.url });
-    b = await startTestServer({ db: database.url, secretsFrom: a.dataDir });
+    b = await startTestServer({ db: database.url });
     adminA = await a.admin();
     adminB = await b.admin();
   });
@@ -148,7 +148,7 @@ describe('posture across replicas over one PostgreSQL database', { skip }, () =>
       version: '6.1.0',
     });
     assert.equal(report.status, 201, report.text);
-    const c = await startTestServer({ db: database.url, secretsFrom: a.dataDir });
+    const c = await startTestServer({ db: database.url });
     try {
       const created = await dial(c);
       assert.equal(created.status, 201, created.text);
