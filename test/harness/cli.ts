@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandWord, run } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { TEST_MASTER_KEY } from './master-key.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'edgectl');
@@ -65,11 +66,15 @@ export function edgectlWith(configDir: string, opts: RunOptions, ...args: string
   return inProcess(configDir, args, opts);
 }
 
-/** The environment a command sees: the test process's, its config dir, no colours, and any extras. */
+/**
+ * The environment a command sees: the test process's, its config dir, no colours, the test controllers' master
+ * key (commands on their PostgreSQL stores open the sealed secrets with it), and any extras.
+ */
 const envFor = (configDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   ...process.env,
   EDGECTL_CONFIG_DIR: configDir,
   NO_COLOR: '1',
+  EDGECTL_MASTER_KEY: TEST_MASTER_KEY,
   ...extra,
 });
 

@@ -18,7 +18,9 @@ import { freshDatabase, testStoreKind } from './pg.js';
 export const ADMIN = { username: 'admin', password: 'admin-Passw0rd!' };
 
 /** The master key test servers on PostgreSQL seal their PKI and token key under (docs/decisions.md, "Shared controller secrets"). */
-export const TEST_MASTER_KEY = 'test-master-key-0123456789abcdef-0123456789';
+import { TEST_MASTER_KEY } from './master-key.js';
+
+export { TEST_MASTER_KEY };
 
 /**
  * The controller's clock in tests. `running` follows real time plus every `advance` (an advance is like time
