@@ -36,8 +36,6 @@ const JUSTIFIED: Record<string, string> = {
     'memo of a rendering, keyed by the (immutable) objects it is rendered from',
   'src/model/services/ext-jwt/ext-jwt-secondary.ts: evidence': 'side data of one request, keyed by its body object',
   'src/daemon/http/route.ts: principals': 'side data of one request, keyed by the request',
-  'src/daemon/http/validators.ts: compilers':
-    'compiled body validators by option set and schema text (depends only on its key; the schemas are constants)',
   'src/daemon/http/envelope.ts: envelopes': 'memo of an encoding, keyed by the (immutable) text it encodes',
   'src/daemon/routes/services-access.ts: envelopes': 'memo of an encoding, keyed by the (immutable) page it encodes',
 };

@@ -6,9 +6,9 @@
  * - lazily, on a route's first validation: a start compiles nothing, and a route never called (most of them in
  *   an offline CLI command, which builds the whole app) costs nothing. Compiling every route at start took
  *   about 0.3 s of CPU, a large part of a start;
- * - once per process for each schema text and option set: a second server in the process (tests, the offline
- *   CLI's commands) reuses the first one's validators. The schemas are constants of the route declarations
- *   (src/daemon/routes, the resource definitions), so the cache holds a fixed set.
+ * - once per server for each schema text: routes sharing a body schema share its validator. Each server keeps
+ *   its own (nothing is kept by the module), and the schemas are constants of the route declarations
+ *   (src/daemon/routes, the resource definitions), so a server's set is fixed.
  *
  * test/unit/daemon/route-table.test.ts compiles every route's schema, as a start used to.
  */
@@ -28,19 +28,10 @@ interface Compiler {
   validators: Map<string, ValidateFunction>;
 }
 
-/** The compilers by option set (what @fastify/ajv-compiler keys its own pool by), each with its validators. */
-const compilers = new Map<string, Compiler>();
-
+/** A server's compiler (one Ajv instance, as Fastify makes one for each server) with its validators. */
 function compilerFor(externalSchemas: unknown, options: unknown): Compiler {
-  const key = JSON.stringify([externalSchemas, options]);
-  let c = compilers.get(key);
-  if (!c) {
-    // A new pool for each option set, as Fastify makes one for each server.
-    const build = AjvCompiler() as unknown as (externalSchemas: unknown, options: unknown) => CompileRoute;
-    c = { compile: build(externalSchemas, options), validators: new Map() };
-    compilers.set(key, c);
-  }
-  return c;
+  const build = AjvCompiler() as unknown as (externalSchemas: unknown, options: unknown) => CompileRoute;
+  return { compile: build(externalSchemas, options), validators: new Map() };
 }
 
 /** A validator that compiles its schema (or takes the process's compiled one) when it is first used. */
@@ -68,7 +59,7 @@ function lazyValidator(c: Compiler, route: RouteSchema): ValidateFunction {
   return validate;
 }
 
-/** `schemaController.compilersFactory.buildValidator` for Fastify: lazy, process-wide validators. */
+/** `schemaController.compilersFactory.buildValidator` for Fastify: lazy validators, shared within a server. */
 export const buildValidator = ((externalSchemas: unknown, options: unknown) => {
   const c = compilerFor(externalSchemas, options);
   return (route: RouteSchema) => lazyValidator(c, route);

@@ -1,6 +1,6 @@
 /**
  * Body validators (src/daemon/http/validators.ts): Fastify's Ajv compiler, compiling a schema on its first use and
- * once per process for each schema text and option set.
+ * once per server for each schema text.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,12 +40,14 @@ test('answers as Ajv does: true, or false with the errors on the validator', () 
   assert.deepEqual(failures(validate), [['type', '/n']]);
 });
 
-test('equal schemas share one compiled validator, also across servers; other options get their own', () => {
-  const a = compilerWith(AJV_OPTIONS)(route(thing()));
-  const b = compilerWith(AJV_OPTIONS)(route(thing()));
-  assert.equal(a.schemaEnv, b.schemaEnv, 'compiled once');
+test('equal schemas share one compiled validator within a server; each server has its own, with its options', () => {
+  const server = compilerWith(AJV_OPTIONS);
+  const a = server(route(thing()));
+  const b = server(route(thing()));
+  assert.equal(a.schemaEnv, b.schemaEnv, 'compiled once per server');
+  const other = compilerWith(AJV_OPTIONS)(route(thing()));
+  assert.notEqual(other.schemaEnv, a.schemaEnv, 'nothing is shared between servers');
   const coercing = compilerWith({ customOptions: { ...AJV_OPTIONS.customOptions, coerceTypes: true } })(route(thing()));
-  assert.notEqual(coercing.schemaEnv, a.schemaEnv);
   assert.equal(coercing({ name: '1b4e28ba-2fa1-11d2-883f-0016d3cca427', n: '3' }), true);
   assert.equal(a({ name: '1b4e28ba-2fa1-11d2-883f-0016d3cca427', n: '3' }), false);
 });
