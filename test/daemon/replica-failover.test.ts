@@ -126,6 +126,7 @@ describe('a cluster of serve processes on one PostgreSQL database', { skip }, ()
       await server.end();
     }
     const ended = Date.now();
+    const pids = running.map((r) => r!.child.pid);
     for (const a of admins) {
       for (;;) {
         const res = await a.get('/identities?limit=1').catch(() => undefined);
@@ -134,6 +135,12 @@ describe('a cluster of serve processes on one PostgreSQL database', { skip }, ()
         await new Promise((r) => setTimeout(r, 100));
       }
     }
+    // A connection that dies while lent out must not throw in the process (src/store/pg/open.ts).
+    assert.deepEqual(
+      running.map((r) => (r!.child.exitCode === null ? r!.child.pid : `exited ${r!.child.exitCode}`)),
+      pids,
+      'both replicas are the processes they were',
+    );
     assert.equal(
       (await admins[0]!.post('/identities', { name: 'after-restart', type: 'User', isAdmin: false })).status,
       201,

@@ -71,10 +71,15 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
   let applied: string[] = [];
   const feed = new ChangeFeed(() => objects, SPLIT_COLUMNS);
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types: numberTypes() });
-  // An idle connection's error (the server restarted, an administrator ended it) must not end the process:
-  // the pool drops that connection and the next query opens another.
+  // A connection the server ends (a restart, a failover, an administrator) must not end the process. The pool
+  // listens for errors only on idle connections; a connection that dies while lent out (a query running) also
+  // emits 'error' on its client after failing that query, and with no listener Node throws it. The query's
+  // caller sees the failure; the pool discards the dead connection on release and the next query opens another.
   pool.on('error', () => {});
-  pool.on('connect', (client) => followStatements(client, feed.session()));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    followStatements(client, feed.session());
+  });
   const db = new Kysely<StoreSchema>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);
