@@ -9,8 +9,11 @@ import assert from 'node:assert/strict';
 import { assertBuilt } from '../harness/cli.js';
 import { formatFigures, GUARD_RATIO, HOT_PATHS, quickBench } from '../../bench/quick.js';
 
-/** Requests per measured run: enough that the bare server's CPU (~50 µs a request) spans well over 20 clock ticks. */
-const CHUNK = 3000;
+/**
+ * Requests per measured run: enough that the bare server's CPU (20–50 µs a request, by machine and path) spans well
+ * over 20 clock ticks in the two rounds together (3,000 fell just short on a quiet, fast machine).
+ */
+const CHUNK = 5000;
 const ROUNDS = 2;
 
 test('hot paths cost at most 3.5× the same-bytes bare server in CPU per request', { timeout: 240_000 }, async () => {
