@@ -21,6 +21,12 @@ export interface AccessMarkersTable {
   changedAt: string;
 }
 
+export interface AccessTransitionsTable {
+  id: number;
+  moves: string;
+  notes: string;
+}
+
 export interface ApiSessionCertsTable extends EntityColumns {
   apiSessionId: string;
   identityId: string;
@@ -374,6 +380,7 @@ export interface TransitRoutersTable extends EntityColumns {
 
 export interface Database {
   access_markers: AccessMarkersTable;
+  access_transitions: AccessTransitionsTable;
   api_session_certs: ApiSessionCertsTable;
   api_sessions: ApiSessionsTable;
   auth_policies: AuthPoliciesTable;

@@ -88,3 +88,23 @@ export async function up(db: AnyDb): Promise<void> {
       )
       .execute(db);
 }
+
+/** Gives tables created by a later migration their counter and trigger, as this migration gave every table. */
+export async function traceTables(db: AnyDb, tables: readonly string[]): Promise<void> {
+  await db
+    .insertInto('store_changes')
+    .values(tables.map((name) => ({ name })))
+    .execute();
+  for (const table of tables) {
+    const { rows } = await sql<{ column: string }>`select column_name::text as "column" from information_schema.columns
+      where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(db);
+    await sql
+      .raw(
+        `create trigger "${storeChangesTriggerName(table)}" after ${tracedEvents(
+          table,
+          rows.map((r) => r.column),
+        )} on "${table}" for each statement execute function store_changes_bump()`,
+      )
+      .execute(db);
+  }
+}

@@ -10,9 +10,14 @@
  *
  * When the counters cannot be read (the database is unreachable), every cache is dropped and the next read
  * that succeeds drops them again: nothing is answered from what was kept while the feed was lost.
+ *
+ * The access engine's caches are revised by the journal of what each transaction changed
+ * (access-journal.ts): the transitions other replicas stored (migration 0017) are read into this replica's
+ * journal when their table's counter moved, before the request goes on.
  */
 import { sql, type Kysely } from 'kysely';
 import type { ChangeFeed } from '../change-feed.js';
+import { readStoredTransitions, restartStoredTransitions } from '../access-journal.js';
 
 export class ReplicaChanges {
   private readonly seen = new Map<string, number>();
@@ -66,12 +71,15 @@ export class ReplicaChanges {
           moved.push(r.name);
         }
       }
+      // The access journal's steps first, so that the caches the moved markers reach can be revised narrowly.
+      if (first || moved.includes('access_transitions')) await readStoredTransitions(this.db);
       if (first) this.feed.everything();
       else if (moved.length > 0) this.feed.external(moved);
     } catch {
       this.failures++;
       this.star = undefined;
       this.seen.clear();
+      restartStoredTransitions(this.db);
       this.feed.everything();
     }
   }
