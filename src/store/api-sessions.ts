@@ -3,7 +3,8 @@
  * The token lookup and the activity touch run per request: fixed statements run straight on the connection
  * when it is free (direct.ts), not the query builder, whose per-call work costs more than the query.
  */
-import { hotRows, hotWrite } from './direct.js';
+import { groupedWrite, hotRows, hotWrite } from './direct.js';
+import { storeKind } from './dialect.js';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 
@@ -93,7 +94,10 @@ export const TOUCH_API_SESSION_SQL = 'update "api_sessions" set "lastActivityAt"
 
 /** Records activity on an API session; the API-session cache records it itself. */
 export async function touchApiSession(db: TypedExecutor, id: string, at: string): Promise<void> {
-  await hotWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
+  // PostgreSQL's commits wait for its log flush: concurrent touches share one (direct.ts, `groupedWrite`).
+  // SQLite's are cheap on its one connection, and run there directly.
+  if (storeKind(db) === 'postgres') await groupedWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
+  else await hotWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
 }
 
 /** Whether the API session exists (still). */

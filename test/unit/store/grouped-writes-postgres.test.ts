@@ -1,0 +1,56 @@
+/**
+ * Group commit on a pooled store (PostgreSQL, src/store/direct.ts `groupedWrite`): the writes of one event-loop
+ * turn share one transaction, so the server flushes its log once for all of them; a statement that fails rejects
+ * its own write only, the others are committed.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { dynamic, openStore, type OpenedStore } from '../../../src/store/db.js';
+import { groupedWrite } from '../../../src/store/direct.js';
+import { freshDatabase, postgresSkip } from '../../harness/pg.js';
+
+const skip = await postgresSkip();
+let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+let store: OpenedStore | undefined;
+
+before(async () => {
+  if (skip) return;
+  database = await freshDatabase();
+  store = await openStore(database.url);
+  await sql`create table probe (id text primary key)`.execute(dynamic(store.db));
+});
+after(async () => {
+  await store?.close();
+  await database?.drop();
+});
+
+const INSERT = 'insert into probe (id) values (?) on conflict do nothing';
+
+test('40 writes of one turn share one transaction and all commit', { skip }, async () => {
+  const db = store!.db;
+  const changes = await Promise.all(Array.from({ length: 40 }, (_, i) => groupedWrite(db, INSERT, [`a${i}`])));
+  assert.deepEqual(changes, Array(40).fill(1));
+  // A row's xmin is the transaction that inserted it.
+  const { rows } = await sql<{ n: number; transactions: number }>`select count(*)::int as n,
+    count(distinct xmin::text)::int as transactions from probe where id like 'a%'`.execute(dynamic(db));
+  assert.deepEqual(rows[0], { n: 40, transactions: 1 });
+});
+
+test('a failing write rejects alone; the others of its batch are committed', { skip }, async () => {
+  const db = store!.db;
+  const results = await Promise.allSettled([
+    groupedWrite(db, INSERT, ['b1']),
+    groupedWrite(db, 'insert into probe (id) values (?)', ['a1']), // a duplicate key
+    groupedWrite(db, INSERT, ['b2']),
+  ]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  const { rows } = await sql<{ id: string }>`select id from probe where id like 'b%' order by id`.execute(dynamic(db));
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    ['b1', 'b2'],
+  );
+});
