@@ -43,9 +43,18 @@ export async function hotWrite(db: Executor, text: string, params: readonly unkn
   return Number((await db.executeQuery(throughKysely(db, text, params))).numAffectedRows ?? 0);
 }
 
-/** The statement as kysely runs it; PostgreSQL numbers its placeholders (a scan of a short text, no memo). */
+/**
+ * The mark a hot statement carries on PostgreSQL: the store runs it as a prepared statement (pg/open.ts), parsed
+ * and planned once per pooled connection. A comment, so the text runs as written wherever it goes.
+ */
+export const HOT_STATEMENT = ' /* hot */';
+
+/**
+ * The statement as kysely runs it; PostgreSQL numbers its placeholders (a scan of a short text, no memo) and
+ * is told the statement is hot.
+ */
 function throughKysely(db: Executor, text: string, params: readonly unknown[]): CompiledQuery {
-  const sqlText = storeKind(db) === 'sqlite' ? text : numberedPlaceholders(text);
+  const sqlText = storeKind(db) === 'sqlite' ? text : numberedPlaceholders(text) + HOT_STATEMENT;
   return CompiledQuery.raw(sqlText, [...params]);
 }
 

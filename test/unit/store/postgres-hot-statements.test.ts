@@ -1,13 +1,15 @@
 /**
- * Group commit on a pooled store (PostgreSQL, src/store/direct.ts `groupedWrite`): the writes of one event-loop
- * turn share one transaction, so the server flushes its log once for all of them; a statement that fails rejects
- * its own write only, the others are committed.
+ * The hot statements on a pooled store (PostgreSQL, src/store/direct.ts): they run as prepared statements, so a
+ * connection parses and plans each once (`select *` texts excepted: a migration adding a column would break their
+ * plan); and group commit (`groupedWrite`): the writes of one event-loop turn share one transaction, so the
+ * server flushes its log once for all of them; a statement that fails rejects its own write only, the others are
+ * committed.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { dynamic, openStore, type OpenedStore } from '../../../src/store/db.js';
-import { groupedWrite } from '../../../src/store/direct.js';
+import { groupedWrite, hotRows } from '../../../src/store/direct.js';
 import { freshDatabase, postgresSkip } from '../../harness/pg.js';
 
 const skip = await postgresSkip();
@@ -52,5 +54,20 @@ test('a failing write rejects alone; the others of its batch are committed', { s
   assert.deepEqual(
     rows.map((r) => r.id),
     ['b1', 'b2'],
+  );
+});
+
+test('hot statements are prepared once per connection; `select *` ones are not', { skip }, async () => {
+  const db = store!.db;
+  // One at a time, so the pool lends the same connection each time (its most recently released).
+  for (let i = 0; i < 5; i++) {
+    await hotRows(db, 'select id from probe where id = ?', [`a${i}`]);
+    await hotRows(db, 'select * from probe where id = ?', [`a${i}`]);
+  }
+  const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements
+    where name like 'edgectl\_%' and statement like 'select%'`.execute(dynamic(db));
+  assert.deepEqual(
+    rows.map((r) => r.statement),
+    ['select id from probe where id = $1 /* hot */'],
   );
 });
