@@ -15,9 +15,14 @@
  * (access-journal.ts): the transitions other replicas stored (migration 0017) are read into this replica's
  * journal when their table's counter moved, before the request goes on.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { hotRows } from '../direct.js';
 import type { ChangeFeed } from '../change-feed.js';
 import { readStoredTransitions, restartStoredTransitions } from '../access-journal.js';
+
+/** The counters' reads: hot statements (prepared once per connection, direct.ts). */
+const STAR = "select gen from store_changes where name = '*'";
+const EVERY_TABLE = 'select name, gen from store_changes';
 
 export class ReplicaChanges {
   private readonly seen = new Map<string, number>();
@@ -56,11 +61,11 @@ export class ReplicaChanges {
 
   private async read(): Promise<void> {
     try {
-      const { rows } = await sql<{ gen: number }>`select gen from store_changes where name = '*'`.execute(this.db);
+      const rows = await hotRows<{ gen: number }>(this.db, STAR, []);
       const star = Number(rows[0]?.gen ?? -1);
       this.reads++;
       if (star === this.star) return;
-      const all = await sql<{ name: string; gen: number }>`select name, gen from store_changes`.execute(this.db);
+      const all = { rows: await hotRows<{ name: string; gen: number }>(this.db, EVERY_TABLE, []) };
       const first = this.star === undefined;
       const moved: string[] = [];
       for (const r of all.rows) {
