@@ -55,6 +55,8 @@ export interface ApiSessionPrincipal {
   authPolicyId: string;
   disabledAt: string | null;
   disabledUntil: string | null;
+  /** The identity's auth policy's second-factor rules, read in the same statement (null: no such policy). */
+  policySecondary: unknown;
 }
 
 interface PrincipalRow {
@@ -68,11 +70,16 @@ interface PrincipalRow {
   authPolicyId: string;
   disabledAt: string | null;
   disabledUntil: string | null;
+  policySecondary: string | null;
 }
 
+// The auth policy comes in the same statement: one round trip per lookup (a PostgreSQL store pays for each).
 const BY_TOKEN_HASH = `select s.id as "sessionId", s."lastActivityAt", s."authQueries", i.id as "identityId", i.name,
-    i."isAdmin", i."isDefaultAdmin", i."authPolicyId", i."disabledAt", i."disabledUntil"
-  from api_sessions s join identities i on i.id = s."identityId" where s."tokenHash" = ?`;
+    i."isAdmin", i."isDefaultAdmin", i."authPolicyId", i."disabledAt", i."disabledUntil",
+    p.secondary as "policySecondary"
+  from api_sessions s join identities i on i.id = s."identityId"
+    left join auth_policies p on p.id = coalesce(i."authPolicyId", 'default')
+  where s."tokenHash" = ?`;
 
 /** The API session with this token hash and its identity; undefined when there is none. */
 export async function apiSessionByTokenHash(
@@ -84,6 +91,7 @@ export async function apiSessionByTokenHash(
   return {
     ...row,
     authQueries: jsonFromDb<unknown[]>(row.authQueries),
+    policySecondary: row.policySecondary === null ? null : jsonFromDb(row.policySecondary),
     isAdmin: boolFromDb(row.isAdmin),
     isDefaultAdmin: boolFromDb(row.isDefaultAdmin),
   };
