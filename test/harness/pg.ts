@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openStore } from '../../src/store/db.js';
+import { after, before } from 'node:test';
+import { openStore, type OpenedStore } from '../../src/store/db.js';
 
 export const PG_SERVER = process.env.EDGECTL_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -125,4 +126,32 @@ export async function postgresSkip(): Promise<string | false> {
   } catch (e) {
     return `PostgreSQL is not reachable at ${new URL(PG_SERVER).host} (${(e as Error).message}); set EDGECTL_TEST_PG`;
   }
+}
+
+/**
+ * A PostgreSQL store of a test file's own: a fresh database, opened before the file's tests and closed and
+ * dropped after them (nothing when `skip`). Read `store` and `url` inside the tests.
+ */
+export function postgresStoreForTests(skip: string | false): { readonly store: OpenedStore; readonly url: string } {
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  let opened: OpenedStore | undefined;
+  before(async () => {
+    if (skip) return;
+    database = await freshDatabase();
+    opened = await openStore(database.url);
+  });
+  after(async () => {
+    await opened?.close();
+    await database?.drop();
+  });
+  return {
+    get store() {
+      if (!opened) throw new Error('the test store is not open');
+      return opened;
+    },
+    get url() {
+      if (!database) throw new Error('the test database does not exist');
+      return database.url;
+    },
+  };
 }

@@ -5,32 +5,24 @@
  * server flushes its log once for all of them; a statement that fails rejects its own write only, the others are
  * committed.
  */
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { dynamic, openStore, type OpenedStore } from '../../../src/store/db.js';
+import { dynamic } from '../../../src/store/db.js';
 import { groupedWrite, hotRows } from '../../../src/store/direct.js';
-import { freshDatabase, postgresSkip } from '../../harness/pg.js';
+import { postgresSkip, postgresStoreForTests } from '../../harness/pg.js';
 
 const skip = await postgresSkip();
-let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
-let store: OpenedStore | undefined;
-
+const pgStore = postgresStoreForTests(skip);
 before(async () => {
   if (skip) return;
-  database = await freshDatabase();
-  store = await openStore(database.url);
-  await sql`create table probe (id text primary key)`.execute(dynamic(store.db));
-});
-after(async () => {
-  await store?.close();
-  await database?.drop();
+  await sql`create table probe (id text primary key)`.execute(dynamic(pgStore.store.db));
 });
 
 const INSERT = 'insert into probe (id) values (?) on conflict do nothing';
 
 test('40 writes of one turn share one transaction and all commit', { skip }, async () => {
-  const db = store!.db;
+  const db = pgStore.store.db;
   const changes = await Promise.all(Array.from({ length: 40 }, (_, i) => groupedWrite(db, INSERT, [`a${i}`])));
   assert.deepEqual(changes, Array(40).fill(1));
   // A row's xmin is the transaction that inserted it.
@@ -40,7 +32,7 @@ test('40 writes of one turn share one transaction and all commit', { skip }, asy
 });
 
 test('a failing write rejects alone; the others of its batch are committed', { skip }, async () => {
-  const db = store!.db;
+  const db = pgStore.store.db;
   const results = await Promise.allSettled([
     groupedWrite(db, INSERT, ['b1']),
     groupedWrite(db, 'insert into probe (id) values (?)', ['a1']), // a duplicate key
@@ -58,7 +50,7 @@ test('a failing write rejects alone; the others of its batch are committed', { s
 });
 
 test('hot statements are prepared once per connection; `select *` ones are not', { skip }, async () => {
-  const db = store!.db;
+  const db = pgStore.store.db;
   // One at a time, so the pool lends the same connection each time (its most recently released).
   for (let i = 0; i < 5; i++) {
     await hotRows(db, 'select id from probe where id = ?', [`a${i}`]);

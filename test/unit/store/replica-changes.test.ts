@@ -3,12 +3,12 @@
  * must learn of: each table has its trigger, and a table with untraced columns lists every other column, so a
  * column added by a later migration without being added to its trigger fails here.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { dynamic, openStore, type OpenedStore } from '../../../src/store/db.js';
+import { dynamic } from '../../../src/store/db.js';
 import { storeChangesTriggerName, tracedEvents } from '../../../src/store/migrations/0015-change-log.js';
-import { freshDatabase, postgresSkip } from '../../harness/pg.js';
+import { postgresSkip, postgresStoreForTests } from '../../harness/pg.js';
 
 const skip = await postgresSkip();
 
@@ -20,21 +20,10 @@ const normalized = (events: string): string[] =>
     .split(' or ')
     .map((e) => e.replace(/^update of (.+)$/, (_, cols: string) => `update of ${cols.split(', ').sort().join(',')}`))
     .sort();
-let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
-let store: OpenedStore | undefined;
-
-before(async () => {
-  if (skip) return;
-  database = await freshDatabase();
-  store = await openStore(database.url);
-});
-after(async () => {
-  await store?.close();
-  await database?.drop();
-});
+const pgStore = postgresStoreForTests(skip);
 
 test('every table has its change-counter trigger, over every column it must trace', { skip }, async () => {
-  const db = dynamic(store!.db);
+  const db = dynamic(pgStore.store.db);
   const { rows } = await sql<{ table: string; columns: string[] }>`
     select c.table_name as "table", array_agg(c.column_name::text order by c.ordinal_position) as columns
     from information_schema.columns c join information_schema.tables t
@@ -61,7 +50,7 @@ test(
   'a write moves its table and the store counters once it commits; an activity touch moves none',
   { skip },
   async () => {
-    const db = dynamic(store!.db);
+    const db = dynamic(pgStore.store.db);
     const gens = async () =>
       new Map(
         (await sql<{ name: string; gen: number }>`select name, gen from store_changes`.execute(db)).rows.map((r) => [
