@@ -61,6 +61,31 @@ async function dropStale(c: pg.Client): Promise<void> {
   }
 }
 
+/**
+ * Test databases of test processes of this machine that are gone (killed before they dropped what they made):
+ * their names carry the process id. Only when the server is this machine's, where those ids mean something.
+ */
+async function dropOrphans(c: pg.Client): Promise<void> {
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(PG_SERVER).hostname)) return;
+  const { rows } = await c.query<{ name: string }>(
+    `select datname as name from pg_database where datname ~ '^edgectl_t_(empty_)?[0-9]+_'`,
+  );
+  for (const { name } of rows) {
+    const pid = Number(/^edgectl_t_(?:empty_)?(\d+)_/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || alive(pid)) continue;
+    await c.query(`drop database if exists "${name}" with (force)`);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 let template: Promise<string> | undefined;
 
 function migratedTemplate(): Promise<string> {
@@ -69,6 +94,7 @@ function migratedTemplate(): Promise<string> {
     await c.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
     try {
       const found = await c.query('select 1 from pg_database where datname = $1', [name]);
+      await dropOrphans(c);
       if (found.rowCount === 0) {
         await dropStale(c);
         await c.query(`create database "${name}_new"`);
