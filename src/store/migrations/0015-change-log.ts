@@ -27,6 +27,8 @@ export const UNTRACED: Readonly<Record<string, { insert?: true; columns?: readon
   sessions: { insert: true },
   api_sessions: { columns: ['lastActivityAt'] },
   authenticators: { columns: ['failedAttempts'] },
+  // A controller's heartbeat (migration 0017): read from the store each time `GET /controllers` answers.
+  controllers: { columns: ['lastSeenAt'] },
 };
 
 /** Tables that are not model data (bookkeeping): no trigger, no counter. */

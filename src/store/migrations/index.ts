@@ -20,6 +20,8 @@ import * as m0013 from './0013-mfa-failures.js';
 import * as m0014 from './0014-controller-secrets.js';
 import * as m0015 from './0015-change-log.js';
 import * as m0016 from './0016-posture-state.js';
+import * as m0017 from './0017-controllers.js';
+import * as m0018 from './0018-enroll-extend-fields.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -39,6 +41,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-controller-secrets': m0014,
   '0015-change-log': m0015,
   '0016-posture-state': m0016,
+  '0017-controllers': m0017,
+  '0018-enroll-extend-fields': m0018,
 };
 
 /**
