@@ -6,6 +6,7 @@ import { authRoutes } from './auth.js';
 import { authenticatorRoutes } from './authenticator.js';
 import { caRoutes } from './ca.js';
 import { certExtensionRoutes } from './cert-extension.js';
+import { controllerRoutes } from './controllers.js';
 import { crudRoutes } from './crud.js';
 import { databaseRoutes } from './database.js';
 import { currentIdentityRoutes } from './current-identity.js';
@@ -29,6 +30,8 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...authRoutes,
     ...currentIdentityRoutes,
     ...RESOURCES.flatMap((def) => crudRoutes(def)).filter((r) => !isReplacedByAccessRoutes(r)),
+    // The controllers registry (both APIs) and the current spec's operations beyond the 0.25.6 set.
+    ...controllerRoutes,
     ...identityRoutes,
     ...relatedRoutes,
     // Access engine: services as identities see them, sessions, policy advice, service configs.
