@@ -5,7 +5,9 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeProtectedHeader, importX509, jwtVerify } from 'jose';
+import { createPublicKey, randomUUID, verify } from 'node:crypto';
+import { decodeProtectedHeader, importJWK, importX509, jwtVerify, type JWK } from 'jose';
+import { assertError, assertFieldError } from '../harness/assert.js';
 import { startTestServer, type TestServer } from '../harness/server.js';
 
 let server: TestServer;
@@ -43,4 +45,53 @@ test('GET /enumerated-capabilities lists every capability a controller may have,
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.data, ['OIDC_AUTH', 'HA_CONTROLLER']);
   }
+});
+
+test('GET /enroll/jwks: the server key that signs enrollment JWTs, as a public JWK whose kid is their kid', async () => {
+  const res = await server.request('GET', '/edge/client/v1/enroll/jwks');
+  assert.equal(res.status, 200, res.text);
+  assert.ok(!('data' in res.body), 'no envelope: the body is the key set');
+  const keys = res.body.keys as Record<string, unknown>[];
+  assert.equal(keys.length, 1);
+  const [jwk] = keys;
+  const token = (await server.request('GET', '/edge/client/v1/network-jwts')).body.data[0].token as string;
+  const header = decodeProtectedHeader(token);
+  assert.equal(jwk!.kid, header.kid);
+  assert.equal(jwk!.alg, header.alg);
+  assert.equal(jwk!.use, 'sig');
+  for (const secret of ['d', 'p', 'q', 'dp', 'dq', 'qi']) assert.ok(!(secret in jwk!), `no private member ${secret}`);
+  // The JWK verifies the JWTs it signs.
+  await jwtVerify(token, await importJWK(jwk as JWK, header.alg!), { audience: 'openziti-enroller' });
+  assert.equal((jwk!.x5c as string[]).length, 2, 'the server certificate and its issuing CA');
+});
+
+test('POST /enroll/challenge signs the nonce with the named key; unknown key or bad nonce: 400', async () => {
+  const { keys } = (await server.request('GET', '/edge/client/v1/enroll/jwks')).body as { keys: JWK[] };
+  const jwk = keys[0]!;
+  const nonce = randomUUID();
+  const res = await server.request('POST', '/edge/client/v1/enroll/challenge', { body: { nonce, keyId: jwk.kid } });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.kid, jwk.kid);
+  assert.equal(res.body.algorithm, jwk.alg);
+  assert.equal(res.body.caPool, server.ca.trim() + '\n', 'the CA bundle');
+  // A JWS signature (RS256: PKCS#1 v1.5; ES*: r || s) of the nonce's UTF-8 bytes.
+  const pub = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+  const sig = Buffer.from(res.body.signature, 'base64url');
+  const ok =
+    jwk.kty === 'RSA'
+      ? verify('sha256', Buffer.from(nonce), pub, sig)
+      : verify(`sha${jwk.alg!.slice(2)}`, Buffer.from(nonce), { key: pub, dsaEncoding: 'ieee-p1363' }, sig);
+  assert.ok(ok, 'the signature verifies with the published key');
+
+  const unknown = await server.request('POST', '/edge/client/v1/enroll/challenge', { body: { nonce, keyId: 'nope' } });
+  assertFieldError(unknown, 'keyId');
+  const bad = await server.request('POST', '/edge/client/v1/enroll/challenge', {
+    body: { nonce: 'not-a-uuid', keyId: jwk.kid },
+  });
+  assertError(bad, 400, 'COULD_NOT_VALIDATE');
+  assertError(
+    await server.request('POST', '/edge/client/v1/enroll/challenge', { body: {} }),
+    400,
+    'COULD_NOT_VALIDATE',
+  );
 });

@@ -11,6 +11,7 @@ import { crudRoutes } from './crud.js';
 import { databaseRoutes } from './database.js';
 import { currentIdentityRoutes } from './current-identity.js';
 import { enrollRoutes } from './enroll.js';
+import { enrollKeyRoutes } from './enroll-keys.js';
 import { enrollmentRoutes } from './enrollment.js';
 import { externalJwtSignerRoutes } from './external-jwt-signers.js';
 import { identityRoutes } from './identity.js';
@@ -40,6 +41,7 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...identityAccessRoutes,
     ...enrollmentRoutes,
     ...enrollRoutes,
+    ...enrollKeyRoutes,
     // Third-party CAs, API-session certificates, certificate extension and re-enrollment.
     ...caRoutes,
     ...apiSessionCertRoutes,
