@@ -5,7 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPublicKey, randomUUID, verify } from 'node:crypto';
+import { createPublicKey, randomUUID, verify, type JsonWebKey } from 'node:crypto';
 import { decodeProtectedHeader, importJWK, importX509, jwtVerify, type JWK } from 'jose';
 import { assertError, assertFieldError } from '../harness/assert.js';
 import { startTestServer, type TestServer } from '../harness/server.js';
