@@ -1,11 +1,14 @@
 /**
- * `GET /enroll/jwks` and `POST /enroll/challenge` (Client API, anonymous): the keys that sign enrollment JWTs and
- * a signature of a client's nonce by one of them, so a client holding an enrollment JWT can check that it talks
- * to the network that issued it. Both answer without an envelope, as the spec says (`jwks`, `nonceSignature`).
+ * The current spec's enrollment operations (Client API, anonymous): `GET /enroll/jwks` and
+ * `POST /enroll/challenge`, the keys that sign enrollment JWTs and a signature of a client's nonce by one of
+ * them, so a client holding an enrollment JWT can check that it talks to the network that issued it (both answer
+ * without an envelope, as the spec says: `jwks`, `nonceSignature`); and `POST /enroll/token`, enrollment with
+ * an external JWT (model/services/enrollment/token-enrollment.ts).
  */
 import { Type } from '@sinclair/typebox';
 import { enrollmentChallenge, enrollmentJwks } from '../../model/services/enrollment/enrollment-keys.js';
-import { RAW } from '../http/envelope.js';
+import { enrollWithToken } from '../../model/services/enrollment/token-enrollment.js';
+import { ok, RAW } from '../http/envelope.js';
 import { route, type RouteDef } from '../http/route.js';
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -50,6 +53,30 @@ export const enrollKeyRoutes: RouteDef[] = [
         .type('application/json')
         .send(enrollmentChallenge(rc.ctx, nonce, keyId));
       return RAW;
+    },
+  }),
+  route({
+    apis: ['client'],
+    method: 'POST',
+    path: '/enroll/token',
+    operationId: 'enrollToken',
+    tag: 'Enroll',
+    access: 'anonymous',
+    body: Type.Object({ clientCsr: Type.Optional(Type.String()) }, { additionalProperties: true }),
+    success: 200,
+    envelope: 'enrollmentCertsEnvelope',
+    summary:
+      'Enroll a new identity with an external JWT: with `clientCsr` it gets a certificate, without one it logs in ' +
+      'with such tokens (`Authorization: Bearer <JWT>`; `svc-token-issuer-id` or `ziti-token-issuer-id` names the signer)',
+    async handler(rc) {
+      const issuer = rc.req.headers['svc-token-issuer-id'] ?? rc.req.headers['ziti-token-issuer-id'];
+      const result = await enrollWithToken(
+        rc.ctx,
+        rc.req.headers.authorization,
+        Array.isArray(issuer) ? issuer[0] : issuer,
+        (rc.body as { clientCsr?: string }).clientCsr,
+      );
+      return ok(result.cert === undefined ? {} : { cert: result.cert, ca: result.ca });
     },
   }),
 ];
