@@ -1,7 +1,8 @@
 /**
- * Operations the reference's current spec added after 0.25.6 that edgectl serves as a single controller would:
- * the network JWT and the enumerated capabilities (the role-attribute and config-services listings are
- * tested with their resources).
+ * Operations the reference's current spec added after 0.25.6: the network JWT, the enumerated capabilities, the
+ * enrollment keys and nonce challenge, and what `/version` advertises (the role-attribute and config-services
+ * listings are tested with their resources; controllers and controller settings in controllers.test.ts,
+ * `/enroll/token` in enroll-token.test.ts, request-extend in session-certs.test.ts).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import { createPublicKey, randomUUID, verify, type JsonWebKey } from 'node:crypt
 import { decodeProtectedHeader, importJWK, importX509, jwtVerify, type JWK } from 'jose';
 import { assertError, assertFieldError } from '../harness/assert.js';
 import { startTestServer, type TestServer } from '../harness/server.js';
+import { SPEC_VERSION } from '../../src/daemon/openapi.js';
 
 let server: TestServer;
 
@@ -94,4 +96,16 @@ test('POST /enroll/challenge signs the nonce with the named key; unknown key or 
     400,
     'COULD_NOT_VALIDATE',
   );
+});
+
+test('/version and / advertise what is served: no OIDC (not served), the spec version of the route coverage', async () => {
+  for (const path of ['/edge/client/v1/version', '/edge/management/v1/', '/version']) {
+    const res = await server.request('GET', path);
+    assert.equal(res.status, 200, res.text);
+    const { capabilities, apiVersions } = res.body.data;
+    assert.deepEqual(capabilities, [], `${path}: neither OIDC_AUTH nor HA_CONTROLLER`);
+    assert.deepEqual(Object.keys(apiVersions).sort(), ['edge', 'edge-client', 'edge-management']);
+    assert.equal(apiVersions['edge-client'].v1.version, SPEC_VERSION);
+    assert.equal(apiVersions['edge-client'].v1.path, '/edge/client/v1');
+  }
 });
