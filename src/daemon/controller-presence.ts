@@ -2,10 +2,11 @@
  * This controller's row in the controllers registry (model/services/controller/registry.ts): recorded once the
  * listener is bound (its URLs are known then), refreshed every heartbeat by every replica (not work that runs
  * once), marked stopped on a clean stop. The id is kept in the data dir (`controller.id`), so a restarted
- * controller is the same controller; its name is the address it advertises.
+ * controller is the same controller.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Ctx, Logger } from '../model/ctx.js';
 import {
@@ -36,11 +37,14 @@ export function loadOrCreateControllerId(dataDir: string): string {
   }
 }
 
-/** What this controller says of itself, given the URL it advertises. */
-export function controllerSelf(id: string, url: string, version: string): ControllerSelf {
+/**
+ * What this controller says of itself: its URLs are the ones it advertises (behind a balancer, the balancer's),
+ * its name is its host's name and the port it listens on, which tells replicas apart.
+ */
+export function controllerSelf(id: string, url: string, version: string, port: number): ControllerSelf {
   return {
     id,
-    name: new URL(url).host,
+    name: `${hostname()}:${port}`,
     version: `v${version}`,
     apiAddresses: {
       'edge-client': [{ url: `${url}${API_PREFIX.client}`, version: 'v1' }],

@@ -156,7 +156,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     // This controller in the registry (`GET /controllers`), refreshed by its heartbeat on every replica.
     const presence = await startControllerPresence(
       ctx,
-      controllerSelf(loadOrCreateControllerId(cfg.dataDir), url, core.deps.version),
+      controllerSelf(loadOrCreateControllerId(cfg.dataDir), url, core.deps.version, port),
       log,
     ).catch(async (e: unknown) => {
       await app.close();

@@ -5,6 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import { freshDatabase, postgresSkip } from '../harness/pg.js';
 import { createUser, startTestServer, type TestServer } from '../harness/server.js';
 import { effectiveOidcSettings } from '../../src/model/services/controller/settings.js';
@@ -38,7 +39,7 @@ describe('controllers registry over one PostgreSQL database', { skip }, () => {
       for (const s of [first, second]) {
         const c = byId.get(s.daemon.controllerId) as Record<string, unknown>;
         assert.equal(c.isOnline, true);
-        assert.equal(c.name, new URL(s.url).host);
+        assert.equal(c.name, `${hostname()}:${s.daemon.port}`);
         assert.deepEqual(
           (c.apiAddresses as Record<string, { url: string }[]>)['edge-client']![0]!.url,
           `${s.url}/edge/client/v1`,
