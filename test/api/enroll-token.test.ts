@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertError, assertFieldError, unique } from '../harness/assert.js';
 import { authPolicyBody } from '../harness/bodies.js';
+import { checkHeadResponse } from '../harness/head-schemas.js';
 import { newCertSigner, signJwt } from '../harness/jwt-issuer.js';
 import { createRecord, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { generateKeyAndCsr, parseCertificates, spiffeId } from '../../src/pki/index.js';
@@ -53,7 +54,8 @@ const identityByExternalId = async (externalId: string) =>
 
 describe('POST /enroll/token', () => {
   test('the signer shows its enrollment fields, false by default', async () => {
-    const d = (await admin.get(`/external-jwt-signers/${signerId}`)).body.data;
+    const res = await admin.get(`/external-jwt-signers/${signerId}`);
+    const d = res.body.data;
     assert.equal(d.enrollToCertEnabled, true);
     assert.equal(d.enrollToTokenEnabled, false);
     assert.equal(d.enrollNameClaimsSelector, '/preferred_username');
@@ -67,6 +69,7 @@ describe('POST /enroll/token', () => {
     const { csrPem, privateKeyPem } = await generateKeyAndCsr({ commonName: 'alice' });
     const res = await enroll(jwt, { clientCsr: csrPem });
     assert.equal(res.status, 200, res.text);
+    assert.deepEqual(checkHeadResponse('client', '/enroll/token', 'POST', 200, res.body), []);
     assert.equal(res.body.data.ca, server.ca);
     const identity = await identityByExternalId(sub);
     assert.equal(identity.name, name);

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { checkResponse } from '../harness/schemas.js';
+import { checkHeadResponse } from '../harness/head-schemas.js';
 import { assertError, unique } from '../harness/assert.js';
 import { assertSansRefused, assertSizeRefused, csrWithHosts, csrWithJunkSans, oversizedCsr } from '../harness/csrs.js';
 import {
@@ -272,8 +273,14 @@ describe('identity certificate extension', () => {
 
     const asked = await admin.post(path, { rollKeys: true });
     assert.equal(asked.status, 200, asked.text);
+    assert.deepEqual(
+      checkHeadResponse('management', '/authenticators/{id}/request-extend', 'POST', 200, asked.body),
+      [],
+    );
     assert.deepEqual(asked.body.data, {});
-    const detail = (await admin.get(`/authenticators/${me.authenticatorId}`)).body.data;
+    const detailRes = await admin.get(`/authenticators/${me.authenticatorId}`);
+    assert.deepEqual(checkHeadResponse('management', '/authenticators/{id}', 'GET', 200, detailRes.body), []);
+    const detail = detailRes.body.data;
     assert.equal(detail.isExtendRequested, true);
     assert.equal(detail.isKeyRollRequested, true);
     assert.equal(typeof detail.extendRequestedAt, 'string');
