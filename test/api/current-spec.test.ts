@@ -112,3 +112,19 @@ test('/version and / advertise what is served: no OIDC (not served), the spec ve
     assert.equal(apiVersions['edge-client'].v1.path, '/edge/client/v1');
   }
 });
+
+test('the nonce challenge and token enrollment are rate limited per source like logins: 429 RATE_LIMITED', async () => {
+  const limited = await startTestServer({
+    yaml: 'edge:\n  api:\n    rateLimit:\n      auth:\n        perSource: { burst: 2, perMinute: 1 }\n',
+  });
+  try {
+    const { keys } = (await limited.request('GET', '/edge/client/v1/enroll/jwks')).body as { keys: JWK[] };
+    const body = { nonce: randomUUID(), keyId: keys[0]!.kid };
+    for (let i = 0; i < 2; i++)
+      assert.equal((await limited.request('POST', '/edge/client/v1/enroll/challenge', { body })).status, 200);
+    assertError(await limited.request('POST', '/edge/client/v1/enroll/challenge', { body }), 429, 'RATE_LIMITED');
+    assertError(await limited.request('POST', '/edge/client/v1/enroll/token', { body: {} }), 429, 'RATE_LIMITED');
+  } finally {
+    await limited.close();
+  }
+});

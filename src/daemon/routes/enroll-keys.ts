@@ -7,7 +7,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { enrollmentChallenge, enrollmentJwks } from '../../model/services/enrollment/enrollment-keys.js';
-import { enrollWithToken } from '../../model/services/enrollment/token-enrollment.js';
+import { enrollWithToken, verifyTokenEnrollment } from '../../model/services/enrollment/token-enrollment.js';
 import { ok, RAW } from '../http/envelope.js';
 import { route, type RouteDef } from '../http/route.js';
 
@@ -48,10 +48,11 @@ export const enrollKeyRoutes: RouteDef[] = [
     summary: 'Signs a nonce (a UUID) with the enrollment key `keyId`',
     async handler(rc) {
       const { nonce, keyId } = rc.body as { nonce: string; keyId: string };
-      await rc.reply
-        .code(200)
-        .type('application/json')
-        .send(enrollmentChallenge(rc.ctx, nonce, keyId));
+      // A signature per request costs the server: limited per source like a login.
+      const signed = await rc.deps.authLimiter.attempt(rc.req.ip, undefined, async () =>
+        enrollmentChallenge(rc.ctx, nonce, keyId),
+      );
+      await rc.reply.code(200).type('application/json').send(signed);
       return RAW;
     },
   }),
@@ -70,11 +71,13 @@ export const enrollKeyRoutes: RouteDef[] = [
       'with such tokens (`Authorization: Bearer <JWT>`; `svc-token-issuer-id` or `ziti-token-issuer-id` names the signer)',
     async handler(rc) {
       const issuer = rc.req.headers['svc-token-issuer-id'] ?? rc.req.headers['ziti-token-issuer-id'];
-      const result = await enrollWithToken(
-        rc.ctx,
-        rc.req.headers.authorization,
-        Array.isArray(issuer) ? issuer[0] : issuer,
-        (rc.body as { clientCsr?: string }).clientCsr,
+      const signerId = Array.isArray(issuer) ? issuer[0] : issuer;
+      // Limited per source like a login (daemon/auth-limiter.ts); the token's key may be fetched outside the gate.
+      const result = await rc.deps.authLimiter.attempt(
+        rc.req.ip,
+        undefined,
+        (verified) => enrollWithToken(rc.ctx, verified, (rc.body as { clientCsr?: string }).clientCsr),
+        () => verifyTokenEnrollment(rc.ctx, rc.req.headers.authorization, signerId),
       );
       return ok(result.cert === undefined ? {} : { cert: result.cert, ca: result.ca });
     },

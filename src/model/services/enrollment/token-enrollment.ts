@@ -92,13 +92,28 @@ async function checkAllowed(ctx: Ctx, signer: StoredSigner, toCert: boolean): Pr
   return policyId;
 }
 
-export async function enrollWithToken(
+/** A verified enrollment token: its signer and claims. */
+export type VerifiedEnrollmentToken = Awaited<ReturnType<typeof firstVerified>>;
+
+/**
+ * The first `Bearer` token that verifies (400 INVALID_ENROLLMENT_TOKEN if none does). It may fetch a JWKS, so the
+ * daemon runs it outside the login limiter's concurrency gate, as ext-jwt logins.
+ */
+export function verifyTokenEnrollment(
   ctx: Ctx,
   authorization: string | string[] | undefined,
   signerId: string | undefined,
+): Promise<VerifiedEnrollmentToken> {
+  return firstVerified(ctx, bearerTokens(authorization), signerId);
+}
+
+/** The enrollment a verified token asks for (the rules after verification, module comment). */
+export async function enrollWithToken(
+  ctx: Ctx,
+  verified: VerifiedEnrollmentToken,
   csr: unknown,
 ): Promise<TokenEnrollmentResult> {
-  const { signer, claims } = await firstVerified(ctx, bearerTokens(authorization), signerId);
+  const { signer, claims } = verified;
   const externalId = textClaim(claims, signer.claimsProperty);
   const name = textClaim(claims, signer.enrollNameClaimsSelector ?? signer.claimsProperty);
   if (!externalId || !name) throw invalidToken();
