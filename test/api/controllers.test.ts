@@ -11,7 +11,7 @@ import { assertError, assertFieldError, filterParam } from '../harness/assert.js
 import { checkHeadResponse } from '../harness/head-schemas.js';
 import { createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { effectiveOidcSettings } from '../../src/model/services/controller/settings.js';
-import { LISTED_MS, ONLINE_MS } from '../../src/model/services/controller/registry.js';
+import { FORGOTTEN_MS, LISTED_MS, ONLINE_MS } from '../../src/model/services/controller/registry.js';
 
 let server: TestServer;
 let admin: ApiClient;
@@ -180,4 +180,15 @@ test('a controller not seen for 45 s is offline, and after an hour it is not lis
   await server.daemon.controllerBeat();
   res = await admin.get('/controllers');
   assert.equal(res.body.meta.pagination.totalCount, 1);
+});
+
+test('the periodic work forgets a controller unseen for a week', async () => {
+  const rows = () => server.daemon.ctx.db.selectFrom('controllers').select('id').execute();
+  assert.equal((await rows()).length, 1);
+  server.clock.advance(FORGOTTEN_MS + 1000);
+  assert.equal(await server.sweep(), true);
+  assert.deepEqual(await rows(), []);
+  // Its next heartbeat records it again.
+  await server.daemon.controllerBeat();
+  assert.equal((await rows()).length, 1);
 });
