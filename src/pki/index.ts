@@ -82,6 +82,7 @@ export type {
 } from './sign.js';
 
 export { signEnrollmentJwt, verifyEnrollmentJwt } from './jwt.js';
+export { certificateJwk, jwsSignature, type PublicJwk } from './enrollment-keys.js';
 export type {
   EnrollmentClaims,
   EnrollmentJwtInput,

@@ -23,7 +23,7 @@ const UNDECLARED_REQUIRED = new Set([
   'revision',
 ]);
 
-function convert(node: unknown): unknown {
+export function convert(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(convert);
   if (!node || typeof node !== 'object') return node;
   const src = node as Record<string, unknown>;

@@ -6,10 +6,12 @@ import { authRoutes } from './auth.js';
 import { authenticatorRoutes } from './authenticator.js';
 import { caRoutes } from './ca.js';
 import { certExtensionRoutes } from './cert-extension.js';
+import { controllerRoutes } from './controllers.js';
 import { crudRoutes } from './crud.js';
 import { databaseRoutes } from './database.js';
 import { currentIdentityRoutes } from './current-identity.js';
 import { enrollRoutes } from './enroll.js';
+import { enrollKeyRoutes } from './enroll-keys.js';
 import { enrollmentRoutes } from './enrollment.js';
 import { externalJwtSignerRoutes } from './external-jwt-signers.js';
 import { identityRoutes } from './identity.js';
@@ -29,6 +31,8 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...authRoutes,
     ...currentIdentityRoutes,
     ...RESOURCES.flatMap((def) => crudRoutes(def)).filter((r) => !isReplacedByAccessRoutes(r)),
+    // The controllers registry (both APIs) and the current spec's operations beyond the 0.25.6 set.
+    ...controllerRoutes,
     ...identityRoutes,
     ...relatedRoutes,
     // Access engine: services as identities see them, sessions, policy advice, service configs.
@@ -37,6 +41,7 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...identityAccessRoutes,
     ...enrollmentRoutes,
     ...enrollRoutes,
+    ...enrollKeyRoutes,
     // Third-party CAs, API-session certificates, certificate extension and re-enrollment.
     ...caRoutes,
     ...apiSessionCertRoutes,

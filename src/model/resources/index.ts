@@ -17,6 +17,8 @@ import { edgeRouterPolicies } from './edge-router-policy.js';
 import { serviceEdgeRouterPolicies } from './service-edge-router-policy.js';
 import { postureChecks } from './posture-check.js';
 import { externalJwtSigners } from './external-jwt-signer.js';
+import { controllerSettings } from './controller-setting.js';
+import { controllers } from './controller.js';
 
 export { apiSessions, authPolicies, authenticators, cas, enrollments, identities, identityTypes };
 export {
@@ -31,6 +33,8 @@ export {
   serviceEdgeRouterPolicies,
   postureChecks,
   externalJwtSigners,
+  controllerSettings,
+  controllers,
 };
 
 export const RESOURCES: readonly ResourceDef[] = [
@@ -55,4 +59,7 @@ export const RESOURCES: readonly ResourceDef[] = [
 
   // Posture checks (their type-specific fields: src/model/posture/types/).
   postureChecks,
+
+  // Per-controller settings (the controllers registry itself is read-only: routes/controllers.ts).
+  controllerSettings,
 ];

@@ -28,6 +28,7 @@ import { cachedPrincipal, forgetPrincipal, principalGeneration, rememberPrincipa
 import type { CachedPrincipal } from './api-session-cache.js';
 import type { SessionIdentity } from './session-identity.js';
 import { textOf } from '../../row.js';
+import { certExtendRequest } from '../../../store/authenticators.js';
 
 export interface Principal {
   apiSessionId: string;
@@ -159,5 +160,9 @@ export async function currentApiSessionDetail(ctx: Ctx, apiSessionId: string): P
   const out = renderRecord(apiSessions, row);
   out.expiresAt = iso(new Date(new Date(textOf(row, 'lastActivityAt')).getTime() + ctx.settings.sessionTimeoutMs));
   out.expirationSeconds = Math.round(ctx.settings.sessionTimeoutMs / 1000);
+  // An administrator asked this login's certificate to be extended (`request-extend`): the SDK then extends it.
+  const asked = row.authenticatorId ? await certExtendRequest(ctx.db, String(row.authenticatorId)) : undefined;
+  out.isCertExtendRequested = asked?.extend ?? false;
+  out.isCertKeyRollRequested = asked?.rollKeys ?? false;
   return out;
 }
