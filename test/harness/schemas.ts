@@ -148,9 +148,10 @@ export function operationOf(pathname: string): { api: SchemaApi; path: string | 
 
 /**
  * What is wrong with one response as the schemas see it: the operation's schema for its status; an error
- * status the operation does not list (or any error on a path no operation has), the error envelope. A status
- * the spec does not list is not itself a violation, and bodies that are not JSON (PEM, PKCS#7, JWT, PNG) are
- * the operation's `produces`, not checked here.
+ * status the operation does not list (or any error on a path no operation has), the error envelope; a success
+ * status it does not list (or any success on a path of edgectl's own), the `{data, meta}` envelope. A status the
+ * spec does not list is not itself a violation, and bodies that are not JSON (PEM, PKCS#7, JWT, PNG) are the
+ * operation's `produces`, not checked here.
  */
 export function responseViolations(
   method: string,
@@ -168,5 +169,20 @@ export function responseViolations(
   if (path && FREE_FORM.has(`${api} ${method} ${path} ${status}`)) return [];
   const definition = path ? definitionFor(api, path, method, status) : undefined;
   if (definition) return errorsOf(validatorFor(api, definition), body);
-  return status >= 400 ? errorsOf(validatorFor(api, 'apiErrorEnvelope'), body) : [];
+  return errorsOf(status >= 400 ? validatorFor(api, 'apiErrorEnvelope') : envelopeValidator(api), body);
+}
+
+/** Any success envelope: `data` and the API's `meta` (for a status or path the spec does not list). */
+function envelopeValidator(api: SchemaApi): ValidateFunction {
+  const key = `${api} (envelope)`;
+  let validate = cache.get(key);
+  if (!validate) {
+    validate = ajv.compile({
+      type: 'object',
+      required: ['meta', 'data'],
+      properties: { meta: { $ref: `${api}#/$defs/meta` } },
+    });
+    cache.set(key, validate);
+  }
+  return validate;
 }

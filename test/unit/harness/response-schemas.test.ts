@@ -74,9 +74,17 @@ test('errors are held to the error envelope, listed or not, on known and unknown
   assert.notDeepEqual(responseViolations('GET', unknown, 404, JSON_TYPE, { data: {} }), []);
 });
 
-test('not checked: a success status the operation does not list, non-JSON bodies, paths outside the APIs', () => {
+test('a success status the operation does not list, or a path of edgectl’s own, is held to the envelope only', () => {
   const ids = 'https://127.0.0.1/edge/management/v1/identities';
-  assert.deepEqual(responseViolations('GET', ids, 202, JSON_TYPE, { nothing: true }), []);
+  assert.deepEqual(responseViolations('GET', ids, 202, JSON_TYPE, { data: { anything: 1 }, meta }), []);
+  assert.notDeepEqual(responseViolations('GET', ids, 202, JSON_TYPE, { nothing: true }), []);
+  const own = 'https://127.0.0.1/edge/management/v1/no-such-thing';
+  assert.deepEqual(responseViolations('GET', own, 200, JSON_TYPE, { data: [], meta }), []);
+  assert.notDeepEqual(responseViolations('GET', own, 200, JSON_TYPE, { data: [] }), []);
+});
+
+test('not checked: non-JSON bodies, paths outside the APIs', () => {
+  const ids = 'https://127.0.0.1/edge/management/v1/identities';
   assert.deepEqual(responseViolations('GET', ids, 200, 'application/x-pem-file', '-----BEGIN'), []);
   assert.deepEqual(responseViolations('GET', 'https://127.0.0.1/health', 200, JSON_TYPE, {}), []);
   // JSON announced but not sent.
