@@ -11,7 +11,11 @@ import { API_PREFIX, type ApiName, type RouteDef } from './http/route.js';
  */
 export const SPEC_VERSION = '0.25.6';
 
-export const SPEC_IDS: Record<ApiName, string> = { client: 'edge-client', management: 'edge-management' };
+export const SPEC_IDS: Record<ApiName, string> = {
+  client: 'edge-client',
+  management: 'edge-management',
+  fabric: 'fabric',
+};
 
 /** Strips TypeBox's symbol keys and Swagger-2-incompatible members from a schema. */
 function plain(schema: unknown): unknown {

@@ -1,4 +1,4 @@
-/** Every route of both APIs, listed explicitly. */
+/** Every route of every API (both edge APIs and the fabric subset), listed explicitly. */
 import { RESOURCES } from '../../model/resources/index.js';
 import type { ApiName, RouteDef } from '../http/route.js';
 import { apiSessionCertRoutes } from './api-session-certs.js';
@@ -14,6 +14,7 @@ import { enrollRoutes } from './enroll.js';
 import { enrollKeyRoutes } from './enroll-keys.js';
 import { enrollmentRoutes } from './enrollment.js';
 import { externalJwtSignerRoutes } from './external-jwt-signers.js';
+import { fabricRoutes } from './fabric.js';
 import { identityRoutes } from './identity.js';
 import { identityTraceRoutes } from './identity-trace.js';
 import { infoRoutes } from './info.js';
@@ -58,5 +59,8 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
 
     // Posture check types, posture responses, posture data and failed service requests.
     ...postureRoutes,
+
+    // The fabric API's read-only subset: routers from the edge routers, no links or circuits.
+    ...fabricRoutes,
   ];
 }

@@ -14,6 +14,9 @@ import { externalJwtSigners } from '../../resources/external-jwt-signer.js';
 import { parseClaimsPointer } from '../ext-jwt/ext-jwt-claims.js';
 import { authPolicyExists } from '../../../store/auth-policies.js';
 
+/** How the reference renders a time it does not have (Go's zero time). */
+const ZERO_TIME = '0001-01-01T00:00:00.000Z';
+
 /** Required on create and PUT; null there is refused, on PATCH it leaves the value as it is. */
 const REQUIRED = ['name', 'issuer', 'audience', 'enabled'] as const;
 /** Null on create and PUT means the default; on PATCH, unchanged. */
@@ -128,6 +131,23 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row):
 
 export const externalJwtSignerHooks = hooksFor(externalJwtSigners, {
   prepare,
+  /**
+   * Every field the detail requires is a string (or a list) where the schema does not allow null: an unset `kid`
+   * or `externalAuthUrl` and a JWKS signer's certificate fields are `""`, its validity dates Go's zero time, as
+   * the reference renders what it does not have. `clientId`, `scopes` and `targetToken` (the current spec) belong
+   * to an OIDC client flow edgectl does not take: none set, and the reference's default target, the access token
+   * (docs/decisions.md, "External JWT signers"). Only `certPem` and `jwksEndpoint` may be null.
+   */
+  decorate(_ctx, rows) {
+    for (const r of rows) {
+      for (const k of ['kid', 'externalAuthUrl', 'fingerprint', 'commonName'] as const) r[k] ??= '';
+      r.notBefore ??= ZERO_TIME;
+      r.notAfter ??= ZERO_TIME;
+      r.clientId ??= '';
+      r.scopes ??= [];
+      r.targetToken ??= 'ACCESS';
+    }
+  },
   afterWrite(ctx, id) {
     ctx.extJwt?.forgetSigner(id);
   },
