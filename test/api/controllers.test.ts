@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { createHash, X509Certificate } from 'node:crypto';
 import { assertError, assertFieldError, filterParam } from '../harness/assert.js';
-import { checkHeadResponse } from '../harness/head-schemas.js';
+import { checkResponse } from '../harness/schemas.js';
 import { createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { effectiveOidcSettings } from '../../src/model/services/controller/settings.js';
 import { FORGOTTEN_MS, LISTED_MS, ONLINE_MS } from '../../src/model/services/controller/registry.js';
@@ -28,7 +28,7 @@ describe('GET /controllers', () => {
   test('the management view (admin) lists this controller with every field of controllerDetail', async () => {
     const res = await admin.get('/controllers');
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(checkHeadResponse('management', '/controllers', 'GET', 200, res.body), []);
+    assert.deepEqual(checkResponse('management', '/controllers', 'GET', 200, res.body), []);
     assert.equal(res.body.meta.pagination.totalCount, 1);
     const [c] = res.body.data;
     assert.equal(c.id, server.daemon.controllerId);
@@ -49,7 +49,7 @@ describe('GET /controllers', () => {
   test('the client view (any session) leaves out ctrlAddress and keeps only the client API addresses', async () => {
     const res = await user.get('/controllers');
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(checkHeadResponse('client', '/controllers', 'GET', 200, res.body), []);
+    assert.deepEqual(checkResponse('client', '/controllers', 'GET', 200, res.body), []);
     const [c] = res.body.data;
     assert.equal(c.id, server.daemon.controllerId);
     assert.ok(!('ctrlAddress' in c));
@@ -92,13 +92,13 @@ describe('/controller-settings', () => {
 
     const detail = await admin.get(`/controller-settings/${settingId}`);
     assert.equal(detail.status, 200, detail.text);
-    assert.deepEqual(checkHeadResponse('management', '/controller-settings/{id}', 'GET', 200, detail.body), []);
+    assert.deepEqual(checkResponse('management', '/controller-settings/{id}', 'GET', 200, detail.body), []);
     assert.equal(detail.body.data.controllerId, id);
     assert.deepEqual(detail.body.data.oidc.redirectUris, ['https://ctrl.example/cb', 'https://console.example/cb']);
 
     const eff = await admin.get(`/controller-settings/${settingId}/effective`);
     assert.equal(eff.status, 200, eff.text);
-    assert.deepEqual(checkHeadResponse('management', '/controller-settings/{id}/effective', 'GET', 200, eff.body), []);
+    assert.deepEqual(checkResponse('management', '/controller-settings/{id}/effective', 'GET', 200, eff.body), []);
     assert.equal(eff.body.data.id, settingId);
     assert.deepEqual(eff.body.data.instance.oidc, {
       redirectUris: ['https://ctrl.example/cb', 'https://console.example/cb'],
@@ -117,7 +117,7 @@ describe('/controller-settings', () => {
 
     const list = await admin.get(`/controller-settings?${filterParam('controllerId = "global"')}`);
     assert.equal(list.status, 200, list.text);
-    assert.deepEqual(checkHeadResponse('management', '/controller-settings', 'GET', 200, list.body), []);
+    assert.deepEqual(checkResponse('management', '/controller-settings', 'GET', 200, list.body), []);
     assert.equal(list.body.data.length, 1);
     assert.equal(list.body.data[0].id, g.body.data.id);
   });

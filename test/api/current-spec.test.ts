@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createPublicKey, randomUUID, verify, type JsonWebKey } from 'node:crypto';
 import { decodeProtectedHeader, importJWK, importX509, jwtVerify, type JWK } from 'jose';
 import { assertError, assertFieldError } from '../harness/assert.js';
-import { checkHeadResponse } from '../harness/head-schemas.js';
+import { checkResponse } from '../harness/schemas.js';
 import { startTestServer, type TestServer } from '../harness/server.js';
 import { SPEC_VERSION } from '../../src/daemon/openapi.js';
 
@@ -54,7 +54,7 @@ test('GET /enroll/jwks: the server key that signs enrollment JWTs, as a public J
   const res = await server.request('GET', '/edge/client/v1/enroll/jwks');
   assert.equal(res.status, 200, res.text);
   assert.ok(!('data' in res.body), 'no envelope: the body is the key set');
-  assert.deepEqual(checkHeadResponse('client', '/enroll/jwks', 'GET', 200, res.body), []);
+  assert.deepEqual(checkResponse('client', '/enroll/jwks', 'GET', 200, res.body), []);
   const keys = res.body.keys as Record<string, unknown>[];
   assert.equal(keys.length, 1);
   const [jwk] = keys;
@@ -75,7 +75,7 @@ test('POST /enroll/challenge signs the nonce with the named key; unknown key or 
   const nonce = randomUUID();
   const res = await server.request('POST', '/edge/client/v1/enroll/challenge', { body: { nonce, keyId: jwk.kid } });
   assert.equal(res.status, 200, res.text);
-  assert.deepEqual(checkHeadResponse('client', '/enroll/challenge', 'POST', 200, res.body), []);
+  assert.deepEqual(checkResponse('client', '/enroll/challenge', 'POST', 200, res.body), []);
   assert.equal(res.body.kid, jwk.kid);
   assert.equal(res.body.algorithm, jwk.alg);
   assert.equal(res.body.caPool, server.ca.trim() + '\n', 'the CA bundle');

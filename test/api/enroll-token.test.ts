@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertError, assertFieldError, unique } from '../harness/assert.js';
 import { authPolicyBody } from '../harness/bodies.js';
-import { checkHeadResponse } from '../harness/head-schemas.js';
+import { checkResponse } from '../harness/schemas.js';
 import { newCertSigner, signJwt } from '../harness/jwt-issuer.js';
 import { createRecord, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { generateKeyAndCsr, parseCertificates, spiffeId } from '../../src/pki/index.js';
@@ -69,7 +69,7 @@ describe('POST /enroll/token', () => {
     const { csrPem, privateKeyPem } = await generateKeyAndCsr({ commonName: 'alice' });
     const res = await enroll(jwt, { clientCsr: csrPem });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(checkHeadResponse('client', '/enroll/token', 'POST', 200, res.body), []);
+    assert.deepEqual(checkResponse('client', '/enroll/token', 'POST', 200, res.body), []);
     assert.equal(res.body.data.ca, server.ca);
     const identity = await identityByExternalId(sub);
     assert.equal(identity.name, name);
