@@ -6,7 +6,8 @@
  * arrives here after that answer reads the moved counter before it is served from a cache.
  *
  * Reads are shared: a request joins the next read that begins after it arrived (at most one runs and one
- * waits), so under load the cost is one small query per batch of requests, not per request.
+ * waits; an idle store begins it at the end of the turn, so the requests of one turn share it), so under load
+ * the cost is one small query per batch of requests, not per request.
  *
  * When the counters cannot be read (the database is unreachable), every cache is dropped and the next read
  * that succeeds drops them again: nothing is answered from what was kept while the feed was lost.
@@ -42,8 +43,9 @@ export class ReplicaChanges {
   /** Settles once a read of the counters that began after this call has been applied. Never rejects. */
   fresh(): Promise<void> {
     if (this.queued) return this.queued;
-    if (!this.running) return this.start();
-    const queued = this.running.then(() => {
+    // The next read begins once the running one has ended, or else at the end of this event-loop turn, so the
+    // other requests that arrived in the same turn (read off other sockets) join it rather than the one after.
+    const queued = (this.running ?? new Promise<void>((r) => setImmediate(r))).then(() => {
       this.queued = undefined;
       return this.start();
     });
