@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { after, before } from 'node:test';
 import { openStore, type OpenedStore } from '../../src/store/db.js';
+import { processAlive } from '../../src/store/lock.js';
 
 export const PG_SERVER = process.env.EDGECTL_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -72,17 +73,8 @@ async function dropOrphans(c: pg.Client): Promise<void> {
   );
   for (const { name } of rows) {
     const pid = Number(/^edgectl_t_(?:empty_)?(\d+)_/.exec(name)?.[1]);
-    if (!pid || pid === process.pid || alive(pid)) continue;
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
     await c.query(`drop database if exists "${name}" with (force)`);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

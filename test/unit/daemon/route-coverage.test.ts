@@ -6,8 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { normalisedPath, referenceOperations } from '../../harness/reference-operations.js';
 import { allRoutes } from '../../../src/daemon/routes/index.js';
 import { API_PREFIX } from '../../../src/daemon/http/route.js';
 import { SPEC_VERSION } from '../../../src/daemon/openapi.js';
@@ -32,26 +31,17 @@ const RENAMED: Record<string, { served: string; why: string }> = {
   'POST /edge/client/v1/enroll/updb': { served: 'ernollUpdb', why: "0.25.6's misspelling, corrected in 0.29.0" },
 };
 
-const tsv = readFileSync(
-  fileURLToPath(new URL('../../fixtures/reference/operations-head.tsv', import.meta.url)),
-  'utf8',
-);
-const [header, ...rows] = tsv
-  .trim()
-  .split('\n')
-  .map((l) => l.split('\t'));
-const col = (name: string) => header!.indexOf(name);
-const norm = (p: string) => p.replace(/\{[^}]+\}/g, '{}').replace(/\/+$/, '') || '/';
+const norm = normalisedPath;
 
 const served = new Map<string, { operationId: string; success: number }>();
 for (const r of allRoutes(() => ({})))
   for (const api of r.apis)
     served.set(`${r.method} ${norm(API_PREFIX[api] + r.path)}`, { operationId: r.operationId, success: r.success });
 
-const reference = rows.map((r) => ({
-  key: `${r[col('method')]} ${r[col('path')]}`,
-  operationId: r[col('operationId')]!,
-  success: Number(/^(\d{3})/.exec(r[col('success')]!)?.[1]),
+const reference = referenceOperations('head').map((r) => ({
+  key: `${r.method} ${r.path}`,
+  operationId: r.operationId!,
+  success: Number(/^(\d{3})/.exec(r.success!)?.[1]),
 }));
 
 test('the fixture is the current spec: 258 operations of both APIs', () => {
