@@ -240,6 +240,12 @@ export interface IdentityTypesTable extends EntityColumns {
   name: string;
 }
 
+export interface IntegrityResultsTable {
+  id: string;
+  details: string;
+  updatedAt: string;
+}
+
 export interface MfaFailuresTable {
   mfaId: string;
   apiSessionId: string;
@@ -430,6 +436,7 @@ export interface Database {
   identities_roleAttributes: IdentitiesRoleAttributesTable;
   identity_service_configs: IdentityServiceConfigsTable;
   identity_types: IdentityTypesTable;
+  integrity_results: IntegrityResultsTable;
   mfa_failures: MfaFailuresTable;
   mfas: MfasTable;
   posture_api_sessions: PostureApiSessionsTable;

@@ -1,7 +1,8 @@
 /**
  * Operations of controllers on PostgreSQL that one process alone cannot show: the periodic work (the sweeps)
  * runs on one of the replicas sharing a database, not on each, and another takes it over when that one's
- * connection ends or it stops; an integrity scan runs on one replica at a time; `/health` answers 503 while the
+ * connection ends or it stops; an integrity scan runs on one replica at a time, and its results are answered by
+ * every replica; `/health` answers 503 while the
  * database is unreachable (its connections ended, new ones refused) and 200 once it is back. Replicas run in
  * this process on one database, each with its own data dir.
  */
@@ -103,6 +104,31 @@ describe('work that runs once among replicas on one PostgreSQL database', { skip
     assert.equal(done.inProgress, false);
     assert.deepEqual(done.results, []);
     assert.equal((await adminB.post('/database/check-data-integrity')).status, 202, 'the claim was given up');
+  });
+
+  test('the results of a scan run on one replica are answered by the other; one cut short is shown ended', async () => {
+    const adminA = await a.admin();
+    const adminB = await b.admin();
+    const results = async (admin: typeof adminA) => (await admin.get('/database/data-integrity-results')).body.data;
+    for (let i = 0; i < 1200 && ((await results(adminA)).inProgress || (await results(adminB)).inProgress); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    assert.equal((await adminA.post('/database/check-data-integrity')).status, 202);
+    for (let i = 0; i < 1200 && (await results(adminA)).inProgress; i++) await new Promise((r) => setTimeout(r, 25));
+    const onA = await results(adminA);
+    assert.equal(onA.inProgress, false);
+    assert.notEqual(onA.startTime, '0001-01-01T00:00:00.000Z');
+    assert.deepEqual(await results(adminB), onA, 'the other replica answers the same results');
+    // A scan its controller left running (its row says so, nobody holds its claim) is shown ended.
+    const c = new pg.Client({ connectionString: database.url });
+    await c.connect();
+    try {
+      await c.query(`update integrity_results set details = jsonb_set(details::jsonb, '{inProgress}', 'true')::text`);
+    } finally {
+      await c.end();
+    }
+    const cut = await results(adminB);
+    assert.equal(cut.inProgress, false);
+    assert.match(cut.error, /stopped with the controller that ran it/);
   });
 
   test('when the sweeping replica stops, the other runs the sweeps', async () => {

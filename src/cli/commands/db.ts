@@ -158,7 +158,7 @@ async function offlineIntegrity(dataDir: string, io: CliIo, flags: CheckFlags, d
       throw new CliError(`error: the ${what} could not start: ${(e as Error).message}`, 1);
     }
     await opened.database.idle();
-    details = opened.database.results();
+    details = await opened.database.results();
   } finally {
     await opened.close();
   }

@@ -48,7 +48,7 @@ export const databaseRoutes: RouteDef[] = [
     success: 200,
     envelope: 'dataIntegrityCheckResultEnvelope',
     async handler(rc) {
-      const data = rc.deps.database.results();
+      const data = await rc.deps.database.results();
       // parity: §8, one unpaged list
       return {
         data,

@@ -13,6 +13,7 @@
 import { withTx, type OpenedStore } from '../../store/db.js';
 import type { StoreClaim } from '../../store/claims.js';
 import { bumpAllMarkers } from '../../store/integrity.js';
+import { readIntegrityResults, saveIntegrityResults } from '../../store/integrity-results.js';
 import { snapshotPath, SnapshotUnavailable } from '../../store/snapshot.js';
 import { iso, withDb, type Ctx } from '../ctx.js';
 import { DomainError } from '../errors.js';
@@ -111,12 +112,43 @@ export class DatabaseOps {
   };
   private running: Promise<void> | undefined;
   private lastSnapshotAt: number | undefined;
+  /** The results' saves, in order (the last one saved is the newest state). */
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: DatabaseOpsOptions) {}
 
-  /** A copy of the last (or running) scan's state. */
-  results(): IntegrityDetails {
+  /**
+   * A copy of the last (or running) scan's state: this controller's own while it runs one, else the store's
+   * (saved by whichever controller ran the last one). A scan the store says is running while nobody holds its
+   * claim was cut short by its controller's end: it is shown ended, with that said.
+   */
+  async results(): Promise<IntegrityDetails> {
+    if (this.running) return this.copy();
+    const stored = await readIntegrityResults<IntegrityDetails>(this.opts.ctx.db);
+    if (!stored) return this.copy();
+    if (!stored.inProgress) return stored;
+    const claim = await this.opts.store.claim('integrity-scan').catch(() => undefined);
+    if (!claim) return stored;
+    await claim.release();
+    return { ...stored, inProgress: false, error: 'the scan stopped with the controller that ran it: start it again' };
+  }
+
+  /** This controller's own view of its last (or running) scan, without asking the store. */
+  local(): IntegrityDetails {
+    return this.copy();
+  }
+
+  private copy(): IntegrityDetails {
     return { ...this.details, results: [...this.details.results] };
+  }
+
+  /** Saves the current state for every controller sharing the store (a failed save is logged, not fatal). */
+  private save(details: IntegrityDetails = this.copy()): Promise<void> {
+    const { ctx } = this.opts;
+    this.saving = this.saving
+      .then(() => saveIntegrityResults(ctx.db, details, iso(ctx.now())))
+      .catch((err: unknown) => ctx.log.warn({ err }, 'data integrity results could not be saved in the store'));
+    return this.saving;
   }
 
   /**
@@ -156,6 +188,7 @@ export class DatabaseOps {
       tooManyErrors: false,
       results: [],
     };
+    void this.save();
     void this.run(fix, claim).finally(stop);
   }
 
@@ -172,6 +205,7 @@ export class DatabaseOps {
       tooManyErrors: results.length > MAX_RESULTS,
       results: results.slice(0, MAX_RESULTS),
     };
+    void this.save();
   };
 
   /** The scan (and fix); the claim is given up before the results say it ended, so a next start can claim it. */
@@ -207,7 +241,7 @@ export class DatabaseOps {
     }
     await claim.release().catch(() => {});
     const at = ctx.now();
-    this.details = {
+    const final: IntegrityDetails = {
       ...this.details,
       inProgress: false,
       endTime: iso(at),
@@ -215,6 +249,9 @@ export class DatabaseOps {
       tooManyErrors: results.length > MAX_RESULTS,
       results: results.slice(0, MAX_RESULTS),
     };
+    // Saved before this controller shows it ended: a next start (here or elsewhere) comes after the save.
+    await this.save(final);
+    this.details = final;
     const ok = error === '' && results.every((r) => r.fixed);
     this.opts.onScanDone?.(ok, results.length, at);
   }

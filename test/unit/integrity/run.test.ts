@@ -86,8 +86,8 @@ test('a scan goes on after start returns: in progress with the findings so far, 
     ];
     const ops = new DatabaseOps({ ctx: t.ctx, store: t.store, file: t.store.raw.name, checks });
     await ops.start(false);
-    await turnsUntil(() => ops.results().results.length === 1);
-    const running = ops.results();
+    await turnsUntil(() => ops.local().results.length === 1);
+    const running = await ops.results();
     assert.equal(running.inProgress, true);
     assert.deepEqual(running.results, [{ description: 'first finding', fixed: false }]);
     await assert.rejects(
@@ -96,7 +96,7 @@ test('a scan goes on after start returns: in progress with the findings so far, 
     );
     release();
     await ops.idle();
-    const done = ops.results();
+    const done = await ops.results();
     assert.equal(done.inProgress, false);
     assert.equal(done.fixingErrors, false, 'the refused fix did not replace the running check');
     assert.deepEqual(
@@ -114,16 +114,16 @@ test('the real checks let the event loop turn: work queued after start runs whil
     const ops = new DatabaseOps({ ctx: t.ctx, store: t.store, file: t.store.raw.name });
     await ops.start(false);
     // Queued after start: with a scan that never yields, the whole scan would end before this runs.
-    const first = await nextTurn().then(() => ops.results().inProgress);
+    const first = await nextTurn().then(() => ops.local().inProgress);
     let turns = 0;
     const counted = (async () => {
-      for (; ops.results().inProgress; turns++) await nextTurn();
+      for (; ops.local().inProgress; turns++) await nextTurn();
     })();
     await ops.idle();
     await counted;
     assert.equal(first, true, 'the scan was still running on the next turn of the event loop');
     assert.ok(turns > INTEGRITY_CHECKS.length, `the loop turned ${turns} times during the scan`);
-    assert.deepEqual(ops.results().results, [], 'a clean store scans clean');
+    assert.deepEqual((await ops.results()).results, [], 'a clean store scans clean');
   } finally {
     await t.close();
   }
