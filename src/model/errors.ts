@@ -26,6 +26,7 @@ export const ERROR_CATALOGUE = {
   REQUEST_ENTITY_TOO_LARGE: [413, 'The request body exceeds the maximum accepted size'],
   INVALID_UUID: [400, 'The supplied UUID is invalid'],
   INVALID_CONTENT_TYPE: [400, 'The content type supplied is not acceptable'],
+  UNSUPPORTED_MEDIA_TYPE: [415, 'The content type of the request is not supported'],
   UNSUPPORTED_MEDIA: [415, 'No suitable accept media types were detected, supports: application/json'],
   INVALID_AUTH: [401, 'The authentication request failed'],
   INVALID_AUTH_METHOD: [400, 'The supplied authentication method is not valid'],

@@ -81,8 +81,16 @@ export type {
   SubjectKind,
 } from './sign.js';
 
-export { signEnrollmentJwt, verifyEnrollmentJwt } from './jwt.js';
+export {
+  controllerJwk,
+  controllerJwtKey,
+  signControllerJwt,
+  signEnrollmentJwt,
+  verifyControllerJwt,
+  verifyEnrollmentJwt,
+} from './jwt.js';
 export type {
+  ControllerJwtKey,
   EnrollmentClaims,
   EnrollmentJwtInput,
   EnrollmentMethod,

@@ -20,6 +20,7 @@ import * as m0013 from './0013-mfa-failures.js';
 import * as m0014 from './0014-controller-secrets.js';
 import * as m0015 from './0015-change-log.js';
 import * as m0016 from './0016-posture-state.js';
+import * as m0019 from './0019-oidc.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-controller-secrets': m0014,
   '0015-change-log': m0015,
   '0016-posture-state': m0016,
+  '0019-oidc': m0019,
 };
 
 /**

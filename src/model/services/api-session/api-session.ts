@@ -47,11 +47,13 @@ export interface NewApiSession {
   configTypes: string[];
   authQueries?: unknown[];
   isMfaRequired?: boolean;
+  /** Made by an OIDC login: used with its bearer tokens only (model/services/oidc/). */
+  isOidc?: boolean;
 }
 
-export async function createApiSession(ctx: Ctx, s: NewApiSession): Promise<string> {
+export async function createApiSession(ctx: Ctx, s: NewApiSession & { id?: string }): Promise<string> {
   const now = iso(ctx.now());
-  const id = newEntityId();
+  const id = s.id ?? newEntityId();
   await insertApiSession(ctx.db, {
     id,
     // The token is derived from the id (model/tokens.ts); the store keeps only its hash.
@@ -62,6 +64,7 @@ export async function createApiSession(ctx: Ctx, s: NewApiSession): Promise<stri
     configTypes: s.configTypes,
     authQueries: s.authQueries ?? [],
     isMfaRequired: s.isMfaRequired ?? false,
+    isOidc: s.isOidc ?? false,
     createdAt: now,
   });
   return id;
