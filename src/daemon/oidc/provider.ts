@@ -1,6 +1,6 @@
 /**
  * The OpenID provider at `/oidc` on the controller's listener (issue 23; docs/reference-notes.md §14.1–§14.7): discovery, keys,
- * authorize, the password login, the callback and the token endpoint. Its endpoints speak OAuth and the
+ * authorize, the password login, the callback, the token endpoint, userinfo, revoke and end_session. Its endpoints speak OAuth and the
  * reference's login protocol, not the REST APIs' envelope: they are one Fastify scope of their own, with a form
  * parser and an error handler that answers each endpoint's shape (http.ts).
  *
@@ -22,6 +22,9 @@ import {
   type LoginBody,
 } from '../../model/services/oidc/auth-requests.js';
 import { tokenGrant } from '../../model/services/oidc/token-grants.js';
+import { bearerTokens, OIDC_REALM, resolveBearer } from '../../model/services/oidc/bearer.js';
+import { endSession, revokeToken } from '../../model/services/oidc/logout.js';
+import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
 import type { AuthQuery } from '../../model/services/authentication/auth-queries.js';
 import type { DaemonDeps } from '../deps.js';
 import { peerCertificates } from '../http/tls.js';
@@ -52,7 +55,6 @@ function discovery(issuer: string, alg: string): Record<string, unknown> {
     issuer,
     authorization_endpoint: at('authorize'),
     token_endpoint: at('oauth/token'),
-    introspection_endpoint: at('oauth/introspect'),
     userinfo_endpoint: at('userinfo'),
     revocation_endpoint: at('revoke'),
     end_session_endpoint: at('end_session'),
@@ -261,6 +263,38 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
           .type('application/json')
           .send(answer);
       });
+
+      const userinfo = async (req: FastifyRequest, reply: FastifyReply) => {
+        const token = bearerTokens(req.headers.authorization)[0];
+        try {
+          if (!token) throw new BearerRefusal('missing', 'UNAUTHORIZED', OIDC_REALM);
+          const principal = await resolveBearer(ctx, token);
+          const id = principal.identity;
+          return reply
+            .header('cache-control', 'no-store')
+            .type('application/json')
+            .send({ sub: id.id, name: id.name, ...(id.isAdmin && { z_ia: true }) });
+        } catch (e) {
+          if (e instanceof BearerRefusal) reply.header('www-authenticate', wwwAuthenticate(e));
+          throw e;
+        }
+      };
+      scope.get('/userinfo', userinfo);
+      scope.post('/userinfo', userinfo);
+
+      // RFC 7009: 200 whatever the token was (§14.9).
+      scope.post('/revoke', { config: { oidcErrors: 'oauth' } }, async (req, reply) => {
+        requireFormOrJson(req);
+        await revokeToken(ctx, oidcParams(req).one.token);
+        return reply.code(200).header('cache-control', 'no-store').send();
+      });
+
+      const endSessionRoute = async (req: FastifyRequest, reply: FastifyReply) => {
+        if (req.method === 'POST') requireFormOrJson(req);
+        return redirect(reply, await endSession(ctx, oidcParams(req).one, issuerOf(req)));
+      };
+      scope.get('/end_session', endSessionRoute);
+      scope.post('/end_session', endSessionRoute);
 
       scope.get('/logged-out', async (_req, reply) =>
         reply.type('text/plain; charset=utf-8').send('You have been logged out\n'),

@@ -17,6 +17,7 @@ import { edgeRouterPolicies } from './edge-router-policy.js';
 import { serviceEdgeRouterPolicies } from './service-edge-router-policy.js';
 import { postureChecks } from './posture-check.js';
 import { externalJwtSigners } from './external-jwt-signer.js';
+import { revocations } from './revocation.js';
 
 export { apiSessions, authPolicies, authenticators, cas, enrollments, identities, identityTypes };
 export {
@@ -31,6 +32,7 @@ export {
   serviceEdgeRouterPolicies,
   postureChecks,
   externalJwtSigners,
+  revocations,
 };
 
 export const RESOURCES: readonly ResourceDef[] = [
@@ -55,4 +57,7 @@ export const RESOURCES: readonly ResourceDef[] = [
 
   // Posture checks (their type-specific fields: src/model/posture/types/).
   postureChecks,
+
+  // Revocations of OIDC tokens (created by POST /revocations, daemon/routes/revocations.ts).
+  revocations,
 ];

@@ -38,6 +38,14 @@ export interface Principal {
   extJwtSigner?: string | null;
   /** Why this request's bearer JWT did not meet the policy's secondary ext-JWT requirement (ext-jwt-secondary.ts). */
   extJwtRefusal?: 'missing' | 'invalid' | 'expired';
+  /** Set when the request was authenticated by an OIDC access token (model/services/oidc/bearer.ts). */
+  oidc?: OidcBearer;
+}
+
+/** What an OIDC bearer request carries besides its API session. */
+export interface OidcBearer {
+  /** The access token's claims, as verified. */
+  claims: Record<string, unknown>;
 }
 
 export interface NewApiSession {
@@ -70,9 +78,9 @@ export async function createApiSession(ctx: Ctx, s: NewApiSession & { id?: strin
   return id;
 }
 
-const activityGranularityMs = (ctx: Ctx) => Math.min(1000, Math.max(10, ctx.settings.sessionTimeoutMs / 10));
+export const activityGranularityMs = (ctx: Ctx) => Math.min(1000, Math.max(10, ctx.settings.sessionTimeoutMs / 10));
 
-const isExpired = (ctx: Ctx, lastActivityMs: number, now: Date) =>
+export const isExpired = (ctx: Ctx, lastActivityMs: number, now: Date) =>
   lastActivityMs + ctx.settings.sessionTimeoutMs <= now.getTime();
 
 /** The store's answer for a token, as the cache keeps it (api-session-cache.ts). */

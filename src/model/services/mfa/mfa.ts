@@ -386,3 +386,13 @@ export async function regenerateRecoveryCodes(
 /** Which identities have a verified enrollment (identity records' `isMfaEnabled`). */
 export const mfaEnabledIdentities = (ctx: Ctx, ids: readonly string[]): Promise<Set<string>> =>
   identitiesWithVerifiedMfa(ctx.db, ids);
+
+/**
+ * Checks a current TOTP code of the caller's verified enrollment (no recovery code), with the replay guard and
+ * the guessing bound of every other code check; a code passes once. No verified enrollment: 409 MFA_NOT_ENROLLED.
+ */
+export async function checkTotp(ctx: Ctx, caller: MfaCaller, code: string | undefined): Promise<void> {
+  const m = await mfaOfIdentity(ctx.db, caller.identityId);
+  if (!m || !m.isVerified) throw new DomainError('MFA_NOT_ENROLLED');
+  await withCode(ctx, caller, m, code, 'totp', async () => {});
+}

@@ -7,6 +7,9 @@
 import { deleteExpiredRevocations, putRevocation, revocationsOf, type RevocationType } from '../../../store/oidc.js';
 import { deleteExpiredAuthRequests, deleteExpiredRefreshTokens } from '../../../store/oidc.js';
 import { iso, type Ctx } from '../../ctx.js';
+import { DomainError, notFound } from '../../errors.js';
+import { isUuid } from '../../ids.js';
+import { identityExists } from '../../../store/identities.js';
 import { oidcSettings } from './auth-requests.js';
 
 export const REVOCATION_TYPES: readonly RevocationType[] = ['JTI', 'IDENTITY', 'API_SESSION'];
@@ -68,4 +71,23 @@ export async function sweepOidcState(ctx: Ctx): Promise<number> {
     (await deleteExpiredRefreshTokens(ctx.db, now)) +
     (await deleteExpiredAuthRequests(ctx.db, now))
   );
+}
+
+/**
+ * `POST /revocations` (docs/reference-notes.md §14.9): an `IDENTITY` must exist (404), a `JTI` or `API_SESSION`
+ * id must be a UUID (400 INVALID_FIELD on `id`). Posting an id again replaces the revocation and moves its cutoff.
+ */
+export async function createRevocation(
+  ctx: Ctx,
+  body: { id: string; type: RevocationType; tags?: Record<string, unknown> },
+): Promise<string> {
+  if (body.type === 'IDENTITY') {
+    if (!(await identityExists(ctx.db, body.id))) throw notFound(body.id, 'identity');
+  } else if (!isUuid(body.id)) {
+    throw new DomainError('INVALID_FIELD', {
+      cause: { field: 'id', reason: `a ${body.type} revocation's id must be a UUID`, value: body.id },
+      causeMessage: `id: a ${body.type} revocation's id must be a UUID`,
+    });
+  }
+  return revoke(ctx, body);
 }

@@ -273,6 +273,8 @@ async function issueTokens(
     ...(opts.nonce !== null && { nonce: opts.nonce }),
     amr: c.amr,
     at_hash: leftHalfHash(jwt.alg, accessToken),
+    // So that an ID token given as `id_token_hint` names the session `end_session` ends.
+    z_asid: c.apiSessionId,
     ...(c.scopes.includes('openid') && { name: session.name }),
     ...(session.isAdmin && { z_ia: true }),
     ...(session.externalId && { z_eid: session.externalId }),
