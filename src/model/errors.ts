@@ -74,6 +74,7 @@ export const ERROR_CATALOGUE = {
   MFA_ENROLLMENT_NOT_STARTED: [404, 'MFA enrollment has not be started'],
   MFA_INVALID_TOKEN: [401, 'An invalid token/code was provided'],
   MFA_NOT_ENROLLED: [409, 'The current identity is not enrolled in MFA'],
+  'INVALID TOTP CODE': [400, 'The TOTP code is not valid'],
   INVALID_BACKING_TOKEN_TYPE: [400, 'The session is not backed by a token of the type this operation needs'],
   MISSING_CERT_CLAIM: [400, 'The certificate is expected to contain and externalId, which was not found'],
   FAILED_ER_REENROLLMENT: [500, 'the edge router failed to be re-enrolled, see cause'],

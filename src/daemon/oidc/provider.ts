@@ -18,6 +18,8 @@ import {
   finishPasswordLogin,
   issueCode,
   openAuthRequest,
+  passTotpStep,
+  pendingQueries,
   startAuthorization,
   type LoginBody,
 } from '../../model/services/oidc/auth-requests.js';
@@ -253,6 +255,31 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
       };
       scope.post('/login/username', passwordLogin);
       scope.post('/login/password', passwordLogin);
+
+      scope.post('/login/totp', async (req, reply) => {
+        requireFormOrJson(req);
+        const id = authRequestId(req);
+        if (id !== undefined && id.length > 40) throw new DomainError('INVALID TOTP CODE');
+        const code = bodyObject(req).code;
+        // Wrong codes are limited per login as the legacy flow's are per API session (routes/mfa.ts).
+        const queries = await deps.authLimiter.attempt(req.ip, `mfa:oidc:${id ?? ''}`, () =>
+          passTotpStep(ctx, id, typeof code === 'string' ? code : undefined),
+        );
+        return loginAnswer(reply, issuerOf(req), id!, queries);
+      });
+
+      scope.get('/login/auth-queries', async (req, reply) => {
+        let queries: AuthQuery[];
+        try {
+          queries = await pendingQueries(ctx, authRequestId(req));
+        } catch (e) {
+          if (!(e instanceof DomainError)) throw e;
+          // parity: an unknown request is a plain-text 401 here (§14.4).
+          return reply.code(401).type('text/plain; charset=utf-8').send('unknown auth request\n');
+        }
+        if (queries.some((q) => q.typeId === 'TOTP')) reply.header('totp-required', 'true');
+        return reply.header('cache-control', 'no-store').type('application/json').send({ authQueries: queries });
+      });
 
       scope.post('/oauth/token', { config: { oidcErrors: 'oauth' } }, async (req, reply) => {
         requireFormOrJson(req);

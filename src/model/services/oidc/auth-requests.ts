@@ -10,6 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { withTx } from '../../../store/db.js';
 import {
   authRequestByIdHash,
+  deleteAuthRequest,
   insertAuthRequest,
   updateAuthRequest,
   type AuthRequestRecord,
@@ -20,6 +21,8 @@ import { DomainError } from '../../errors.js';
 import { tokenHash } from '../../tokens.js';
 import { confirmPasswordLogin, infoObject, resolveConfigTypes } from '../authentication/authenticate.js';
 import type { AttemptTarget } from '../authentication/password-attempts.js';
+import { callerFailures, passLoginTotp } from '../mfa/mfa.js';
+import { SESSION_FAILURE_LIMIT } from '../mfa/mfa-failures.js';
 import { secondaryFactors, isMfaQuery, type AuthQuery } from '../authentication/auth-queries.js';
 import { AuthorizeRedirect, AuthorizeRefusal, withQuery } from './oidc-errors.js';
 import { DEFAULT_OIDC_SETTINGS, OIDC_CLIENTS, redirectAllowed, type OidcSettings } from './oidc-settings.js';
@@ -233,4 +236,43 @@ export async function finishPasswordLogin(
       body,
     );
   });
+}
+
+/** The queries still due on a request whose primary login is done (401 UNAUTHORIZED before it). */
+export async function pendingQueries(ctx: Ctx, id: string | undefined): Promise<AuthQuery[]> {
+  const request = await openAuthRequest(ctx, id);
+  if (request.identityId === null) throw new DomainError('UNAUTHORIZED');
+  return request.authQueries as AuthQuery[];
+}
+
+const isTotp = (q: unknown): boolean => typeof q === 'object' && q !== null && (q as AuthQuery).typeId === 'TOTP';
+
+/** parity: the TOTP step's refusal code has spaces (docs/reference-notes.md §14.4). */
+const invalidTotp = () => new DomainError('INVALID TOTP CODE');
+
+/**
+ * The TOTP step (`POST /oidc/login/totp`): a current code or an unused recovery code (consumed) passes the
+ * factor, and `totp` joins the login's `amr`. Wrong codes count as on every other code check; a login's 5th
+ * wrong code ends its request (the client starts again with the password). Answers the queries still due.
+ */
+export async function passTotpStep(ctx: Ctx, id: string | undefined, code: string | undefined): Promise<AuthQuery[]> {
+  const request = await openAuthRequest(ctx, id);
+  if (request.identityId === null) throw new DomainError('UNAUTHORIZED');
+  const queries = request.authQueries as AuthQuery[];
+  if (!queries.some(isTotp)) return queries;
+  if (typeof code !== 'string' || code.length > 13) throw invalidTotp();
+  const caller = { apiSessionId: request.apiSessionId, identityId: request.identityId };
+  const rest = queries.filter((q) => !isTotp(q));
+  try {
+    await passLoginTotp(ctx, caller, code, async (trx) => {
+      await updateAuthRequest(trx, request.idHash, { authQueries: rest, amr: [...request.amr, 'totp'] });
+    });
+  } catch (e) {
+    if (!(e instanceof DomainError) || (e.code !== 'MFA_INVALID_TOKEN' && e.code !== 'MFA_NOT_ENROLLED')) throw e;
+    if ((await callerFailures(ctx, caller)) >= SESSION_FAILURE_LIMIT) await deleteAuthRequest(ctx.db, request.idHash);
+    throw e.code === 'MFA_INVALID_TOKEN' && e.causeMessage
+      ? new DomainError('INVALID TOTP CODE', { causeMessage: e.causeMessage })
+      : invalidTotp();
+  }
+  return rest;
 }
