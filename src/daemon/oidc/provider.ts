@@ -13,8 +13,11 @@ import { DomainError } from '../../model/errors.js';
 import { requirePki } from '../../model/pki.js';
 import { storeFresh } from '../../model/store.js';
 import { checkPassword } from '../../model/services/authentication/authenticate.js';
+import { checkCertLogin } from '../../model/services/authentication/authenticate-cert.js';
+import { checkExtJwtLogin, verifyExtJwtLogin } from '../../model/services/ext-jwt/ext-jwt.js';
 import { noteBearerEvidence } from '../../model/services/ext-jwt/ext-jwt-secondary.js';
 import {
+  finishLogin,
   finishPasswordLogin,
   issueCode,
   openAuthRequest,
@@ -255,6 +258,41 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
       };
       scope.post('/login/username', passwordLogin);
       scope.post('/login/password', passwordLogin);
+
+      // The credential is this request's TLS client certificate (§14.4).
+      scope.post('/login/cert', async (req, reply) => {
+        requireFormOrJson(req);
+        const request = await openAuthRequest(ctx, authRequestId(req));
+        const body = loginBody(req);
+        const peer = peerCertificates(req);
+        const queries = await deps.authLimiter.attempt(
+          req.ip,
+          undefined,
+          () => finishLogin(ctx, request, 'cert', (tctx) => checkCertLogin(tctx, peer), body),
+          () => noteBearerEvidence(ctx, body, req.headers.authorization),
+        );
+        return loginAnswer(reply, issuerOf(req), request.id, queries);
+      });
+
+      // The credential is the `Authorization: Bearer` JWT of an external signer (§14.4).
+      scope.post('/login/ext-jwt', async (req, reply) => {
+        requireFormOrJson(req);
+        const request = await openAuthRequest(ctx, authRequestId(req));
+        const body = loginBody(req);
+        try {
+          const queries = await deps.authLimiter.attempt(
+            req.ip,
+            undefined,
+            (verified) => finishLogin(ctx, request, 'ext-jwt', (tctx) => checkExtJwtLogin(tctx, verified), body),
+            () => verifyExtJwtLogin(ctx, req.headers.authorization, body),
+          );
+          return loginAnswer(reply, issuerOf(req), request.id, queries);
+        } catch (e) {
+          // Every 401 says why, as a bearer-token challenge (as `POST /authenticate?method=ext-jwt`).
+          if ((e as { status?: number })?.status === 401) reply.header('www-authenticate', wwwAuthenticate(e));
+          throw e;
+        }
+      });
 
       scope.post('/login/totp', async (req, reply) => {
         requireFormOrJson(req);

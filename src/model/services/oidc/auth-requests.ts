@@ -15,7 +15,8 @@ import {
   updateAuthRequest,
   type AuthRequestRecord,
 } from '../../../store/oidc.js';
-import { setIdentityClientInfo } from '../../../store/identities.js';
+import { identityAuthPolicyId, setIdentityClientInfo } from '../../../store/identities.js';
+import { policyForIdentity } from '../hooks/auth-policy.js';
 import { iso, withDb, type Ctx } from '../../ctx.js';
 import { DomainError } from '../../errors.js';
 import { tokenHash } from '../../tokens.js';
@@ -179,10 +180,14 @@ export async function recordPrimaryLogin(
     const factors = await secondaryFactors(tctx, login.identityId, body);
     // The legacy MFA query becomes the OIDC flow's TOTP query; `isTotpEnrolled` tells a policy's demand apart.
     const queries = factors.authQueries.map((q) => (isMfaQuery(q) ? totpQuery(factors.isMfaRequired) : q));
+    // A secondary ext-JWT the login already answered (a bearer JWT beside it) is recorded as `ejs:<signer>`.
+    const policy = await policyForIdentity(trx, await identityAuthPolicyId(trx, login.identityId));
+    const signer = policy.secondary.requireExtJwtSigner ?? null;
+    const extJwtDone = signer !== null && !queries.some((q) => q.typeId === 'EXT-JWT');
     await updateAuthRequest(trx, request.idHash, {
       identityId: login.identityId,
       authenticatorId: login.authenticatorId,
-      amr: [login.method],
+      amr: extJwtDone ? [login.method, `ejs:${signer}`] : [login.method],
       authTime: iso(ctx.now()),
       authQueries: queries,
       configTypes,
@@ -275,4 +280,22 @@ export async function passTotpStep(ctx: Ctx, id: string | undefined, code: strin
       : invalidTotp();
   }
   return rest;
+}
+
+/**
+ * Completes a certificate (`cert`) or external JWT (`ext-jwt`) login: in one transaction `check` names the
+ * identity (refusing as the legacy login does) and the login is recorded on its request.
+ */
+export async function finishLogin(
+  ctx: Ctx,
+  request: OpenAuthRequest,
+  method: 'cert' | 'ext-jwt',
+  check: (ctx: Ctx) => Promise<{ identityId: string; authenticatorId: string }>,
+  body: LoginBody,
+): Promise<AuthQuery[]> {
+  return withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    const login = await check(tctx);
+    return recordPrimaryLogin(tctx, request, { ...login, method }, body);
+  });
 }
