@@ -437,3 +437,55 @@ describe('lifetimes', () => {
     );
   });
 });
+
+const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const TT = (t: string) => `urn:ietf:params:oauth:token-type:${t}`;
+
+describe('token exchange', () => {
+  const exchangeToken = (subject: string, subjectType: string, requested?: string) =>
+    tokenRequest(server, {
+      grant_type: EXCHANGE,
+      client_id: 'native',
+      subject_token: subject,
+      subject_token_type: TT(subjectType),
+      ...(requested && { requested_token_type: TT(requested) }),
+    });
+
+  test('a refresh token becomes a new refresh and access token of the same session, and stays usable', async () => {
+    admin = await server.admin();
+    const t = await oidcLogin(server, user.username, user.password);
+    const res = await exchangeToken(t.refresh_token!, 'refresh_token');
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.issued_token_type, TT('refresh_token'));
+    assert.equal(res.body.token_type, 'Bearer');
+    assert.equal(claimsOf(res.body.refresh_token).z_t, 'r');
+    assert.equal(claimsOf(res.body.access_token).z_t, 'a');
+    assert.equal(claimsOf(res.body.access_token).z_asid, claimsOf(t.access_token).z_asid);
+    // The subject is not revoked by an exchange.
+    assert.equal((await refresh(t.refresh_token!)).status, 200);
+  });
+
+  test('an access token becomes an access token; an ID token can be asked for', async () => {
+    const t = await oidcLogin(server, user.username, user.password);
+    const access = await exchangeToken(t.access_token, 'access_token', 'access_token');
+    assert.equal(access.status, 200, access.text);
+    assert.equal(access.body.issued_token_type, TT('access_token'));
+    assert.equal(access.body.refresh_token, undefined);
+    const id = await exchangeToken(t.refresh_token!, 'refresh_token', 'id_token');
+    assert.equal(id.status, 200, id.text);
+    assert.equal(id.body.token_type, 'N_A');
+    assert.equal(claimsOf(id.body.access_token).z_t, undefined);
+    assert.equal(claimsOf(id.body.access_token).sub, user.id);
+  });
+
+  test('an ID token subject, a mismatched type or a revoked subject is refused', async () => {
+    const t = await oidcLogin(server, user.username, user.password);
+    assert.equal((await exchangeToken(t.id_token, 'id_token')).body.error, 'invalid_request');
+    assert.equal((await exchangeToken(t.access_token, 'refresh_token')).body.error, 'invalid_grant');
+    assert.equal(
+      (await admin.post('/revocations', { id: claimsOf(t.access_token).z_asid, type: 'API_SESSION' })).status,
+      201,
+    );
+    assert.equal((await exchangeToken(t.refresh_token!, 'refresh_token')).body.error, 'invalid_grant');
+  });
+});

@@ -66,7 +66,7 @@ function discovery(issuer: string, alg: string): Record<string, unknown> {
     jwks_uri: at('keys'),
     scopes_supported: ['openid', 'profile', 'email', 'phone', 'address', 'offline_access'],
     response_types_supported: ['code'],
-    grant_types_supported: ['authorization_code', 'refresh_token'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [alg],
     request_uri_parameter_supported: false,

@@ -33,6 +33,23 @@ import { revocationOf, type TokenIds } from './revocations.js';
 
 export type TokenParams = Record<string, string | undefined>;
 
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const TOKEN_TYPE = {
+  refresh: 'urn:ietf:params:oauth:token-type:refresh_token',
+  access: 'urn:ietf:params:oauth:token-type:access_token',
+  id: 'urn:ietf:params:oauth:token-type:id_token',
+} as const;
+
+/** A token exchange's answer (RFC 8693 §2.2.1; docs/reference-notes.md §14.6). */
+export interface ExchangeResponse {
+  access_token: string;
+  issued_token_type: string;
+  token_type: 'Bearer' | 'N_A';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+}
+
 /** The token endpoint's answer (§14.6). */
 export interface TokenResponse {
   access_token: string;
@@ -63,7 +80,11 @@ const grantError = (description: string) => new OAuthError('invalid_grant', desc
 const seconds = (d: Date | number) => Math.floor((typeof d === 'number' ? d : d.getTime()) / 1000);
 
 /** The token endpoint: one grant, by `grant_type`. `issuer` is this request's (`https://host:port/oidc`). */
-export async function tokenGrant(ctx: Ctx, params: TokenParams, issuer: string): Promise<TokenResponse> {
+export async function tokenGrant(
+  ctx: Ctx,
+  params: TokenParams,
+  issuer: string,
+): Promise<TokenResponse | ExchangeResponse> {
   const clientId = params.client_id;
   if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
   if (!OIDC_CLIENTS.includes(clientId)) throw new OAuthError('invalid_client', 'unknown client');
@@ -72,6 +93,8 @@ export async function tokenGrant(ctx: Ctx, params: TokenParams, issuer: string):
       return codeGrant(ctx, params, clientId, issuer);
     case 'refresh_token':
       return refreshGrant(ctx, params, clientId, issuer);
+    case TOKEN_EXCHANGE:
+      return exchangeGrant(ctx, params, clientId, issuer);
     case undefined:
     case '':
       throw new OAuthError('invalid_request', 'grant_type is required');
@@ -173,19 +196,7 @@ async function refreshGrant(ctx: Ctx, params: TokenParams, clientId: string, iss
   if (claims.z_t !== 'r' || typeof jti !== 'string' || typeof asid !== 'string' || typeof sub !== 'string')
     throw grantError('refresh token invalid');
   if (claims.client_id !== clientId) throw grantError('the refresh token was issued to another client');
-  const c: SessionClaims = {
-    clientId,
-    apiSessionId: asid,
-    identityId: sub,
-    scopes: strings(claims.scopes),
-    amr: strings(claims.amr),
-    authTime: typeof claims.auth_time === 'number' ? claims.auth_time : seconds(ctx.now()),
-    configTypes: strings(claims.z_ct),
-    remoteAddress: typeof claims.z_ra === 'string' ? claims.z_ra : '',
-    authenticatorId: typeof claims.z_authid === 'string' ? claims.z_authid : null,
-    sdkInfo: infoClaim(claims.z_sdk),
-    envInfo: infoClaim(claims.z_env),
-  };
+  const c = sessionClaimsOf(ctx, claims, clientId);
   const requested = params.scope?.split(' ').filter(Boolean);
   if (requested && requested.some((s) => !c.scopes.includes(s)))
     throw new OAuthError('invalid_scope', 'a refresh cannot widen the scope');
@@ -213,6 +224,90 @@ async function refreshGrant(ctx: Ctx, params: TokenParams, clientId: string, iss
     // A refresh is activity of the API session (the idle timeout applies to OIDC sessions too).
     await touchApiSession(trx, asid, iso(now));
     return issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti });
+  });
+}
+
+/** The session claims a controller-issued token carries over to the tokens issued for it. */
+function sessionClaimsOf(ctx: Ctx, claims: Record<string, unknown>, clientId: string): SessionClaims {
+  return {
+    clientId,
+    apiSessionId: String(claims.z_asid),
+    identityId: String(claims.sub),
+    scopes: strings(claims.scopes),
+    amr: strings(claims.amr),
+    authTime: typeof claims.auth_time === 'number' ? claims.auth_time : seconds(ctx.now()),
+    configTypes: strings(claims.z_ct),
+    remoteAddress: typeof claims.z_ra === 'string' ? claims.z_ra : '',
+    authenticatorId: typeof claims.z_authid === 'string' ? claims.z_authid : null,
+    sdkInfo: infoClaim(claims.z_sdk),
+    envInfo: infoClaim(claims.z_env),
+  };
+}
+
+/**
+ * Token exchange (RFC 8693, the Go SDK's refresh): a live access or refresh token of this controller becomes a
+ * refresh token (the default; with a new access token beside it), an access token or an ID token of the same
+ * API session. The subject token is not revoked.
+ */
+async function exchangeGrant(
+  ctx: Ctx,
+  params: TokenParams,
+  clientId: string,
+  issuer: string,
+): Promise<ExchangeResponse> {
+  const subject = params.subject_token;
+  const subjectType = params.subject_token_type;
+  if (!subject) throw new OAuthError('invalid_request', 'subject_token is required');
+  if (subjectType !== TOKEN_TYPE.refresh && subjectType !== TOKEN_TYPE.access)
+    throw new OAuthError('invalid_request', 'subject_token_type must be a refresh or access token type');
+  const requested = params.requested_token_type ?? TOKEN_TYPE.refresh;
+  if (!Object.values(TOKEN_TYPE).includes(requested as (typeof TOKEN_TYPE)[keyof typeof TOKEN_TYPE]))
+    throw new OAuthError('invalid_request', 'requested_token_type is not supported');
+  if (params.audience !== undefined && !OIDC_CLIENTS.includes(params.audience))
+    throw new OAuthError('invalid_target', 'unknown audience');
+  if (subject.length > 16_384) throw grantError('subject token invalid');
+  const claims = await verifiedClaims(ctx, subject);
+  const { jti, sub, z_asid: asid } = claims;
+  if (
+    claims.z_t !== (subjectType === TOKEN_TYPE.refresh ? 'r' : 'a') ||
+    typeof jti !== 'string' ||
+    typeof sub !== 'string' ||
+    typeof asid !== 'string'
+  )
+    throw grantError('subject token invalid');
+  if (claims.client_id !== clientId) throw grantError('the subject token was issued to another client');
+  const c = sessionClaimsOf(ctx, claims, clientId);
+  const scopes = params.scope?.split(' ').filter(Boolean);
+  if (scopes?.some((s) => !['openid', 'offline_access'].includes(s)))
+    throw new OAuthError('invalid_scope', 'only openid and offline_access may be asked for');
+  if (scopes && scopes.length > 0) c.scopes = scopes;
+  // A refresh token is issued only when asked for; the scope says so to issueTokens.
+  c.scopes = c.scopes.filter((s) => s !== 'offline_access');
+  if (requested === TOKEN_TYPE.refresh) c.scopes.push('offline_access');
+  return withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    if (await revocationOf(tctx, { jti, identityId: sub, apiSessionId: asid, issuedAt: Number(claims.iat) }))
+      throw grantError('subject token revoked');
+    const live = await liveSession(tctx, asid);
+    if (live.identityId !== sub) throw grantError('subject token invalid');
+    await touchApiSession(trx, asid, iso(ctx.now()));
+    const t = await issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti });
+    if (requested === TOKEN_TYPE.id)
+      return {
+        access_token: t.id_token,
+        issued_token_type: TOKEN_TYPE.id,
+        token_type: 'N_A',
+        expires_in: Math.floor(oidcSettings(ctx).idTokenMs / 1000),
+        scope: t.scope,
+      };
+    return {
+      access_token: t.access_token,
+      issued_token_type: requested,
+      token_type: 'Bearer',
+      expires_in: t.expires_in,
+      scope: t.scope,
+      ...(t.refresh_token !== undefined && { refresh_token: t.refresh_token }),
+    };
   });
 }
 
