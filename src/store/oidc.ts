@@ -252,3 +252,13 @@ export async function oidcSessionById(db: Executor, id: string): Promise<OidcSes
   if (!row) return undefined;
   return { ...row, isAdmin: boolFromDb(row.isAdmin), isDefaultAdmin: boolFromDb(row.isDefaultAdmin) };
 }
+
+/** Ends the OIDC API sessions that logged in with this authenticator; answers how many. */
+export async function deleteOidcSessionsOfAuthenticator(db: Executor, authenticatorId: string): Promise<number> {
+  const res = await db
+    .deleteFrom('api_sessions')
+    .where('authenticatorId', '=', authenticatorId)
+    .where('isOidc', '=', 1)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

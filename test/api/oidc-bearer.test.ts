@@ -106,6 +106,17 @@ describe('bearer access tokens on both APIs', () => {
     assert.equal((await bearer(o.access_token).get('/current-identity')).status, 401);
   });
 
+  test('removing the authenticator a login used ends its OIDC sessions', async () => {
+    const other = await createUser(server, admin);
+    const t = await oidcLogin(server, other.username, other.password);
+    const authenticatorId = claimsOf(t.access_token).z_authid;
+    assert.equal(typeof authenticatorId, 'string');
+    assert.equal((await admin.delete(`/authenticators/${authenticatorId}`)).status, 200);
+    assert.equal((await bearer(t.access_token).get('/current-identity')).status, 401);
+    // Legacy sessions are left as they were.
+    assert.equal((await other.client.get('/current-identity')).status, 200);
+  });
+
   test('an OIDC session idle past the timeout ends', async () => {
     const t = await login();
     server.clock.advance(29 * 60_000);
