@@ -262,3 +262,25 @@ export async function deleteOidcSessionsOfAuthenticator(db: Executor, authentica
     .executeTakeFirst();
   return Number(res.numDeletedRows);
 }
+
+/** Completes an OIDC API session made earlier in its login (a TOTP enrollment): its MFA state and activity. */
+export async function completeOidcSession(
+  db: Executor,
+  id: string,
+  s: { isMfaRequired: boolean; configTypes: string[]; at: string },
+): Promise<boolean> {
+  const res = await db
+    .updateTable('api_sessions')
+    .set({
+      isMfaRequired: s.isMfaRequired ? 1 : 0,
+      ...(s.isMfaRequired && { isMfaComplete: 1 }),
+      configTypes: jsonToDb(s.configTypes)!,
+      authQueries: '[]',
+      updatedAt: s.at,
+      lastActivityAt: s.at,
+    })
+    .where('id', '=', id)
+    .where('isOidc', '=', 1)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}

@@ -144,30 +144,94 @@ describe('the TOTP step', () => {
   });
 
   test('a policy requiring TOTP of an identity without MFA asks for enrollment', async () => {
-    const policy = await admin.post('/auth-policies', {
-      name: `totp-${Date.now()}`,
-      primary: {
-        cert: { allowed: false, allowExpiredCerts: false },
-        extJwt: { allowed: false, allowedSigners: [] },
-        oidc: { allowed: true, requireTotp: false },
-        updb: {
-          allowed: true,
-          lockoutDurationMinutes: 0,
-          maxAttempts: 0,
-          minPasswordLength: 5,
-          requireMixedCase: false,
-          requireNumberChar: false,
-          requireSpecialChar: false,
-        },
-      },
-      secondary: { requireTotp: true },
-    });
-    assert.equal(policy.status, 201, policy.text);
-    const other = await createUser(server, admin, { identity: { authPolicyId: policy.body.data.id } });
+    const other = await createUser(server, admin, { identity: { authPolicyId: await totpPolicy() } });
     const id = await startLogin(server, pkce());
     const res = await passwordLogin(server, id, other.username, other.password);
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.authQueries[0].isTotpEnrolled, false);
     assert.equal((await totpStep(id, '123456')).status, 400);
+  });
+});
+
+/** An auth policy that requires TOTP. */
+async function totpPolicy(): Promise<string> {
+  const policy = await admin.post('/auth-policies', {
+    name: `totp-${Math.random().toString(36).slice(2, 10)}`,
+    primary: {
+      cert: { allowed: false, allowExpiredCerts: false },
+      extJwt: { allowed: false, allowedSigners: [] },
+      oidc: { allowed: true, requireTotp: false },
+      updb: {
+        allowed: true,
+        lockoutDurationMinutes: 0,
+        maxAttempts: 0,
+        minPasswordLength: 5,
+        requireMixedCase: false,
+        requireNumberChar: false,
+        requireSpecialChar: false,
+      },
+    },
+    secondary: { requireTotp: true },
+  });
+  if (policy.status !== 201) throw new Error(policy.text);
+  return policy.body.data.id;
+}
+
+describe('TOTP enrollment inside a login', () => {
+  test('enroll, verify, and the login completes with totp in amr', async () => {
+    admin = await server.admin();
+    const other = await createUser(server, admin, { identity: { authPolicyId: await totpPolicy() } });
+    const p = pkce();
+    const id = await startLogin(server, p);
+    assert.equal((await passwordLogin(server, id, other.username, other.password)).status, 200);
+
+    const enrolled = await server.request('POST', '/oidc/login/totp/enroll', { body: { id } });
+    assert.equal(enrolled.status, 201, enrolled.text);
+    assert.equal(enrolled.body.isVerified, false);
+    assert.equal(enrolled.body.recoveryCodes.length, 20);
+    const own = new URL(enrolled.body.provisioningUrl).searchParams.get('secret')!;
+    assert.equal((await server.request('POST', '/oidc/login/totp/enroll', { body: { id } })).body.code, 'MFA_EXISTS');
+
+    const code = (steps = 0) =>
+      generate({ secret: own, epoch: Math.floor((server.clock.now().getTime() + steps * STEP_MS) / 1000) });
+    const wrong = await server.request('POST', '/oidc/login/totp/enroll/verify', { body: { id, code: '000000' } });
+    assert.equal(wrong.body.code, 'MFA_INVALID_TOKEN');
+    const ok = await server.request('POST', '/oidc/login/totp/enroll/verify', { body: { id, code: await code() } });
+    assert.equal(ok.status, 302, ok.text);
+    const { code: authCode } = await callback(server, id);
+    const tok = await tokenRequest(server, {
+      grant_type: 'authorization_code',
+      code: authCode!,
+      code_verifier: p.verifier,
+      redirect_uri: REDIRECT_URI,
+      client_id: 'native',
+    });
+    assert.equal(tok.status, 200, tok.text);
+    const claims = claimsOf(tok.body.access_token);
+    assert.deepEqual(claims.amr, ['password', 'totp']);
+    const session = await admin.get(`/api-sessions/${claims.z_asid}`);
+    assert.equal(session.status, 200);
+    assert.equal(session.body.data.isMfaComplete, true);
+    const me = await server.request('GET', '/edge/client/v1/current-identity', {
+      headers: { authorization: `Bearer ${tok.body.access_token}` },
+    });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.data.isMfaEnabled, true);
+  });
+
+  test('a pending enrollment can be removed within the login; none left is 404', async () => {
+    const other = await createUser(server, admin, { identity: { authPolicyId: await totpPolicy() } });
+    const id = await startLogin(server, pkce());
+    await passwordLogin(server, id, other.username, other.password);
+    assert.equal((await server.request('POST', '/oidc/login/totp/enroll', { body: { id } })).status, 201);
+    const del = await server.request('DELETE', '/oidc/login/totp/enroll', { body: { id } });
+    assert.equal(del.status, 200, del.text);
+    assert.deepEqual(del.body, {});
+    assert.equal((await server.request('DELETE', '/oidc/login/totp/enroll', { body: { id } })).status, 404);
+  });
+
+  test('enrollment before the password step is refused', async () => {
+    const id = await startLogin(server, pkce());
+    assert.equal((await server.request('POST', '/oidc/login/totp/enroll', { body: { id } })).status, 401);
   });
 });

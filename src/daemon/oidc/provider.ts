@@ -27,6 +27,7 @@ import {
   type LoginBody,
 } from '../../model/services/oidc/auth-requests.js';
 import { tokenGrant } from '../../model/services/oidc/token-grants.js';
+import { deleteInLogin, enrollInLogin, verifyInLogin } from '../../model/services/oidc/login-enrollment.js';
 import { bearerTokens, OIDC_REALM, resolveBearer } from '../../model/services/oidc/bearer.js';
 import { endSession, revokeToken } from '../../model/services/oidc/logout.js';
 import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
@@ -304,6 +305,30 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
           passTotpStep(ctx, id, typeof code === 'string' ? code : undefined),
         );
         return loginAnswer(reply, issuerOf(req), id!, queries);
+      });
+
+      // TOTP enrollment inside a login (§14.4); code checks are limited per login as the TOTP step's.
+      const enrollLimited = <T>(req: FastifyRequest, run: () => Promise<T>) =>
+        deps.authLimiter.attempt(req.ip, `mfa:oidc:${authRequestId(req) ?? ''}`, run);
+      const codeOf = (req: FastifyRequest) => {
+        const code = bodyObject(req).code;
+        return typeof code === 'string' ? code : undefined;
+      };
+      scope.post('/login/totp/enroll', async (req, reply) => {
+        requireFormOrJson(req);
+        const detail = await enrollInLogin(ctx, authRequestId(req));
+        return reply.code(201).header('cache-control', 'no-store').type('application/json').send(detail);
+      });
+      scope.post('/login/totp/enroll/verify', async (req, reply) => {
+        requireFormOrJson(req);
+        const id = authRequestId(req);
+        const queries = await enrollLimited(req, () => verifyInLogin(ctx, id, codeOf(req)));
+        return loginAnswer(reply, issuerOf(req), id!, queries);
+      });
+      scope.delete('/login/totp/enroll', async (req, reply) => {
+        requireFormOrJson(req);
+        await enrollLimited(req, () => deleteInLogin(ctx, authRequestId(req), codeOf(req)));
+        return reply.code(200).type('application/json').send({});
       });
 
       scope.get('/login/auth-queries', async (req, reply) => {

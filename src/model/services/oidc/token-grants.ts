@@ -11,6 +11,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { withTx } from '../../../store/db.js';
 import {
   authRequestByCodeHash,
+  completeOidcSession,
   deleteAuthRequest,
   insertRefreshToken,
   markRefreshTokenRotated,
@@ -136,15 +137,22 @@ async function codeGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer
     throw grantError('the login is not complete');
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
-    await createApiSession(tctx, {
-      id: request.apiSessionId,
-      identityId: request.identityId!,
-      authenticatorId,
-      ipAddress: request.remoteAddress.replace(/:\d+$/, ''),
-      configTypes: request.configTypes,
+    // A TOTP enrollment in the login made the session already (login-enrollment.ts): it is completed instead.
+    const early = await completeOidcSession(trx, request.apiSessionId, {
       isMfaRequired: request.amr.includes('totp'),
-      isOidc: true,
+      configTypes: request.configTypes,
+      at: iso(ctx.now()),
     });
+    if (!early)
+      await createApiSession(tctx, {
+        id: request.apiSessionId,
+        identityId: request.identityId!,
+        authenticatorId,
+        ipAddress: request.remoteAddress.replace(/:\d+$/, ''),
+        configTypes: request.configTypes,
+        isMfaRequired: request.amr.includes('totp'),
+        isOidc: true,
+      });
     const c: SessionClaims = {
       clientId,
       apiSessionId: request.apiSessionId,
