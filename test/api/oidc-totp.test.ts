@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from 'otplib';
-import { createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import { createRecord, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import {
   callback,
   claimsOf,
@@ -105,6 +105,51 @@ describe('the TOTP step', () => {
     assert.equal(session.body.data.isMfaRequired, true);
     assert.equal(session.body.data.isMfaComplete, true);
     assert.deepEqual((await server.request('GET', `/oidc/login/auth-queries?id=${id}`)).status, 401);
+  });
+
+  test('the TOTP step is the session’s MFA pass: a bearer session create passes an MFA posture check', async () => {
+    const make = (path: string, body: Record<string, unknown>) => createRecord(admin, path, body);
+    admin = await server.admin();
+    const n = Math.random().toString(36).slice(2, 8);
+    const check = await make('/posture-checks', { name: `pc-mfa-${n}`, typeId: 'MFA' });
+    const service = await make('/services', { name: `svc-${n}`, encryptionRequired: true });
+    const router = await make('/edge-routers', { name: `er-${n}` });
+    await make('/service-policies', {
+      name: `sp-${n}`,
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [`@${user.id}`],
+      serviceRoles: [`@${service}`],
+      postureCheckRoles: [`@${check}`],
+    });
+    await make('/edge-router-policies', {
+      name: `erp-${n}`,
+      semantic: 'AnyOf',
+      identityRoles: [`@${user.id}`],
+      edgeRouterRoles: [`@${router}`],
+    });
+    await make('/service-edge-router-policies', {
+      name: `serp-${n}`,
+      semantic: 'AnyOf',
+      serviceRoles: [`@${service}`],
+      edgeRouterRoles: [`@${router}`],
+    });
+    server.clock.advance(STEP_MS);
+    const { p, id } = await passwordDone();
+    assert.equal((await totpStep(id, await totp())).status, 302);
+    const { code } = await callback(server, id);
+    const tok = await tokenRequest(server, {
+      grant_type: 'authorization_code',
+      code: code!,
+      code_verifier: p.verifier,
+      redirect_uri: REDIRECT_URI,
+      client_id: 'native',
+    });
+    const dial = await server.request('POST', '/edge/client/v1/sessions', {
+      body: { serviceId: service, type: 'Dial' },
+      headers: { authorization: `Bearer ${tok.body.access_token}` },
+    });
+    assert.equal(dial.status, 201, dial.text);
   });
 
   test('a code passes once: the same code in another login is refused (replay guard)', async () => {

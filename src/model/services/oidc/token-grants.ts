@@ -21,6 +21,8 @@ import {
   type OidcSessionPrincipal,
 } from '../../../store/oidc.js';
 import { touchApiSession } from '../../../store/api-sessions.js';
+import { recordMfaPassed } from '../../posture/posture-of.js';
+import { emitMfaPassed } from '../mfa/mfa-events.js';
 import { isPkiError } from '../../../pki/index.js';
 import { iso, withDb, type Ctx } from '../../ctx.js';
 import { requirePki } from '../../pki.js';
@@ -135,7 +137,8 @@ async function codeGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer
   const { authenticatorId, authTime } = request;
   if (!isAuthenticated(request) || authenticatorId === null || authTime === null)
     throw grantError('the login is not complete');
-  return withTx(ctx.db, async (trx) => {
+  const passed = { amr: request.amr, apiSessionId: request.apiSessionId, identityId: request.identityId! };
+  const answer = await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     // A TOTP enrollment in the login made the session already (login-enrollment.ts): it is completed instead.
     const early = await completeOidcSession(trx, request.apiSessionId, {
@@ -167,8 +170,12 @@ async function codeGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer
       envInfo: request.envInfo,
     };
     const session = await liveSession(tctx, c.apiSessionId);
+    // The login's TOTP step is this session's MFA pass, for MFA posture checks as `/authenticate/mfa` is.
+    if (c.amr.includes('totp')) await recordMfaPassed(trx, c.apiSessionId, c.identityId, ctx.now());
     return issueTokens(tctx, c, session, issuer, { nonce: request.nonce, parentJti: null });
   });
+  if (passed.amr.includes('totp')) emitMfaPassed(ctx, passed.apiSessionId, passed.identityId, ctx.now());
+  return answer;
 }
 
 /** The API session and identity the tokens speak for; refused when gone or disabled. */
