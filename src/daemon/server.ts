@@ -173,7 +173,10 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
           reply
             .header('access-control-allow-origin', req.headers.origin)
             .header('access-control-allow-credentials', 'true')
-            .header('access-control-expose-headers', 'zt-session, svc-session, expiration-seconds, expires-at');
+            .header(
+              'access-control-expose-headers',
+              'zt-session, svc-session, expiration-seconds, expires-at, auth-request-id, totp-required, www-authenticate',
+            );
       }
       done();
     });

@@ -36,15 +36,25 @@ export const DEFAULT_OIDC_SETTINGS: OidcSettings = {
 /** The two public clients (docs/reference-notes.md §14.2): `openziti` (console, BrowZer) and the legacy `native` (Go SDK). */
 export const OIDC_CLIENTS: readonly string[] = ['openziti', 'native'];
 
+/**
+ * A pattern as a regular expression: `*` stands for characters that cannot leave the URL's authority or path
+ * segment (no `/`, `?`, `#`, `@`), so `http://localhost:*` never matches `http://localhost:@evil.example`.
+ */
 const globToRegExp = (pattern: string): RegExp =>
   new RegExp(
     '^' +
       pattern
         .split('*')
         .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.*') +
+        .join('[^/?#@\\s]*') +
       '$',
   );
+
+/** A URI with user information (`user@host`) names another host than it seems to: never a redirect target. */
+const hasUserInfo = (uri: string): boolean => {
+  const u = parseUrl(uri);
+  return u === undefined || u.username !== '' || u.password !== '';
+};
 
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -61,7 +71,7 @@ function parseUrl(text: string): URL | undefined {
  * of a registered loopback pattern whatever its port (RFC 8252 §7.3, as the reference's library).
  */
 export function redirectAllowed(uri: string, patterns: readonly string[]): boolean {
-  if (uri.length > 2048) return false;
+  if (uri.length > 2048 || (uri.includes('@') && hasUserInfo(uri))) return false;
   if (patterns.some((p) => globToRegExp(p).test(uri))) return true;
   const u = parseUrl(uri);
   if (!u || !LOOPBACK_HOSTS.has(u.hostname)) return false;
