@@ -58,6 +58,11 @@ describe('discovery and keys', () => {
     assert.equal(res.body.request_uri_parameter_supported, false);
   });
 
+  test('the health endpoints answer 200', async () => {
+    assert.equal((await server.request('GET', '/oidc/healthz')).status, 200);
+    assert.equal((await server.request('GET', '/oidc/ready')).status, 200);
+  });
+
   test('a Host that names no address of the controller is not served', async () => {
     const res = await server.request('GET', '/oidc/.well-known/openid-configuration', {
       headers: { host: 'evil.example:443' },

@@ -386,6 +386,10 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
       scope.get('/end_session', endSessionRoute);
       scope.post('/end_session', endSessionRoute);
 
+      // The library health endpoints clients and balancers may probe (§14.1).
+      for (const path of ['/healthz', '/ready'])
+        scope.get(path, async (_req, reply) => reply.type('text/plain; charset=utf-8').send('ok\n'));
+
       scope.get('/logged-out', async (_req, reply) =>
         reply.type('text/plain; charset=utf-8').send('You have been logged out\n'),
       );
