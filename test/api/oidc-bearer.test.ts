@@ -90,6 +90,25 @@ describe('bearer access tokens on both APIs', () => {
     admin = await server.admin();
   });
 
+  test('a token of another controller (another key) is refused, as a bearer and as a refresh token', async () => {
+    const other = await startTestServer({ clock: 'frozen' });
+    try {
+      const u = await createUser(other, await other.admin());
+      const foreign = await oidcLogin(other, u.username, u.password);
+      const res = await bearer(foreign.access_token).get('/current-identity');
+      assert.equal(res.status, 401);
+      assert.equal(res.headers['www-authenticate'], 'Bearer realm="openziti-oidc" error="invalid"');
+      const r = await tokenRequest(server, {
+        grant_type: 'refresh_token',
+        refresh_token: foreign.refresh_token!,
+        client_id: 'native',
+      });
+      assert.equal(r.body.error, 'invalid_grant');
+    } finally {
+      await other.close();
+    }
+  });
+
   test('a deleted API session, a disabled identity or a logout refuses the token at once', async () => {
     const t = await login();
     assert.equal((await admin.delete(`/api-sessions/${claimsOf(t.access_token).z_asid}`)).status, 200);
