@@ -767,7 +767,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
           2,
         );
       const id = await idOf(api, spec, idOrName);
-      const res = await api.call('PATCH', `/${def.name}/${encodeURIComponent(id)}`, body);
+      const res = await api.call('PATCH', `/${def.name}/${encodeURIComponent(id)}${def.writePath ?? ''}`, body);
       if (isScriptFormat(format)) await printAnswerAs(io, format, res, [id]);
       else io.out(`updated ${def.label} ${id}`);
     });
@@ -816,7 +816,7 @@ export function registerEntity(program: Command, io: CliIo, spec: EntitySpec): C
       let failed = 0;
       for (const id of ids) {
         try {
-          results.push(await api.call('DELETE', `/${def.name}/${encodeURIComponent(id)}`));
+          results.push(await api.call('DELETE', `/${def.name}/${encodeURIComponent(id)}${def.writePath ?? ''}`));
           deleted.push(id);
           if (!script) io.out(`deleted ${def.label} ${id}`);
         } catch (e) {

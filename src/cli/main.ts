@@ -40,6 +40,10 @@ export const COMMAND_MODULES: readonly {
   { names: ['ca'], load: async () => (await import('./commands/ca.js')).registerCa },
   { names: ['jwt-signer'], load: async () => (await import('./commands/jwt-signer.js')).registerJwtSigner },
   {
+    names: ['controller', 'controller-setting'],
+    load: async () => (await import('./commands/controller.js')).registerControllers,
+  },
+  {
     names: ['config-type', 'config', 'service', 'service-policy', 'edge-router-policy', 'service-edge-router-policy'],
     relations: true,
     load: async () => (await import('./commands/network.js')).registerNetwork,

@@ -9,6 +9,8 @@ export {
   cas,
   configs,
   configTypes,
+  controllers,
+  controllerSettings,
   edgeRouterPolicies,
   edgeRouters,
   enrollments,

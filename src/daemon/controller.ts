@@ -117,6 +117,9 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
       backgroundCheckpoints: true,
       checkpointLimits: { restartBytes: cfg.walRestartBytes, intervalMs: CHECKPOINT_INTERVAL_MS },
     });
+    // One line per start that migrated (with replicas starting together, exactly one of them does).
+    if (store.applied.length > 0)
+      log.info({ store: store.location, migrations: store.applied }, `store migrated: ${store.applied.length} applied`);
     const { pki, tokenKey } = fromFiles ?? (await storeSecrets(cfg, store, log));
     log.info({ where: pki.dir, changes: pki.changes }, 'controller PKI ready');
     if (tokenKey.created) log.info('token key created');

@@ -25,6 +25,8 @@ import { prepareDataDir } from './data-dir.js';
 import { probeListen } from './listen-probe.js';
 import { createMetrics, startMetricsListener } from './metrics.js';
 import { PeriodicWork } from './periodic.js';
+import { controllerSelf, loadOrCreateControllerId, startControllerPresence } from './controller-presence.js';
+import { forgetOldControllers } from '../model/services/controller/registry.js';
 
 export interface AdminCredentials {
   username: string;
@@ -49,6 +51,10 @@ export interface RunningDaemon {
   pki: ControllerPki;
   store: OpenedStore;
   log: Logger;
+  /** This controller's id in the controllers registry (`GET /controllers`). */
+  controllerId: string;
+  /** Its heartbeat, now (tests drive time with an injected clock). */
+  controllerBeat(): Promise<void>;
   /** The separate metrics listener's URL (`metrics.listen`), if any. */
   metricsUrl?: string;
   /**
@@ -148,10 +154,20 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
         'stored tokens did not match the token key: enrollments re-keyed (new tokens and JWTs), API sessions ended',
       );
     }
+    // This controller in the registry (`GET /controllers`), refreshed by its heartbeat on every replica.
+    const presence = await startControllerPresence(
+      ctx,
+      controllerSelf(loadOrCreateControllerId(cfg.dataDir), url, core.deps.version, port),
+      log,
+    ).catch(async (e: unknown) => {
+      await app.close();
+      throw e;
+    });
     let metricsListener: Awaited<ReturnType<typeof startMetricsListener>> | undefined;
     if (metrics && cfg.metrics.listen) {
       metricsListener = await startMetricsListener(metrics, ctx, log, cfg.metrics.listen, cfg.limits).catch(
         async (e: unknown) => {
+          await presence.close();
           await app.close();
           throw new Error(
             `metrics.listen: cannot listen on ${cfg.metrics.listen!.host}:${cfg.metrics.listen!.port}: ${(e as Error).message}`,
@@ -174,6 +190,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       if (certs > 0) log.debug({ removed: certs }, 'expired API-session certificates removed');
       const oidc = await sweepOidcState(ctx);
       if (oidc > 0) log.debug({ removed: oidc }, 'expired OIDC requests, refresh tokens and revocations removed');
+      const gone = await forgetOldControllers(ctx);
+      if (gone > 0) log.info({ removed: gone }, 'controllers unseen for a week forgotten');
       return true;
     };
     let sweeping = false;
@@ -196,11 +214,14 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       store: core.store,
       log,
       ...(metricsUrl ? { metricsUrl } : {}),
+      controllerId: presence.id,
+      controllerBeat: () => presence.beat(),
       sweepNow: sweepOnce,
       close() {
         closing ??= (async () => {
           clearInterval(sweeper);
           await periodic.close();
+          await presence.close();
           await metricsListener?.close();
           await app.close();
           await core.close();

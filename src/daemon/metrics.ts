@@ -12,7 +12,7 @@ import { accessCacheStats } from '../model/access/engine.js';
 import { liveSessionCounts } from '../model/counts.js';
 import type { Ctx } from '../model/ctx.js';
 import type { Logger } from '../model/ctx.js';
-import type { WalStatus } from '../model/store.js';
+import { replicaFeedStats, type WalStatus } from '../model/store.js';
 import { storeAnswers, storeKindOf } from '../model/health.js';
 import { DomainError } from '../model/errors.js';
 import { newId } from '../model/ids.js';
@@ -138,6 +138,28 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
     name: 'edgectl_access_cache_entries',
     help: 'Entries held by each access-engine cache',
     labelNames: ['cache'] as const,
+    registers: [registry],
+  });
+
+  // Other replicas' writes (PostgreSQL): the change counters read before requests, and the reads that failed
+  // (each failure drops every cache). Followed by the difference since the last scrape.
+  const feedSeen = { reads: 0, failures: 0 };
+  new Counter({
+    name: 'edgectl_store_change_reads_total',
+    help: "Reads of other replicas' change counters before requests (shared by the requests waiting); PostgreSQL stores only",
+    registers: [registry],
+    collect() {
+      const now = replicaFeedStats(opts.ctx.db);
+      if (!now) return;
+      this.inc(Math.max(0, now.reads - feedSeen.reads));
+      feedFailures.inc(Math.max(0, now.failures - feedSeen.failures));
+      Object.assign(feedSeen, now);
+    },
+  });
+  // Registered after the reads: their collect, which runs first, sets it.
+  const feedFailures = new Counter({
+    name: 'edgectl_store_change_read_failures_total',
+    help: "Reads of other replicas' change counters that failed (every cache dropped); PostgreSQL stores only",
     registers: [registry],
   });
 

@@ -7,7 +7,13 @@
  * material and knows the advertised URL only once the listener is bound), and contexts without a PKI (tests of
  * pure model code, offline tools) simply leave it out; operations that need it then fail loudly.
  */
-import type { CertificateInput, ChainVerification, EnrollmentJwtInput, IssuedCertificate } from '../pki/index.js';
+import type {
+  CertificateInput,
+  ChainVerification,
+  EnrollmentJwtInput,
+  IssuedCertificate,
+  PublicJwk,
+} from '../pki/index.js';
 import { DomainError } from './errors.js';
 
 export interface PkiCapability {
@@ -17,6 +23,12 @@ export interface PkiCapability {
   readonly caBundlePem: string;
   /** Signs an enrollment JWT with the controller's server key. */
   signEnrollmentJwt(input: EnrollmentJwtInput): Promise<string>;
+  /** The public keys that sign enrollment JWTs, each with its `kid` (`GET /enroll/jwks`). */
+  enrollmentJwks(): Promise<{ keys: PublicJwk[] }>;
+  /** Signs a nonce with the enrollment key `kid`; undefined when there is no such key. */
+  signNonce(kid: string, nonce: string): { signature: string; algorithm: string; kid: string } | undefined;
+  /** The controller's server certificate (PEM) and its fingerprint: what `GET /controllers` shows. */
+  readonly serverCert: { readonly pem: string; readonly fingerprint: string };
   /** Signs a one-year client certificate naming identity (or router) `id`; throws PkiError for a bad CSR. */
   signClientCsr(
     csr: string,

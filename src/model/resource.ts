@@ -94,6 +94,11 @@ export interface ResourceDef<
   links?: (id: string) => Record<string, string>;
   /** Management API operations and their operationIds; absent ops are not served. */
   ops: Partial<Record<CrudOp, string>>;
+  /**
+   * The sub-path of a record that update, patch and delete take, when the spec puts them there rather than on
+   * `/{id}` (controller settings: `/effective`).
+   */
+  writePath?: `/${string}`;
   /** Access per op (default admin). */
   access?: Partial<Record<CrudOp, Access>>;
   /** Names of the reference's envelopes, for the OpenAPI documents. */

@@ -33,6 +33,7 @@ import { PkiError } from './errors.js';
 import { describeKey, generateKeyPair, keysMatch, parsePrivateKeyPem, privateKeyToPem } from './keys.js';
 import type { KeyDescription, KeyType } from './keys.js';
 import { signEnrollmentJwt, verifyEnrollmentJwt } from './jwt.js';
+import { certificateJwk, jwsSignature, type PublicJwk } from './enrollment-keys.js';
 import type { EnrollmentClaims, EnrollmentJwtInput, VerifyEnrollmentJwtOptions } from './jwt.js';
 import { joinPem } from './pem.js';
 import { caBundlePkcs7Base64 } from './pkcs7.js';
@@ -505,6 +506,20 @@ export class ControllerPki {
   /** Signs an enrollment JWT with the server key (see {@link signEnrollmentJwt}). */
   signEnrollmentJwt(input: EnrollmentJwtInput): Promise<string> {
     return signEnrollmentJwt(input, { key: this.serverKey, cert: this.server });
+  }
+
+  /** The public keys that sign enrollment JWTs (`GET /enroll/jwks`): the server key, `kid` = its fingerprint. */
+  async enrollmentJwks(): Promise<{ keys: PublicJwk[] }> {
+    return { keys: [await certificateJwk(this.server, [this.server, this.intermediate.certificate])] };
+  }
+
+  /**
+   * Signs a client's nonce with the enrollment key named `kid` (`POST /enroll/challenge`); undefined when no
+   * enrollment key has that id.
+   */
+  signNonce(kid: string, nonce: string): { signature: string; algorithm: string; kid: string } | undefined {
+    if (kid !== this.server.fingerprint) return undefined;
+    return { ...jwsSignature(this.serverKey, nonce), kid };
   }
 
   /** Verifies an enrollment JWT against this controller's server certificate. */

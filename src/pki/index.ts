@@ -81,14 +81,9 @@ export type {
   SubjectKind,
 } from './sign.js';
 
-export {
-  controllerJwk,
-  controllerJwtKey,
-  signControllerJwt,
-  signEnrollmentJwt,
-  verifyControllerJwt,
-  verifyEnrollmentJwt,
-} from './jwt.js';
+export { signEnrollmentJwt, verifyEnrollmentJwt } from './jwt.js';
+export { certificateJwk, jwsSignature, type PublicJwk } from './enrollment-keys.js';
+export { controllerJwk, controllerJwtKey, signControllerJwt, verifyControllerJwt } from './jwt.js';
 export type {
   ControllerJwtKey,
   EnrollmentClaims,

@@ -11,9 +11,10 @@
  * moves a marker without a transition, the chain breaks, and every entry of that kind misses as before.
  * Notes are opaque here: the model gives them meaning (src/model/access/changes.ts).
  */
-import type { Executor, Store } from './db.js';
+import type { Executor, Store } from './executor.js';
 import { readMarkers, type MarkerName, type Markers } from './access-markers.js';
-import { defineCache, runTransaction, storeState } from './runtime.js';
+import { defineCache, runTransaction, runtimeOf, storeState } from './runtime.js';
+import { hotRows, hotWrite } from './direct.js';
 
 /** A change described by the model, or {@link UNEXPLAINED}, which makes the whole transaction unexplained. */
 export type AccessNote = object;
@@ -27,16 +28,18 @@ export interface Transition {
 /** At most this many transitions per kind are kept; an older generation is simply unexplained (a miss). */
 const MAX_TRANSITIONS = 4096;
 
+/** The generations one transaction moved each marker kind from and to. */
+type Moves = Partial<Record<MarkerName, [from: number, to: number]>>;
+
 class Journal {
   private readonly kinds = new Map<MarkerName, Map<number, Transition>>();
   /** The notes of each open transaction run by withAccessTx (one at a time holds the connection). */
   readonly pending = new WeakMap<Executor, AccessNote[]>();
+  /** The newest row of `access_transitions` this process has read (replicas on PostgreSQL). */
+  storedUpTo: number | undefined;
 
-  record(before: Markers, after: Markers, notes: readonly AccessNote[]): void {
-    for (const name of Object.keys(after) as MarkerName[]) {
-      const from = before[name]?.gen;
-      const to = after[name]!.gen;
-      if (from === undefined || from === to) continue;
+  record(moves: Moves, notes: readonly AccessNote[]): void {
+    for (const [name, [from, to]] of Object.entries(moves) as [MarkerName, [number, number]][]) {
       let chain = this.kinds.get(name);
       if (!chain) this.kinds.set(name, (chain = new Map()));
       chain.set(from, { to, notes });
@@ -59,6 +62,64 @@ class Journal {
 
 /** One journal per store, kept by its runtime. */
 const JOURNAL = defineCache('access-journal', () => new Journal());
+
+/** The marker kinds a transaction moved, from the markers read at its start and before its commit. */
+function movesOf(before: Markers, after: Markers): Moves {
+  const moves: Moves = {};
+  for (const name of Object.keys(after) as MarkerName[]) {
+    const from = before[name]?.gen;
+    const to = after[name]!.gen;
+    if (from !== undefined && from !== to) moves[name] = [from, to];
+  }
+  return moves;
+}
+
+/**
+ * Stored transitions kept for other replicas (migration 0017): as many as a journal keeps per kind, so a replica
+ * that read them late still finds every step it can use.
+ */
+const STORED_TRANSITIONS = MAX_TRANSITIONS;
+
+/** Records a transition in the store, inside its transaction, for the other replicas (PostgreSQL stores only). */
+async function storeTransition(trx: Executor, moves: Moves, notes: readonly AccessNote[]): Promise<void> {
+  const [row] = await hotRows<{ id: number }>(
+    trx,
+    'insert into access_transitions (moves, notes) values (?, ?) returning id',
+    [JSON.stringify(moves), JSON.stringify(notes)],
+  );
+  if (row && row.id % 64 === 0)
+    await hotWrite(trx, 'delete from access_transitions where id <= ?', [row.id - STORED_TRANSITIONS]);
+}
+
+/**
+ * Reads the transitions other replicas stored since the last call into this store's journal (called when the
+ * table's change counter moved, before a request is answered: pg/replica-changes.ts). The first call only
+ * notes where the table ends: caches are empty then, or dropped, and need no history.
+ */
+export async function readStoredTransitions(db: Executor): Promise<void> {
+  const journal = storeState(db, JOURNAL);
+  if (!journal) return;
+  if (journal.storedUpTo === undefined) {
+    const [row] = await hotRows<{ id: number | null }>(db, 'select max(id) as id from access_transitions', []);
+    journal.storedUpTo = Number(row?.id ?? 0);
+    return;
+  }
+  const rows = await hotRows<{ id: number; moves: string; notes: string }>(
+    db,
+    'select id, moves, notes from access_transitions where id > ? order by id',
+    [journal.storedUpTo],
+  );
+  for (const r of rows) {
+    journal.record(JSON.parse(r.moves) as Moves, JSON.parse(r.notes) as AccessNote[]);
+    journal.storedUpTo = Number(r.id);
+  }
+}
+
+/** Forgets where this replica was in the stored transitions (its feed was lost): the next read starts over. */
+export function restartStoredTransitions(db: Executor): void {
+  const journal = storeState(db, JOURNAL);
+  if (journal) journal.storedUpTo = undefined;
+}
 
 /**
  * The transitions that took kind `name` from generation `from` to `to` on this store, added to `out` (one
@@ -91,7 +152,8 @@ export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promi
   if (db.isTransaction) return fn(db);
   const journal = storeState(db, JOURNAL);
   if (!journal) return runTransaction(db as Store, fn);
-  let transition: { before: Markers; after: Markers; notes: AccessNote[] } | undefined;
+  const shared = runtimeOf(db)?.kind === 'postgres';
+  let transition: { moves: Moves; notes: AccessNote[] } | undefined;
   const out = await runTransaction(db as Store, async (trx) => {
     const notes: AccessNote[] = [];
     const before = await readMarkers(trx);
@@ -103,10 +165,14 @@ export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promi
       journal.pending.delete(trx);
     }
     if (notes.length > 0 && !notes.includes(UNEXPLAINED)) {
-      transition = { before, after: await readMarkers(trx), notes };
+      const moves = movesOf(before, await readMarkers(trx));
+      if (Object.keys(moves).length > 0) {
+        transition = { moves, notes };
+        if (shared) await storeTransition(trx, moves, notes);
+      }
     }
     return result;
   });
-  if (transition) journal.record(transition.before, transition.after, transition.notes);
+  if (transition) journal.record(transition.moves, transition.notes);
   return out;
 }

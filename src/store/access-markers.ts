@@ -4,7 +4,7 @@
  * query, cheap enough for every request; the access engine keys its caches on the generations.
  */
 import { hotRows } from './direct.js';
-import type { Executor } from './db.js';
+import type { Executor } from './executor.js';
 import { type MARKERS } from './migrations/0005-access-sessions.js';
 
 export type MarkerName = (typeof MARKERS)[number];

@@ -3,7 +3,8 @@
  * The token lookup and the activity touch run per request: fixed statements run straight on the connection
  * when it is free (direct.ts), not the query builder, whose per-call work costs more than the query.
  */
-import { hotRows, hotWrite } from './direct.js';
+import { groupedWrite, hotRows, hotWrite } from './direct.js';
+import { storeKind } from './dialect.js';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 
@@ -16,7 +17,7 @@ export interface NewApiSessionRecord {
   configTypes: string[];
   authQueries: unknown[];
   isMfaRequired: boolean;
-  /** An OIDC login's session (migration 0019): its MFA is complete when made, and its legacy token is refused. */
+  /** An OIDC login's session (migration 0020): its MFA is complete when made, and its legacy token is refused. */
   isOidc?: boolean;
   createdAt: string;
 }
@@ -58,6 +59,8 @@ export interface ApiSessionPrincipal {
   authPolicyId: string;
   disabledAt: string | null;
   disabledUntil: string | null;
+  /** The identity's auth policy's second-factor rules, read in the same statement (null: no such policy). */
+  policySecondary: unknown;
 }
 
 interface PrincipalRow {
@@ -71,11 +74,16 @@ interface PrincipalRow {
   authPolicyId: string;
   disabledAt: string | null;
   disabledUntil: string | null;
+  policySecondary: string | null;
 }
 
+// The auth policy comes in the same statement: one round trip per lookup (a PostgreSQL store pays for each).
 const BY_TOKEN_HASH = `select s.id as "sessionId", s."lastActivityAt", s."authQueries", i.id as "identityId", i.name,
-    i."isAdmin", i."isDefaultAdmin", i."authPolicyId", i."disabledAt", i."disabledUntil"
-  from api_sessions s join identities i on i.id = s."identityId" where s."tokenHash" = ? and s."isOidc" = 0`;
+    i."isAdmin", i."isDefaultAdmin", i."authPolicyId", i."disabledAt", i."disabledUntil",
+    p.secondary as "policySecondary"
+  from api_sessions s join identities i on i.id = s."identityId"
+    left join auth_policies p on p.id = coalesce(i."authPolicyId", 'default')
+  where s."tokenHash" = ? and s."isOidc" = 0`;
 
 /** The API session with this token hash and its identity; undefined when there is none. */
 export async function apiSessionByTokenHash(
@@ -87,6 +95,7 @@ export async function apiSessionByTokenHash(
   return {
     ...row,
     authQueries: jsonFromDb<unknown[]>(row.authQueries),
+    policySecondary: row.policySecondary === null ? null : jsonFromDb(row.policySecondary),
     isAdmin: boolFromDb(row.isAdmin),
     isDefaultAdmin: boolFromDb(row.isDefaultAdmin),
   };
@@ -97,7 +106,10 @@ export const TOUCH_API_SESSION_SQL = 'update "api_sessions" set "lastActivityAt"
 
 /** Records activity on an API session; the API-session cache records it itself. */
 export async function touchApiSession(db: TypedExecutor, id: string, at: string): Promise<void> {
-  await hotWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
+  // PostgreSQL's commits wait for its log flush: concurrent touches share one (direct.ts, `groupedWrite`).
+  // SQLite's are cheap on its one connection, and run there directly.
+  if (storeKind(db) === 'postgres') await groupedWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
+  else await hotWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
 }
 
 /** Whether the API session exists (still). */

@@ -1,6 +1,7 @@
 /** Authenticators: lookups by owner and method, and the owner's failed-attempt reset (queries only). */
 import { hotRows } from './direct.js';
 import type { TypedExecutor } from './executor.js';
+import { boolFromDb, boolToDb } from './values.js';
 
 /** The id of an identity's authenticator of one method; undefined when it has none. */
 export async function authenticatorIdOf(
@@ -110,13 +111,14 @@ export interface CertAuthenticatorState {
   fingerprint: string | null;
   caId: string | null;
   unverifiedFingerprint: string | null;
+  certPem: string | null;
 }
 
 /** What certificate extension needs of an authenticator; undefined when it does not exist. */
 export function certAuthenticatorState(db: TypedExecutor, id: string): Promise<CertAuthenticatorState | undefined> {
   return db
     .selectFrom('authenticators')
-    .select(['id', 'identityId', 'method', 'fingerprint', 'caId', 'unverifiedFingerprint'])
+    .select(['id', 'identityId', 'method', 'fingerprint', 'caId', 'unverifiedFingerprint', 'certPem'])
     .where('id', '=', id)
     .executeTakeFirst();
 }
@@ -141,6 +143,7 @@ export async function promoteCert(
   id: string,
   cert: { pem: string; fingerprint: string },
   updatedAt: string,
+  rolledKeys: boolean,
 ): Promise<void> {
   await db
     .updateTable('authenticators')
@@ -149,8 +152,33 @@ export async function promoteCert(
       fingerprint: cert.fingerprint,
       unverifiedCertPem: null,
       unverifiedFingerprint: null,
+      isExtendRequested: 0,
+      isKeyRollRequested: 0,
+      lastExtendRolledKeys: boolToDb(rolledKeys),
       updatedAt,
     })
     .where('id', '=', id)
     .execute();
+}
+
+/** An administrator's request that the certificate be extended, its key rolled too when `rollKeys`. */
+export async function requestCertExtend(db: TypedExecutor, id: string, rollKeys: boolean, at: string): Promise<void> {
+  await db
+    .updateTable('authenticators')
+    .set({ isExtendRequested: 1, isKeyRollRequested: boolToDb(rollKeys), extendRequestedAt: at, updatedAt: at })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Whether an extension (and a key roll) is requested of this authenticator; both false when it is gone. */
+export async function certExtendRequest(
+  db: TypedExecutor,
+  id: string,
+): Promise<{ extend: boolean; rollKeys: boolean }> {
+  const row = await db
+    .selectFrom('authenticators')
+    .select(['isExtendRequested', 'isKeyRollRequested'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return { extend: boolFromDb(row?.isExtendRequested), rollKeys: boolFromDb(row?.isKeyRollRequested) };
 }

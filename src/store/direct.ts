@@ -13,8 +13,8 @@
  */
 import { CompiledQuery } from 'kysely';
 import { numberedPlaceholders, storeKind } from './dialect.js';
-import type { Executor } from './executor.js';
-import { runtimeOf, type DirectConnection, type StoreRuntime } from './runtime.js';
+import type { Executor, Store } from './executor.js';
+import { runtimeOf, type DirectConnection, type GroupedWrite, type StoreRuntime } from './runtime.js';
 
 function usable(db: Executor): DirectConnection | undefined {
   const c = runtimeOf(db)?.connection;
@@ -43,9 +43,18 @@ export async function hotWrite(db: Executor, text: string, params: readonly unkn
   return Number((await db.executeQuery(throughKysely(db, text, params))).numAffectedRows ?? 0);
 }
 
-/** The statement as kysely runs it; PostgreSQL numbers its placeholders (a scan of a short text, no memo). */
+/**
+ * The mark a hot statement carries on PostgreSQL: the store runs it as a prepared statement (pg/open.ts), parsed
+ * and planned once per pooled connection. A comment, so the text runs as written wherever it goes.
+ */
+export const HOT_STATEMENT = ' /* hot */';
+
+/**
+ * The statement as kysely runs it; PostgreSQL numbers its placeholders (a scan of a short text, no memo) and
+ * is told the statement is hot.
+ */
 function throughKysely(db: Executor, text: string, params: readonly unknown[]): CompiledQuery {
-  const sqlText = storeKind(db) === 'sqlite' ? text : numberedPlaceholders(text);
+  const sqlText = storeKind(db) === 'sqlite' ? text : numberedPlaceholders(text) + HOT_STATEMENT;
   return CompiledQuery.raw(sqlText, [...params]);
 }
 
@@ -83,6 +92,11 @@ function flush(db: Executor, runtime: StoreRuntime): void {
   const queue = runtime.grouped ?? [];
   runtime.grouped = undefined;
   const c = usable(db);
+  if (!c && runtime.kind === 'postgres' && queue.length > 1) {
+    for (let i = 0; i < queue.length; i += POOLED_BATCH)
+      void flushPooled(db as Store, queue.slice(i, i + POOLED_BATCH));
+    return;
+  }
   if (!c || queue.length === 1) {
     // Another flow's transaction holds the connection (or there is nothing to share): one at a time, as before.
     for (const p of queue) hotWrite(db, p.text, p.params).then(p.resolve, p.reject);
@@ -109,4 +123,31 @@ function flush(db: Executor, runtime: StoreRuntime): void {
     if (typeof r === 'number') p.resolve(r);
     else p.reject(r.error);
   });
+}
+
+/** At most this many grouped writes share one PostgreSQL transaction. */
+const POOLED_BATCH = 64;
+
+/**
+ * A pooled store's group commit (PostgreSQL): the batch in one transaction on one pooled connection, so the
+ * server flushes its log once for all of them rather than once each (its commits are bound by that flush: ~3,000
+ * single-row commits a second on the 2-core machine against ~10,000 rows in commits of 8). A failing statement
+ * ends PostgreSQL's transaction; the batch then goes again one statement at a time, so only the failing
+ * request fails (the grouped texts are inserts that skip conflicts and plain updates: running them again after
+ * the rollback is the same as running them once).
+ */
+async function flushPooled(db: Store, queue: GroupedWrite[]): Promise<void> {
+  let changes: number[];
+  try {
+    changes = await db.transaction().execute(async (trx) => {
+      const out: number[] = [];
+      for (const p of queue)
+        out.push(Number((await trx.executeQuery(throughKysely(trx, p.text, p.params))).numAffectedRows ?? 0));
+      return out;
+    });
+  } catch {
+    for (const p of queue) hotWrite(db, p.text, p.params).then(p.resolve, p.reject);
+    return;
+  }
+  queue.forEach((p, i) => p.resolve(changes[i]!));
 }

@@ -18,6 +18,11 @@ export interface StoredSigner {
   useExternalId: boolean;
   externalAuthUrl: string | null;
   fingerprint: string | null;
+  enrollToCertEnabled: boolean;
+  enrollToTokenEnabled: boolean;
+  enrollNameClaimsSelector: string | null;
+  enrollAttributeClaimsSelector: string | null;
+  enrollAuthPolicyId: string | null;
 }
 
 const COLUMNS = [
@@ -33,14 +38,22 @@ const COLUMNS = [
   'useExternalId',
   'externalAuthUrl',
   'fingerprint',
+  'enrollToCertEnabled',
+  'enrollToTokenEnabled',
+  'enrollNameClaimsSelector',
+  'enrollAttributeClaimsSelector',
+  'enrollAuthPolicyId',
 ] as const;
 
-type SignerRow = Omit<StoredSigner, 'enabled' | 'useExternalId'> & { enabled: number; useExternalId: number };
+type Flags = 'enabled' | 'useExternalId' | 'enrollToCertEnabled' | 'enrollToTokenEnabled';
+type SignerRow = Omit<StoredSigner, Flags> & Record<Flags, number>;
 
 const toSigner = (r: SignerRow): StoredSigner => ({
   ...r,
   enabled: boolFromDb(r.enabled),
   useExternalId: boolFromDb(r.useExternalId),
+  enrollToCertEnabled: boolFromDb(r.enrollToCertEnabled),
+  enrollToTokenEnabled: boolFromDb(r.enrollToTokenEnabled),
 });
 
 /** The signer whose `issuer` is `iss` (enabled or not); undefined when none. */

@@ -27,7 +27,8 @@ const ATTEMPTS = 50;
 /** Nonces of the locks this process holds. */
 const held = new Set<string>();
 
-function alive(pid: number): boolean {
+/** Whether a process of this machine with that id runs (one of another user counts). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -54,7 +55,7 @@ function readLock(path: string): LockContent | undefined {
 function live(c: LockContent): boolean {
   if (!Number.isInteger(c.pid) || c.pid <= 0) return false;
   if (c.pid === process.pid) return held.has(c.nonce);
-  return alive(c.pid);
+  return processAlive(c.pid);
 }
 
 /** The pid holding the lock, if a live process does. */

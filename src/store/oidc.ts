@@ -1,5 +1,5 @@
 /**
- * The OIDC provider's protocol state (migration 0019): authorization requests and their codes, the refresh-token
+ * The OIDC provider's protocol state (migration 0020): authorization requests and their codes, the refresh-token
  * lineage, revocations, and the API sessions OIDC logins make. Queries only; the rules are the model's
  * (model/services/oidc/).
  */

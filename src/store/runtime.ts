@@ -60,7 +60,7 @@ export interface StoreRuntime {
   /** The grouped writes of the current turn, until their batch runs. */
   grouped: GroupedWrite[] | undefined;
   /** Other replicas' writes, read before each request (pg/replica-changes.ts); PostgreSQL stores only. */
-  replicas: { fresh(): Promise<void> } | undefined;
+  replicas: { fresh(): Promise<void>; readonly reads: number; readonly failures: number } | undefined;
 }
 
 const runtimes = new WeakMap<object, StoreRuntime>();
@@ -181,3 +181,9 @@ export function onTablesChanged(db: Executor, tables: readonly string[], fn: () 
  * (pg/replica-changes.ts); undefined, at no cost, for a store no other process writes (SQLite).
  */
 export const storeFresh = (db: object): Promise<void> | undefined => runtimes.get(db)?.replicas?.fresh();
+
+/** How often the store has read other replicas' change counters, and failed to; undefined for SQLite. */
+export function replicaFeedStats(db: object): { reads: number; failures: number } | undefined {
+  const r = runtimes.get(db)?.replicas;
+  return r && { reads: r.reads, failures: r.failures };
+}

@@ -21,6 +21,12 @@ export interface AccessMarkersTable {
   changedAt: string;
 }
 
+export interface AccessTransitionsTable {
+  id: number;
+  moves: string;
+  notes: string;
+}
+
 export interface ApiSessionCertsTable extends EntityColumns {
   apiSessionId: string;
   identityId: string;
@@ -62,6 +68,10 @@ export interface AuthenticatorsTable extends EntityColumns {
   caId: string | null;
   unverifiedCertPem: string | null;
   unverifiedFingerprint: string | null;
+  isExtendRequested: Generated<number>;
+  isKeyRollRequested: Generated<number>;
+  extendRequestedAt: string | null;
+  lastExtendRolledKeys: number | null;
 }
 
 export interface CasTable extends EntityColumns {
@@ -99,6 +109,23 @@ export interface ControllerSecretsTable {
   ciphertext: string;
   createdAt: string;
   updatedAt: string;
+}
+
+export interface ControllerSettingsTable extends EntityColumns {
+  controllerId: string;
+  oidc: string | null;
+}
+
+export interface ControllersTable extends EntityColumns {
+  name: string;
+  certPem: string;
+  fingerprint: string;
+  ctrlAddress: string | null;
+  apiAddresses: Generated<string>;
+  version: string;
+  lastJoinedAt: string;
+  lastSeenAt: string;
+  stoppedAt: string | null;
 }
 
 export interface EdgeRouterPoliciesTable extends EntityColumns {
@@ -169,6 +196,11 @@ export interface ExternalJwtSignersTable extends EntityColumns {
   commonName: string | null;
   notBefore: string | null;
   notAfter: string | null;
+  enrollToCertEnabled: Generated<number>;
+  enrollToTokenEnabled: Generated<number>;
+  enrollNameClaimsSelector: string | null;
+  enrollAttributeClaimsSelector: string | null;
+  enrollAuthPolicyId: string | null;
 }
 
 export interface IdentitiesTable extends EntityColumns {
@@ -416,6 +448,7 @@ export interface TransitRoutersTable extends EntityColumns {
 
 export interface Database {
   access_markers: AccessMarkersTable;
+  access_transitions: AccessTransitionsTable;
   api_session_certs: ApiSessionCertsTable;
   api_sessions: ApiSessionsTable;
   auth_policies: AuthPoliciesTable;
@@ -425,6 +458,8 @@ export interface Database {
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
   controller_secrets: ControllerSecretsTable;
+  controller_settings: ControllerSettingsTable;
+  controllers: ControllersTable;
   edge_router_policies: EdgeRouterPoliciesTable;
   edge_router_policies_edgeRouterRoles: EdgeRouterPoliciesEdgeRouterRolesTable;
   edge_router_policies_identityRoles: EdgeRouterPoliciesIdentityRolesTable;

@@ -71,6 +71,12 @@ test('metrics.enabled serves Prometheus text on the main listener, by route patt
       sample(text, 'edgectl_http_requests_total', { method: 'GET', route: '(unmatched)', status: '404' }),
       1,
     );
+    // Other replicas' writes are read before each request on PostgreSQL; SQLite has no such reads.
+    const feedReads = sample(text, 'edgectl_store_change_reads_total', {});
+    if (testStoreKind() === 'postgres') {
+      assert.ok(feedReads! > 0, `change counters were read (${feedReads})`);
+      assert.equal(sample(text, 'edgectl_store_change_read_failures_total', {}), 0);
+    } else assert.equal(feedReads, 0);
     assert.equal(sample(text, 'edgectl_authentications_total', { method: 'password', result: 'success' }), 1);
     assert.equal(sample(text, 'edgectl_authentications_total', { method: 'password', result: 'failure' }), 1);
     assert.equal(sample(text, 'edgectl_authentications_total', { method: 'other', result: 'failure' }), 1);

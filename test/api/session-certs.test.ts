@@ -263,6 +263,75 @@ describe('identity certificate extension', () => {
     );
   });
 
+  test('request-extend (admin): the next login shows the request; a verified extension clears it and records the key roll', async () => {
+    const me = await enrolledIdentity();
+    const path = `/authenticators/${me.authenticatorId}/request-extend`;
+    let login = await certLogin(me.certPem, me.keyPem);
+    assert.equal(login.body.data.isCertExtendRequested, false);
+    assert.equal(login.body.data.isCertKeyRollRequested, false);
+
+    const asked = await admin.post(path, { rollKeys: true });
+    assert.equal(asked.status, 200, asked.text);
+    assert.deepEqual(checkResponse('management', '/authenticators/{id}/request-extend', 'POST', 200, asked.body), []);
+    assert.deepEqual(asked.body.data, {});
+    const detailRes = await admin.get(`/authenticators/${me.authenticatorId}`);
+    assert.deepEqual(checkResponse('management', '/authenticators/{id}', 'GET', 200, detailRes.body), []);
+    const detail = detailRes.body.data;
+    assert.equal(detail.isExtendRequested, true);
+    assert.equal(detail.isKeyRollRequested, true);
+    assert.equal(typeof detail.extendRequestedAt, 'string');
+    login = await certLogin(me.certPem, me.keyPem);
+    assert.equal(login.body.data.isCertExtendRequested, true);
+    assert.equal(login.body.data.isCertKeyRollRequested, true);
+    const token = login.body.data.token;
+    const current = await server.client('client').withToken(token).get('/current-api-session');
+    assert.equal(current.body.data.isCertExtendRequested, true);
+
+    // The client extends with a new key and verifies: the request is answered.
+    const { csrPem } = await newCsr();
+    const apath = `/current-identity/authenticators/${me.authenticatorId}`;
+    const res = await tlsClient('client', token, me.certPem, me.keyPem).post(`${apath}/extend`, {
+      clientCertCsr: csrPem,
+    });
+    assert.equal(res.status, 200, res.text);
+    const verified = await tlsClient('client', token).post(`${apath}/extend-verify`, {
+      clientCert: res.body.data.clientCert,
+    });
+    assert.equal(verified.status, 200, verified.text);
+    const after = (await admin.get(`/authenticators/${me.authenticatorId}`)).body.data;
+    assert.equal(after.isExtendRequested, false);
+    assert.equal(after.isKeyRollRequested, false);
+    assert.equal(after.lastExtendRolledKeys, true, 'the new certificate has a new key');
+
+    // Without rollKeys only the extension is asked for.
+    assert.equal((await admin.post(path, {})).status, 200);
+    const again = (await admin.get(`/authenticators/${me.authenticatorId}`)).body.data;
+    assert.equal(again.isExtendRequested, true);
+    assert.equal(again.isKeyRollRequested, false);
+  });
+
+  test('request-extend: unknown id 404, a password authenticator 401, non-admin or no session 401, bad body 400', async () => {
+    assertError(await admin.post('/authenticators/nope/request-extend', { rollKeys: false }), 404, 'NOT_FOUND');
+    const user = await createUser(server, admin);
+    const updb = (await admin.get(`/identities/${user.id}`)).body.data.authenticators.updb.id;
+    assertError(await admin.post(`/authenticators/${updb}/request-extend`, { rollKeys: false }), 401, 'UNAUTHORIZED');
+    assertError(
+      await user.client.other('management').post(`/authenticators/${updb}/request-extend`, {}),
+      401,
+      'UNAUTHORIZED',
+    );
+    assertError(
+      await server.client('management').post(`/authenticators/${updb}/request-extend`, {}),
+      401,
+      'UNAUTHORIZED',
+    );
+    assertError(
+      await admin.post(`/authenticators/${updb}/request-extend`, { rollKeys: 'yes' }),
+      400,
+      'COULD_NOT_VALIDATE',
+    );
+  });
+
   test('on the Management API too', async () => {
     const me = await enrolledIdentity();
     const token = (await certLogin(me.certPem, me.keyPem, 'management')).body.data.token;

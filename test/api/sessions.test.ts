@@ -109,6 +109,7 @@ describe('session create', () => {
         name: routerName,
         hostname: '',
         isOnline: false,
+        disabled: false,
         cost: 0,
         noTraversal: false,
         supportedProtocols: {},

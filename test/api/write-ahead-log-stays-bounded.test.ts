@@ -54,7 +54,9 @@ test('identity creates at full rate keep the log near its bound, and it is empti
       written > 8 * MiB,
       `the creates wrote many times the bound to the log (${written} bytes, ${created} creates)`,
     );
-    assert.ok(peak <= 6 * MiB, `the log stayed near its 4 MiB hard bound (peak ${peak} bytes)`);
+    // Writers wait at the hard bound (4 MiB) before a commit, not inside it: one group commit of all 16 clients'
+    // creates (~200 KiB of pages each) may still pass it, by up to ~3.2 MiB on a busy machine.
+    assert.ok(peak <= 8 * MiB, `the log stayed near its 4 MiB hard bound (peak ${peak} bytes)`);
     assert.ok(sample(text, 'edgectl_store_wal_truncations_total')! >= 1, 'the log was cut');
     assert.notEqual(sample(text, 'edgectl_store_wal_checkpoint_lag_frames'), undefined, 'the lag is shown');
     assert.notEqual(sample(text, 'edgectl_store_write_waits_total'), undefined, 'writers waiting is counted');

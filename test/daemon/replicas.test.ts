@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from 'otplib';
 import { verificationCounts } from '../../src/model/password.js';
+import { accessCacheStats } from '../../src/model/access/engine.js';
 import { assertError, unique } from '../harness/assert.js';
 import { authPolicyBody } from '../harness/bodies.js';
 import { freshDatabase, postgresSkip } from '../harness/pg.js';
@@ -107,6 +108,41 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
     assert.deepEqual(await listed(2), []);
     const refused = await on(1, u.client).post('/sessions', { serviceId: service });
     assert.equal(refused.status, 404, refused.text);
+  });
+
+  test('a service created on one replica is revised into the others’ caches, not recomputed', async () => {
+    const tag = unique('rev');
+    const u = await createUser(replicas[0]!, admins[0]!, { identity: { roleAttributes: [tag] } });
+    await createRecord(admins[0]!, '/service-policies', {
+      name: unique('sp'),
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [`#${tag}`],
+      serviceRoles: [`#${tag}`],
+    });
+    const first = await createRecord(admins[0]!, '/services', {
+      name: unique('svc'),
+      encryptionRequired: true,
+      roleAttributes: [tag],
+    });
+    const listed = async (i: number) =>
+      ((await on(i, u.client).get('/services')).body.data as { id: string }[]).map((s) => s.id).sort();
+    assert.deepEqual(await listed(1), [first]);
+    const misses = () =>
+      Object.fromEntries(
+        accessCacheStats(replicas[1]!.daemon.ctx)
+          .filter((c) => c.cache === 'services' || c.cache === 'grants')
+          .map((c) => [c.cache, c.misses]),
+      );
+    const before = misses();
+    // Written on the first replica: the second learns what changed from the stored journal (migration 0017).
+    const second = await createRecord(admins[0]!, '/services', {
+      name: unique('svc'),
+      encryptionRequired: true,
+      roleAttributes: [tag],
+    });
+    assert.deepEqual(await listed(1), [first, second].sort());
+    assert.deepEqual(misses(), before, 'the catalog and the grants were revised, not read again');
   });
 
   test('listings on one replica show what another created, on the next request', async () => {

@@ -5,6 +5,7 @@
  */
 import https from 'node:https';
 import type { FastifyInstance } from 'fastify';
+import { responseViolations } from './schemas.js';
 
 export interface HttpResponse<T = any> {
   status: number;
@@ -104,19 +105,48 @@ export async function injectRequest(
   return response(res.statusCode, stringHeaders, res.rawPayload);
 }
 
-/** HTTPS to the listener for every request. */
+/**
+ * A response that breaks the reference's response schema for its operation and status (test/harness/schemas.ts):
+ * the request's promise rejects with the violations, so the test that received the response fails, whichever
+ * file shares its process.
+ */
+export class SchemaViolation extends Error {}
+
+async function conforming(method: string, url: string, res: Promise<HttpResponse>): Promise<HttpResponse> {
+  const r = await res;
+  const contentType = r.headers['content-type'];
+  const violations = responseViolations(
+    method.toUpperCase(),
+    url,
+    r.status,
+    Array.isArray(contentType) ? contentType[0] : contentType,
+    r.body,
+  );
+  if (violations.length > 0)
+    throw new SchemaViolation(
+      `${method} ${url} answered ${r.status} against the response schema:\n  ${violations.join('\n  ')}\n${r.text.slice(0, 2000)}`,
+    );
+  return r;
+}
+
+/** HTTPS to the listener for every request; every response is checked against the response schemas. */
 export const tlsTransport =
   (ca: string): Transport =>
   (method, url, opts) =>
-    request(ca, method, url, opts);
+    conforming(method, url, request(ca, method, url, opts));
 
 /**
  * In-process for every request, except one that presents a client certificate: that one goes over TLS to the
- * listener (the app reads the certificate from the TLS connection).
+ * listener (the app reads the certificate from the TLS connection). Every response is checked against the
+ * response schemas.
  */
 export const injectTransport =
   (app: FastifyInstance, ca: string): Transport =>
   (method, url, opts = {}) =>
-    opts.cert !== undefined || opts.key !== undefined
-      ? request(ca, method, url, opts)
-      : injectRequest(app, method, url, opts);
+    conforming(
+      method,
+      url,
+      opts.cert !== undefined || opts.key !== undefined
+        ? request(ca, method, url, opts)
+        : injectRequest(app, method, url, opts),
+    );

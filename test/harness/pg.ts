@@ -8,7 +8,9 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openStore } from '../../src/store/db.js';
+import { after, before } from 'node:test';
+import { openStore, type OpenedStore } from '../../src/store/db.js';
+import { processAlive } from '../../src/store/lock.js';
 
 export const PG_SERVER = process.env.EDGECTL_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -60,6 +62,22 @@ async function dropStale(c: pg.Client): Promise<void> {
   }
 }
 
+/**
+ * Test databases of test processes of this machine that are gone (killed before they dropped what they made):
+ * their names carry the process id. Only when the server is this machine's, where those ids mean something.
+ */
+async function dropOrphans(c: pg.Client): Promise<void> {
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(PG_SERVER).hostname)) return;
+  const { rows } = await c.query<{ name: string }>(
+    `select datname as name from pg_database where datname ~ '^edgectl_t_(empty_)?[0-9]+_'`,
+  );
+  for (const { name } of rows) {
+    const pid = Number(/^edgectl_t_(?:empty_)?(\d+)_/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
+    await c.query(`drop database if exists "${name}" with (force)`);
+  }
+}
+
 let template: Promise<string> | undefined;
 
 function migratedTemplate(): Promise<string> {
@@ -68,6 +86,7 @@ function migratedTemplate(): Promise<string> {
     await c.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
     try {
       const found = await c.query('select 1 from pg_database where datname = $1', [name]);
+      await dropOrphans(c);
       if (found.rowCount === 0) {
         await dropStale(c);
         await c.query(`create database "${name}_new"`);
@@ -125,4 +144,32 @@ export async function postgresSkip(): Promise<string | false> {
   } catch (e) {
     return `PostgreSQL is not reachable at ${new URL(PG_SERVER).host} (${(e as Error).message}); set EDGECTL_TEST_PG`;
   }
+}
+
+/**
+ * A PostgreSQL store of a test file's own: a fresh database, opened before the file's tests and closed and
+ * dropped after them (nothing when `skip`). Read `store` and `url` inside the tests.
+ */
+export function postgresStoreForTests(skip: string | false): { readonly store: OpenedStore; readonly url: string } {
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  let opened: OpenedStore | undefined;
+  before(async () => {
+    if (skip) return;
+    database = await freshDatabase();
+    opened = await openStore(database.url);
+  });
+  after(async () => {
+    await opened?.close();
+    await database?.drop();
+  });
+  return {
+    get store() {
+      if (!opened) throw new Error('the test store is not open');
+      return opened;
+    },
+    get url() {
+      if (!database) throw new Error('the test database does not exist');
+      return database.url;
+    },
+  };
 }

@@ -2,7 +2,8 @@
  * `edgectl authenticator …`: the generic verbs over the authenticators resource definition, plus `re-enroll`:
  * the authenticator is replaced by an enrollment of the matching method (updb → updb with the same username,
  * cert → ott, or ottca for a certificate from a registered CA; docs/reference-notes.md §7.2), whose JWT is
- * printed or written to `--jwt-out FILE`.
+ * printed or written to `--jwt-out FILE`; and `request-extend`, which asks the identity's clients to extend their
+ * certificate (and roll its key) at their next login.
  */
 import type { Command } from 'commander';
 import { requireApi } from '../api.js';
@@ -43,4 +44,19 @@ export function registerAuthenticator(program: Command, io: CliIo): void {
         await emitEnrollmentJwt(api, io, res.data.id, opts.jwtOut, script !== undefined);
       },
     );
+  noun
+    .command('request-extend')
+    .description(
+      "ask the identity's clients to extend this certificate authenticator at their next login (and roll its key)",
+    )
+    .argument('id', "the certificate authenticator's id")
+    .option('--roll-keys', 'ask for a new key pair as well (the next extension must bring a new public key)')
+    .addHelpText('after', '\nExamples:\n  edgectl authenticator request-extend <id> --roll-keys')
+    .action(async (id: string, opts: { rollKeys?: boolean }) => {
+      const api = requireApi(io);
+      await api.call('POST', `/authenticators/${encodeURIComponent(id)}/request-extend`, {
+        rollKeys: opts.rollKeys === true,
+      });
+      io.out(`asked the clients of authenticator ${id} to extend it${opts.rollKeys ? ' with a new key' : ''}`);
+    });
 }

@@ -8,7 +8,7 @@
  */
 import type { EntitySpec } from '../crud.js';
 import { col, type Rec } from '../output.js';
-import { externalJwtSigners } from '../resources.js';
+import { authPolicies, externalJwtSigners } from '../resources.js';
 
 const key = (r: Rec) =>
   r.jwksEndpoint ? `jwks ${String(r.jwksEndpoint)}` : r.fingerprint ? `cert ${String(r.fingerprint)}` : '';
@@ -44,6 +44,20 @@ export const jwtSignerSpec: EntitySpec = {
     kid: { short: 'k', description: "key id of --cert-pem (default: the certificate's SHA-1 fingerprint)" },
     externalAuthUrl: { description: 'where clients get a token (shown on the login listing)' },
     enabled: { description: "accept this signer's tokens (default on create)" },
+    enrollToCertEnabled: {
+      description: 'its tokens may enroll new identities with a certificate (POST /enroll/token)',
+    },
+    enrollToTokenEnabled: { description: 'its tokens may enroll new identities that log in with such tokens' },
+    enrollNameClaimsSelector: {
+      description: "claim naming an enrolled identity, a JSON pointer (default: --claims-property's)",
+    },
+    enrollAttributeClaimsSelector: {
+      description: "claim giving an enrolled identity's role attributes (a list or comma-separated)",
+    },
+    enrollAuthPolicyId: {
+      ref: authPolicies,
+      description: "auth policy of enrolled identities (id or name; default 'default')",
+    },
   },
   createHelp:
     '\nA new signer is enabled, matches the `sub` claim against identity ids (--use-external-id for externalId),\nand needs --audience and exactly one of --cert-pem/--cert-file or --jwks-endpoint.',

@@ -1,8 +1,12 @@
-/** Authenticator operations beyond CRUD on the Management API: re-enroll (parity: docs/reference-notes.md §7.2). */
+/**
+ * Authenticator operations beyond CRUD on the Management API: re-enroll (parity: docs/reference-notes.md §7.2) and
+ * the current spec's request-extend (docs/decisions.md, "Certificate extension requests").
+ */
 import { Type } from '@sinclair/typebox';
 import { enrollments } from '../../model/resources/enrollment.js';
 import { reEnrollAuthenticator } from '../../model/services/enrollment/re-enroll.js';
-import { created } from '../http/envelope.js';
+import { requestCertAuthenticatorExtend } from '../../model/services/authentication/cert-extension.js';
+import { created, empty } from '../http/envelope.js';
 import { route, type RouteDef } from '../http/route.js';
 
 export const authenticatorRoutes: RouteDef[] = [
@@ -20,6 +24,22 @@ export const authenticatorRoutes: RouteDef[] = [
     async handler(rc) {
       const id = await reEnrollAuthenticator(rc.ctx, rc.params.id, (rc.body as { expiresAt: string }).expiresAt);
       return created(id, enrollments.name);
+    },
+  }),
+  route({
+    apis: ['management'],
+    method: 'POST',
+    path: '/authenticators/{id}/request-extend',
+    operationId: 'requestExtendAuthenticator',
+    tag: 'Authenticator',
+    access: 'admin',
+    body: Type.Object({ rollKeys: Type.Optional(Type.Boolean()) }, { additionalProperties: true }),
+    success: 200,
+    envelope: 'empty',
+    summary: "Asks an identity's clients to extend their certificate (and roll its key) at their next login",
+    async handler(rc) {
+      await requestCertAuthenticatorExtend(rc.ctx, rc.params.id, (rc.body as { rollKeys?: boolean }).rollKeys === true);
+      return empty();
     },
   }),
 ];

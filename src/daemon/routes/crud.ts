@@ -38,6 +38,8 @@ const tagOf = (def: ResourceDef) =>
 export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['management']): RouteDef[] {
   const base = `/${def.name}` as const;
   const one = `${base}/{id}` as const;
+  // Where the spec puts a resource's writes on a sub-path of the record (controller settings' `/effective`).
+  const written = `${one}${def.writePath ?? ''}` as const;
   const routes: RouteDef[] = [];
   const add = <A extends RouteAccess, P extends string>(spec: RouteSpec<A, P>) => routes.push(route(spec));
   const common = { apis, tag: tagOf(def) };
@@ -100,7 +102,7 @@ export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['manage
     add({
       ...common,
       method: mode === 'update' ? 'PUT' : 'PATCH',
-      path: one,
+      path: written,
       operationId: opId,
       access: access(def, mode),
       body: bodySchema(def, mode),
@@ -116,7 +118,7 @@ export function crudRoutes(def: ResourceDef, apis: readonly ApiName[] = ['manage
     add({
       ...common,
       method: 'DELETE',
-      path: one,
+      path: written,
       operationId: def.ops.delete,
       access: access(def, 'delete'),
       success: 200,

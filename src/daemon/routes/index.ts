@@ -1,4 +1,4 @@
-/** Every route of both APIs, listed explicitly. */
+/** Every route of every API (both edge APIs and the fabric subset), listed explicitly. */
 import { RESOURCES } from '../../model/resources/index.js';
 import type { ApiName, RouteDef } from '../http/route.js';
 import { apiSessionCertRoutes } from './api-session-certs.js';
@@ -6,12 +6,15 @@ import { authRoutes } from './auth.js';
 import { authenticatorRoutes } from './authenticator.js';
 import { caRoutes } from './ca.js';
 import { certExtensionRoutes } from './cert-extension.js';
+import { controllerRoutes } from './controllers.js';
 import { crudRoutes } from './crud.js';
 import { databaseRoutes } from './database.js';
 import { currentIdentityRoutes } from './current-identity.js';
 import { enrollRoutes } from './enroll.js';
+import { enrollKeyRoutes } from './enroll-keys.js';
 import { enrollmentRoutes } from './enrollment.js';
 import { externalJwtSignerRoutes } from './external-jwt-signers.js';
+import { fabricRoutes } from './fabric.js';
 import { identityRoutes } from './identity.js';
 import { identityTraceRoutes } from './identity-trace.js';
 import { infoRoutes } from './info.js';
@@ -30,6 +33,8 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...authRoutes,
     ...currentIdentityRoutes,
     ...RESOURCES.flatMap((def) => crudRoutes(def)).filter((r) => !isReplacedByAccessRoutes(r)),
+    // The controllers registry (both APIs) and the current spec's operations beyond the 0.25.6 set.
+    ...controllerRoutes,
     ...identityRoutes,
     ...relatedRoutes,
     // Access engine: services as identities see them, sessions, policy advice, service configs.
@@ -38,6 +43,7 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...identityAccessRoutes,
     ...enrollmentRoutes,
     ...enrollRoutes,
+    ...enrollKeyRoutes,
     // Third-party CAs, API-session certificates, certificate extension and re-enrollment.
     ...caRoutes,
     ...apiSessionCertRoutes,
@@ -57,5 +63,8 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
 
     // Revocations of OIDC tokens (the list and detail are the resource's generic routes).
     ...revocationRoutes,
+
+    // The fabric API's read-only subset: routers from the edge routers, no links or circuits.
+    ...fabricRoutes,
   ];
 }

@@ -8,14 +8,14 @@ import { sessions } from '../../model/resources/session.js';
 import { terminators } from '../../model/resources/terminator.js';
 import { ok, listOf, RAW } from '../http/envelope.js';
 import { route, API_PREFIX, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
-import { SPEC_IDS } from '../openapi.js';
+import { SPEC_IDS, SPEC_VERSION } from '../openapi.js';
 import { networkJwt } from '../../model/services/enrollment/network-jwt.js';
 
 const BOTH = ['client', 'management'] as const;
 
 export function versionRecord(rc: Pick<RequestContext, 'deps'>) {
   const urls = (api: ApiName) => [`${rc.deps.advertisedUrl}${API_PREFIX[api]}`];
-  const v1 = (api: ApiName) => ({ v1: { path: API_PREFIX[api], version: '0.25.6', apiBaseUrls: urls(api) } });
+  const v1 = (api: ApiName) => ({ v1: { path: API_PREFIX[api], version: SPEC_VERSION, apiBaseUrls: urls(api) } });
   return {
     version: `v${rc.deps.version}`,
     revision: 'edgectl',

@@ -205,8 +205,7 @@ export const mfaRoutes: RouteDef[] = [
     envelope: 'detailMfaRecoveryCodesEnvelope',
     async handler(rc) {
       const code = codeOf(rc) ?? (await getBodyCode(rc));
-      const codes = await limited(rc, () => maskedRecoveryCodes(rc.ctx, caller(rc), code));
-      return ok({ recoveryCodes: codes });
+      return ok(await limited(rc, () => maskedRecoveryCodes(rc.ctx, caller(rc), code)));
     },
   }),
   route({

@@ -256,6 +256,7 @@ const CURRENT_IDENTITY_ROUTER_FIELDS = [
   'name',
   'hostname',
   'isOnline',
+  'disabled',
   'cost',
   'noTraversal',
   'supportedProtocols',

@@ -136,6 +136,7 @@ export async function loadRouterCatalog(ctx: Ctx): Promise<RouterCatalog> {
         name: r.name,
         hostname: r.hostname ?? '',
         isOnline: Boolean(r.isOnline),
+        disabled: Boolean(r.disabled),
         cost: r.cost ?? null,
         noTraversal: r.noTraversal ?? null,
         supportedProtocols: protocols,

@@ -23,7 +23,8 @@ function sessionData(apiSessionId: string, s: ApiSessionPosture) {
     mfa: {
       apiSessionId,
       passedMfa: s.mfaPassedAt !== undefined,
-      passedAt: s.mfaPassedAt ? s.mfaPassedAt.toISOString() : null,
+      // Required and not nullable: never passed is Go's zero time, as for the other times never reported.
+      passedAt: at(s.mfaPassedAt),
       passedOnWake: s.mfaPassedAt !== undefined && !(s.wokenAt && s.wokenAt > s.mfaPassedAt),
       passedOnUnlock: s.mfaPassedAt !== undefined && !(s.unlockedAt && s.unlockedAt > s.mfaPassedAt),
     },

@@ -72,7 +72,10 @@ export const authPolicies = defineResource({
     },
   },
   unique: ['name'],
-  blockingRefs: [{ table: 'identities', column: 'authPolicyId', entity: 'identities' }],
+  blockingRefs: [
+    { table: 'identities', column: 'authPolicyId', entity: 'identities' },
+    { table: 'external_jwt_signers', column: 'enrollAuthPolicyId', entity: 'external-jwt-signers' },
+  ],
   ops: {
     list: 'listAuthPolicies',
     create: 'createAuthPolicy',

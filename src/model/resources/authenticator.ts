@@ -38,6 +38,11 @@ export const authenticators = defineResource({
     // The certificate `extend` issued, waiting for `extend-verify` (services/authentication/cert-extension.ts).
     unverifiedCertPem: { schema: Type.String(), storage: 'text', hidden: true },
     unverifiedFingerprint: { schema: Type.String(), storage: 'text', hidden: true },
+    // An administrator's request that the certificate be extended (`request-extend`); cleared by extend-verify.
+    isExtendRequested: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
+    isKeyRollRequested: { schema: Type.Boolean(), storage: 'bool', default: false, filter: true },
+    extendRequestedAt: { schema: Type.String(), storage: 'datetime', filter: true },
+    lastExtendRolledKeys: { schema: Type.Boolean(), storage: 'bool' },
   },
   extraFields: { identity: { kind: 'scalar', type: 'string', column: 'identityId' } },
   ops: {

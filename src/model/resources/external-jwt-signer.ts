@@ -60,6 +60,13 @@ export const externalJwtSigners = defineResource({
     claimsProperty: { ...text('optional'), default: 'sub' },
     useExternalId: { ...flag('optional'), default: false },
     externalAuthUrl: { ...text('optional'), renderNull: true },
+    // Enrollment with the signer's tokens (`POST /enroll/token`; docs/decisions.md, "Enrollment with an external
+    // JWT"): to a certificate or to an ext-JWT identity, the claims giving its name and attributes, its policy.
+    enrollToCertEnabled: { ...flag('optional'), default: false },
+    enrollToTokenEnabled: { ...flag('optional'), default: false },
+    enrollNameClaimsSelector: text('optional'),
+    enrollAttributeClaimsSelector: text('optional'),
+    enrollAuthPolicyId: text('optional'),
     fingerprint: derived('text'),
     commonName: derived('text'),
     notBefore: derived('datetime'),

@@ -17,6 +17,8 @@ import { edgeRouterPolicies } from './edge-router-policy.js';
 import { serviceEdgeRouterPolicies } from './service-edge-router-policy.js';
 import { postureChecks } from './posture-check.js';
 import { externalJwtSigners } from './external-jwt-signer.js';
+import { controllerSettings } from './controller-setting.js';
+import { controllers } from './controller.js';
 import { revocations } from './revocation.js';
 
 export { apiSessions, authPolicies, authenticators, cas, enrollments, identities, identityTypes };
@@ -32,6 +34,8 @@ export {
   serviceEdgeRouterPolicies,
   postureChecks,
   externalJwtSigners,
+  controllerSettings,
+  controllers,
   revocations,
 };
 
@@ -58,6 +62,8 @@ export const RESOURCES: readonly ResourceDef[] = [
   // Posture checks (their type-specific fields: src/model/posture/types/).
   postureChecks,
 
+  // Per-controller settings (the controllers registry itself is read-only: routes/controllers.ts).
+  controllerSettings,
   // Revocations of OIDC tokens (created by POST /revocations, daemon/routes/revocations.ts).
   revocations,
 ];

@@ -27,6 +27,8 @@ export const UNTRACED: Readonly<Record<string, { insert?: true; columns?: readon
   sessions: { insert: true },
   api_sessions: { columns: ['lastActivityAt'] },
   authenticators: { columns: ['failedAttempts'] },
+  // A controller's heartbeat (migration 0018): read from the store each time `GET /controllers` answers.
+  controllers: { columns: ['lastSeenAt'] },
 };
 
 /** Tables that are not model data (bookkeeping): no trigger, no counter. */
@@ -87,4 +89,28 @@ export async function up(db: AnyDb): Promise<void> {
           `on "${t.table}" for each statement execute function store_changes_bump()`,
       )
       .execute(db);
+}
+
+/** Gives tables created by a later migration their counter and trigger, as this migration gave every table. */
+export async function traceTables(db: AnyDb, tables: readonly string[]): Promise<void> {
+  await db
+    .insertInto('store_changes')
+    .values(tables.map((name) => ({ name })))
+    .execute();
+  for (const table of tables) await traceTable(db, table);
+}
+
+/** (Re)creates a table's change trigger for its current columns (a later migration adding columns calls it). */
+export async function traceTable(db: AnyDb, table: string): Promise<void> {
+  const { rows } = await sql<{ column: string }>`select column_name::text as "column" from information_schema.columns
+    where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(db);
+  await sql.raw(`drop trigger if exists "${storeChangesTriggerName(table)}" on "${table}"`).execute(db);
+  await sql
+    .raw(
+      `create trigger "${storeChangesTriggerName(table)}" after ${tracedEvents(
+        table,
+        rows.map((r) => r.column),
+      )} on "${table}" for each statement execute function store_changes_bump()`,
+    )
+    .execute(db);
 }

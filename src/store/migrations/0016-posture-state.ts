@@ -15,9 +15,9 @@
  * On PostgreSQL each new table gets its change counter and trigger (migration 0015): posture written on one
  * replica reaches the others' caches before their next request.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { onPostgres } from './helpers.js';
-import { storeChangesTriggerName, tracedEvents } from './0015-change-log.js';
+import { traceTables } from './0015-change-log.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
@@ -56,20 +56,5 @@ export async function up(db: AnyDb): Promise<void> {
 
   if (!onPostgres(db)) return;
   // Tables created after 0015 are traced like every table it found.
-  await db
-    .insertInto('store_changes')
-    .values(TABLES.map((name) => ({ name })))
-    .execute();
-  for (const table of TABLES) {
-    const { rows } = await sql<{ column: string }>`select column_name::text as "column" from information_schema.columns
-      where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(db);
-    await sql
-      .raw(
-        `create trigger "${storeChangesTriggerName(table)}" after ${tracedEvents(
-          table,
-          rows.map((r) => r.column),
-        )} ` + `on "${table}" for each statement execute function store_changes_bump()`,
-      )
-      .execute(db);
-  }
+  await traceTables(db, TABLES);
 }

@@ -20,7 +20,10 @@ import * as m0013 from './0013-mfa-failures.js';
 import * as m0014 from './0014-controller-secrets.js';
 import * as m0015 from './0015-change-log.js';
 import * as m0016 from './0016-posture-state.js';
-import * as m0019 from './0019-oidc.js';
+import * as m0017 from './0017-access-transitions.js';
+import * as m0018 from './0018-controllers.js';
+import * as m0019 from './0019-enroll-extend-fields.js';
+import * as m0020 from './0020-oidc.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -40,7 +43,10 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-controller-secrets': m0014,
   '0015-change-log': m0015,
   '0016-posture-state': m0016,
-  '0019-oidc': m0019,
+  '0017-access-transitions': m0017,
+  '0018-controllers': m0018,
+  '0019-enroll-extend-fields': m0019,
+  '0020-oidc': m0020,
 };
 
 /**

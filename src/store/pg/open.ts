@@ -3,12 +3,14 @@
  * (under an advisory lock, so replicas starting together on an empty database leave one migrator), and the
  * change feed told of every statement each pooled connection runs.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database as StoreSchema } from '../schema.js';
 import { ChangeFeed, SPLIT_COLUMNS, type FeedSession } from '../change-feed.js';
 import type { SchemaObject } from '../statement-tables.js';
 import { createRuntime } from '../runtime.js';
+import { HOT_STATEMENT } from '../direct.js';
 import { WriteGate } from '../write-gate.js';
 import { knownMigrations, migrateToLatest } from '../migrations/index.js';
 import { StoreRefused } from '../open-checks.js';
@@ -49,13 +51,38 @@ const READER = /^\s*(select|with)\b/i;
 const WRITES = /\b(insert|update|delete)\b/i;
 const isReader = (text: string): boolean => READER.test(text) && !WRITES.test(text);
 
-/** Tells the feed about every statement a pooled connection runs, before it runs and once it has finished. */
-function followStatements(client: pg.PoolClient, session: FeedSession): void {
+/** Names of the hot statements' prepared forms, by text (at most MAX_PREPARED texts are named). */
+type PreparedNames = Map<string, string>;
+const MAX_PREPARED = 500;
+const ALL_COLUMNS = /\bselect\s+(distinct\s+)?([a-z_"]+\.)?\*/i;
+
+/**
+ * The prepared statement's name for a hot statement (direct.ts marks them: fixed texts with explicit columns
+ * that run on most requests), so each pooled connection parses and plans it once rather than on every run.
+ */
+function preparedName(names: PreparedNames, text: string): string | undefined {
+  // A prepared `select *` fails once a migration adds a column (its result type changed): those stay unnamed.
+  if (!text.endsWith(HOT_STATEMENT) || ALL_COLUMNS.test(text)) return undefined;
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_PREPARED) {
+    name = `edgectl_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * Tells the feed about every statement a pooled connection runs, before it runs and once it has finished, and
+ * runs the hot ones as prepared statements.
+ */
+function followStatements(client: pg.PoolClient, session: FeedSession, names: PreparedNames): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
     if (typeof text !== 'string') return query(...args);
     session.note(text, isReader(text));
+    const name = typeof args[0] === 'string' && Array.isArray(args[1]) ? preparedName(names, text) : undefined;
+    if (name !== undefined) args = [{ name, text, values: args[1] }, ...args.slice(2)];
     const out = query(...args);
     if (out instanceof Promise) {
       return out.finally(() => session.finished());
@@ -76,9 +103,10 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
   // emits 'error' on its client after failing that query, and with no listener Node throws it. The query's
   // caller sees the failure; the pool discards the dead connection on release and the next query opens another.
   pool.on('error', () => {});
+  const prepared: PreparedNames = new Map();
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    followStatements(client, feed.session());
+    followStatements(client, feed.session(), prepared);
   });
   const db = new Kysely<StoreSchema>({ dialect: new PostgresDialect({ pool }) });
   try {

@@ -6,13 +6,24 @@
  * arrives here after that answer reads the moved counter before it is served from a cache.
  *
  * Reads are shared: a request joins the next read that begins after it arrived (at most one runs and one
- * waits), so under load the cost is one small query per batch of requests, not per request.
+ * waits; an idle store begins it at the end of the turn, so the requests of one turn share it), so under load
+ * the cost is one small query per batch of requests, not per request.
  *
  * When the counters cannot be read (the database is unreachable), every cache is dropped and the next read
  * that succeeds drops them again: nothing is answered from what was kept while the feed was lost.
+ *
+ * The access engine's caches are revised by the journal of what each transaction changed
+ * (access-journal.ts): the transitions other replicas stored (migration 0017) are read into this replica's
+ * journal when their table's counter moved, before the request goes on.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { hotRows } from '../direct.js';
 import type { ChangeFeed } from '../change-feed.js';
+import { readStoredTransitions, restartStoredTransitions } from '../access-journal.js';
+
+/** The counters' reads: hot statements (prepared once per connection, direct.ts). */
+const STAR = "select gen from store_changes where name = '*'";
+const EVERY_TABLE = 'select name, gen from store_changes';
 
 export class ReplicaChanges {
   private readonly seen = new Map<string, number>();
@@ -32,8 +43,9 @@ export class ReplicaChanges {
   /** Settles once a read of the counters that began after this call has been applied. Never rejects. */
   fresh(): Promise<void> {
     if (this.queued) return this.queued;
-    if (!this.running) return this.start();
-    const queued = this.running.then(() => {
+    // The next read begins once the running one has ended, or else at the end of this event-loop turn, so the
+    // other requests that arrived in the same turn (read off other sockets) join it rather than the one after.
+    const queued = (this.running ?? new Promise<void>((r) => setImmediate(r))).then(() => {
       this.queued = undefined;
       return this.start();
     });
@@ -51,11 +63,11 @@ export class ReplicaChanges {
 
   private async read(): Promise<void> {
     try {
-      const { rows } = await sql<{ gen: number }>`select gen from store_changes where name = '*'`.execute(this.db);
+      const rows = await hotRows<{ gen: number }>(this.db, STAR, []);
       const star = Number(rows[0]?.gen ?? -1);
       this.reads++;
       if (star === this.star) return;
-      const all = await sql<{ name: string; gen: number }>`select name, gen from store_changes`.execute(this.db);
+      const all = { rows: await hotRows<{ name: string; gen: number }>(this.db, EVERY_TABLE, []) };
       const first = this.star === undefined;
       const moved: string[] = [];
       for (const r of all.rows) {
@@ -66,12 +78,15 @@ export class ReplicaChanges {
           moved.push(r.name);
         }
       }
+      // The access journal's steps first, so that the caches the moved markers reach can be revised narrowly.
+      if (first || moved.includes('access_transitions')) await readStoredTransitions(this.db);
       if (first) this.feed.everything();
       else if (moved.length > 0) this.feed.external(moved);
     } catch {
       this.failures++;
       this.star = undefined;
       this.seen.clear();
+      restartStoredTransitions(this.db);
       this.feed.everything();
     }
   }

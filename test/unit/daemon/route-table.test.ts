@@ -5,27 +5,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { normalisedPath, referenceOperations } from '../../harness/reference-operations.js';
 import { allRoutes } from '../../../src/daemon/routes/index.js';
 import { API_PREFIX } from '../../../src/daemon/http/route.js';
 import { buildValidator } from '../../../src/daemon/http/validators.js';
 import { AJV_OPTIONS } from '../../../src/daemon/server.js';
 
-const tsv = readFileSync(
-  fileURLToPath(new URL('../../fixtures/reference/operations-v0.25.6.tsv', import.meta.url)),
-  'utf8',
-);
-const [header, ...rows] = tsv
-  .trim()
-  .split('\n')
-  .map((l) => l.split('\t'));
-const col = (name: string) => header!.indexOf(name);
-const norm = (p: string) => p.replace(/\{[^}]+\}/g, '{}').replace(/\/+$/, '') || '/';
+const norm = normalisedPath;
 const reference = new Map(
-  rows.map((r) => [
-    `${r[col('method')]} ${norm(r[col('path')]!)}`,
-    { operationId: r[col('operationId')]!, success: r[col('success')]! },
+  referenceOperations('v0.25.6').map((r) => [
+    `${r.method} ${norm(r.path!)}`,
+    { operationId: r.operationId!, success: r.success! },
   ]),
 );
 

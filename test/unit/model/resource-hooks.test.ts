@@ -14,8 +14,9 @@ import { RESOURCES } from '../../../src/model/resources/index.js';
 import { sessions } from '../../../src/model/resources/session.js';
 import { terminators } from '../../../src/model/resources/terminator.js';
 import { RESOURCE_HOOKS } from '../../../src/model/services/hooks/index.js';
+import { controllers } from '../../../src/model/resources/controller.js';
 
-const DEFINED = [...RESOURCES, sessions, terminators, apiSessionCerts];
+const DEFINED = [...RESOURCES, sessions, terminators, apiSessionCerts, controllers];
 
 describe('resource hooks', () => {
   it('registers hooks only under names of defined resources', () => {

@@ -4,26 +4,15 @@
  * in the process (pg emits 'error' on a lent-out client after failing its query; unheard, Node throws it).
  * The next queries open new connections.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { dynamic, openStore, type OpenedStore } from '../../../src/store/db.js';
-import { freshDatabase, PG_SERVER, postgresSkip } from '../../harness/pg.js';
+import { dynamic } from '../../../src/store/db.js';
+import { PG_SERVER, postgresSkip, postgresStoreForTests } from '../../harness/pg.js';
 
 const skip = await postgresSkip();
-let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
-let store: OpenedStore | undefined;
-
-before(async () => {
-  if (skip) return;
-  database = await freshDatabase();
-  store = await openStore(database.url);
-});
-after(async () => {
-  await store?.close();
-  await database?.drop();
-});
+const pgStore = postgresStoreForTests(skip);
 
 /** Ends every connection to the test database but the caller's, as `pg_terminate_backend` does. */
 async function terminateAll(): Promise<number> {
@@ -33,7 +22,7 @@ async function terminateAll(): Promise<number> {
     const { rows } = await admin.query(
       `select pg_terminate_backend(pid) as ended from pg_stat_activity
        where datname = $1 and pid <> pg_backend_pid()`,
-      [new URL(database!.url).pathname.slice(1)],
+      [new URL(pgStore.url).pathname.slice(1)],
     );
     return rows.length;
   } finally {
@@ -45,7 +34,7 @@ test(
   'a query whose connection is ended fails; the process goes on and the next queries succeed',
   { skip },
   async () => {
-    const db = dynamic(store!.db);
+    const db = dynamic(pgStore.store.db);
     const uncaught: unknown[] = [];
     const hear = (e: unknown): void => void uncaught.push(e);
     process.on('uncaughtException', hear);

@@ -1,14 +1,16 @@
 /**
  * Every table of a PostgreSQL store moves its change counter (migration 0015) on every write other replicas
  * must learn of: each table has its trigger, and a table with untraced columns lists every other column, so a
- * column added by a later migration without being added to its trigger fails here.
+ * column added by a later migration without being added to its trigger fails here. A replica learns of another's
+ * committed writes when it next asks (pg/replica-changes.ts), the asks of one turn sharing one read.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { dynamic, openStore, type OpenedStore } from '../../../src/store/db.js';
+import { dynamic, openStore } from '../../../src/store/db.js';
+import { runtimeOf } from '../../../src/store/runtime.js';
 import { storeChangesTriggerName, tracedEvents } from '../../../src/store/migrations/0015-change-log.js';
-import { freshDatabase, postgresSkip } from '../../harness/pg.js';
+import { postgresSkip, postgresStoreForTests } from '../../harness/pg.js';
 
 const skip = await postgresSkip();
 
@@ -20,21 +22,10 @@ const normalized = (events: string): string[] =>
     .split(' or ')
     .map((e) => e.replace(/^update of (.+)$/, (_, cols: string) => `update of ${cols.split(', ').sort().join(',')}`))
     .sort();
-let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
-let store: OpenedStore | undefined;
-
-before(async () => {
-  if (skip) return;
-  database = await freshDatabase();
-  store = await openStore(database.url);
-});
-after(async () => {
-  await store?.close();
-  await database?.drop();
-});
+const pgStore = postgresStoreForTests(skip);
 
 test('every table has its change-counter trigger, over every column it must trace', { skip }, async () => {
-  const db = dynamic(store!.db);
+  const db = dynamic(pgStore.store.db);
   const { rows } = await sql<{ table: string; columns: string[] }>`
     select c.table_name as "table", array_agg(c.column_name::text order by c.ordinal_position) as columns
     from information_schema.columns c join information_schema.tables t
@@ -61,7 +52,7 @@ test(
   'a write moves its table and the store counters once it commits; an activity touch moves none',
   { skip },
   async () => {
-    const db = dynamic(store!.db);
+    const db = dynamic(pgStore.store.db);
     const gens = async () =>
       new Map(
         (await sql<{ name: string; gen: number }>`select name, gen from store_changes`.execute(db)).rows.map((r) => [
@@ -76,5 +67,29 @@ test(
     assert.equal(after.get('*'), before.get('*')! + 1);
     await sql`update api_sessions set "lastActivityAt" = 'x' where id = 'none'`.execute(db);
     assert.deepEqual(await gens(), after);
+  },
+);
+
+test(
+  "another store's committed write is known once fresh() settles; one turn's calls share one read",
+  { skip },
+  async () => {
+    const a = pgStore.store;
+    const b = await openStore(pgStore.url);
+    try {
+      const runtime = runtimeOf(a.db)!;
+      const replicas = runtime.replicas!;
+      await replicas.fresh();
+      const deps = runtime.feed.deps(['identity_types']);
+      const version = runtime.feed.version(deps);
+      // Written through the other store (another replica) and committed before this replica is asked.
+      await sql`update identity_types set tags = '{"b":1}' where id = 'Device'`.execute(dynamic(b.db));
+      const reads = replicas.reads;
+      await Promise.all(Array.from({ length: 10 }, () => replicas.fresh()));
+      assert.equal(replicas.reads - reads, 1, 'the ten calls of one turn shared one read');
+      assert.ok(runtime.feed.version(deps) > version, 'the write reached this store’s feed');
+    } finally {
+      await b.close();
+    }
   },
 );

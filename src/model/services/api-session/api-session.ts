@@ -23,10 +23,12 @@ import { getEntity } from '../../crud.js';
 import { renderRecord } from '../../render.js';
 import type { Row } from '../../resource.js';
 import { policyForIdentity } from '../hooks/auth-policy.js';
+import type { AuthPolicy } from '../../resources/auth-policy.js';
 import { cachedPrincipal, forgetPrincipal, principalGeneration, rememberPrincipal } from './api-session-cache.js';
 import type { CachedPrincipal } from './api-session-cache.js';
 import type { SessionIdentity } from './session-identity.js';
 import { textOf } from '../../row.js';
+import { certExtendRequest } from '../../../store/authenticators.js';
 
 export interface Principal {
   apiSessionId: string;
@@ -89,7 +91,11 @@ async function lookupToken(ctx: Ctx, token: string): Promise<CachedPrincipal | u
   // Every cache miss runs this: the store keeps it a prepared template query (store/api-sessions.ts).
   const row = await apiSessionByTokenHash(ctx.db, tokenHash(token));
   if (!row) return undefined;
-  const policy = await policyForIdentity(ctx.db, row.authPolicyId);
+  // The policy read with the session; a policy id that names no policy falls back to the default's.
+  const secondary =
+    row.policySecondary !== null
+      ? (row.policySecondary as AuthPolicy['secondary'])
+      : (await policyForIdentity(ctx.db, row.authPolicyId)).secondary;
   const found: CachedPrincipal = {
     sessionId: row.sessionId,
     lastActivityMs: new Date(row.lastActivityAt).getTime(),
@@ -103,7 +109,7 @@ async function lookupToken(ctx: Ctx, token: string): Promise<CachedPrincipal | u
     },
     disabledAt: row.disabledAt,
     disabledUntil: row.disabledUntil,
-    extJwtSigner: policy.secondary?.requireExtJwtSigner ?? null,
+    extJwtSigner: secondary?.requireExtJwtSigner ?? null,
   };
   rememberPrincipal(ctx.db, token, genBefore, found);
   return found;
@@ -165,5 +171,9 @@ export async function currentApiSessionDetail(ctx: Ctx, apiSessionId: string): P
   const out = renderRecord(apiSessions, row);
   out.expiresAt = iso(new Date(new Date(textOf(row, 'lastActivityAt')).getTime() + ctx.settings.sessionTimeoutMs));
   out.expirationSeconds = Math.round(ctx.settings.sessionTimeoutMs / 1000);
+  // An administrator asked this login's certificate to be extended (`request-extend`): the SDK then extends it.
+  const asked = row.authenticatorId ? await certExtendRequest(ctx.db, String(row.authenticatorId)) : undefined;
+  out.isCertExtendRequested = asked?.extend ?? false;
+  out.isCertKeyRollRequested = asked?.rollKeys ?? false;
   return out;
 }

@@ -10,11 +10,19 @@
 import {
   certAuthenticatorState,
   promoteCert,
+  requestCertExtend,
   setUnverifiedCert,
   type CertAuthenticatorState,
 } from '../../../store/authenticators.js';
 import { withTx } from '../../../store/db.js';
-import { CERTIFICATE_PEM_TYPES, decodePemBlocks, isPkiError, parseCertificateDer } from '../../../pki/index.js';
+import {
+  CERTIFICATE_PEM_TYPES,
+  decodePemBlocks,
+  isPkiError,
+  parseCertificate,
+  parseCertificateDer,
+  type ParsedCertificate,
+} from '../../../pki/index.js';
 import { iso, withDb, type Ctx } from '../../ctx.js';
 import { DomainError, notFound } from '../../errors.js';
 import { requirePki } from '../../pki.js';
@@ -106,6 +114,34 @@ export async function verifyExtendedCertificate(
     }
     if (cert.fingerprint !== row.unverifiedFingerprint)
       throw invalid('clientCert is not the certificate issued by the last extend');
-    await promoteCert(trx, id, { pem: cert.pem, fingerprint: cert.fingerprint }, iso(ctx.now()));
+    // The request-extend flags are answered; whether the key changed is kept (`lastExtendRolledKeys`).
+    await promoteCert(trx, id, { pem: cert.pem, fingerprint: cert.fingerprint }, iso(ctx.now()), rolledKeys(row, cert));
+  });
+}
+
+/** Whether the verified certificate has another public key than the one it replaces. */
+function rolledKeys(row: CertAuthenticatorRow, cert: ParsedCertificate): boolean {
+  if (!row.certPem) return true;
+  const spki = (c: ParsedCertificate) => c.publicKey.export({ type: 'spki', format: 'der' });
+  return !spki(parseCertificate(row.certPem)).equals(spki(cert));
+}
+
+/**
+ * `request-extend` (Management API, admin): asks the identity's clients to extend their certificate (and roll
+ * its key when `rollKeys`) at their next authentication, which then shows `isCertExtendRequested` /
+ * `isCertKeyRollRequested`; a verified extension clears both. Unknown id: 404. Not a certificate authenticator,
+ * or one whose certificate another CA issued (this network cannot extend it): 401 UNAUTHORIZED with a cause, as
+ * the reference answers for a non-certificate one.
+ */
+export async function requestCertAuthenticatorExtend(ctx: Ctx, id: string, rollKeys: boolean): Promise<void> {
+  await withTx(ctx.db, async (trx) => {
+    const row = await certAuthenticatorState(trx, id);
+    if (!row) throw notFound(id, 'authenticator');
+    if (row.method !== 'cert' || row.caId)
+      throw new DomainError('UNAUTHORIZED', {
+        urlVars: { id },
+        cause: { message: 'only certificate authenticators issued by this network can be asked to extend' },
+      });
+    await requestCertExtend(trx, id, rollKeys, iso(ctx.now()));
   });
 }

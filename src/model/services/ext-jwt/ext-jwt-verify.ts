@@ -10,7 +10,12 @@ import type { KeyObject } from 'node:crypto';
 import type { Ctx } from '../../ctx.js';
 import { DomainError, type ErrorCode } from '../../errors.js';
 import { signerCertificate } from '../hooks/external-jwt-signer.js';
-import { anySignerEnabled, signerByIssuer, type StoredSigner } from '../../../store/external-jwt-signers.js';
+import {
+  anySignerEnabled,
+  signerById,
+  signerByIssuer,
+  type StoredSigner,
+} from '../../../store/external-jwt-signers.js';
 import { identityIdByExternalId, identityStanding } from '../../../store/identities.js';
 import { principalGeneration } from '../api-session/api-session-cache.js';
 import { claimAt } from './ext-jwt-claims.js';
@@ -106,6 +111,49 @@ async function identityFor(ctx: Ctx, signer: StoredSigner, payload: JWTPayload):
   return id;
 }
 
+/** Verifies `token` with `signer`'s key: the signature, `exp` (required) and `nbf`, `iss`, `aud`; its claims. */
+async function verifyWithSigner(
+  ctx: Ctx,
+  signer: StoredSigner,
+  token: string,
+  alg: string,
+  kid: string | undefined,
+): Promise<JWTPayload> {
+  const key = await signerKey(ctx, signer, kid, alg);
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      issuer: signer.issuer,
+      audience: signer.audience,
+      algorithms: [alg],
+      currentDate: ctx.now(),
+      // A token that never expires would stay a credential for good once leaked.
+      requiredClaims: ['exp'],
+    });
+    return payload;
+  } catch (e) {
+    if (e instanceof errors.JWTExpired) throw new BearerRefusal('expired');
+    throw invalid();
+  }
+}
+
+/**
+ * A token presented for enrollment (`POST /enroll/token`) verified as a login token is, by the signer
+ * `signerId` names (it must exist and be enabled), else by the enabled signer whose `issuer` is the token's `iss`.
+ * No identity is looked up: the token is to make one. Refusals are {@link BearerRefusal}s.
+ */
+export async function verifyEnrollmentBearer(
+  ctx: Ctx,
+  token: string,
+  signerId: string | undefined,
+): Promise<{ signer: StoredSigner; claims: JWTPayload }> {
+  if (token.length > MAX_TOKEN_CHARS) throw invalid();
+  const { iss, alg, kid } = unverifiedClaims(token);
+  if (!ALGORITHMS.includes(alg)) throw invalid();
+  const signer = signerId !== undefined ? await signerById(ctx.db, signerId) : await signerByIssuer(ctx.db, iss);
+  if (!signer?.enabled) throw invalid();
+  return { signer, claims: await verifyWithSigner(ctx, signer, token, alg, kid) };
+}
+
 /**
  * Verifies a bearer JWT: the signer named by `iss` (enabled), its key, the signature, `exp` (required) and `nbf`,
  * `iss`, `aud`, and the identity its claim names. A token verified recently is answered from the cache, unless
@@ -126,21 +174,7 @@ export async function verifyBearer(ctx: Ctx, token: string | undefined): Promise
     if (!(await anySignerEnabled(ctx.db))) throw new BearerRefusal('invalid', 'UNAUTHORIZED');
     throw invalid();
   }
-  const key = await signerKey(ctx, signer, kid, alg);
-  let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(token, key, {
-      issuer: signer.issuer,
-      audience: signer.audience,
-      algorithms: [alg],
-      currentDate: ctx.now(),
-      // A token that never expires would stay a credential for good once leaked.
-      requiredClaims: ['exp'],
-    }));
-  } catch (e) {
-    if (e instanceof errors.JWTExpired) throw new BearerRefusal('expired');
-    throw invalid();
-  }
+  const payload = await verifyWithSigner(ctx, signer, token, alg, kid);
   const identityId = await identityFor(ctx, signer, payload);
   const verified = { signerId: signer.id, identityId };
   const expMs = payload.exp! * 1000;

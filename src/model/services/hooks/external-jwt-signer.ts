@@ -12,13 +12,30 @@ import type { Input, Row, WriteMode } from '../../resource.js';
 import { hooksFor } from '../../resource-hooks.js';
 import { externalJwtSigners } from '../../resources/external-jwt-signer.js';
 import { parseClaimsPointer } from '../ext-jwt/ext-jwt-claims.js';
+import { authPolicyExists } from '../../../store/auth-policies.js';
+
+/** How the reference renders a time it does not have (Go's zero time). */
+const ZERO_TIME = '0001-01-01T00:00:00.000Z';
 
 /** Required on create and PUT; null there is refused, on PATCH it leaves the value as it is. */
 const REQUIRED = ['name', 'issuer', 'audience', 'enabled'] as const;
 /** Null on create and PUT means the default; on PATCH, unchanged. */
-const DEFAULTS: Record<string, unknown> = { claimsProperty: 'sub', useExternalId: false };
+const DEFAULTS: Record<string, unknown> = {
+  claimsProperty: 'sub',
+  useExternalId: false,
+  enrollToCertEnabled: false,
+  enrollToTokenEnabled: false,
+};
 /** May be cleared with null. */
-const CLEARABLE = ['kid', 'certPem', 'jwksEndpoint', 'externalAuthUrl'] as const;
+const CLEARABLE = [
+  'kid',
+  'certPem',
+  'jwksEndpoint',
+  'externalAuthUrl',
+  'enrollNameClaimsSelector',
+  'enrollAttributeClaimsSelector',
+  'enrollAuthPolicyId',
+] as const;
 
 const invalidPem = (reason: string) =>
   new DomainError('INVALID_CERT_PEM', { cause: { field: 'certPem', reason, value: '' }, causeMessage: reason });
@@ -67,7 +84,7 @@ function resolveNullsFor(out: Input, mode: WriteMode): void {
   }
 }
 
-function prepare(_ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Input {
+async function prepare(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Promise<Input> {
   const out = { ...input };
   resolveNullsFor(out, mode);
   for (const f of CLEARABLE) if (out[f] === '') out[f] = null;
@@ -75,6 +92,18 @@ function prepare(_ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Inpu
   const merged: Row = mode === 'patch' ? { ...existing, ...out } : out;
   for (const f of ['name', 'issuer', 'audience'] as const) nonEmpty(f, merged[f]);
   if (typeof merged.claimsProperty === 'string') parseClaimsPointer(merged.claimsProperty);
+  for (const f of ['enrollNameClaimsSelector', 'enrollAttributeClaimsSelector'] as const) {
+    const pointer = merged[f];
+    if (typeof pointer !== 'string') continue;
+    try {
+      parseClaimsPointer(pointer);
+    } catch {
+      throw fieldError(f, `${f} must be a JSON pointer such as name or /user/groups`, pointer);
+    }
+  }
+  const policyId = out.enrollAuthPolicyId;
+  if (typeof policyId === 'string' && !(await authPolicyExists(ctx.db, policyId)))
+    throw fieldError('enrollAuthPolicyId', 'no auth policy has this id', policyId);
   httpUrl('jwksEndpoint', merged.jwksEndpoint);
   httpUrl('externalAuthUrl', merged.externalAuthUrl);
   const certPem = merged.certPem;
@@ -102,6 +131,23 @@ function prepare(_ctx: Ctx, input: Input, mode: WriteMode, existing?: Row): Inpu
 
 export const externalJwtSignerHooks = hooksFor(externalJwtSigners, {
   prepare,
+  /**
+   * Every field the detail requires is a string (or a list) where the schema does not allow null: an unset `kid`
+   * or `externalAuthUrl` and a JWKS signer's certificate fields are `""`, its validity dates Go's zero time, as
+   * the reference renders what it does not have. `clientId`, `scopes` and `targetToken` (the current spec) belong
+   * to an OIDC client flow edgectl does not take: none set, and the reference's default target, the access token
+   * (docs/decisions.md, "External JWT signers"). Only `certPem` and `jwksEndpoint` may be null.
+   */
+  decorate(_ctx, rows) {
+    for (const r of rows) {
+      for (const k of ['kid', 'externalAuthUrl', 'fingerprint', 'commonName'] as const) r[k] ??= '';
+      r.notBefore ??= ZERO_TIME;
+      r.notAfter ??= ZERO_TIME;
+      r.clientId ??= '';
+      r.scopes ??= [];
+      r.targetToken ??= 'ACCESS';
+    }
+  },
   afterWrite(ctx, id) {
     ctx.extJwt?.forgetSigner(id);
   },

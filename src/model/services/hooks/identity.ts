@@ -107,6 +107,8 @@ async function decorate(ctx: Ctx, rows: Decorated<typeof identities>[]): Promise
     // A verified TOTP enrollment (services/mfa/mfa.ts).
     r.isMfaEnabled = withMfa.has(id);
     r.tracing = tracing.get(id);
+    // Fine-grained admin permissions (the current spec) are not granted here: `isAdmin` is all there is.
+    r.permissions ??= [];
   }
 }
 

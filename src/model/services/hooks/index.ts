@@ -10,6 +10,8 @@ import { authPolicyHooks } from './auth-policy.js';
 import { authenticatorHooks } from './authenticator.js';
 import { caHooks } from './ca.js';
 import { configHooks, configTypeHooks } from './config.js';
+import { controllerHooks } from './controller.js';
+import { controllerSettingHooks } from '../controller/settings.js';
 import { enrollmentHooks } from './enrollment.js';
 import { externalJwtSignerHooks } from './external-jwt-signer.js';
 import { identityHooks } from './identity.js';
@@ -26,6 +28,8 @@ export const RESOURCE_HOOKS: Readonly<Record<string, ResourceHooks>> = {
   authenticators: authenticatorHooks,
   cas: caHooks,
   'config-types': configTypeHooks,
+  controllers: controllerHooks,
+  'controller-settings': controllerSettingHooks,
   configs: configHooks,
   enrollments: enrollmentHooks,
   'external-jwt-signers': externalJwtSignerHooks,

@@ -32,6 +32,8 @@ async function prepareRouter(ctx: Ctx, input: Input, otherTable: RouterTable): P
  */
 function decorateRouter(r: Row): void {
   r.isOnline ??= false;
+  // Required by the current spec; edgectl has no router disabling.
+  r.disabled ??= false;
   r.enrollmentToken ??= null;
   r.enrollmentJwt ??= null;
   r.enrollmentCreatedAt ??= null;

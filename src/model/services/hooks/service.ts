@@ -46,6 +46,8 @@ export const serviceHooks = hooksFor(services, {
     for (const r of rows) {
       r.config ??= {};
       r.permissions ??= [];
+      // Required by the current spec; 0 is the reference's "no idle timeout", the only one edgectl has.
+      r.maxIdleTimeMillis ??= 0;
       r.postureQueries ??= [];
     }
   },

@@ -359,11 +359,23 @@ async function requireVerified(db: Executor, identityId: string): Promise<MfaRec
  * The remaining recovery codes, masked: their clear text exists only until verification (docs/decisions.md).
  * Needs a TOTP code, as the reference's read does.
  */
-export async function maskedRecoveryCodes(ctx: Ctx, caller: MfaCaller, code: string | undefined): Promise<string[]> {
+export async function maskedRecoveryCodes(
+  ctx: Ctx,
+  caller: MfaCaller,
+  code: string | undefined,
+): Promise<Record<string, unknown>> {
   const m = await requireVerified(ctx.db, caller.identityId);
   return withCode(ctx, caller, m, code, 'totp', async (trx) => {
     const current = await requireMfa(trx, caller.identityId);
-    return current.recoveryHashes.map(() => MASKED_CODE);
+    // The enrollment's own record around the codes (`detailMfaRecoveryCodes` is a base entity).
+    return {
+      id: current.id,
+      createdAt: current.createdAt,
+      updatedAt: current.updatedAt,
+      tags: current.tags,
+      _links: { self: { href: './current-identity/mfa/recovery-codes' } },
+      recoveryCodes: current.recoveryHashes.map(() => MASKED_CODE),
+    };
   });
 }
 

@@ -15,29 +15,14 @@
  * On PostgreSQL the new tables get their change counters (migration 0015), and the `api_sessions` trigger is
  * made again so that it lists the new column.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { entityTable, keyedOnly, onPostgres } from './helpers.js';
-import { storeChangesTriggerName, tracedEvents } from './0015-change-log.js';
+import { traceTable, traceTables } from './0015-change-log.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
 
 const TABLES = ['oidc_auth_requests', 'oidc_refresh_tokens', 'revocations'];
-
-async function columnsOf(db: AnyDb, table: string): Promise<string[]> {
-  const { rows } = await sql<{ column: string }>`select column_name::text as "column" from information_schema.columns
-    where table_schema = current_schema() and table_name = ${table} order by ordinal_position`.execute(db);
-  return rows.map((r) => r.column);
-}
-
-async function traceTable(db: AnyDb, table: string): Promise<void> {
-  await sql
-    .raw(
-      `create trigger "${storeChangesTriggerName(table)}" after ${tracedEvents(table, await columnsOf(db, table))} ` +
-        `on "${table}" for each statement execute function store_changes_bump()`,
-    )
-    .execute(db);
-}
 
 export async function up(db: AnyDb): Promise<void> {
   await db.schema
@@ -108,11 +93,7 @@ export async function up(db: AnyDb): Promise<void> {
   await db.schema.createIndex('revocations_by_expiry').on('revocations').column('expiresAt').execute();
 
   if (!onPostgres(db)) return;
-  await db
-    .insertInto('store_changes')
-    .values(TABLES.map((name) => ({ name })))
-    .execute();
-  for (const table of TABLES) await traceTable(db, table);
-  await sql.raw(`drop trigger "${storeChangesTriggerName('api_sessions')}" on "api_sessions"`).execute(db);
+  await traceTables(db, TABLES);
+  // The new column joins the API sessions' trigger.
   await traceTable(db, 'api_sessions');
 }
