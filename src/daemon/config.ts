@@ -10,6 +10,11 @@ import { MasterKey, MASTER_KEY_MIN_LENGTH } from '../pki/master-key.js';
 import { parseDuration } from './duration.js';
 import { AUTH_RATE_LIMIT_KEYS, parseAuthRateLimit, type AuthRateLimitConfig } from './auth-limiter.js';
 import { CERT_RATE_LIMIT_KEYS, parseCertRateLimit, type CertRateLimitConfig } from './issuance-limiter.js';
+import {
+  DEFAULT_POST_LOGOUT_URIS,
+  DEFAULT_REDIRECT_URIS,
+  type OidcSettings,
+} from '../model/services/oidc/oidc-settings.js';
 
 export interface DaemonConfig {
   dataDir: string;
@@ -31,6 +36,8 @@ export interface DaemonConfig {
   limits: ConnectionLimits;
   /** Issuer named in TOTP provisioning URLs (`edge.totp.issuer`). */
   totpIssuer: string;
+  /** The OIDC provider's token lifetimes and redirect URIs (`edge.oidc.*`). */
+  oidc: OidcSettings;
   /** Browser origins allowed cross-origin access (exact `scheme://host[:port]`); empty: none. */
   corsAllowedOrigins: string[];
   /** Prometheus metrics (docs/decisions.md, "Metrics and health"). */
@@ -103,6 +110,11 @@ export const CONFIG_KEYS = [
   'edge.enrollment.edgeIdentity.duration',
   'edge.enrollment.edgeRouter.duration',
   'edge.totp.issuer',
+  'edge.oidc.accessTokenDuration',
+  'edge.oidc.refreshTokenDuration',
+  'edge.oidc.idTokenDuration',
+  'edge.oidc.redirectURIs',
+  'edge.oidc.postLogoutURIs',
   ...AUTH_RATE_LIMIT_KEYS.map((k) => `edge.api.rateLimit.auth.${k}` as const),
   ...CERT_RATE_LIMIT_KEYS.map((k) => `edge.api.rateLimit.certificates.${k}` as const),
   'web.cors.allowedOrigins',
@@ -257,6 +269,48 @@ function connectionLimits(doc: unknown): ConnectionLimits {
 }
 
 // --- CORS (docs/decisions.md, "CORS") ---
+/** A list of redirect URI patterns (`*` matches any characters); the reference's defaults when absent. */
+function uriPatterns(name: string, value: unknown, fallback: readonly string[]): string[] {
+  if (value === undefined || value === null) return [...fallback];
+  if (!Array.isArray(value) || value.length === 0 || value.length > 100)
+    throw new Error(`${name} must be a list of 1 to 100 URIs`);
+  return value.map((v) => {
+    const text = typeof v === 'string' ? v.trim() : '';
+    if (!/^[a-z][a-z0-9+.-]*:\/\/\S+$/i.test(text) || text.length > 2048)
+      throw new Error(`${name}: "${String(v)}" is not a URI like https://host:*/auth/callback`);
+    return text;
+  });
+}
+
+/** `edge.oidc.*`: the lifetimes (the reference's floors: 1 min, refresh at least access + 1 min) and URIs. */
+function oidcSettings(doc: unknown): OidcSettings {
+  const accessTokenMs = durationSetting(
+    'edge.oidc.accessTokenDuration',
+    get(doc, 'edge.oidc.accessTokenDuration'),
+    '30m',
+    60_000,
+  );
+  const refreshTokenMs = durationSetting(
+    'edge.oidc.refreshTokenDuration',
+    get(doc, 'edge.oidc.refreshTokenDuration'),
+    '24h',
+    60_000,
+  );
+  if (refreshTokenMs < accessTokenMs + 60_000)
+    throw new Error('edge.oidc.refreshTokenDuration must be at least edge.oidc.accessTokenDuration plus 1m');
+  return {
+    accessTokenMs,
+    refreshTokenMs,
+    idTokenMs: durationSetting('edge.oidc.idTokenDuration', get(doc, 'edge.oidc.idTokenDuration'), '30m', 60_000),
+    redirectUris: uriPatterns('edge.oidc.redirectURIs', get(doc, 'edge.oidc.redirectURIs'), DEFAULT_REDIRECT_URIS),
+    postLogoutUris: uriPatterns(
+      'edge.oidc.postLogoutURIs',
+      get(doc, 'edge.oidc.postLogoutURIs'),
+      DEFAULT_POST_LOGOUT_URIS,
+    ),
+  };
+}
+
 function corsOrigins(value: unknown): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new Error('web.cors.allowedOrigins must be a list of origins');
@@ -480,6 +534,7 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     authRateLimit: parseAuthRateLimit(get(doc, 'edge.api.rateLimit.auth')),
     certRateLimit: parseCertRateLimit(get(doc, 'edge.api.rateLimit.certificates')),
     totpIssuer: totpIssuer(get(doc, 'edge.totp.issuer')),
+    oidc: oidcSettings(doc),
     limits: connectionLimits(doc),
     corsAllowedOrigins: corsOrigins(get(doc, 'web.cors.allowedOrigins')),
     metrics: metricsConfig(doc),

@@ -137,6 +137,7 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
         identityEnrollmentDurationMs: cfg.identityEnrollmentDurationMs,
         routerEnrollmentDurationMs: cfg.routerEnrollmentDurationMs,
         totpIssuer: cfg.totpIssuer,
+        oidc: cfg.oidc,
       },
       log,
       pki: pkiCapability(

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Ctx, Logger } from '../model/ctx.js';
 import { sweepExpiredApiSessions } from '../model/services/api-session/api-session.js';
 import { sweepExpiredSessionCerts } from '../model/services/api-session/api-session-certs.js';
+import { sweepOidcState } from '../model/services/oidc/revocations.js';
 import { createDefaultAdmin, hasDefaultAdmin } from '../model/services/identity/default-admin.js';
 import { reconcileTokens } from '../model/services/enrollment/token-reconcile.js';
 import type { DaemonConfig } from './config.js';
@@ -187,6 +188,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       if (sessions > 0) log.debug({ removed: sessions }, 'expired API sessions removed');
       const certs = await sweepExpiredSessionCerts(ctx);
       if (certs > 0) log.debug({ removed: certs }, 'expired API-session certificates removed');
+      const oidc = await sweepOidcState(ctx);
+      if (oidc > 0) log.debug({ removed: oidc }, 'expired OIDC requests, refresh tokens and revocations removed');
       const gone = await forgetOldControllers(ctx);
       if (gone > 0) log.info({ removed: gone }, 'controllers unseen for a week forgotten');
       return true;

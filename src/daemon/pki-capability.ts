@@ -3,7 +3,13 @@
  * issuer is read lazily because the advertised URL is only known once the listener has bound its port; trust
  * changes are forwarded to whatever the daemon registers once its listener exists.
  */
-import type { ControllerPki } from '../pki/index.js';
+import {
+  controllerJwk,
+  controllerJwtKey,
+  signControllerJwt,
+  verifyControllerJwt,
+  type ControllerPki,
+} from '../pki/index.js';
 import type { PkiCapability } from '../model/pki.js';
 
 export function pkiCapability(
@@ -11,6 +17,8 @@ export function pkiCapability(
   issuer: () => string,
   onTrustChanged: () => void = () => {},
 ): PkiCapability {
+  // Parsed once: every token issued or presented uses it.
+  const jwtKey = controllerJwtKey({ key: pki.serverKeyPem, cert: pki.serverCertPem });
   return {
     get issuer() {
       return issuer();
@@ -25,5 +33,13 @@ export function pkiCapability(
     signSessionCsr: (csr, options) => pki.signSessionCsr(csr, options),
     verifyClientCertificate: (leaf, intermediates, now) => pki.verifyClientCertificate(leaf, intermediates, now),
     trustChanged: () => onTrustChanged(),
+    serverHosts: pki.serverHosts,
+    controllerJwt: {
+      alg: jwtKey.alg,
+      kid: jwtKey.kid,
+      sign: (claims) => signControllerJwt(claims, jwtKey),
+      verify: (jwt, now) => verifyControllerJwt(jwt, jwtKey, now),
+      jwks: async () => ({ keys: [await controllerJwk(jwtKey)] }),
+    },
   };
 }

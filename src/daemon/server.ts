@@ -23,6 +23,7 @@ import { lazyChildLogger, safeUrl } from './log.js';
 import { buildValidator } from './http/validators.js';
 import type { Logger } from 'pino';
 import { registerHealthRoute, registerMetricsRoute, type DaemonMetrics } from './metrics.js';
+import { registerOidcProvider } from './oidc/provider.js';
 
 export interface TlsMaterial {
   key: string;
@@ -172,7 +173,10 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
           reply
             .header('access-control-allow-origin', req.headers.origin)
             .header('access-control-allow-credentials', 'true')
-            .header('access-control-expose-headers', 'zt-session, svc-session, expiration-seconds, expires-at');
+            .header(
+              'access-control-expose-headers',
+              'zt-session, svc-session, expiration-seconds, expires-at, auth-request-id, totp-required, www-authenticate',
+            );
       }
       done();
     });
@@ -203,6 +207,9 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   app.get('/version', async (_req, reply) =>
     reply.type('application/json').send({ data: versionRecord({ deps: opts.deps }), meta: baseMeta() }),
   );
+
+  // The OpenID provider (issue 23), in a scope of its own: not yet advertised in `/version`.
+  if (opts.ctx.pki) registerOidcProvider(app, opts.ctx, opts.deps);
 
   // Load balancers and orchestrators ask here, anonymously (docs/decisions.md, "Metrics and health").
   registerHealthRoute(app, opts.ctx);

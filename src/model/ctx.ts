@@ -9,6 +9,7 @@ import type { Input, Row, WriteMode } from './row.js';
 import type { PkiCapability } from './pki.js';
 import type { TokenMinter } from './tokens.js';
 import type { ExtJwtState } from './services/ext-jwt/ext-jwt-keys.js';
+import type { OidcSettings } from './services/oidc/oidc-settings.js';
 
 export interface Logger {
   info(obj: object | string, msg?: string): void;
@@ -25,6 +26,8 @@ export interface Settings {
   routerEnrollmentDurationMs: number;
   /** Issuer named in TOTP provisioning URLs (edge.totp.issuer; default `edgectl`). */
   totpIssuer?: string;
+  /** The OIDC provider's token lifetimes and redirect URIs (edge.oidc.*); defaults when absent. */
+  oidc?: OidcSettings;
 }
 
 export interface Ctx {

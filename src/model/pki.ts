@@ -54,6 +54,21 @@ export interface PkiCapability {
    * without a listener leave it out.
    */
   trustChanged?(): void;
+  /** The controller's own JWTs (OIDC tokens), signed with the server key (docs/reference-notes.md §14.7). */
+  readonly controllerJwt: ControllerJwtCapability;
+  /** The hosts (DNS names, IPs) the server certificate covers: with the listener's port, the OIDC issuers (§3). */
+  readonly serverHosts: readonly string[];
+}
+
+export interface ControllerJwtCapability {
+  /** `RS256`, `ES256`, `ES384` or `ES512`, by the key. */
+  readonly alg: string;
+  readonly kid: string;
+  sign(claims: Record<string, unknown>): Promise<string>;
+  /** The claims of a JWT this controller signed, valid at `now`; throws PkiError `expired-jwt` / `invalid-jwt`. */
+  verify(jwt: string, now: Date): Promise<Record<string, unknown>>;
+  /** The JWKS document of `/oidc/keys`. */
+  jwks(): Promise<{ keys: Record<string, unknown>[] }>;
 }
 
 /**

@@ -83,7 +83,9 @@ export type {
 
 export { signEnrollmentJwt, verifyEnrollmentJwt } from './jwt.js';
 export { certificateJwk, jwsSignature, type PublicJwk } from './enrollment-keys.js';
+export { controllerJwk, controllerJwtKey, signControllerJwt, verifyControllerJwt } from './jwt.js';
 export type {
+  ControllerJwtKey,
   EnrollmentClaims,
   EnrollmentJwtInput,
   EnrollmentMethod,

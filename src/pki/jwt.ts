@@ -7,11 +7,11 @@
  * certificate's fingerprint (as the reference's newer versions; older clients ignore it).
  */
 import type { KeyObject } from 'node:crypto';
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { errors, exportJWK, jwtVerify, SignJWT } from 'jose';
 import { parseCertificate } from './certificate.js';
 import type { CertificateInput } from './certificate.js';
 import { PkiError } from './errors.js';
-import { jwsAlgorithmFor, parsePrivateKeyPem } from './keys.js';
+import { jwsAlgorithmFor, parsePrivateKeyPem, type JwsAlgorithm } from './keys.js';
 
 /** Enrollment methods carried in `em`: identities (`ott`, `ottca`, `updb`), routers (`erott`, `trott`), CAs (`ca`). */
 export type EnrollmentMethod = 'ott' | 'ottca' | 'updb' | 'erott' | 'trott' | 'ca' | 'network';
@@ -122,4 +122,53 @@ export async function verifyEnrollmentJwt(
     ...(typeof aud === 'string' || Array.isArray(aud) ? { aud: aud as string | string[] } : {}),
     ...(Array.isArray(ctrls) ? { ctrls: ctrls.filter((c): c is string => typeof c === 'string') } : {}),
   };
+}
+
+/**
+ * A key that signs the controller's own JWTs (OIDC access, refresh and ID tokens): the server key, named by the
+ * server certificate's fingerprint as `kid` (docs/reference-notes.md §14.7). Parsed once.
+ */
+export interface ControllerJwtKey {
+  readonly alg: JwsAlgorithm;
+  readonly kid: string;
+  readonly privateKey: KeyObject;
+  readonly publicKey: KeyObject;
+}
+
+/** The controller JWT key of a server key and its certificate. */
+export function controllerJwtKey(signer: JwtSigner): ControllerJwtKey {
+  const privateKey = parsePrivateKeyPem(signer.key);
+  const cert = parseCertificate(signer.cert);
+  return { alg: jwsAlgorithmFor(privateKey), kid: cert.fingerprint, privateKey, publicKey: cert.publicKey };
+}
+
+/** Signs `claims` as they are (the caller sets `iat`, `exp` and the rest) with the controller key. */
+export async function signControllerJwt(claims: Record<string, unknown>, key: ControllerJwtKey): Promise<string> {
+  return new SignJWT(claims).setProtectedHeader({ alg: key.alg, typ: 'JWT', kid: key.kid }).sign(key.privateKey);
+}
+
+/**
+ * Verifies a JWT signed by the controller key: signature, `exp` and `nbf` at `now` (no leeway). The `kid` is not
+ * compared: the key is the controller's for good, while its certificate (and so the fingerprint) may be
+ * re-issued (docs/decisions.md, "OIDC login").
+ * @throws PkiError `expired-jwt` when `exp` has passed, `invalid-jwt` for anything else that is wrong.
+ */
+export async function verifyControllerJwt(
+  jwt: string,
+  key: ControllerJwtKey,
+  now: Date,
+): Promise<Record<string, unknown>> {
+  try {
+    const { payload } = await jwtVerify(jwt, key.publicKey, { algorithms: [key.alg], currentDate: now });
+    return payload as Record<string, unknown>;
+  } catch (cause) {
+    if (cause instanceof errors.JWTExpired) throw new PkiError('expired-jwt', 'the token has expired', { cause });
+    throw new PkiError('invalid-jwt', 'the token is not valid', { cause });
+  }
+}
+
+/** The public half as a JWK with `use`, `kid` and `alg`: the one entry of `/oidc/keys`. */
+export async function controllerJwk(key: ControllerJwtKey): Promise<Record<string, unknown>> {
+  const jwk = await exportJWK(key.publicKey);
+  return { use: 'sig', kid: key.kid, alg: key.alg, ...jwk };
 }

@@ -17,12 +17,14 @@ export interface NewApiSessionRecord {
   configTypes: string[];
   authQueries: unknown[];
   isMfaRequired: boolean;
+  /** An OIDC login's session (migration 0020): its MFA is complete when made, and its legacy token is refused. */
+  isOidc?: boolean;
   createdAt: string;
 }
 
 const INSERT_API_SESSION = `insert into api_sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash",
     "identityId", "authenticatorId", "ipAddress", "configTypes", "authQueries", "isMfaRequired", "isMfaComplete",
-    "lastActivityAt") values (?, ?, ?, '{}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    "lastActivityAt", "isOidc") values (?, ?, ?, '{}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** Every login inserts one: a fixed text (direct.ts). */
 export async function insertApiSession(db: TypedExecutor, s: NewApiSessionRecord): Promise<void> {
@@ -38,8 +40,10 @@ export async function insertApiSession(db: TypedExecutor, s: NewApiSessionRecord
     jsonToDb(s.configTypes)!,
     jsonToDb(s.authQueries)!,
     boolToDb(s.isMfaRequired),
-    boolToDb(false),
+    // An OIDC session is made once every factor is done (docs/reference-notes.md §14.10).
+    boolToDb(s.isOidc === true && s.isMfaRequired),
     s.createdAt,
+    boolToDb(s.isOidc),
   ]);
 }
 
@@ -79,7 +83,7 @@ const BY_TOKEN_HASH = `select s.id as "sessionId", s."lastActivityAt", s."authQu
     p.secondary as "policySecondary"
   from api_sessions s join identities i on i.id = s."identityId"
     left join auth_policies p on p.id = coalesce(i."authPolicyId", 'default')
-  where s."tokenHash" = ?`;
+  where s."tokenHash" = ? and s."isOidc" = 0`;
 
 /** The API session with this token hash and its identity; undefined when there is none. */
 export async function apiSessionByTokenHash(

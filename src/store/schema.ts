@@ -48,6 +48,7 @@ export interface ApiSessionsTable extends EntityColumns {
   isMfaComplete: Generated<number>;
   lastActivityAt: string;
   mfaPassedAt: string | null;
+  isOidc: Generated<number>;
 }
 
 export interface AuthPoliciesTable extends EntityColumns {
@@ -263,6 +264,41 @@ export interface MfasTable extends EntityColumns {
   apiSessionId: string | null;
 }
 
+export interface OidcAuthRequestsTable {
+  idHash: string;
+  createdAt: string;
+  expiresAt: string;
+  clientId: string;
+  redirectUri: string;
+  scopes: Generated<string>;
+  state: string | null;
+  nonce: string | null;
+  codeChallenge: string;
+  codeChallengeMethod: string;
+  apiSessionId: string;
+  remoteAddress: string;
+  method: string | null;
+  configTypes: Generated<string>;
+  identityId: string | null;
+  authenticatorId: string | null;
+  amr: Generated<string>;
+  authTime: string | null;
+  authQueries: Generated<string>;
+  sdkInfo: string | null;
+  envInfo: string | null;
+  codeHash: string | null;
+}
+
+export interface OidcRefreshTokensTable {
+  jti: string;
+  apiSessionId: string;
+  parentJti: string | null;
+  clientId: string;
+  createdAt: string;
+  expiresAt: string;
+  rotatedAt: string | null;
+}
+
 export interface PostureApiSessionsTable {
   apiSessionId: string;
   identityId: string;
@@ -295,6 +331,12 @@ export interface PostureIdentitiesTable {
   identityId: string;
   records: Generated<string>;
   changedAt: string | null;
+}
+
+export interface RevocationsTable extends EntityColumns {
+  type: string;
+  expiresAt: string;
+  issuedBefore: string;
 }
 
 export interface SchemaMigrationsTable {
@@ -439,11 +481,14 @@ export interface Database {
   integrity_results: IntegrityResultsTable;
   mfa_failures: MfaFailuresTable;
   mfas: MfasTable;
+  oidc_auth_requests: OidcAuthRequestsTable;
+  oidc_refresh_tokens: OidcRefreshTokensTable;
   posture_api_sessions: PostureApiSessionsTable;
   posture_checks: PostureChecksTable;
   posture_checks_roleAttributes: PostureChecksRoleAttributesTable;
   posture_failed_requests: PostureFailedRequestsTable;
   posture_identities: PostureIdentitiesTable;
+  revocations: RevocationsTable;
   schema_migrations: SchemaMigrationsTable;
   service_edge_router_policies: ServiceEdgeRouterPoliciesTable;
   service_edge_router_policies_edgeRouterRoles: ServiceEdgeRouterPoliciesEdgeRouterRolesTable;

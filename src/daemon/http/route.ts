@@ -17,6 +17,7 @@ import { JsonText } from '../../model/json-text.js';
 import type { DaemonDeps } from '../deps.js';
 import { API_PREFIX, type ApiName } from '../../model/api-prefixes.js';
 import { storeFresh } from '../../model/store.js';
+import { bearerTokens, looksLikeAccessToken, resolveBearer } from '../../model/services/oidc/bearer.js';
 
 // The prefixes are the model's, shared with the CLI (one list).
 export { API_PREFIX, type ApiName };
@@ -124,16 +125,33 @@ export function sessionToken(req: FastifyRequest): string | undefined {
   return Array.isArray(h) ? h[0] : h;
 }
 
+/**
+ * The request's OIDC access token, if it sends no session header and one of its bearer tokens looks like one
+ * of this controller's access tokens (`zt-session`, when present, wins: parity §14.8). Other bearer tokens
+ * keep their meaning (an ext-jwt login, a secondary ext-JWT).
+ */
+function accessToken(req: FastifyRequest): string | undefined {
+  return bearerTokens(req.headers.authorization).find(looksLikeAccessToken);
+}
+
 async function authorize(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Promise<Principal | undefined> {
   const token = sessionToken(req);
+  const bearer = token ? undefined : accessToken(req);
   if (access === 'anonymous') {
-    return token ? ((await resolveToken(ctx, token)) ?? undefined) : undefined;
+    if (token) return (await resolveToken(ctx, token)) ?? undefined;
+    return bearer ? resolveBearer(ctx, bearer).catch(() => undefined) : undefined;
   }
-  if (!token) throw new DomainError('UNAUTHORIZED');
-  const resolved = await resolveToken(ctx, token);
-  if (!resolved) throw new DomainError('UNAUTHORIZED');
-  // A secondary ext-JWT requirement is met per request, by its bearer token (model/services/ext-jwt/ext-jwt-secondary.ts).
-  const principal = await withSecondaryExtJwt(ctx, resolved, req.headers.authorization);
+  if (!token && !bearer) throw new DomainError('UNAUTHORIZED');
+  let principal: Principal;
+  if (bearer) {
+    // Refused with `WWW-Authenticate: Bearer realm="openziti-oidc" error="expired|invalid"`.
+    principal = await resolveBearer(ctx, bearer);
+  } else {
+    const resolved = await resolveToken(ctx, token!);
+    if (!resolved) throw new DomainError('UNAUTHORIZED');
+    // A secondary ext-JWT requirement is met per request, by its bearer token (model/services/ext-jwt/ext-jwt-secondary.ts).
+    principal = await withSecondaryExtJwt(ctx, resolved, req.headers.authorization);
+  }
   if (access !== 'partial' && principal.authQueries.length > 0) {
     // Missing or refused secondary bearer JWT: the 401 says which, as the ext-jwt login's do.
     if (principal.extJwtRefusal) throw new BearerRefusal(principal.extJwtRefusal, 'UNAUTHORIZED');

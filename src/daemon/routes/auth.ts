@@ -1,7 +1,9 @@
 /**
  * Authentication and the caller's own API session, on both APIs (parity: docs/reference-notes.md §4, §5).
  */
+import { Type } from '@sinclair/typebox';
 import { DomainError } from '../../model/errors.js';
+import { createTotpToken } from '../../model/services/oidc/bearer.js';
 import {
   authenticatePassword,
   checkAuthenticateBody,
@@ -95,7 +97,37 @@ export const authRoutes: RouteDef[] = [
     success: 200,
     envelope: 'currentApiSessionDetailEnvelope',
     async handler(rc) {
-      return ok(await currentApiSessionDetail(rc.ctx, rc.principal.apiSessionId));
+      const detail = await currentApiSessionDetail(rc.ctx, rc.principal.apiSessionId);
+      const oidc = rc.principal.oidc;
+      if (oidc) {
+        // parity: an OIDC session's token is its access JWT, and it lasts until the token's `exp` (§14.8).
+        detail.token = rc.principal.token;
+        const exp = Number(oidc.claims.exp);
+        detail.expirationSeconds = Math.max(0, exp - Math.floor(rc.ctx.now().getTime() / 1000));
+        detail.expiresAt = new Date(exp * 1000).toISOString();
+      }
+      return ok(detail);
+    },
+  }),
+  route({
+    apis: BOTH,
+    method: 'POST',
+    path: '/current-api-session/totp-token',
+    operationId: 'createTotpToken',
+    tag: 'Current API Session',
+    access: 'session',
+    body: Type.Object({ code: Type.Optional(Type.String({ maxLength: 64 })) }),
+    success: 200,
+    envelope: 'totpTokenEnvelope',
+    async handler(rc) {
+      const code = (rc.body as { code?: string } | undefined)?.code;
+      const principal = rc.principal;
+      // Wrong codes count per API session under the auth limiter, as every other code check (routes/mfa.ts).
+      return ok(
+        await rc.deps.authLimiter.attempt(rc.req.ip, `mfa:${principal.apiSessionId}`, () =>
+          createTotpToken(rc.ctx, principal, code, rc.deps.advertisedUrl),
+        ),
+      );
     },
   }),
   route({

@@ -25,6 +25,7 @@ import { isReplacedByAccessRoutes, servicesAccessRoutes } from './services-acces
 import { sessionRoutes } from './sessions.js';
 import { routerEnrollmentRoutes } from './router-enrollment.js';
 import { postureRoutes } from './posture.js';
+import { revocationRoutes } from './revocations.js';
 
 export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
   return [
@@ -59,6 +60,9 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
 
     // Posture check types, posture responses, posture data and failed service requests.
     ...postureRoutes,
+
+    // Revocations of OIDC tokens (the list and detail are the resource's generic routes).
+    ...revocationRoutes,
 
     // The fabric API's read-only subset: routers from the edge routers, no links or circuits.
     ...fabricRoutes,

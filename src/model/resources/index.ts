@@ -19,6 +19,7 @@ import { postureChecks } from './posture-check.js';
 import { externalJwtSigners } from './external-jwt-signer.js';
 import { controllerSettings } from './controller-setting.js';
 import { controllers } from './controller.js';
+import { revocations } from './revocation.js';
 
 export { apiSessions, authPolicies, authenticators, cas, enrollments, identities, identityTypes };
 export {
@@ -35,6 +36,7 @@ export {
   externalJwtSigners,
   controllerSettings,
   controllers,
+  revocations,
 };
 
 export const RESOURCES: readonly ResourceDef[] = [
@@ -62,4 +64,6 @@ export const RESOURCES: readonly ResourceDef[] = [
 
   // Per-controller settings (the controllers registry itself is read-only: routes/controllers.ts).
   controllerSettings,
+  // Revocations of OIDC tokens (created by POST /revocations, daemon/routes/revocations.ts).
+  revocations,
 ];

@@ -1,7 +1,8 @@
 /**
  * Route coverage against the reference's current spec (test/fixtures/reference/operations-head.tsv, spec 0.29.0):
  * every operation in it is served with its operationId and success status, except the few listed below, each
- * with its reason. While any is missing the controller advertises spec 0.25.6 (`SPEC_VERSION`), and 0.29.0 once
+ * with its reason. Operations served but withheld (OIDC's, until OIDC is advertised) keep the advertised version
+ * too. While any is missing the controller advertises spec 0.25.6 (`SPEC_VERSION`), and 0.29.0 once
  * none is.
  */
 import { test } from 'node:test';
@@ -12,15 +13,18 @@ import { API_PREFIX } from '../../../src/daemon/http/route.js';
 import { SPEC_VERSION } from '../../../src/daemon/openapi.js';
 
 /** Operations not served yet, by `METHOD path` as the TSV spells it, with why. */
-const NOT_SERVED: Record<string, string> = {
-  'POST /edge/client/v1/current-api-session/totp-token':
-    'needs OIDC bearer sessions (the reference answers every zt-session caller 400): comes with the OIDC work',
-  'POST /edge/management/v1/current-api-session/totp-token':
-    'needs OIDC bearer sessions (the reference answers every zt-session caller 400): comes with the OIDC work',
-  'GET /edge/management/v1/revocations': 'revocations only act on JWT (OIDC) credentials: comes with the OIDC work',
-  'POST /edge/management/v1/revocations': 'revocations only act on JWT (OIDC) credentials: comes with the OIDC work',
-  'GET /edge/management/v1/revocations/{id}':
-    'revocations only act on JWT (OIDC) credentials: comes with the OIDC work',
+const NOT_SERVED: Record<string, string> = {};
+
+/**
+ * Operations served, but whose spec version waits to be advertised: the OIDC operations, served while OIDC is
+ * not yet advertised in `/version` (issue 23; docs/decisions.md, "OIDC login"). Checked like every served one.
+ */
+const WITHHELD: Record<string, string> = {
+  'POST /edge/client/v1/current-api-session/totp-token': 'an OIDC operation: advertised with OIDC (issue 23)',
+  'POST /edge/management/v1/current-api-session/totp-token': 'an OIDC operation: advertised with OIDC (issue 23)',
+  'GET /edge/management/v1/revocations': 'an OIDC operation: advertised with OIDC (issue 23)',
+  'POST /edge/management/v1/revocations': 'an OIDC operation: advertised with OIDC (issue 23)',
+  'GET /edge/management/v1/revocations/{id}': 'an OIDC operation: advertised with OIDC (issue 23)',
 };
 
 /**
@@ -74,11 +78,12 @@ test('every operation of the current spec is served, with its operationId and su
 test('every exception names an operation of the spec', () => {
   const keys = new Set(reference.map((r) => r.key));
   assert.deepEqual(
-    Object.keys(NOT_SERVED).filter((k) => !keys.has(k)),
+    [...Object.keys(NOT_SERVED), ...Object.keys(WITHHELD)].filter((k) => !keys.has(k)),
     [],
   );
 });
 
-test('the advertised spec version is 0.29.0 exactly when nothing of it is missing', () => {
-  assert.equal(SPEC_VERSION, Object.keys(NOT_SERVED).length === 0 ? '0.29.0' : '0.25.6');
+test('the advertised spec version is 0.29.0 exactly when nothing of it is missing or withheld', () => {
+  const complete = Object.keys(NOT_SERVED).length === 0 && Object.keys(WITHHELD).length === 0;
+  assert.equal(SPEC_VERSION, complete ? '0.29.0' : '0.25.6');
 });

@@ -40,6 +40,14 @@ export interface Principal {
   extJwtSigner?: string | null;
   /** Why this request's bearer JWT did not meet the policy's secondary ext-JWT requirement (ext-jwt-secondary.ts). */
   extJwtRefusal?: 'missing' | 'invalid' | 'expired';
+  /** Set when the request was authenticated by an OIDC access token (model/services/oidc/bearer.ts). */
+  oidc?: OidcBearer;
+}
+
+/** What an OIDC bearer request carries besides its API session. */
+export interface OidcBearer {
+  /** The access token's claims, as verified. */
+  claims: Record<string, unknown>;
 }
 
 export interface NewApiSession {
@@ -49,11 +57,13 @@ export interface NewApiSession {
   configTypes: string[];
   authQueries?: unknown[];
   isMfaRequired?: boolean;
+  /** Made by an OIDC login: used with its bearer tokens only (model/services/oidc/). */
+  isOidc?: boolean;
 }
 
-export async function createApiSession(ctx: Ctx, s: NewApiSession): Promise<string> {
+export async function createApiSession(ctx: Ctx, s: NewApiSession & { id?: string }): Promise<string> {
   const now = iso(ctx.now());
-  const id = newEntityId();
+  const id = s.id ?? newEntityId();
   await insertApiSession(ctx.db, {
     id,
     // The token is derived from the id (model/tokens.ts); the store keeps only its hash.
@@ -64,14 +74,15 @@ export async function createApiSession(ctx: Ctx, s: NewApiSession): Promise<stri
     configTypes: s.configTypes,
     authQueries: s.authQueries ?? [],
     isMfaRequired: s.isMfaRequired ?? false,
+    isOidc: s.isOidc ?? false,
     createdAt: now,
   });
   return id;
 }
 
-const activityGranularityMs = (ctx: Ctx) => Math.min(1000, Math.max(10, ctx.settings.sessionTimeoutMs / 10));
+export const activityGranularityMs = (ctx: Ctx) => Math.min(1000, Math.max(10, ctx.settings.sessionTimeoutMs / 10));
 
-const isExpired = (ctx: Ctx, lastActivityMs: number, now: Date) =>
+export const isExpired = (ctx: Ctx, lastActivityMs: number, now: Date) =>
   lastActivityMs + ctx.settings.sessionTimeoutMs <= now.getTime();
 
 /** The store's answer for a token, as the cache keeps it (api-session-cache.ts). */

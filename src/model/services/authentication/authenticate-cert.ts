@@ -101,19 +101,30 @@ export async function authenticateCert(
 ): Promise<string> {
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
-    const match = await matchCertificate(tctx, peer);
-    const now = ctx.now();
-    const identity = await identityStanding(trx, match.identityId);
-    if (!identity || isDisabled(identity, now))
-      throw refused(ctx, 'identity disabled', { identityId: match.identityId });
-    const policy = await policyForIdentity(trx, identity.authPolicyId);
-    if (!policy.primary.cert.allowed)
-      throw refused(ctx, 'auth policy does not allow certificates', { identityId: identity.id });
-    if (!policy.primary.cert.allowExpiredCerts && !match.withinValidity) {
-      throw refused(ctx, 'certificate outside its validity and the auth policy does not allow expired certificates', {
-        identityId: identity.id,
-      });
-    }
-    return startApiSession(tctx, { identityId: identity.id, authenticatorId: match.authenticatorId, ipAddress }, body);
+    const login = await checkCertLogin(tctx, peer);
+    return startApiSession(tctx, { ...login, ipAddress }, body);
   });
+}
+
+/**
+ * Who the presenter of `peer` is, when the certificate, the identity and its auth policy allow the login (call
+ * inside the login's transaction); every refusal is 401 INVALID_AUTH.
+ */
+export async function checkCertLogin(
+  ctx: Ctx,
+  peer: PeerCertificates | undefined,
+): Promise<{ identityId: string; authenticatorId: string }> {
+  const match = await matchCertificate(ctx, peer);
+  const now = ctx.now();
+  const identity = await identityStanding(ctx.db, match.identityId);
+  if (!identity || isDisabled(identity, now)) throw refused(ctx, 'identity disabled', { identityId: match.identityId });
+  const policy = await policyForIdentity(ctx.db, identity.authPolicyId);
+  if (!policy.primary.cert.allowed)
+    throw refused(ctx, 'auth policy does not allow certificates', { identityId: identity.id });
+  if (!policy.primary.cert.allowExpiredCerts && !match.withinValidity) {
+    throw refused(ctx, 'certificate outside its validity and the auth policy does not allow expired certificates', {
+      identityId: identity.id,
+    });
+  }
+  return { identityId: identity.id, authenticatorId: match.authenticatorId };
 }

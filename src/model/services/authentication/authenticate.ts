@@ -12,7 +12,7 @@ import { isDisabled } from '../../resources/identity.js';
 import { passwordAuthenticatorByUsername } from '../../../store/authenticators.js';
 import { withTx } from '../../../store/db.js';
 import { identityStanding, setIdentityClientInfo } from '../../../store/identities.js';
-import { clearAttempts, recordFailedAttempt, reserveAttempt } from './password-attempts.js';
+import { clearAttempts, recordFailedAttempt, reserveAttempt, type AttemptTarget } from './password-attempts.js';
 import { configTypesByIdOrName } from '../../../store/access.js';
 import { createApiSession, type NewApiSession } from '../api-session/api-session.js';
 import { secondaryFactors } from './auth-queries.js';
@@ -28,7 +28,7 @@ export interface AuthenticateBody {
 const invalidAuth = () => new DomainError('INVALID_AUTH');
 
 /** Keeps only string-valued members of a client-supplied info object, each at most 255 characters. */
-function infoObject(v: unknown): Record<string, string> | undefined {
+export function infoObject(v: unknown): Record<string, string> | undefined {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(v)) if (typeof val === 'string') out[k] = val.slice(0, 255);
@@ -92,6 +92,19 @@ export async function startApiSession(
  * starts the session. Every refusal, including an unknown username, runs one verification and the same queries.
  */
 export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipAddress: string): Promise<string> {
+  const target = await checkPassword(ctx, body);
+  return withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    const identity = await confirmPasswordLogin(tctx, target);
+    return startApiSession(tctx, { identityId: identity.id, authenticatorId: target.authenticatorId, ipAddress }, body);
+  });
+}
+
+/**
+ * The credential check of a password login, outside any transaction: the attempt is reserved, the password
+ * verified, a failure counted. Answers whose password it was; every refusal is INVALID_AUTH.
+ */
+export async function checkPassword(ctx: Ctx, body: AuthenticateBody): Promise<AttemptTarget> {
   const { username, password } = body;
   if (typeof username !== 'string' || typeof password !== 'string' || username === '' || password === '') {
     throw new DomainError('COULD_NOT_VALIDATE', {
@@ -117,16 +130,16 @@ export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipA
     await recordFailedAttempt(ctx, reservation);
     throw invalidAuth();
   }
-  return withTx(ctx.db, async (trx) => {
-    const tctx = withDb(ctx, trx);
-    // Checked again: a concurrent attempt may have locked the identity while this one was being verified.
-    const identity = await identityStanding(trx, reservation.target.identityId);
-    if (!identity || isDisabled(identity, ctx.now())) throw invalidAuth();
-    await clearAttempts(tctx, reservation.target.authenticatorId);
-    return startApiSession(
-      tctx,
-      { identityId: identity.id, authenticatorId: reservation.target.authenticatorId, ipAddress },
-      body,
-    );
-  });
+  return reservation.target;
+}
+
+/**
+ * The end of a successful password check, inside the login's transaction: the identity is checked again (a
+ * concurrent attempt may have locked it meanwhile) and the failure counter starts again.
+ */
+export async function confirmPasswordLogin(ctx: Ctx, target: AttemptTarget): Promise<{ id: string }> {
+  const identity = await identityStanding(ctx.db, target.identityId);
+  if (!identity || isDisabled(identity, ctx.now())) throw invalidAuth();
+  await clearAttempts(ctx, target.authenticatorId);
+  return identity;
 }

@@ -26,15 +26,20 @@ export type BearerFlavour = 'missing' | 'invalid' | 'expired';
 /** A refused bearer token: 401 with the flavour the `WWW-Authenticate` header reports. */
 export class BearerRefusal extends DomainError {
   readonly flavour: BearerFlavour;
-  constructor(flavour: BearerFlavour, code: ErrorCode = 'INVALID_AUTH') {
+  /** The challenge's realm: `openziti-oidc` for the controller's own access tokens; none for ext-jwt. */
+  readonly realm: string | undefined;
+  constructor(flavour: BearerFlavour, code: ErrorCode = 'INVALID_AUTH', realm?: string) {
     super(code);
     this.flavour = flavour;
+    this.realm = realm;
   }
 }
 
-/** The `WWW-Authenticate` value for a refused ext-jwt request (RFC 6750 form; no token, no signer named). */
-export const wwwAuthenticate = (e: unknown): string =>
-  `Bearer error="${e instanceof BearerRefusal ? e.flavour : 'invalid'}"`;
+/** The `WWW-Authenticate` value for a refused bearer token (RFC 6750 form; no token, no signer named). */
+export const wwwAuthenticate = (e: unknown): string => {
+  const realm = e instanceof BearerRefusal && e.realm !== undefined ? `realm="${e.realm}" ` : '';
+  return `Bearer ${realm}error="${e instanceof BearerRefusal ? e.flavour : 'invalid'}"`;
+};
 
 /** Signature algorithms accepted from external signers: asymmetric only, so no key can double as a shared secret. */
 const ALGORITHMS = [

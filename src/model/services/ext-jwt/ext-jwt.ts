@@ -37,17 +37,25 @@ export async function startExtJwtSession(
   ipAddress: string,
 ): Promise<string> {
   return withTx(ctx.db, async (trx) => {
-    const identity = await identityStanding(trx, verified.identityId);
-    if (!identity || isDisabled(identity, ctx.now())) throw invalid();
-    const policy = await policyForIdentity(trx, identity.authPolicyId);
-    const allowed = policy.primary.extJwt;
-    if (!allowed.allowed) throw invalid();
-    if (allowed.allowedSigners.length > 0 && !allowed.allowedSigners.includes(verified.signerId)) throw invalid();
-    // The signer stands in for an authenticator: ext-jwt identities have none (docs/decisions.md).
-    return startApiSession(
-      withDb(ctx, trx),
-      { identityId: identity.id, authenticatorId: verified.signerId, ipAddress },
-      body,
-    );
+    const tctx = withDb(ctx, trx);
+    return startApiSession(tctx, { ...(await checkExtJwtLogin(tctx, verified)), ipAddress }, body);
   });
+}
+
+/**
+ * Whether the verified token's identity may log in with it (call inside the login's transaction): enabled, and
+ * its auth policy allows ext-jwt logins, and this signer when it lists signers. The signer stands in for an
+ * authenticator: ext-jwt identities have none (docs/decisions.md).
+ */
+export async function checkExtJwtLogin(
+  ctx: Ctx,
+  verified: VerifiedToken,
+): Promise<{ identityId: string; authenticatorId: string }> {
+  const identity = await identityStanding(ctx.db, verified.identityId);
+  if (!identity || isDisabled(identity, ctx.now())) throw invalid();
+  const policy = await policyForIdentity(ctx.db, identity.authPolicyId);
+  const allowed = policy.primary.extJwt;
+  if (!allowed.allowed) throw invalid();
+  if (allowed.allowedSigners.length > 0 && !allowed.allowedSigners.includes(verified.signerId)) throw invalid();
+  return { identityId: identity.id, authenticatorId: verified.signerId };
 }

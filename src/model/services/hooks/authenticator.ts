@@ -2,6 +2,7 @@
  * Authenticators (parity: §10.5): at most one per method per identity. What each method checks, stores and
  * shows is its module in src/model/authenticators; this dispatches on `method` (the stored one after create).
  */
+import { deleteOidcSessionsOfAuthenticator } from '../../../store/oidc.js';
 import { authenticatorIdOf, authenticatorOwner } from '../../../store/authenticators.js';
 import { identityExists } from '../../../store/identities.js';
 import { authenticatorMethod } from '../../authenticators/index.js';
@@ -56,5 +57,7 @@ export const authenticatorHooks: ResourceHooks = {
   },
   async beforeDelete(ctx, row) {
     await authenticatorMethod(row.method)?.beforeDelete?.(ctx, row);
+    // Tokens of OIDC logins made with it stop at once: their API sessions end (docs/decisions.md, "OIDC login").
+    await deleteOidcSessionsOfAuthenticator(ctx.db, String(row.id));
   },
 };

@@ -398,3 +398,35 @@ export async function regenerateRecoveryCodes(
 /** Which identities have a verified enrollment (identity records' `isMfaEnabled`). */
 export const mfaEnabledIdentities = (ctx: Ctx, ids: readonly string[]): Promise<Set<string>> =>
   identitiesWithVerifiedMfa(ctx.db, ids);
+
+/**
+ * Checks a current TOTP code of the caller's verified enrollment (no recovery code), with the replay guard and
+ * the guessing bound of every other code check; a code passes once. No verified enrollment: 409 MFA_NOT_ENROLLED.
+ */
+export async function checkTotp(ctx: Ctx, caller: MfaCaller, code: string | undefined): Promise<void> {
+  const m = await mfaOfIdentity(ctx.db, caller.identityId);
+  if (!m || !m.isVerified) throw new DomainError('MFA_NOT_ENROLLED');
+  await withCode(ctx, caller, m, code, 'totp', async () => {});
+}
+
+/**
+ * The TOTP step of an OIDC login: a current code or an unused recovery code of the identity's verified
+ * enrollment, under the same replay guard and guessing bound as `/authenticate/mfa`; `then` runs in the
+ * transaction that consumes the code. The login's future API session id stands for the session in the count.
+ */
+export async function passLoginTotp(
+  ctx: Ctx,
+  caller: MfaCaller,
+  code: string | undefined,
+  then: (trx: Executor) => Promise<void>,
+): Promise<void> {
+  const m = await mfaOfIdentity(ctx.db, caller.identityId);
+  if (!m || !m.isVerified) throw new DomainError('MFA_NOT_ENROLLED');
+  await withCode(ctx, caller, m, code, 'totp-or-recovery', then);
+}
+
+/** The caller's wrong codes in the window (the 5th ends a session, or a login's request). */
+export async function callerFailures(ctx: Ctx, caller: MfaCaller): Promise<number> {
+  const m = await mfaOfIdentity(ctx.db, caller.identityId);
+  return m ? (await recentFailures(ctx, ctx.db, m.id, caller)).session : 0;
+}

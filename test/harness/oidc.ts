@@ -1,0 +1,120 @@
+/**
+ * An OIDC client as the Go SDK and the console drive the provider (docs/reference-notes.md §14.3–§14.6): PKCE, authorize, a login
+ * step, the callback and the token endpoint, one request at a time so a test can look at each answer. Fixture
+ * helpers: they return values and never assert.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { HttpResponse, RequestOptions } from './http.js';
+import type { TestServer } from './server.js';
+
+export const REDIRECT_URI = 'http://localhost:8080/auth/callback';
+
+export interface Pkce {
+  verifier: string;
+  challenge: string;
+}
+
+export function pkce(): Pkce {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** A form body (`application/x-www-form-urlencoded`). */
+export function form(fields: Record<string, string | string[]>): RequestOptions {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) for (const one of Array.isArray(v) ? v : [v]) p.append(k, one);
+  return { raw: p.toString(), contentType: 'application/x-www-form-urlencoded' };
+}
+
+/** The query of a Location header (absolute or relative). */
+export const locationQuery = (res: HttpResponse): URLSearchParams =>
+  new URL(String(res.headers.location), 'https://x.invalid').searchParams;
+
+export interface AuthorizeOptions {
+  clientId?: string;
+  redirectUri?: string;
+  scope?: string;
+  state?: string;
+  nonce?: string;
+  method?: string;
+  extra?: Record<string, string>;
+}
+
+/** `GET /oidc/authorize`; the answer is not followed. */
+export function authorize(server: TestServer, p: Pkce, o: AuthorizeOptions = {}): Promise<HttpResponse> {
+  const q = new URLSearchParams({
+    client_id: o.clientId ?? 'native',
+    redirect_uri: o.redirectUri ?? REDIRECT_URI,
+    response_type: 'code',
+    scope: o.scope ?? 'openid offline_access',
+    code_challenge: p.challenge,
+    code_challenge_method: 'S256',
+    state: o.state ?? 'st-1',
+    ...(o.nonce && { nonce: o.nonce }),
+    ...(o.method && { method: o.method }),
+    ...o.extra,
+  });
+  return server.request('GET', `/oidc/authorize?${q}`);
+}
+
+/** Starts an authorization request and answers its id (throws when the provider refuses). */
+export async function startLogin(server: TestServer, p: Pkce, o: AuthorizeOptions = {}): Promise<string> {
+  const res = await authorize(server, p, o);
+  const id = locationQuery(res).get('authRequestID');
+  if (res.status !== 302 || !id) throw new Error(`authorize failed: ${res.status} ${res.text}`);
+  return id;
+}
+
+/** `POST /oidc/login/password` with JSON (the Go SDK's way). */
+export const passwordLogin = (server: TestServer, id: string, username: string, password: string) =>
+  server.request('POST', '/oidc/login/password', { body: { id, username, password } });
+
+/** Follows the callback of a completed login; answers the code and state of the redirect. */
+export async function callback(server: TestServer, id: string): Promise<{ res: HttpResponse; code?: string }> {
+  const res = await server.request('GET', `/oidc/authorize/callback?id=${encodeURIComponent(id)}`);
+  return { res, code: locationQuery(res).get('code') ?? undefined };
+}
+
+/** `POST /oidc/oauth/token` with a form body. */
+export const tokenRequest = (server: TestServer, fields: Record<string, string>) =>
+  server.request('POST', '/oidc/oauth/token', form(fields));
+
+export interface Tokens {
+  access_token: string;
+  refresh_token?: string;
+  id_token: string;
+  expires_in: number;
+  token_type: string;
+  scope: string;
+}
+
+/** The whole code flow with a password; answers the token response (throws on any refusal). */
+export async function oidcLogin(
+  server: TestServer,
+  username: string,
+  password: string,
+  o: AuthorizeOptions = {},
+): Promise<Tokens> {
+  const p = pkce();
+  const id = await startLogin(server, p, o);
+  const login = await passwordLogin(server, id, username, password);
+  if (login.status !== 302) throw new Error(`login failed: ${login.status} ${login.text}`);
+  const { code } = await callback(server, id);
+  if (!code) throw new Error('no code');
+  const res = await tokenRequest(server, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: p.verifier,
+    redirect_uri: o.redirectUri ?? REDIRECT_URI,
+    client_id: o.clientId ?? 'native',
+  });
+  if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${res.text}`);
+  return res.body as Tokens;
+}
+
+/** The payload of a JWT, unverified. */
+export const claimsOf = (jwt: string): Record<string, any> =>
+  JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8'));
+
+export const headerOf = (jwt: string): Record<string, any> =>
+  JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString('utf8'));
