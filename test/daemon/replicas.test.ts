@@ -147,6 +147,40 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
     assert.deepEqual(misses(), before, 'the catalog and the grants were revised, not read again');
   });
 
+  test('a session asked for again on another replica is the same session', async () => {
+    const tag = unique('same');
+    const u = await createUser(replicas[0]!, admins[0]!, { identity: { roleAttributes: [tag] } });
+    const service = await createRecord(admins[0]!, '/services', { name: unique('svc'), encryptionRequired: true });
+    await createRecord(admins[0]!, '/service-policies', {
+      name: unique('sp'),
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [`#${tag}`],
+      serviceRoles: [`@${service}`],
+    });
+    await createRecord(admins[0]!, '/edge-router-policies', {
+      name: unique('erp'),
+      semantic: 'AnyOf',
+      identityRoles: [`#${tag}`],
+      edgeRouterRoles: ['#all'],
+    });
+    await createRecord(admins[0]!, '/service-edge-router-policies', {
+      name: unique('serp'),
+      semantic: 'AnyOf',
+      serviceRoles: [`@${service}`],
+      edgeRouterRoles: ['#all'],
+    });
+    await createRecord(admins[0]!, '/edge-routers', { name: unique('er') });
+    const made = await on(0, u.client).post('/sessions', { serviceId: service });
+    assert.equal(made.status, 201, made.text);
+    for (const i of [1, 2, 0]) {
+      const again = await on(i, u.client).post('/sessions', { serviceId: service });
+      assert.equal(again.status, 201, again.text);
+      assert.equal(again.body.data.id, made.body.data.id, `replica ${i} answers the same session`);
+      assert.equal(again.body.data.token, made.body.data.token);
+    }
+  });
+
   test('listings on one replica show what another created, on the next request', async () => {
     const name = unique('seen');
     const search = `/identities?filter=${encodeURIComponent(`name contains "${name}"`)}`;

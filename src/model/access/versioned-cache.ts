@@ -33,6 +33,17 @@ export class VersionedCache<K, V> {
     return value;
   }
 
+  /** The entry for `key` when it is current at `version`, without computing one (a miss counts as one). */
+  peek(key: K, version: string): Promise<V> | undefined {
+    const hit = this.entries.get(key, true);
+    if (hit && hit.version === version) {
+      this.hits++;
+      return hit.value;
+    }
+    this.misses++;
+    return undefined;
+  }
+
   /** Stores a value computed elsewhere (e.g. a row just written), under the version read before writing it. */
   set(key: K, version: string, value: V): void {
     this.entries.set(key, { version, value: Promise.resolve(value) });

@@ -85,7 +85,9 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
   const key = `${caller.apiSessionId} ${serviceId} ${type}`;
   const version = String(m.sessions.gen);
   const answers = sessionAnswers(ctx.db);
-  let row = await engine.sessions.get(key, version, () => findSession(ctx, caller.apiSessionId, serviceId, type));
+  // A session this controller made or read lately is known; otherwise the insert comes first and only a
+  // conflict (the session exists: made before, or elsewhere) reads it, so a new session costs one statement.
+  let row = await engine.sessions.peek(key, version);
   let token: string | undefined;
   if (!row) {
     const now = iso(ctx.now());
