@@ -11,6 +11,7 @@ import { databaseRoutes } from './database.js';
 import { currentIdentityRoutes } from './current-identity.js';
 import { enrollRoutes } from './enroll.js';
 import { enrollmentRoutes } from './enrollment.js';
+import { eventRoutes } from './events.js';
 import { externalJwtSignerRoutes } from './external-jwt-signers.js';
 import { identityRoutes } from './identity.js';
 import { identityTraceRoutes } from './identity-trace.js';
@@ -36,6 +37,7 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...sessionRoutes,
     ...identityAccessRoutes,
     ...enrollmentRoutes,
+    ...eventRoutes,
     ...enrollRoutes,
     // Third-party CAs, API-session certificates, certificate extension and re-enrollment.
     ...caRoutes,

@@ -27,6 +27,9 @@ export const UNTRACED: Readonly<Record<string, { insert?: true; columns?: readon
   sessions: { insert: true },
   api_sessions: { columns: ['lastActivityAt'] },
   authenticators: { columns: ['failedAttempts'] },
+  // Events and delivery cursors (migration 0024): nothing a replica caches.
+  events: { insert: true },
+  event_cursors: { columns: ['seq', 'updatedAt'] },
 };
 
 /** Tables that are not model data (bookkeeping): no trigger, no counter. */

@@ -21,6 +21,7 @@ import * as m0014 from './0014-controller-secrets.js';
 import * as m0015 from './0015-change-log.js';
 import * as m0016 from './0016-posture-state.js';
 import * as m0017 from './0017-access-transitions.js';
+import * as m0024 from './0024-events.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-change-log': m0015,
   '0016-posture-state': m0016,
   '0017-access-transitions': m0017,
+  '0024-events': m0024,
 };
 
 /**
