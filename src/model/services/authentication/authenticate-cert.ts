@@ -114,6 +114,11 @@ export async function authenticateCert(
         identityId: identity.id,
       });
     }
-    return startApiSession(tctx, { identityId: identity.id, authenticatorId: match.authenticatorId, ipAddress }, body);
+    return startApiSession(
+      tctx,
+      { identityId: identity.id, authenticatorId: match.authenticatorId, ipAddress },
+      body,
+      'cert',
+    );
   });
 }

@@ -48,6 +48,7 @@ export async function startExtJwtSession(
       withDb(ctx, trx),
       { identityId: identity.id, authenticatorId: verified.signerId, ipAddress },
       body,
+      'ext-jwt',
     );
   });
 }

@@ -32,7 +32,9 @@ import {
   type MfaRecord,
 } from '../../../store/mfas.js';
 import { identityExists } from '../../../store/identities.js';
-import { iso, type Ctx } from '../../ctx.js';
+import { iso, withDb, type Ctx } from '../../ctx.js';
+import { recordEvents } from '../../events/event.js';
+import { apiSessionEvent } from '../../events/auth-events.js';
 import { DomainError, notFound } from '../../errors.js';
 import { newEntityId } from '../../ids.js';
 import { hashWithSalt } from '../../password.js';
@@ -289,6 +291,15 @@ async function passMfa(ctx: Ctx, trx: Executor, caller: MfaCaller, at: Date): Pr
     iso(at),
   );
   await recordMfaPassed(trx, caller.apiSessionId, caller.identityId, at);
+  const left = queries.filter((q) => !isMfaQuery(q));
+  await recordEvents(withDb(ctx, trx), [
+    apiSessionEvent({
+      eventType: 'refreshed',
+      id: caller.apiSessionId,
+      identityId: caller.identityId,
+      extra: { reason: 'second factor passed', fully_authenticated: left.length === 0 },
+    }),
+  ]);
 }
 
 export type { MfaCaller };
