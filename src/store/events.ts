@@ -42,7 +42,7 @@ export async function insertEvents(trx: Executor, events: readonly StoredEvent[]
     ]);
 }
 
-/** One page of events (aliased `t` for the filter's SQL) in the query's order (which always ends with `id`). */
+/** One page of events (aliased `t` for the filter's SQL) in the query's order, whose last term (the id) gives way to `seq`. */
 export async function pageEvents(
   db: Executor,
   q: { where: RawBuilder<SqlBool> | null; orderBy: PageOrder[]; limit: number; offset: number },
@@ -54,8 +54,13 @@ export async function pageEvents(
     .where(where)
     .execute();
   let page = dynamic(db).selectFrom('events as t').select('t.body').where(where);
-  for (const o of q.orderBy) page = orderedBy(page, db, o);
-  page = page.limit(q.limit).offset(q.offset);
+  // The outbox's order breaks ties instead of the id (events of one millisecond), in the first sort's direction.
+  const terms = q.orderBy.slice(0, -1);
+  for (const o of terms) page = orderedBy(page, db, o);
+  page = page
+    .orderBy('t.seq', terms[0]?.direction ?? 'asc')
+    .limit(q.limit)
+    .offset(q.offset);
   const rows = (await page.execute()) as { body: string }[];
   return { bodies: rows.map((r) => r.body), total: countFromDb(counted[0]?.n) };
 }

@@ -52,6 +52,8 @@ test('a successful login records its authentication and its new API session, wit
   assert.equal(typeof success.remote_address, 'string');
   const [created] = await eventsWhere(`namespace = "apiSession" and entityId = "${sessionId}"`);
   assert.equal(created?.event_type, 'created');
+  assert.equal(created.api_session_id, sessionId);
+  assert.notEqual(created.id, sessionId, "`id` is the event's own");
   assert.equal(created.identity_id, user.id);
   assert.equal(created.fully_authenticated, true);
   const text = JSON.stringify([success, created]);

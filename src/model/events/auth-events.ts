@@ -72,7 +72,8 @@ export function apiSessionEvent(f: ApiSessionFacts): EventRecord {
     entityType: 'api-sessions',
     entityId: f.id,
     fields: {
-      id: f.id,
+      // The reference names the session `id`; here `id` is every event's own (docs/decisions.md, "Events").
+      api_session_id: f.id,
       type: 'legacy',
       identity_id: f.identityId,
       ...(f.ipAddress !== undefined && { ip_address: f.ipAddress }),

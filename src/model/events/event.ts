@@ -45,6 +45,7 @@ export function newEventId(now: Date): string {
 export function storedEvent(now: Date, e: EventRecord): StoredEvent {
   const id = newEventId(now);
   const timestamp = iso(now);
+  // The common fields first in the text and never overridden by a namespace's own.
   const body = {
     id,
     namespace: e.namespace,
@@ -53,6 +54,7 @@ export function storedEvent(now: Date, e: EventRecord): StoredEvent {
     [e.typeField]: e.eventType,
     ...e.fields,
   };
+  Object.assign(body, { id, namespace: e.namespace, version: EVENT_VERSION, timestamp, [e.typeField]: e.eventType });
   return {
     id,
     namespace: e.namespace,

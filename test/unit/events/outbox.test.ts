@@ -45,7 +45,10 @@ test('an event is kept when its transaction commits and gone when it rolls back'
     rows.map((r) => JSON.parse(r.body).n),
     [1, 3, 5],
   );
-  assert.ok(rows.every((r, i) => i === 0 || r.seq > rows[i - 1]!.seq), 'in outbox order');
+  assert.ok(
+    rows.every((r, i) => i === 0 || r.seq > rows[i - 1]!.seq),
+    'in outbox order',
+  );
 });
 
 test('an event is refused outside a transaction', async () => {
