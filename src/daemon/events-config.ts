@@ -34,8 +34,8 @@ export interface EventsConfig {
 
 export const EVENTS_DEFAULTS = { retention: '30d', maxSizeMiB: 100, maxFiles: 5 };
 
-const NAMESPACES = ['entityChange', 'apiSession', 'authentication'];
-const SINK_KEYS = new Set(['type', 'path', 'namespaces', 'maxSizeMiB', 'maxFiles']);
+const NAMESPACES: readonly string[] = ['entityChange', 'apiSession', 'authentication'];
+const SINK_KEYS: readonly string[] = ['type', 'path', 'namespaces', 'maxSizeMiB', 'maxFiles'];
 
 function intIn(name: string, v: unknown, fallback: number, min: number, max: number): number {
   if (v === undefined || v === null) return fallback;
@@ -62,7 +62,7 @@ export function parseEventsConfig(retention: unknown, sinks: unknown, baseDir: s
     const at = `events.sinks[${i}]`;
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`${at} must be a mapping`);
     const r = raw as Record<string, unknown>;
-    for (const k of Object.keys(r)) if (!SINK_KEYS.has(k)) throw new Error(`${at}: unknown key "${k}"`);
+    for (const k of Object.keys(r)) if (!SINK_KEYS.includes(k)) throw new Error(`${at}: unknown key "${k}"`);
     if (r.type !== 'file') throw new Error(`${at}.type must be "file" (the only sink served yet)`);
     if (typeof r.path !== 'string' || r.path.trim() === '') throw new Error(`${at}.path must be a file path`);
     let namespaces: string[] | undefined;
