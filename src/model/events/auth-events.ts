@@ -10,6 +10,7 @@
 import { DomainError } from '../errors.js';
 import { withDb, type Ctx } from '../ctx.js';
 import { withTx } from '../../store/db.js';
+import { defineCache, storeState } from '../../store/runtime.js';
 import { recordEvents, type EventRecord } from './event.js';
 
 /** The reference's names of the primary methods. */
@@ -92,6 +93,31 @@ export function failureReason(e: unknown): { reason: string; identityId?: string
   return { reason: 'error' };
 }
 
+/**
+ * Rate-limit refusals are answered before any store work, so a flood of them must not become a flood of writes:
+ * at most one event per source address and username a minute, carrying how many refusals went unrecorded
+ * since the previous one (`suppressed`). Kept per store (bounded; the oldest keys go first).
+ */
+const REFUSAL_WINDOW_MS = 60_000;
+const MAX_REFUSAL_KEYS = 10_000;
+const REFUSALS = defineCache('rate-limit-refusal-events', () => new Map<string, { at: number; suppressed: number }>());
+
+/** Whether this refusal is recorded, and how many were not since the last one that was (undefined: not recorded). */
+function refusalToRecord(ctx: Ctx, key: string): number | undefined {
+  const seen = storeState(ctx.db, REFUSALS);
+  if (!seen) return 0;
+  const now = ctx.now().getTime();
+  const last = seen.get(key);
+  if (last && now - last.at < REFUSAL_WINDOW_MS) {
+    last.suppressed++;
+    return undefined;
+  }
+  seen.delete(key);
+  if (seen.size >= MAX_REFUSAL_KEYS) seen.delete(seen.keys().next().value as string);
+  seen.set(key, { at: now, suppressed: 0 });
+  return last?.suppressed ?? 0;
+}
+
 /** Records a failed authentication in a transaction of its own (what it changed, if anything, is committed). */
 export async function recordAuthFailure(
   ctx: Ctx,
@@ -99,6 +125,11 @@ export async function recordAuthFailure(
   error: unknown,
 ): Promise<void> {
   const why = failureReason(error);
+  let suppressed: number | undefined;
+  if (why.reason === 'rate limited') {
+    suppressed = refusalToRecord(ctx, `${facts.remoteAddress}|${facts.method ?? ''}|${facts.username ?? ''}`);
+    if (suppressed === undefined) return;
+  }
   const event = authenticationEvent({
     eventType: 'fail',
     method: facts.method === undefined ? undefined : (AUTH_METHOD[facts.method] ?? facts.method),
@@ -108,5 +139,6 @@ export async function recordAuthFailure(
     identityId: why.identityId,
     authenticatorId: why.authenticatorId,
   });
+  if (suppressed !== undefined) event.fields.suppressed = suppressed;
   await withTx(ctx.db, (trx) => recordEvents(withDb(ctx, trx), [event]));
 }
