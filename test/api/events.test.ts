@@ -133,3 +133,25 @@ test('the listing filters by type, actor, resource and time, pages, and is for a
   assertError(await user.client.get('/events'), 401, 'UNAUTHORIZED');
   assertError(await s.client().get('/events'), 401, 'UNAUTHORIZED');
 });
+
+test('disabling and enabling an identity, and removing its MFA, are recorded with their author', async () => {
+  const user = await createUser(s, admin);
+  assert.equal((await admin.post(`/identities/${user.id}/disable`, { durationMinutes: 5 })).status, 200);
+  assert.equal((await admin.post(`/identities/${user.id}/enable`)).status, 200);
+  const changes = await eventsWhere(`entityType = "identities" and entityId = "${user.id}" and eventType = "updated"`);
+  assert.equal(changes.length, 2);
+  const [disabled, enabled] = changes as [Ev, Ev];
+  assert.equal(disabled.changes.disabledAt.before, null);
+  assert.equal(typeof disabled.changes.disabledAt.after, 'string');
+  assert.equal(enabled.changes.disabledAt.after, null);
+  assert.equal(enabled.metadata.author.id, adminId);
+
+  const c = s.client('client');
+  await c.login(user.username, user.password);
+  assert.equal((await c.post('/current-identity/mfa')).status, 201);
+  assert.equal((await admin.delete(`/identities/${user.id}/mfa`)).status, 200);
+  const [removed] = await eventsWhere(`entityType = "mfas" and entityId = "${user.id}"`);
+  assert.equal(removed?.eventType, 'deleted');
+  assert.equal(removed.metadata.author.id, adminId);
+  assert.deepEqual(removed.initialState, { identityId: user.id });
+});

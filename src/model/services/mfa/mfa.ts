@@ -35,6 +35,7 @@ import { identityExists } from '../../../store/identities.js';
 import { iso, withDb, type Ctx } from '../../ctx.js';
 import { recordEvents } from '../../events/event.js';
 import { apiSessionEvent } from '../../events/auth-events.js';
+import { recordOtherChange } from '../../events/entity-change.js';
 import { DomainError, notFound } from '../../errors.js';
 import { newEntityId } from '../../ids.js';
 import { hashWithSalt } from '../../password.js';
@@ -326,7 +327,11 @@ export async function verifyMfa(ctx: Ctx, caller: MfaCaller, code: string | unde
  */
 async function removeMfa(ctx: Ctx, trx: Executor, identityId: string): Promise<boolean> {
   const removed = await deleteMfaOfIdentity(trx, identityId);
-  if (removed) await clearMfaPassed(trx, identityId, ctx.now());
+  if (removed) {
+    await clearMfaPassed(trx, identityId, ctx.now());
+    // Who removed it (the identity itself or an admin) is the event's author; its secret is never shown.
+    await recordOtherChange(withDb(ctx, trx), 'mfas', identityId, 'deleted', { identityId }, null);
+  }
   return removed;
 }
 
