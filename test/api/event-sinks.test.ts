@@ -107,6 +107,12 @@ test('no secret appears in any event, in the listing or in the files', async () 
   });
   assert.equal(changed.status, 200, changed.text);
   secrets.push('Scan-Passw0rd-0002!');
+  const own = (
+    await admin.get(`/events?filter=${encodeURIComponent(`entityId = "${auth.id}" and eventType = "updated"`)}`)
+  ).body.data;
+  assert.equal(own.length, 1, 'the self-service change is recorded');
+  assert.equal(own[0].metadata.author.id, user.id);
+  assert.deepEqual(own[0].changes.passwordHash, { redacted: true });
   const reset = await admin.patch(`/authenticators/${auth.id}`, { password: 'Scan-Passw0rd-0003!' });
   assert.equal(reset.status, 200, reset.text);
   secrets.push('Scan-Passw0rd-0003!');
