@@ -35,6 +35,7 @@ export const COMMAND_MODULES: readonly {
   { names: ['identity'], relations: true, load: async () => (await import('./commands/identity.js')).registerIdentity },
   { names: ['auth-policy'], load: async () => (await import('./commands/auth-policy.js')).registerAuthPolicy },
   { names: ['authenticator'], load: async () => (await import('./commands/authenticator.js')).registerAuthenticator },
+  { names: ['events'], load: async () => (await import('./commands/events.js')).registerEvents },
   { names: ['api-session'], load: async () => (await import('./commands/api-session.js')).registerApiSession },
   { names: ['enrollment'], load: async () => (await import('./commands/enrollment.js')).registerEnrollment },
   { names: ['ca'], load: async () => (await import('./commands/ca.js')).registerCa },

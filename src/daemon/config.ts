@@ -2,6 +2,7 @@
  * Daemon configuration: command-line flags win over environment variables, which win over the YAML
  * config file, which wins over the defaults.
  */
+import { parseEventsConfig, type EventsConfig } from './events-config.js';
 import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
@@ -55,6 +56,8 @@ export interface DaemonConfig {
    * `[master key]` when printed.
    */
   masterKey?: MasterKey;
+  /** Recorded events: retention and sinks (`events.*`, events-config.ts). */
+  events: EventsConfig;
 }
 
 export interface MetricsConfig {
@@ -128,6 +131,8 @@ export const CONFIG_KEYS = [
   'store.url',
   'store.masterKey',
   'store.masterKeyFile',
+  'events.retention',
+  'events.sinks',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth' | 'edge.api.rateLimit.certificates';
 
@@ -538,6 +543,8 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     limits: connectionLimits(doc),
     corsAllowedOrigins: corsOrigins(get(doc, 'web.cors.allowedOrigins')),
     metrics: metricsConfig(doc),
+    // Relative sink paths are in the data dir.
+    events: parseEventsConfig(get(doc, 'events.retention'), get(doc, 'events.sinks'), dataDir),
     walRestartBytes:
       countSetting(
         'store.wal.restartSizeMiB',

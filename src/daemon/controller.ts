@@ -209,6 +209,7 @@ export interface AppOptions {
   logger: PinoLogger;
   metrics?: DaemonMetrics;
   serveMetrics?: boolean;
+  eventSource?: 'rest' | 'offline';
 }
 
 /** The Fastify app with the whole route table, validation and error envelope; it does not listen. */
@@ -222,5 +223,6 @@ export function buildControllerApp(cfg: DaemonConfig, core: ControllerCore, opts
     corsAllowedOrigins: cfg.corsAllowedOrigins,
     metrics: opts.metrics,
     serveMetrics: opts.serveMetrics,
+    eventSource: opts.eventSource,
   }).app;
 }

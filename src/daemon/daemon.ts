@@ -27,6 +27,8 @@ import { createMetrics, startMetricsListener } from './metrics.js';
 import { PeriodicWork } from './periodic.js';
 import { controllerSelf, loadOrCreateControllerId, startControllerPresence } from './controller-presence.js';
 import { forgetOldControllers } from '../model/services/controller/registry.js';
+import { deliverEvents, pruneExpiredEvents } from '../model/events/deliver.js';
+import { FileSink } from './event-sinks.js';
 
 export interface AdminCredentials {
   username: string;
@@ -182,6 +184,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));
     // One controller of those sharing the store sweeps; the others take over within a round if it stops.
     const periodic = new PeriodicWork(core.store, log);
+    const sinks = cfg.events.sinks.map((c) => new FileSink(c));
     const sweepOnce = async (): Promise<boolean> => {
       if (!(await periodic.lead())) return false;
       const sessions = await sweepExpiredApiSessions(ctx);
@@ -192,6 +195,14 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       if (oidc > 0) log.debug({ removed: oidc }, 'expired OIDC requests, refresh tokens and revocations removed');
       const gone = await forgetOldControllers(ctx);
       if (gone > 0) log.info({ removed: gone }, 'controllers unseen for a week forgotten');
+      // Events: delivered by this controller alone (it runs the periodic work), then pruned past retention.
+      for (const sink of sinks) {
+        await deliverEvents(ctx, sink).catch((err: unknown) =>
+          log.warn({ err, sink: sink.name }, 'events not delivered to a sink; retrying at the next round'),
+        );
+      }
+      const pruned = await pruneExpiredEvents(ctx, cfg.events.retentionMs);
+      if (pruned > 0) log.debug({ removed: pruned }, 'events past their retention removed');
       return true;
     };
     let sweeping = false;

@@ -177,7 +177,7 @@ export async function openOfflineController(dir: string, env: NodeJS.ProcessEnv)
     await reconcileTokens(core.ctx);
     const session = await openDefaultAdminSession(core.ctx);
     sessionId = session.id;
-    const built = buildControllerApp(cfg, core, { logger: log });
+    const built = buildControllerApp(cfg, core, { logger: log, eventSource: 'offline' });
     app = built;
     await built.ready();
     let closing: Promise<void> | undefined;

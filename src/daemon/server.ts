@@ -44,6 +44,8 @@ export interface ServerOptions {
   /** Counts requests when given; `/metrics` is served on this listener only with `serveMetrics`. */
   metrics?: DaemonMetrics;
   serveMetrics?: boolean;
+  /** What events name as the source of the changes this app makes (`offline`: the offline CLI). */
+  eventSource?: 'rest' | 'offline';
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -201,7 +203,7 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     return specs.get(api);
   };
   routes.push(...allRoutes(specFor));
-  registerRoutes(app, opts.ctx, opts.deps, routes);
+  registerRoutes(app, opts.ctx, opts.deps, routes, opts.eventSource);
 
   // The version record is also served at the root, outside both API prefixes.
   app.get('/version', async (_req, reply) =>

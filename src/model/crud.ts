@@ -18,6 +18,7 @@ import { hooksOf } from './resource-hooks.js';
 import { broadNeedles } from '../store/search-index.js';
 import { filterDialectOf } from '../store/filter-sql.js';
 import { textOr } from './row.js';
+import { recordEntityChange } from './events/entity-change.js';
 
 export interface Page<R extends Row = Row> {
   rows: R[];
@@ -95,6 +96,8 @@ export async function createEntity(
     );
     await hooks.afterWrite?.(tctx, id, 'create', input);
     await noteEntityWrite(tctx, def, id, false);
+    // Last in the transaction: the event shows the record as committed (hooks included).
+    await recordEntityChange(tctx, def, id, 'created', undefined, await findRowById(trx, def, id));
     return id;
   });
 }
@@ -137,6 +140,7 @@ export async function updateEntity(
     await mappingConstraints(() => updateRow(trx, def, id, { ...input, ...rest, updatedAt: iso(ctx.now()) }));
     await hooks.afterWrite?.(tctx, id, mode, input, existing);
     await noteEntityWrite(tctx, def, id, false);
+    await recordEntityChange(tctx, def, id, 'updated', existing, await findRowById(trx, def, id));
   });
 }
 
@@ -170,6 +174,7 @@ export async function deleteEntity(
     await hooks.beforeDelete?.(tctx, existing);
     await mappingConstraints(() => deleteRow(trx, def, id));
     await noteEntityWrite(tctx, def, id, true);
+    await recordEntityChange(tctx, def, id, 'deleted', existing, undefined);
     return existing;
   });
   hooks.afterDelete?.(ctx, gone);

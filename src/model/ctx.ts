@@ -46,6 +46,28 @@ export interface Ctx {
    * rather than imported by the generic CRUD because the hooks use the generic CRUD themselves.
    */
   hooks: HookTable;
+  /**
+   * Who asks for the work and from where, for the events it records (model/events/): set per request on the
+   * writing routes, and by the offline CLI; absent for the controller's own work.
+   */
+  actor?: EventActor;
+}
+
+/** The author and source of a change, as its event names them (parity: the reference's entityChange `metadata`). */
+export interface EventActor {
+  /** The identity acting, and its API session; absent when nobody authenticated (a login, an enrollment). */
+  author?: { type: 'identity'; id: string; name: string; apiSessionId: string };
+  source: {
+    /** `rest`: the controller's HTTP APIs; `offline`: the offline CLI on a stopped controller's store. */
+    type: 'rest' | 'offline';
+    /** The API the request came in on (`management`, `client`). */
+    api?: string;
+    auth?: 'edge';
+    remoteAddr?: string;
+    method?: string;
+    /** The operating-system user running the offline CLI. */
+    osUser?: string;
+  };
 }
 
 /**

@@ -131,6 +131,15 @@ export interface DomainErrorOptions {
   data?: unknown;
   /** For 429s: sent as the `Retry-After` header (seconds). */
   retryAfterSeconds?: number;
+  /** What an authentication event says of this refusal (never sent: the wire keeps one answer for all). */
+  audit?: AuditNote;
+}
+
+/** Why an authentication was refused and whom it concerned, for its event (model/events/auth-events.ts). */
+export interface AuditNote {
+  reason: string;
+  identityId?: string | undefined;
+  authenticatorId?: string | undefined;
 }
 
 /** The only error type the model throws; it carries its wire code, status and cause. */
@@ -142,6 +151,7 @@ export class DomainError extends Error {
   readonly urlVars: Record<string, string> | undefined;
   readonly data: unknown;
   readonly retryAfterSeconds: number | undefined;
+  readonly audit: AuditNote | undefined;
 
   constructor(code: ErrorCode, opts: DomainErrorOptions = {}) {
     const [status, message] = ERROR_CATALOGUE[code];
@@ -154,6 +164,7 @@ export class DomainError extends Error {
     this.urlVars = opts.urlVars;
     this.data = opts.data;
     this.retryAfterSeconds = opts.retryAfterSeconds;
+    this.audit = opts.audit;
   }
 }
 

@@ -38,8 +38,10 @@ export interface PropDef {
    * store must keep one for this table and column (`searchIndexOf`), else listing the resource fails.
    */
   search?: boolean;
-  /** Never rendered (e.g. secrets); still stored. */
+  /** Never rendered (e.g. secrets); still stored. Events leave its values out too, unless `audited`. */
   hidden?: boolean;
+  /** A hidden prop that is no secret: events show its values (model/events/entity-change.ts). */
+  audited?: boolean;
   /** Rendered as null when empty instead of being left out. */
   renderNull?: boolean;
   /** Accepted in requests but not stored as such (a hook turns it into stored props). */

@@ -124,6 +124,15 @@ export async function deleteApiSessionsByIds(db: TypedExecutor, ids: readonly st
   return Number(res.numDeletedRows);
 }
 
+/** Who each of the API sessions belongs to and where it came from (their events: model/events/auth-events.ts). */
+export async function apiSessionOwners(
+  db: TypedExecutor,
+  ids: readonly string[],
+): Promise<{ id: string; identityId: string; ipAddress: string }[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('api_sessions').select(['id', 'identityId', 'ipAddress']).where('id', 'in', ids).execute();
+}
+
 /** Deletes an identity's API sessions; answers how many there were. */
 export async function deleteApiSessionsOfIdentity(db: TypedExecutor, identityId: string): Promise<number> {
   const res = await db.deleteFrom('api_sessions').where('identityId', '=', identityId).executeTakeFirst();

@@ -181,6 +181,24 @@ export interface EnrollmentsTable extends EntityColumns {
   transitRouterId: string | null;
 }
 
+export interface EventCursorsTable {
+  name: string;
+  seq: Generated<number>;
+  updatedAt: string;
+}
+
+export interface EventsTable {
+  seq: number;
+  id: string;
+  namespace: string;
+  eventType: string;
+  timestamp: string;
+  actorId: string | null;
+  entityType: string | null;
+  entityId: string | null;
+  body: string;
+}
+
 export interface ExternalJwtSignersTable extends EntityColumns {
   name: string;
   issuer: string;
@@ -473,6 +491,8 @@ export interface Database {
   edge_routers: EdgeRoutersTable;
   edge_routers_roleAttributes: EdgeRoutersRoleAttributesTable;
   enrollments: EnrollmentsTable;
+  event_cursors: EventCursorsTable;
+  events: EventsTable;
   external_jwt_signers: ExternalJwtSignersTable;
   identities: IdentitiesTable;
   identities_roleAttributes: IdentitiesRoleAttributesTable;

@@ -5,7 +5,8 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Ctx } from '../../model/ctx.js';
+import { userInfo } from 'node:os';
+import type { Ctx, EventActor } from '../../model/ctx.js';
 import { DomainError } from '../../model/errors.js';
 import type { Principal } from '../../model/services/api-session/api-session.js';
 import { resolveToken } from '../../model/services/api-session/api-session.js';
@@ -177,8 +178,49 @@ const principals = new WeakMap<FastifyRequest, Principal | undefined>();
 
 const toFastifyPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
-/** Registers declared routes on the server, for each API they belong to. */
-export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps, routes: readonly RouteDef[]): void {
+/** The operating-system user running the offline CLI, as its events name it (unknown where it cannot be read). */
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Who makes a request's changes and from where, for the events they record (model/events/). */
+function actorOf(
+  req: FastifyRequest,
+  method: Method,
+  api: ApiName,
+  principal: Principal | undefined,
+  source: 'rest' | 'offline',
+): EventActor {
+  const author = principal && {
+    type: 'identity' as const,
+    id: principal.identity.id,
+    name: principal.identity.name,
+    apiSessionId: principal.apiSessionId,
+  };
+  return {
+    ...(author && { author }),
+    source:
+      source === 'offline'
+        ? { type: 'offline', api, method, osUser: osUser() }
+        : { type: 'rest', api, auth: 'edge', remoteAddr: req.ip, method },
+  };
+}
+
+/**
+ * Registers declared routes on the server, for each API they belong to. `eventSource` is what events name as
+ * the source of the changes made through them.
+ */
+export function registerRoutes(
+  app: FastifyInstance,
+  ctx: Ctx,
+  deps: DaemonDeps,
+  routes: readonly RouteDef[],
+  eventSource: 'rest' | 'offline' = 'rest',
+): void {
   for (const r of routes) {
     for (const api of r.apis) {
       app.route({
@@ -209,8 +251,11 @@ export function registerRoutes(app: FastifyInstance, ctx: Ctx, deps: DaemonDeps,
         },
         handler: async (req, reply) => {
           const principal = principals.get(req);
+          // Reads record nothing: only a writing request carries its actor (one object, no statement).
+          const rctx =
+            r.method === 'GET' ? ctx : { ...ctx, actor: actorOf(req, r.method, api, principal, eventSource) };
           const result = await r.handler({
-            ctx,
+            ctx: rctx,
             deps,
             principal,
             req,

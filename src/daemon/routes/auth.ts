@@ -15,6 +15,7 @@ import { noteBearerEvidence } from '../../model/services/ext-jwt/ext-jwt-seconda
 import { wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
 import { currentApiSessionDetail, deleteApiSessions } from '../../model/services/api-session/api-session.js';
 import { peerCertificates } from '../http/tls.js';
+import { recordAuthFailure } from '../../model/events/auth-events.js';
 import { empty, ok } from '../http/envelope.js';
 import { route, queryString, type RouteDef } from '../http/route.js';
 
@@ -72,10 +73,15 @@ export const authRoutes: RouteDef[] = [
             cause: { field: 'method', reason: 'method must be one of password, cert, ext-jwt', value: method ?? '' },
           });
       }
-      const apiSessionId = await attempt.catch((e: unknown) => {
+      const apiSessionId = await attempt.catch(async (e: unknown) => {
         // Every 401 of an ext-jwt login says why, as a bearer-token challenge (no token, no signer named).
         if (method === 'ext-jwt' && (e as { status?: number })?.status === 401)
           rc.reply.header('www-authenticate', wwwAuthenticate(e));
+        // The failed attempt's event; failing to record it must not change the answer.
+        const username = method === 'password' && typeof body.username === 'string' ? body.username : undefined;
+        await recordAuthFailure(ctx, { method, username: username?.slice(0, 255), remoteAddress: ip }, e).catch(
+          (err: unknown) => ctx.log.error({ err }, 'authentication event not recorded'),
+        );
         throw e;
       });
       const detail = await currentApiSessionDetail(rc.ctx, apiSessionId);

@@ -13,6 +13,7 @@ import { currentIdentityRoutes } from './current-identity.js';
 import { enrollRoutes } from './enroll.js';
 import { enrollKeyRoutes } from './enroll-keys.js';
 import { enrollmentRoutes } from './enrollment.js';
+import { eventRoutes } from './events.js';
 import { externalJwtSignerRoutes } from './external-jwt-signers.js';
 import { fabricRoutes } from './fabric.js';
 import { identityRoutes } from './identity.js';
@@ -42,6 +43,7 @@ export function allRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {
     ...sessionRoutes,
     ...identityAccessRoutes,
     ...enrollmentRoutes,
+    ...eventRoutes,
     ...enrollRoutes,
     ...enrollKeyRoutes,
     // Third-party CAs, API-session certificates, certificate extension and re-enrollment.

@@ -40,7 +40,7 @@ export const postureChecks = defineResource({
     typeId: { schema: TypeIdSchema, storage: 'text', create: 'required', filter: true },
     roleAttributes: ROLE_ATTRIBUTES_PROP,
     version: { schema: Type.Integer(), storage: 'int', filter: true },
-    details: { schema: Type.Object({}), storage: 'json', hidden: true },
+    details: { schema: Type.Object({}), storage: 'json', hidden: true, audited: true },
     ...typeFieldProps,
   },
   unique: ['name'],

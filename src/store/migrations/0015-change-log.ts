@@ -29,6 +29,9 @@ export const UNTRACED: Readonly<Record<string, { insert?: true; columns?: readon
   authenticators: { columns: ['failedAttempts'] },
   // A controller's heartbeat (migration 0018): read from the store each time `GET /controllers` answers.
   controllers: { columns: ['lastSeenAt'] },
+  // Events and delivery cursors (migration 0021): nothing a replica caches.
+  events: { insert: true },
+  event_cursors: { columns: ['seq', 'updatedAt'] },
 };
 
 /** Tables that are not model data (bookkeeping): no trigger, no counter. */

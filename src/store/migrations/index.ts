@@ -24,6 +24,7 @@ import * as m0017 from './0017-replica-shared-state.js';
 import * as m0018 from './0018-controllers.js';
 import * as m0019 from './0019-enroll-extend-fields.js';
 import * as m0020 from './0020-oidc.js';
+import * as m0021 from './0021-events.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-controllers': m0018,
   '0019-enroll-extend-fields': m0019,
   '0020-oidc': m0020,
+  '0021-events': m0021,
 };
 
 /**

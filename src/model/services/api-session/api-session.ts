@@ -6,6 +6,7 @@
  * client does not turn every read into a write while expiry stays accurate for short timeouts.
  */
 import {
+  apiSessionOwners,
   apiSessionByTokenHash,
   deleteApiSessionsByIds,
   deleteApiSessionsOfIdentity,
@@ -29,6 +30,10 @@ import type { CachedPrincipal } from './api-session-cache.js';
 import type { SessionIdentity } from './session-identity.js';
 import { textOf } from '../../row.js';
 import { certExtendRequest } from '../../../store/authenticators.js';
+import { withDb } from '../../ctx.js';
+import { withTx } from '../../../store/db.js';
+import { recordEvents } from '../../events/event.js';
+import { apiSessionEvent } from '../../events/auth-events.js';
 
 export interface Principal {
   apiSessionId: string;
@@ -127,7 +132,7 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
   const now = ctx.now();
   if (isExpired(ctx, found.lastActivityMs, now)) {
     forgetPrincipal(ctx.db, token);
-    await deleteApiSessions(ctx, [found.sessionId]);
+    await deleteApiSessions(ctx, [found.sessionId], 'expired');
     return null;
   }
   if (isDisabled(found, now)) return null;
@@ -148,7 +153,17 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
  * Removes API sessions; what depends on them goes with them through the store's cascades, their posture too
  * (docs/reference-notes.md §4.2).
  */
-export const deleteApiSessions = (ctx: Ctx, ids: string[]): Promise<number> => deleteApiSessionsByIds(ctx.db, ids);
+export const deleteApiSessions = (ctx: Ctx, ids: string[], why: 'deleted' | 'expired' = 'deleted'): Promise<number> =>
+  withTx(ctx.db, async (trx) => {
+    const gone = await apiSessionOwners(trx, ids);
+    const n = await deleteApiSessionsByIds(trx, ids);
+    // Each session's event with its removal.
+    await recordEvents(
+      withDb(ctx, trx),
+      gone.map((g) => apiSessionEvent({ eventType: why, id: g.id, identityId: g.identityId, ipAddress: g.ipAddress })),
+    );
+    return n;
+  });
 
 export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> =>
   deleteApiSessionsOfIdentity(ctx.db, identityId);
@@ -160,7 +175,7 @@ export async function sweepExpiredApiSessions(ctx: Ctx): Promise<number> {
   for (;;) {
     const batch = await idleApiSessionIds(ctx.db, cutoff, 500);
     if (batch.length === 0) return total;
-    total += await deleteApiSessions(ctx, batch);
+    total += await deleteApiSessions(ctx, batch, 'expired');
     if (batch.length < 500) return total;
   }
 }

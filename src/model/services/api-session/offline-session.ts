@@ -5,7 +5,8 @@
  */
 import { defaultAdminLogin } from '../../../store/maintenance.js';
 import type { Ctx } from '../../ctx.js';
-import { createApiSession, deleteApiSessions } from './api-session.js';
+import { deleteApiSessionsByIds } from '../../../store/api-sessions.js';
+import { createApiSession } from './api-session.js';
 
 /** What the API session of an offline command records as its address. */
 export const OFFLINE_ADDRESS = 'offline';
@@ -17,6 +18,7 @@ export async function openDefaultAdminSession(ctx: Ctx): Promise<{ id: string; t
   return { id, token: ctx.tokens.token('api-session', id) };
 }
 
+/** Ends it without an event, as it began: the offline CLI's changes name it as their source instead. */
 export async function closeDefaultAdminSession(ctx: Ctx, id: string): Promise<void> {
-  await deleteApiSessions(ctx, [id]);
+  await deleteApiSessionsByIds(ctx.db, [id]);
 }

@@ -102,7 +102,7 @@ export async function authenticateCert(
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const login = await checkCertLogin(tctx, peer);
-    return startApiSession(tctx, { ...login, ipAddress }, body);
+    return startApiSession(tctx, { ...login, ipAddress }, body, 'cert');
   });
 }
 

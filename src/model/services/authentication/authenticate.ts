@@ -16,6 +16,8 @@ import { clearAttempts, recordFailedAttempt, reserveAttempt, type AttemptTarget 
 import { configTypesByIdOrName } from '../../../store/access.js';
 import { createApiSession, type NewApiSession } from '../api-session/api-session.js';
 import { secondaryFactors } from './auth-queries.js';
+import { recordEvents } from '../../events/event.js';
+import { apiSessionEvent, authenticationEvent, type AuthMethodName } from '../../events/auth-events.js';
 
 export interface AuthenticateBody {
   username?: unknown;
@@ -25,7 +27,8 @@ export interface AuthenticateBody {
   sdkInfo?: unknown;
 }
 
-const invalidAuth = () => new DomainError('INVALID_AUTH');
+const invalidAuth = (reason: string, identityId?: string, authenticatorId?: string) =>
+  new DomainError('INVALID_AUTH', { audit: { reason, identityId, authenticatorId } });
 
 /** Keeps only string-valued members of a client-supplied info object, each at most 255 characters. */
 export function infoObject(v: unknown): Record<string, string> | undefined {
@@ -71,18 +74,38 @@ export async function startApiSession(
   ctx: Ctx,
   session: Omit<NewApiSession, 'configTypes'>,
   body: AuthenticateBody,
+  method: AuthMethodName,
 ): Promise<string> {
   const envInfo = infoObject(body.envInfo);
   const sdkInfo = infoObject(body.sdkInfo);
   await setIdentityClientInfo(ctx.db, session.identityId, { envInfo, sdkInfo });
   // Second factors still to answer (TOTP, a secondary ext-JWT) make the session partial (services/authentication/auth-queries.ts).
   const factors = await secondaryFactors(ctx, session.identityId, body);
-  return createApiSession(ctx, {
+  const authQueries = [...(session.authQueries ?? []), ...factors.authQueries];
+  const id = await createApiSession(ctx, {
     ...session,
     ...factors,
-    authQueries: [...(session.authQueries ?? []), ...factors.authQueries],
+    authQueries,
     configTypes: await resolveConfigTypes(ctx, configTypesOf(body)),
   });
+  // The attempt's success and the new session, with the session (the caller's transaction).
+  await recordEvents(ctx, [
+    authenticationEvent({
+      eventType: 'success',
+      method,
+      identityId: session.identityId,
+      authenticatorId: session.authenticatorId,
+      remoteAddress: session.ipAddress,
+    }),
+    apiSessionEvent({
+      eventType: 'created',
+      id,
+      identityId: session.identityId,
+      ipAddress: session.ipAddress,
+      extra: { fully_authenticated: authQueries.length === 0 },
+    }),
+  ]);
+  return id;
 }
 
 /**
@@ -96,7 +119,12 @@ export async function authenticatePassword(ctx: Ctx, body: AuthenticateBody, ipA
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const identity = await confirmPasswordLogin(tctx, target);
-    return startApiSession(tctx, { identityId: identity.id, authenticatorId: target.authenticatorId, ipAddress }, body);
+    return startApiSession(
+      tctx,
+      { identityId: identity.id, authenticatorId: target.authenticatorId, ipAddress },
+      body,
+      'updb',
+    );
   });
 }
 
@@ -124,11 +152,13 @@ export async function checkPassword(ctx: Ctx, body: AuthenticateBody): Promise<A
   if (!reservation.ok) {
     if (reservation.reason !== 'unknown')
       ctx.log.debug({ identityId: auth?.identityId, reason: reservation.reason }, 'password authentication refused');
-    throw invalidAuth();
+    throw reservation.reason === 'unknown'
+      ? invalidAuth('unknown username')
+      : invalidAuth(reservation.reason, auth?.identityId, auth?.id);
   }
   if (!ok) {
     await recordFailedAttempt(ctx, reservation);
-    throw invalidAuth();
+    throw invalidAuth('invalid password', reservation.target.identityId, reservation.target.authenticatorId);
   }
   return reservation.target;
 }
@@ -139,7 +169,8 @@ export async function checkPassword(ctx: Ctx, body: AuthenticateBody): Promise<A
  */
 export async function confirmPasswordLogin(ctx: Ctx, target: AttemptTarget): Promise<{ id: string }> {
   const identity = await identityStanding(ctx.db, target.identityId);
-  if (!identity || isDisabled(identity, ctx.now())) throw invalidAuth();
+  if (!identity || isDisabled(identity, ctx.now()))
+    throw invalidAuth('disabled', target.identityId, target.authenticatorId);
   await clearAttempts(ctx, target.authenticatorId);
   return identity;
 }

@@ -3,7 +3,8 @@
  * password (parity: docs/reference-notes.md §5.2; a wrong one is 401 UNAUTHORIZED naming currentPassword).
  */
 import { withTx } from '../../../store/db.js';
-import { updateRow } from '../../../store/crud.js';
+import { findRowById, updateRow } from '../../../store/crud.js';
+import { recordEntityChange } from '../../events/entity-change.js';
 import { iso, withDb, type Ctx } from '../../ctx.js';
 import { DomainError, fieldError, notFound } from '../../errors.js';
 import { verifyPassword } from '../../password.js';
@@ -66,5 +67,6 @@ export async function updateOwnAuthenticator(
     // The password checked above must still be the current one (another change may have landed meanwhile).
     if (current.passwordHash !== row.passwordHash) throw wrongCurrentPassword(id);
     await updateRow(trx, authenticators, id, values);
+    await recordEntityChange(tctx, authenticators, id, 'updated', current, await findRowById(trx, authenticators, id));
   });
 }

@@ -26,6 +26,8 @@ import type { AuthPolicy } from '../../resources/auth-policy.js';
 import { policyForIdentity } from '../hooks/auth-policy.js';
 import { isDisabled } from '../../resources/identity.js';
 import { deleteIdentityApiSessions } from '../api-session/api-session.js';
+import { recordEvents } from '../../events/event.js';
+import { authenticationEvent } from '../../events/auth-events.js';
 
 /** An id no row has: the decoy when there is no password authenticator at all. */
 const NO_SUCH_ID = '~none~';
@@ -130,6 +132,16 @@ async function lockIdentity(ctx: Ctx, target: AttemptTarget, rules: LockRules): 
     rules.lockoutDurationMinutes > 0 ? iso(new Date(now.getTime() + rules.lockoutDurationMinutes * 60_000)) : null;
   await disableIdentity(ctx.db, target.identityId, iso(now), until);
   await clearAttempts(ctx, target.authenticatorId);
+  await recordEvents(ctx, [
+    authenticationEvent({
+      eventType: 'lockout',
+      method: 'updb',
+      identityId: target.identityId,
+      authenticatorId: target.authenticatorId,
+      reason: 'too many failed attempts',
+      until,
+    }),
+  ]);
   await deleteIdentityApiSessions(ctx, target.identityId);
   ctx.log.warn({ identityId: target.identityId }, 'identity locked after too many failed password attempts');
 }

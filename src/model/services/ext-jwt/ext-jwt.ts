@@ -38,7 +38,7 @@ export async function startExtJwtSession(
 ): Promise<string> {
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
-    return startApiSession(tctx, { ...(await checkExtJwtLogin(tctx, verified)), ipAddress }, body);
+    return startApiSession(tctx, { ...(await checkExtJwtLogin(tctx, verified)), ipAddress }, body, 'ext-jwt');
   });
 }
 

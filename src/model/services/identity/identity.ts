@@ -6,6 +6,8 @@ import { setIdentityDisabled } from '../../../store/identities.js';
 import { getRow } from '../../crud.js';
 import { DomainError } from '../../errors.js';
 import { identities } from '../../resources/identity.js';
+import { findRowById } from '../../../store/crud.js';
+import { recordEntityChange } from '../../events/entity-change.js';
 import { deleteIdentityApiSessions } from '../api-session/api-session.js';
 
 /** Disables for `durationMinutes` (0 or less: indefinitely) and ends the identity's API sessions. */
@@ -23,14 +25,16 @@ export async function disableIdentity(ctx: Ctx, id: string, durationMinutes: num
     const until = durationMinutes > 0 ? iso(new Date(now.getTime() + durationMinutes * 60_000)) : null;
     await setIdentityDisabled(trx, id, { disabledAt: iso(now), disabledUntil: until }, iso(now));
     await deleteIdentityApiSessions(tctx, id);
+    await recordEntityChange(tctx, identities, id, 'updated', row, await findRowById(trx, identities, id));
   });
 }
 
 export async function enableIdentity(ctx: Ctx, id: string): Promise<void> {
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
-    await getRow(tctx, identities, id);
+    const row = await getRow(tctx, identities, id);
     await setIdentityDisabled(trx, id, { disabledAt: null, disabledUntil: null }, iso(ctx.now()));
     await resetIdentityFailedAttempts(trx, id);
+    await recordEntityChange(tctx, identities, id, 'updated', row, await findRowById(trx, identities, id));
   });
 }

@@ -32,7 +32,10 @@ import {
   type MfaRecord,
 } from '../../../store/mfas.js';
 import { identityExists } from '../../../store/identities.js';
-import { iso, type Ctx } from '../../ctx.js';
+import { iso, withDb, type Ctx } from '../../ctx.js';
+import { recordEvents } from '../../events/event.js';
+import { apiSessionEvent } from '../../events/auth-events.js';
+import { recordOtherChange } from '../../events/entity-change.js';
 import { DomainError, notFound } from '../../errors.js';
 import { newEntityId } from '../../ids.js';
 import { hashWithSalt } from '../../password.js';
@@ -289,6 +292,15 @@ async function passMfa(ctx: Ctx, trx: Executor, caller: MfaCaller, at: Date): Pr
     iso(at),
   );
   await recordMfaPassed(trx, caller.apiSessionId, caller.identityId, at);
+  const left = queries.filter((q) => !isMfaQuery(q));
+  await recordEvents(withDb(ctx, trx), [
+    apiSessionEvent({
+      eventType: 'refreshed',
+      id: caller.apiSessionId,
+      identityId: caller.identityId,
+      extra: { reason: 'second factor passed', fully_authenticated: left.length === 0 },
+    }),
+  ]);
 }
 
 export type { MfaCaller };
@@ -315,7 +327,11 @@ export async function verifyMfa(ctx: Ctx, caller: MfaCaller, code: string | unde
  */
 async function removeMfa(ctx: Ctx, trx: Executor, identityId: string): Promise<boolean> {
   const removed = await deleteMfaOfIdentity(trx, identityId);
-  if (removed) await clearMfaPassed(trx, identityId, ctx.now());
+  if (removed) {
+    await clearMfaPassed(trx, identityId, ctx.now());
+    // Who removed it (the identity itself or an admin) is the event's author; its secret is never shown.
+    await recordOtherChange(withDb(ctx, trx), 'mfas', identityId, 'deleted', { identityId }, null);
+  }
   return removed;
 }
 

@@ -1,0 +1,78 @@
+/**
+ * Events (docs/design.md, "Events"): one JSON object each, with a unique, time-ordered `id` (a UUID version 7),
+ * its `namespace` and `version` (of the event's shape), a `timestamp`, and the fields of its namespace, named as
+ * the reference names them where it has the event (`entityChange`, `apiSession`, `authentication`, …).
+ *
+ * An event is recorded in the transaction of what it records (the outbox, src/store/events.ts): a committed
+ * change always has its event, a rolled-back one never does.
+ */
+import { randomFillSync } from 'node:crypto';
+import { insertEvents, type StoredEvent } from '../../store/events.js';
+import { iso, type Ctx } from '../ctx.js';
+
+/** The version of every event's shape; raised when a field changes meaning or goes. */
+export const EVENT_VERSION = 1;
+
+export type EventNamespace = 'entityChange' | 'apiSession' | 'authentication';
+
+/** An event as recorded: the fields of its namespace, and what the listing filters it by. */
+export interface EventRecord {
+  namespace: EventNamespace;
+  /** The event's type within its namespace (`created`, `fail`, …). */
+  eventType: string;
+  /** Who acted or is concerned (an identity's id), for the listing's `actorId`. */
+  actorId?: string | undefined;
+  entityType?: string | undefined;
+  entityId?: string | undefined;
+  /** The namespace's own fields; the common ones (id, namespace, version, timestamp) are added. */
+  fields: Record<string, unknown>;
+  /** Where the namespace names its type (`eventType` for entityChange, `event_type` elsewhere). */
+  typeField: 'eventType' | 'event_type';
+}
+
+/** A UUID version 7: the time in milliseconds first, so ids sort by time. */
+export function newEventId(now: Date): string {
+  const b = Buffer.alloc(16);
+  randomFillSync(b, 6);
+  b.writeUIntBE(now.getTime(), 0, 6);
+  b[6] = (b[6]! & 0x0f) | 0x70;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** The stored form of an event: the whole object as JSON plus the listing's columns. */
+export function storedEvent(now: Date, e: EventRecord): StoredEvent {
+  const id = newEventId(now);
+  const timestamp = iso(now);
+  // The common fields first in the text and never overridden by a namespace's own.
+  const body = {
+    id,
+    namespace: e.namespace,
+    version: EVENT_VERSION,
+    timestamp,
+    [e.typeField]: e.eventType,
+    ...e.fields,
+  };
+  Object.assign(body, { id, namespace: e.namespace, version: EVENT_VERSION, timestamp, [e.typeField]: e.eventType });
+  return {
+    id,
+    namespace: e.namespace,
+    eventType: e.eventType,
+    timestamp,
+    actorId: e.actorId ?? null,
+    entityType: e.entityType ?? null,
+    entityId: e.entityId ?? null,
+    body: JSON.stringify(body),
+  };
+}
+
+/** Records events in the transaction `ctx.db` (which must be one: the outbox is written with the change). */
+export async function recordEvents(ctx: Ctx, events: readonly EventRecord[]): Promise<void> {
+  if (events.length === 0) return;
+  const now = ctx.now();
+  await insertEvents(
+    ctx.db,
+    events.map((e) => storedEvent(now, e)),
+  );
+}

@@ -1,0 +1,106 @@
+/**
+ * The event outbox (migration 0021): events are inserted in the transaction of what they record, read back in
+ * `seq` order by the listing and the sinks, and pruned past their retention. Every write of the outbox runs in
+ * a write transaction, so `seq` follows commit order (the writer lock: runtime.ts).
+ */
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { dynamic, type Executor } from './db.js';
+import { hotRows, hotWrite } from './direct.js';
+import { countFromDb } from './values.js';
+import { orderedBy } from './filter-sql.js';
+import type { PageOrder } from './crud.js';
+
+/** One stored event: its listing columns and the whole event as JSON text. */
+export interface StoredEvent {
+  id: string;
+  namespace: string;
+  eventType: string;
+  timestamp: string;
+  actorId: string | null;
+  entityType: string | null;
+  entityId: string | null;
+  body: string;
+}
+
+const INSERT_EVENT =
+  'insert into events (id, namespace, "eventType", timestamp, "actorId", "entityType", "entityId", body) ' +
+  'values (?, ?, ?, ?, ?, ?, ?, ?)';
+
+/** Adds events to the outbox; `trx` must be the transaction of the change they record. */
+export async function insertEvents(trx: Executor, events: readonly StoredEvent[]): Promise<void> {
+  if (!trx.isTransaction) throw new Error('events are written inside the transaction of what they record');
+  for (const e of events)
+    await hotWrite(trx, INSERT_EVENT, [
+      e.id,
+      e.namespace,
+      e.eventType,
+      e.timestamp,
+      e.actorId,
+      e.entityType,
+      e.entityId,
+      e.body,
+    ]);
+}
+
+/** One page of events (aliased `t` for the filter's SQL) in the query's order, whose last term (the id) gives way to `seq`. */
+export async function pageEvents(
+  db: Executor,
+  q: { where: RawBuilder<SqlBool> | null; orderBy: PageOrder[]; limit: number; offset: number },
+): Promise<{ bodies: string[]; total: number }> {
+  const where = q.where ?? sql<SqlBool>`1 = 1`;
+  const counted = await dynamic(db)
+    .selectFrom('events as t')
+    .select(sql<number>`count(*)`.as('n'))
+    .where(where)
+    .execute();
+  let page = dynamic(db).selectFrom('events as t').select('t.body').where(where);
+  // The outbox's order breaks ties instead of the id (events of one millisecond), in the first sort's direction.
+  const terms = q.orderBy.slice(0, -1);
+  for (const o of terms) page = orderedBy(page, db, o);
+  page = page
+    .orderBy('t.seq', terms[0]?.direction ?? 'asc')
+    .limit(q.limit)
+    .offset(q.offset);
+  const rows = (await page.execute()) as { body: string }[];
+  return { bodies: rows.map((r) => r.body), total: countFromDb(counted[0]?.n) };
+}
+
+/** Events after `seq` in outbox order, at most `limit`. */
+export async function eventsAfter(
+  db: Executor,
+  seq: number,
+  limit: number,
+): Promise<{ seq: number; namespace: string; body: string }[]> {
+  const rows = await hotRows<{ seq: unknown; namespace: string; body: string }>(
+    db,
+    'select seq, namespace, body from events where seq > ? order by seq limit ?',
+    [seq, limit],
+  );
+  return rows.map((r) => ({ seq: Number(r.seq), namespace: r.namespace, body: r.body }));
+}
+
+/** Removes events older than `before` (ISO time), at most `limit` at a time; answers how many went. */
+export async function pruneEvents(db: Executor, before: string, limit: number): Promise<number> {
+  return hotWrite(
+    db,
+    'delete from events where seq in (select seq from events where timestamp < ? order by seq limit ?)',
+    [before, limit],
+  );
+}
+
+/** Where the sink `name` stopped (0: nothing delivered yet). */
+export async function readCursor(db: Executor, name: string): Promise<number> {
+  const [row] = await hotRows<{ seq: unknown }>(db, 'select seq from event_cursors where name = ?', [name]);
+  return row ? Number(row.seq) : 0;
+}
+
+/** Records that the sink `name` delivered everything up to `seq`. */
+export async function writeCursor(db: Executor, name: string, seq: number, at: string): Promise<void> {
+  const changed = await hotWrite(db, 'update event_cursors set seq = ?, "updatedAt" = ? where name = ?', [
+    seq,
+    at,
+    name,
+  ]);
+  if (changed === 0)
+    await hotWrite(db, 'insert into event_cursors (name, seq, "updatedAt") values (?, ?, ?)', [name, seq, at]);
+}

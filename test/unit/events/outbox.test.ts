@@ -1,0 +1,97 @@
+/**
+ * The outbox (src/store/events.ts): an event goes with its transaction (kept when it commits, gone when it
+ * rolls back, also as a member of a shared commit), is refused outside a transaction, and is read back in
+ * commit order; ids are UUID v7 (time first); entity states leave secrets out.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Type } from '@sinclair/typebox';
+import { openStore, withTx, type OpenedStore } from '../../../src/store/db.js';
+import { eventsAfter, insertEvents, pruneEvents, readCursor, writeCursor } from '../../../src/store/events.js';
+import { newEventId, storedEvent } from '../../../src/model/events/event.js';
+import { auditState, changedFields, isSecretProp } from '../../../src/model/events/entity-change.js';
+import type { ResourceDef } from '../../../src/model/resource.js';
+
+let store: OpenedStore;
+before(async () => {
+  store = await openStore(':memory:');
+});
+after(() => store?.close());
+
+const ev = (n: number, at = new Date()) =>
+  storedEvent(at, { namespace: 'entityChange', typeField: 'eventType', eventType: 'created', fields: { n } });
+
+test('an event is kept when its transaction commits and gone when it rolls back', async () => {
+  const start = (await eventsAfter(store.db, 0, 1000)).length;
+  await withTx(store.db, (trx) => insertEvents(trx, [ev(1)]));
+  await assert.rejects(
+    withTx(store.db, async (trx) => {
+      await insertEvents(trx, [ev(2)]);
+      throw new Error('refused');
+    }),
+    /refused/,
+  );
+  // Members of one shared commit: the failing one's event goes alone.
+  await Promise.allSettled([
+    withTx(store.db, (trx) => insertEvents(trx, [ev(3)])),
+    withTx(store.db, async (trx) => {
+      await insertEvents(trx, [ev(4)]);
+      throw new Error('refused');
+    }),
+    withTx(store.db, (trx) => insertEvents(trx, [ev(5)])),
+  ]);
+  const rows = (await eventsAfter(store.db, 0, 1000)).slice(start);
+  assert.deepEqual(
+    rows.map((r) => JSON.parse(r.body).n),
+    [1, 3, 5],
+  );
+  assert.ok(
+    rows.every((r, i) => i === 0 || r.seq > rows[i - 1]!.seq),
+    'in outbox order',
+  );
+});
+
+test('an event is refused outside a transaction', async () => {
+  await assert.rejects(insertEvents(store.db, [ev(9)]), /inside the transaction/);
+});
+
+test('event ids are UUID v7 and sort by time', () => {
+  const a = newEventId(new Date('2026-01-01T00:00:00.000Z'));
+  const b = newEventId(new Date('2026-01-01T00:00:00.001Z'));
+  assert.match(a, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.ok(a < b);
+  assert.notEqual(newEventId(new Date(0)), newEventId(new Date(0)));
+});
+
+test('pruning removes events older than the retention; cursors remember where a sink stopped', async () => {
+  await withTx(store.db, (trx) => insertEvents(trx, [ev(10, new Date('2000-01-01T00:00:00Z'))]));
+  const removed = await withTx(store.db, (trx) => pruneEvents(trx, '2001-01-01T00:00:00.000Z', 100));
+  assert.equal(removed, 1);
+  assert.equal(await readCursor(store.db, 'file:a'), 0);
+  await withTx(store.db, (trx) => writeCursor(trx, 'file:a', 7, new Date().toISOString()));
+  await withTx(store.db, (trx) => writeCursor(trx, 'file:a', 9, new Date().toISOString()));
+  assert.equal(await readCursor(store.db, 'file:a'), 9);
+});
+
+test('entity states leave out hidden props and props named like secrets, unless audited', () => {
+  const def = {
+    name: 'things',
+    props: {
+      name: { schema: Type.String(), storage: 'text' },
+      secretHash: { schema: Type.String(), storage: 'text', hidden: true },
+      apiToken: { schema: Type.String(), storage: 'text' },
+      details: { schema: Type.Object({}), storage: 'json', hidden: true, audited: true },
+      password: { schema: Type.String(), storage: 'text', virtual: true },
+    },
+  } as unknown as ResourceDef;
+  const before = { id: 'x', name: 'a', secretHash: 'h1', apiToken: 't1', details: { k: 1 } };
+  const after = { id: 'x', name: 'b', secretHash: 'h2', apiToken: 't2', details: { k: 1 } };
+  assert.deepEqual(auditState(def, before), { id: 'x', name: 'a', details: { k: 1 } });
+  assert.deepEqual(changedFields(def, before, after), {
+    name: { before: 'a', after: 'b' },
+    secretHash: { redacted: true },
+    apiToken: { redacted: true },
+  });
+  assert.equal(isSecretProp('privateKeyPem', def.props.name), true);
+  assert.equal(isSecretProp('name', def.props.name), false);
+});
