@@ -27,6 +27,7 @@ const FIXTURE = JSON.parse(
   prefix: string;
   pages: Record<string, Recorded[]>;
   forms: Form[];
+  actions: { action: string; method: 'GET' | 'POST'; path: string; body?: Record<string, unknown>; status: number }[];
 };
 
 let server: TestServer;
@@ -131,6 +132,38 @@ describe('forms: create, read back, edit and delete as the console does', () => 
       assertError(await admin.get(`${f.collection}/${id}`), 404, 'NOT_FOUND');
     });
   }
+});
+
+describe('row menu actions and record sub-lists', () => {
+  test('answer as recorded for an identity waiting for enrollment and a new edge router', async () => {
+    const identity = await admin.post('/identities', {
+      name: unique('console-id'),
+      type: 'Device',
+      isAdmin: false,
+      enrollment: { ott: true },
+    });
+    assert.equal(identity.status, 201, identity.text);
+    const identityId = identity.body.data.id as string;
+    const router = await admin.post('/edge-routers', { name: unique('console-er'), isTunnelerEnabled: true });
+    assert.equal(router.status, 201, router.text);
+    const enrollment = (await admin.get(`/identities/${identityId}`)).body.data.enrollment.ott;
+    const values: Record<string, string> = {
+      identityId,
+      routerId: router.body.data.id,
+      enrollmentId: enrollment.id,
+      expiresAt: new Date(Date.now() + 2 * 86_400_000).toISOString(),
+    };
+    for (const a of FIXTURE.actions) {
+      const path = a.path.replace(/\{(\w+)\}/g, (_, k: string) => values[k]!);
+      const res = a.method === 'GET' ? await admin.get(path) : await admin.post(path, fill(a.body ?? {}, values));
+      assert.equal(res.status, a.status, `${a.action}: ${res.text}`);
+      if (a.method === 'GET') assert.ok(Array.isArray(res.body.data) || res.body.data?.id, a.action);
+    }
+    // The reissued enrollment is a new token: the row's Download JWT and QR code read enrollment.ott.jwt.
+    const after = (await admin.get(`/identities/${identityId}`)).body.data.enrollment.ott;
+    assert.equal(typeof after.jwt, 'string');
+    assert.notEqual(after.jwt, enrollment.jwt);
+  });
 });
 
 describe('external JWT signer claimsProperty', () => {
