@@ -88,6 +88,9 @@ async function prepare(ctx: Ctx, input: Input, mode: WriteMode, existing?: Row):
   const out = { ...input };
   resolveNullsFor(out, mode);
   for (const f of CLEARABLE) if (out[f] === '') out[f] = null;
+  // A blank claim means the default, as the reference stores it (its web console sends "" for an empty field).
+  if (typeof out.claimsProperty === 'string' && out.claimsProperty.trim() === '')
+    out.claimsProperty = DEFAULTS.claimsProperty;
   // The record as it will be stored: PATCH merges onto the existing one.
   const merged: Row = mode === 'patch' ? { ...existing, ...out } : out;
   for (const f of ['name', 'issuer', 'audience'] as const) nonEmpty(f, merged[f]);
