@@ -155,8 +155,13 @@ export function fromRow(t: StoredTable, raw: Row): Row {
 async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void> {
   const setProps = storedEntries(t).filter(([, p]) => p.storage === 'set');
   if (setProps.length === 0 || rows.length === 0) return;
-  // The ids as one JSON array: one bound value and one statement text for any page size.
-  const ids = JSON.stringify([...new Set(rows.map(idOf))]);
+  // The ids as one JSON array: one bound value and one statement text for any page size. One record (a detail,
+  // a write's before and after) is looked up by its id alone, which every planner answers from the key's index
+  // (PostgreSQL's estimate of a JSON list's length can lead it to scan the table while its statistics lag a bulk
+  // load).
+  const distinct = [...new Set(rows.map(idOf))];
+  const ids = JSON.stringify(distinct);
+  const owners = distinct.length === 1 ? sql`(${distinct[0]})` : sql`(select value from json_each(${ids}))`;
   for (const [prop] of setProps) {
     const lists = new Map<string, string[]>();
     for (const r of rows) {
@@ -167,7 +172,7 @@ async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void
     const links = await dynamic(db)
       .selectFrom(linkTable(t.table, prop))
       .select(['ownerId', 'value'])
-      .where('ownerId', 'in', sql`(select value from json_each(${ids}))`)
+      .where('ownerId', 'in', owners)
       .orderBy('ownerId')
       .orderBy('position')
       .execute();
