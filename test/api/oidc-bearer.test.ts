@@ -7,15 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from 'otplib';
 import { ADMIN, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { claimsOf, form, oidcLogin, tokenRequest, type Tokens } from '../harness/oidc.js';
+import { claimsOf, form, oidcLogin, RELAXED_FAILURE_LIMITS, tokenRequest, type Tokens } from '../harness/oidc.js';
 
-const YAML = `edge:
-  api:
-    rateLimit:
-      auth:
-        failuresPerSource: { burst: 1000, perMinute: 1000 }
-        failuresPerAccount: { burst: 1000, perMinute: 1000 }
-`;
+const YAML = RELAXED_FAILURE_LIMITS;
 
 let server: TestServer;
 let admin: ApiClient;

@@ -22,15 +22,10 @@ import {
   REDIRECT_URI,
   startLogin,
   tokenRequest,
+  RELAXED_FAILURE_LIMITS,
 } from '../harness/oidc.js';
 
-const YAML = `edge:
-  api:
-    rateLimit:
-      auth:
-        failuresPerSource: { burst: 1000, perMinute: 1000 }
-        failuresPerAccount: { burst: 1000, perMinute: 1000 }
-`;
+const YAML = RELAXED_FAILURE_LIMITS;
 
 let server: TestServer;
 let admin: ApiClient;

@@ -118,3 +118,12 @@ export const claimsOf = (jwt: string): Record<string, any> =>
 
 export const headerOf = (jwt: string): Record<string, any> =>
   JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString('utf8'));
+
+/** Login failure limits out of the way of tests that fail logins on purpose (the limits have tests of their own). */
+export const RELAXED_FAILURE_LIMITS = `edge:
+  api:
+    rateLimit:
+      auth:
+        failuresPerSource: { burst: 1000, perMinute: 1000 }
+        failuresPerAccount: { burst: 1000, perMinute: 1000 }
+`;
