@@ -9,18 +9,10 @@ import { hotRows, hotWrite } from './direct.js';
 import { countFromDb } from './values.js';
 import { orderedBy } from './filter-sql.js';
 import type { PageOrder } from './crud.js';
+import type { EventsTable } from './schema.js';
 
-/** One stored event: its listing columns and the whole event as JSON text. */
-export interface StoredEvent {
-  id: string;
-  namespace: string;
-  eventType: string;
-  timestamp: string;
-  actorId: string | null;
-  entityType: string | null;
-  entityId: string | null;
-  body: string;
-}
+/** One stored event: its listing columns and the whole event as JSON text (its outbox position left out). */
+export type StoredEvent = Omit<EventsTable, 'seq'>;
 
 const INSERT_EVENT =
   'insert into events (id, namespace, "eventType", timestamp, "actorId", "entityType", "entityId", body) ' +

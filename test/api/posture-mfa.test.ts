@@ -6,7 +6,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from 'otplib';
-import { createRecord, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import {
+  createRecord,
+  createUser,
+  startTestServer,
+  type ApiClient,
+  type TestServer,
+  dialableService,
+} from '../harness/server.js';
 import { assertError, unique } from '../harness/assert.js';
 
 let server: TestServer;
@@ -24,28 +31,7 @@ const totp = (secret: string) => generate({ secret, epoch: Math.floor(server.clo
 test('an MFA posture check passes after the session passes MFA and fails once MFA is removed', async () => {
   const user = await createUser(server, admin, { api: 'client' });
   const check = await create('/posture-checks', { name: unique('pc-mfa'), typeId: 'MFA' });
-  const service = await create('/services', { name: unique('svc'), encryptionRequired: true });
-  const router = await create('/edge-routers', { name: unique('er') });
-  await create('/service-policies', {
-    name: unique('sp'),
-    type: 'Dial',
-    semantic: 'AnyOf',
-    identityRoles: [`@${user.id}`],
-    serviceRoles: [`@${service}`],
-    postureCheckRoles: [`@${check}`],
-  });
-  await create('/edge-router-policies', {
-    name: unique('erp'),
-    semantic: 'AnyOf',
-    identityRoles: [`@${user.id}`],
-    edgeRouterRoles: [`@${router}`],
-  });
-  await create('/service-edge-router-policies', {
-    name: unique('serp'),
-    semantic: 'AnyOf',
-    serviceRoles: [`@${service}`],
-    edgeRouterRoles: [`@${router}`],
-  });
+  const service = await dialableService(admin, user.id, [check]);
   const dial = () => user.client.post('/sessions', { serviceId: service, type: 'Dial' });
 
   assertError(await dial(), 409, 'INVALID_POSTURE');

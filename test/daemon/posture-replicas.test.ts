@@ -8,12 +8,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generate } from 'otplib';
-import { assertError, unique } from '../harness/assert.js';
+import { assertError } from '../harness/assert.js';
 import { freshDatabase, postgresSkip } from '../harness/pg.js';
 import {
   createPostureCheck,
-  createRecord,
   createUser,
+  dialableService,
   startTestServer,
   type ApiClient,
   type TestServer,
@@ -47,29 +47,7 @@ describe('posture across replicas over one PostgreSQL database', { skip }, () =>
   /** A user granted one service by a Dial policy carrying the check, with a router to dial it through. */
   async function guardedService(check: string) {
     const user = await createUser(a, adminA, { api: 'client' });
-    const make = (path: string, body: Record<string, unknown>) => createRecord(adminA, path, body);
-    const service = await make('/services', { name: unique('svc'), encryptionRequired: true });
-    const router = await make('/edge-routers', { name: unique('er') });
-    await make('/service-policies', {
-      name: unique('sp'),
-      type: 'Dial',
-      semantic: 'AnyOf',
-      identityRoles: [`@${user.id}`],
-      serviceRoles: [`@${service}`],
-      postureCheckRoles: [`@${check}`],
-    });
-    await make('/edge-router-policies', {
-      name: unique('erp'),
-      semantic: 'AnyOf',
-      identityRoles: [`@${user.id}`],
-      edgeRouterRoles: [`@${router}`],
-    });
-    await make('/service-edge-router-policies', {
-      name: unique('serp'),
-      semantic: 'AnyOf',
-      serviceRoles: [`@${service}`],
-      edgeRouterRoles: [`@${router}`],
-    });
+    const service = await dialableService(adminA, user.id, [check]);
     const dial = (server: TestServer) =>
       on(server, user.client).post('/sessions', { serviceId: service, type: 'Dial' });
     return { user, service, dial };

@@ -19,6 +19,7 @@ import {
   startTestServer,
   type ApiClient,
   type TestServer,
+  dialableService,
 } from '../harness/server.js';
 
 const skip = await postgresSkip();
@@ -148,29 +149,8 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
   });
 
   test('a session asked for again on another replica is the same session', async () => {
-    const tag = unique('same');
-    const u = await createUser(replicas[0]!, admins[0]!, { identity: { roleAttributes: [tag] } });
-    const service = await createRecord(admins[0]!, '/services', { name: unique('svc'), encryptionRequired: true });
-    await createRecord(admins[0]!, '/service-policies', {
-      name: unique('sp'),
-      type: 'Dial',
-      semantic: 'AnyOf',
-      identityRoles: [`#${tag}`],
-      serviceRoles: [`@${service}`],
-    });
-    await createRecord(admins[0]!, '/edge-router-policies', {
-      name: unique('erp'),
-      semantic: 'AnyOf',
-      identityRoles: [`#${tag}`],
-      edgeRouterRoles: ['#all'],
-    });
-    await createRecord(admins[0]!, '/service-edge-router-policies', {
-      name: unique('serp'),
-      semantic: 'AnyOf',
-      serviceRoles: [`@${service}`],
-      edgeRouterRoles: ['#all'],
-    });
-    await createRecord(admins[0]!, '/edge-routers', { name: unique('er') });
+    const u = await createUser(replicas[0]!, admins[0]!);
+    const service = await dialableService(admins[0]!, u.id);
     const made = await on(0, u.client).post('/sessions', { serviceId: service });
     assert.equal(made.status, 201, made.text);
     for (const i of [1, 2, 0]) {

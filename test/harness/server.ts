@@ -245,6 +245,41 @@ export const createPostureCheck = (admin: ApiClient, typeId: string, body: Recor
     ...body,
   });
 
+/**
+ * A new service the identity may Dial through one new edge router: a Dial policy (carrying `postureChecks`),
+ * an edge router policy and a service edge router policy, all naming them by id. Returns the service's id.
+ */
+export async function dialableService(
+  admin: ApiClient,
+  identityId: string,
+  postureChecks: readonly string[] = [],
+): Promise<string> {
+  const suffix = () => Math.random().toString(36).slice(2, 10);
+  const service = await createRecord(admin, '/services', { name: `svc-${suffix()}`, encryptionRequired: true });
+  const router = await createRecord(admin, '/edge-routers', { name: `er-${suffix()}` });
+  await createRecord(admin, '/service-policies', {
+    name: `sp-${suffix()}`,
+    type: 'Dial',
+    semantic: 'AnyOf',
+    identityRoles: [`@${identityId}`],
+    serviceRoles: [`@${service}`],
+    postureCheckRoles: postureChecks.map((c) => `@${c}`),
+  });
+  await createRecord(admin, '/edge-router-policies', {
+    name: `erp-${suffix()}`,
+    semantic: 'AnyOf',
+    identityRoles: [`@${identityId}`],
+    edgeRouterRoles: [`@${router}`],
+  });
+  await createRecord(admin, '/service-edge-router-policies', {
+    name: `serp-${suffix()}`,
+    semantic: 'AnyOf',
+    serviceRoles: [`@${service}`],
+    edgeRouterRoles: [`@${router}`],
+  });
+  return service;
+}
+
 /** Creates an identity and returns its id (fixture: no assertions). */
 export async function createIdentity(admin: ApiClient, body: Record<string, unknown> = {}): Promise<string> {
   const res = await admin.post('/identities', {
