@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { loadOrCreateControllerPki, PKI_FILES, writeCaBundle, type ControllerPki } from '../pki/ca.js';
 import { acquireLock, checkSchemaObjects, knownMigrations, openStore, type OpenedStore } from '../model/store.js';
@@ -210,6 +210,7 @@ export interface AppOptions {
   metrics?: DaemonMetrics;
   serveMetrics?: boolean;
   eventSource?: 'rest' | 'offline';
+  onSend?: onSendHookHandler;
 }
 
 /** The Fastify app with the whole route table, validation and error envelope; it does not listen. */
@@ -224,5 +225,6 @@ export function buildControllerApp(cfg: DaemonConfig, core: ControllerCore, opts
     metrics: opts.metrics,
     serveMetrics: opts.serveMetrics,
     eventSource: opts.eventSource,
+    onSend: opts.onSend,
   }).app;
 }

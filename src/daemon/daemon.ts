@@ -7,7 +7,7 @@ import { writeFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Server as TlsServer } from 'node:tls';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import type { Ctx, Logger } from '../model/ctx.js';
 import { sweepExpiredApiSessions } from '../model/services/api-session/api-session.js';
 import { sweepExpiredSessionCerts } from '../model/services/api-session/api-session-certs.js';
@@ -43,6 +43,8 @@ export interface DaemonOptions {
   now?: () => Date;
   /** false: no periodic sweep (tests with a frozen clock sweep through `sweepNow`). Default true. */
   backgroundSweep?: boolean;
+  /** A last look at every response before it is sent (server.ts). */
+  onSend?: onSendHookHandler;
 }
 
 export interface RunningDaemon {
@@ -132,7 +134,12 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     core.onIntegrityScan((ok, findings, at) => metrics?.recordIntegrityCheck(ok ? 'ok' : 'failed', at, findings));
     // openStore({ verify: true }) ran quick_check just now: the first integrity result.
     metrics?.recordIntegrityCheck('ok');
-    const app = buildControllerApp(cfg, core, { logger: log, metrics, serveMetrics: cfg.metrics.enabled });
+    const app = buildControllerApp(cfg, core, {
+      logger: log,
+      metrics,
+      serveMetrics: cfg.metrics.enabled,
+      onSend: opts.onSend,
+    });
     const refreshTrust = listenerTrustRefresher(app.server as unknown as TlsServer, tls, pki.caBundlePem, ctx, log);
     core.onTrustChanged(refreshTrust);
     // Once the write has committed, wherever it was made: the listener re-reads the verified CAs.

@@ -2,7 +2,7 @@
  * Builds the HTTPS server of both APIs. It never listens by itself: `serve` and the tests decide where.
  */
 import type { Duplex } from 'node:stream';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type onSendHookHandler } from 'fastify';
 import type { Ctx } from '../model/ctx.js';
 import { DomainError } from '../model/errors.js';
 import { newId } from '../model/ids.js';
@@ -46,6 +46,8 @@ export interface ServerOptions {
   serveMetrics?: boolean;
   /** What events name as the source of the changes this app makes (`offline`: the offline CLI). */
   eventSource?: 'rest' | 'offline';
+  /** A last look at every response before it is sent (the test harness checks each against the response schemas). */
+  onSend?: onSendHookHandler;
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -151,6 +153,7 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
 
   app.setErrorHandler(errorHandler);
   opts.metrics?.instrument(app);
+  if (opts.onSend) app.addHook('onSend', opts.onSend);
 
   const connections = applyConnectionLimits(app.server, limits);
   // Shutdown already cuts open requests (forceCloseConnections); sockets still in their handshake go too.

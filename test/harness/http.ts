@@ -62,8 +62,14 @@ function response(status: number, headers: HttpResponse['headers'], bytes: Buffe
   return { status, headers, body, text, bytes };
 }
 
-/** One request over a new TLS connection (no keep-alive), as an outside client makes it. */
-export function request(ca: string, method: string, url: string, opts: RequestOptions = {}): Promise<HttpResponse> {
+/**
+ * One request over a new TLS connection (no keep-alive), as an outside client makes it; its response is checked
+ * against the response schemas like every other the tests receive.
+ */
+export const request = (ca: string, method: string, url: string, opts: RequestOptions = {}): Promise<HttpResponse> =>
+  conforming(method, url, rawRequest(ca, method, url, opts));
+
+function rawRequest(ca: string, method: string, url: string, opts: RequestOptions = {}): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const { headers, payload } = outgoing(opts);
     const tlsOpts = { ca, cert: opts.cert, key: opts.key, localAddress: opts.from };
@@ -133,7 +139,7 @@ async function conforming(method: string, url: string, res: Promise<HttpResponse
 export const tlsTransport =
   (ca: string): Transport =>
   (method, url, opts) =>
-    conforming(method, url, request(ca, method, url, opts));
+    conforming(method, url, rawRequest(ca, method, url, opts));
 
 /**
  * In-process for every request, except one that presents a client certificate: that one goes over TLS to the
@@ -147,6 +153,6 @@ export const injectTransport =
       method,
       url,
       opts.cert !== undefined || opts.key !== undefined
-        ? request(ca, method, url, opts)
+        ? rawRequest(ca, method, url, opts)
         : injectRequest(app, method, url, opts),
     );

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import type { onSendHookHandler } from 'fastify';
 
 export type SchemaApi = 'client' | 'management' | 'fabric';
 
@@ -140,6 +141,8 @@ const templates = (Object.keys(doc) as SchemaApi[]).map((api) => ({
 /** The API and path template a request path falls under; undefined outside every API's base path. */
 export function operationOf(pathname: string): { api: SchemaApi; path: string | undefined } | undefined {
   const clean = pathname.replace(/\/{2,}/g, '/');
+  // The root `/version` answers what the Client API's does (the reference serves both).
+  if (clean === '/version' || clean === '/version/') return { api: 'client', path: '/version' };
   for (const t of templates) {
     if (clean !== t.base && !clean.startsWith(`${t.base}/`)) continue;
     const rest = clean.slice(t.base.length).replace(/(.)\/+$/, '$1') || '/';
@@ -188,3 +191,35 @@ function envelopeValidator(api: SchemaApi): ValidateFunction {
   }
   return validate;
 }
+
+/**
+ * The test servers' last look at every response (DaemonOptions.onSend): one that breaks its schema is replaced by
+ * a 500 `RESPONSE_SCHEMA_VIOLATION` naming the violations, so whatever client sent the request (a transport of
+ * the harness, the CLI, a reference client) fails its test there.
+ */
+export const schemaGuard: onSendHookHandler = async (req, reply, payload) => {
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+  const contentType = reply.getHeader('content-type');
+  const text = payload.toString();
+  let body: unknown = text;
+  try {
+    body = text === '' ? text : JSON.parse(text);
+  } catch {
+    // not JSON: responseViolations says so when the content type claims JSON
+  }
+  const violations = responseViolations(
+    req.method,
+    req.url,
+    reply.statusCode,
+    typeof contentType === 'string' ? contentType : undefined,
+    body,
+  );
+  if (violations.length === 0) return payload;
+  const message = `${req.method} ${req.url} answered ${reply.statusCode} against the response schema: ${violations.join('; ')}`;
+  process.stderr.write(`${message}\n`);
+  reply.code(500);
+  return JSON.stringify({
+    error: { code: 'RESPONSE_SCHEMA_VIOLATION', message, requestId: '', args: { urlVars: {} }, causeMessage: '' },
+    meta: { apiVersion: '0.0.0', apiEnrollmentVersion: '0.0.0' },
+  });
+};

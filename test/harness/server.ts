@@ -14,6 +14,7 @@ import { DB_FILE, startDaemon, type RunningDaemon } from '../../src/daemon/daemo
 import { makeTemplateStore } from './store-template.js';
 import { injectTransport, tlsTransport, type HttpResponse, type RequestOptions, type Transport } from './http.js';
 import { freshDatabase, testStoreKind } from './pg.js';
+import { schemaGuard } from './schemas.js';
 
 export const ADMIN = { username: 'admin', password: 'admin-Passw0rd!' };
 
@@ -148,6 +149,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       adminCredentials: async () => ADMIN,
       now: clock.now,
       backgroundSweep: opts.backgroundSweep ?? opts.clock !== 'frozen',
+      onSend: schemaGuard,
     });
   } catch (e) {
     // A start the test expects to be refused leaves nothing behind.

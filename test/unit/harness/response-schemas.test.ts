@@ -26,7 +26,8 @@ test('a request path falls under its API and operation, literal paths before tem
   });
   assert.deepEqual(operationOf('/fabric/v1//routers'), { api: 'fabric', path: '/routers' });
   assert.deepEqual(operationOf('/edge/management/v1/no-such-thing'), { api: 'management', path: undefined });
-  assert.equal(operationOf('/version'), undefined);
+  assert.deepEqual(operationOf('/version'), { api: 'client', path: '/version' });
+  assert.equal(operationOf('/elsewhere'), undefined);
 });
 
 test('posture data with mfa.passedAt null violates the schema; a date-time conforms', () => {
