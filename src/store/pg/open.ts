@@ -17,7 +17,7 @@ import { StoreRefused } from '../open-checks.js';
 import type { OpenedStore, OpenOptions } from '../opened-store.js';
 import { TextCollationPlugin } from './text-collation.js';
 import { loadSchemaObjects } from './schema-objects.js';
-import { ReplicaChanges } from './replica-changes.js';
+import { COUNTERS_APPLICATION, CounterConnection, ReplicaChanges } from './replica-changes.js';
 import { claimOnPostgres } from './claims.js';
 import { dumpDatabase } from './dump.js';
 
@@ -98,6 +98,11 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
   let applied: string[] = [];
   const feed = new ChangeFeed(() => objects, SPLIT_COLUMNS);
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types: numberTypes() });
+  const counters = new CounterConnection({
+    connectionString: url,
+    types: numberTypes(),
+    application_name: COUNTERS_APPLICATION,
+  });
   // A connection the server ends (a restart, a failover, an administrator) must not end the process. The pool
   // listens for errors only on idle connections; a connection that dies while lent out (a query running) also
   // emits 'error' on its client after failing that query, and with no listener Node throws it. The query's
@@ -121,8 +126,9 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
     if (opts.verify) await refuseNewer(db, location);
     objects = await loadSchemaObjects(db);
     feed.schemaChanged();
-    runtime.replicas = new ReplicaChanges(db, feed);
+    runtime.replicas = new ReplicaChanges(db, feed, counters);
   } catch (e) {
+    await counters.close();
     await db.destroy().catch(() => {});
     if (e instanceof StoreRefused) throw e;
     throw new StoreRefused(`cannot open the PostgreSQL store ${location}: ${(e as Error).message}`);
@@ -143,6 +149,7 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
     async close() {
       if (closed) return;
       closed = true;
+      await counters.close();
       await db.destroy();
     },
   };

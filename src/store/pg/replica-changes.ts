@@ -12,18 +12,78 @@
  * When the counters cannot be read (the database is unreachable), every cache is dropped and the next read
  * that succeeds drops them again: nothing is answered from what was kept while the feed was lost.
  *
+ * The counters are read over a connection of their own, outside the pool and kysely: the read runs before
+ * almost every request, and borrowing a pooled connection, compiling and returning it cost more CPU than the
+ * query (the two-replica bench pays it once per replica).
+ *
  * The access engine's caches are revised by the journal of what each transaction changed
  * (access-journal.ts): the transitions other replicas stored (migration 0017) are read into this replica's
  * journal when their table's counter moved, before the request goes on.
  */
 import type { Kysely } from 'kysely';
-import { hotRows } from '../direct.js';
+import pg from 'pg';
 import type { ChangeFeed } from '../change-feed.js';
 import { readStoredTransitions, restartStoredTransitions } from '../access-journal.js';
 
-/** The counters' reads: hot statements (prepared once per connection, direct.ts). */
-const STAR = "select gen from store_changes where name = '*'";
-const EVERY_TABLE = 'select name, gen from store_changes';
+/** How the dedicated connection names itself to the server (`pg_stat_activity.application_name`). */
+export const COUNTERS_APPLICATION = 'edgectl change counters';
+
+/** The counters' reads, prepared once on the dedicated connection. */
+const STAR = { name: 'edgectl_changes_star', text: "select gen from store_changes where name = '*'" };
+const EVERY_TABLE = { name: 'edgectl_changes_all', text: 'select name, gen from store_changes' };
+
+/**
+ * The dedicated connection, opened at the first read and again after any failure (a failed query drops it,
+ * so a restarted server or a failover is met by a new connection on the next read).
+ */
+export class CounterConnection {
+  private connecting: Promise<pg.Client> | undefined;
+  private closed = false;
+
+  constructor(private readonly config: pg.ClientConfig) {}
+
+  async rows<R>(query: { name: string; text: string }): Promise<R[]> {
+    const client = await this.client();
+    try {
+      return (await client.query<R & pg.QueryResultRow>(query)).rows;
+    } catch (e) {
+      this.drop();
+      throw e;
+    }
+  }
+
+  private client(): Promise<pg.Client> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    if (!this.connecting) {
+      const client = new pg.Client(this.config);
+      // A connection the server ends emits 'error' (with no listener Node would throw it): the next read opens another.
+      client.on('error', () => this.drop(client));
+      const connecting = client.connect().then(() => client);
+      connecting.catch(() => this.drop(client));
+      this.connecting = connecting;
+    }
+    return this.connecting;
+  }
+
+  private drop(which?: pg.Client): void {
+    const connecting = this.connecting;
+    if (!connecting) return;
+    this.connecting = undefined;
+    void connecting
+      .then(
+        (c) => (which === undefined || c === which ? c.end() : undefined),
+        () => undefined,
+      )
+      .catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const connecting = this.connecting;
+    this.connecting = undefined;
+    await connecting?.then((c) => c.end()).catch(() => {});
+  }
+}
 
 export class ReplicaChanges {
   private readonly seen = new Map<string, number>();
@@ -38,7 +98,12 @@ export class ReplicaChanges {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     private readonly db: Kysely<any>,
     private readonly feed: ChangeFeed,
+    private readonly counters: CounterConnection,
   ) {}
+
+  close(): Promise<void> {
+    return this.counters.close();
+  }
 
   /** Settles once a read of the counters that began after this call has been applied. Never rejects. */
   fresh(): Promise<void> {
@@ -63,11 +128,11 @@ export class ReplicaChanges {
 
   private async read(): Promise<void> {
     try {
-      const rows = await hotRows<{ gen: number }>(this.db, STAR, []);
+      const rows = await this.counters.rows<{ gen: number }>(STAR);
       const star = Number(rows[0]?.gen ?? -1);
       this.reads++;
       if (star === this.star) return;
-      const all = { rows: await hotRows<{ name: string; gen: number }>(this.db, EVERY_TABLE, []) };
+      const all = { rows: await this.counters.rows<{ name: string; gen: number }>(EVERY_TABLE) };
       const first = this.star === undefined;
       const moved: string[] = [];
       for (const r of all.rows) {

@@ -11,6 +11,7 @@ import { dynamic, openStore } from '../../../src/store/db.js';
 import { runtimeOf } from '../../../src/store/runtime.js';
 import { storeChangesTriggerName, tracedEvents } from '../../../src/store/migrations/0015-change-log.js';
 import { postgresSkip, postgresStoreForTests } from '../../harness/pg.js';
+import { COUNTERS_APPLICATION } from '../../../src/store/pg/replica-changes.js';
 
 const skip = await postgresSkip();
 
@@ -91,5 +92,38 @@ test(
     } finally {
       await b.close();
     }
+  },
+);
+
+test(
+  'the counters are read over a connection of their own; one the server ends is opened anew at the next read',
+  { skip },
+  async () => {
+    const a = pgStore.store;
+    const runtime = runtimeOf(a.db)!;
+    const replicas = runtime.replicas!;
+    const db = dynamic(a.db);
+    await replicas.fresh();
+    const backends = async () =>
+      (
+        await sql<{ pid: number }>`select pid from pg_stat_activity
+          where datname = current_database() and application_name = ${COUNTERS_APPLICATION}`.execute(db)
+      ).rows.map((r) => r.pid);
+    const [first, ...others] = await backends();
+    assert.ok(first !== undefined, 'a connection names itself as the change counters');
+    assert.deepEqual(others, [], 'one connection only');
+    await sql`select pg_terminate_backend(${first})`.execute(db);
+    const { failures } = replicas;
+    await replicas.fresh();
+    // The read on the ended connection fails (every cache dropped, as for a lost database) or, if the client
+    // saw the end first, reconnects at once; either way the next read succeeds on a new connection.
+    await replicas.fresh();
+    assert.ok(replicas.failures - failures <= 1);
+    const reads = replicas.reads;
+    await replicas.fresh();
+    assert.equal(replicas.reads, reads + 1, 'the read after that succeeds');
+    const now = await backends();
+    assert.equal(now.length, 1);
+    assert.notEqual(now[0], first, 'on a new connection');
   },
 );
