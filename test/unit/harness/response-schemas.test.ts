@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
-import { operationOf, responseViolations } from '../../harness/schemas.js';
+import { operationOf, responseViolations, schemaGuard } from '../../harness/schemas.js';
 import { injectTransport, SchemaViolation } from '../../harness/http.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -133,4 +133,20 @@ test('a violating response rejects the request that received it', async () => {
   } finally {
     await app.close();
   }
+});
+
+test("the test servers' guard turns a violating answer into a 500 naming it, and leaves a conforming one", async () => {
+  const app = Fastify();
+  app.addHook('onSend', schemaGuard);
+  app.get('/edge/client/v1/version', async () => ({ data: { version: 7 }, meta }));
+  app.get('/version', async () => ({ data: { version: 'v1' }, meta }));
+  app.get('/elsewhere', async () => ({ anything: true }));
+  const bad = await app.inject({ method: 'GET', url: '/edge/client/v1/version' });
+  assert.equal(bad.statusCode, 500);
+  assert.equal(bad.json().error.code, 'RESPONSE_SCHEMA_VIOLATION');
+  assert.match(bad.json().error.message, /\/data\/version must be string/);
+  assert.deepEqual(responseViolations('GET', '/version', 500, JSON_TYPE, bad.json()), [], 'the 500 itself conforms');
+  assert.equal((await app.inject({ method: 'GET', url: '/version' })).statusCode, 200);
+  assert.equal((await app.inject({ method: 'GET', url: '/elsewhere' })).statusCode, 200, 'outside the APIs');
+  await app.close();
 });
