@@ -22,7 +22,8 @@
  * `--db`. The CPU PostgreSQL's backends spend for that database is read from /proc during each measured run
  * (bench/postgres.ts) and reported per request as a column of its own (`PG µs`; the server must be on this
  * machine), beside the controller's own, which is still what is set against the bare server. The provisioning
- * writes' WAL figures are then the server's WAL position (every database on it counts).
+ * writes' WAL figures are then the database's own records in the server's log (pg_walinspect, PostgreSQL 15+), or
+ * the server's WAL position (every database on it counted) where that extension is missing.
  *
  * `--replicas N` (with `--db`): N controllers on the one database, each with its own data dir and port, sharing
  * the PKI and token key the database holds (sealed under the bench's master key, bench/master-key.ts). Every load
@@ -49,8 +50,8 @@ import { compareResults, medianPair, ratios, type Measured, type ScenarioResult 
 import { summarise } from './stats.js';
 import { attachPostureChecks, guardedPolicyNames, passPostureChecks, passPostureChecksOnReplica } from './posture.js';
 import { ADMIN, spawnController } from './stack.js';
-import { measureWrites, walFileSize, walFromMetrics, writeKinds, type WriteResult } from './writes.js';
-import { BackendCpu, createDatabase, databaseSizeMiB, dropDatabaseSync, walPosition } from './postgres.js';
+import { fromMetrics, measureWrites, walFileSize, walFromMetrics, writeKinds, type WriteResult } from './writes.js';
+import { BackendCpu, createDatabase, databaseSizeMiB, databaseWal, dropDatabaseSync, walPosition } from './postgres.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: args } = parseArgs({
@@ -793,9 +794,13 @@ const dataMiB = database ? await databaseSizeMiB(database.url) : dirSize(dataDir
 // Provisioning writes (bench/writes.ts), on the same model, by a controller started again with /metrics on
 // (with replicas: against the first alone, then spread over all).
 const writes: WriteResult[] = [];
+let pgWalUsed = false;
 if (!only || only.has('writes')) {
   const writers = await startControllers({ metrics: true }, 'the controller (again)');
   const admin = { 'zt-session': await login(ADMIN.username, ADMIN.password, MGMT) };
+  const pgWal = database && (await databaseWal(database.url).catch(() => undefined));
+  pgWalUsed = pgWal !== undefined;
+  const metricsOf = async () => (await call(origin, { method: 'GET', path: '/metrics' })).body;
   for (const c of [connections, 1]) {
     for (const over of replicas > 1 ? [writers.slice(0, 1), writers] : [writers]) {
       let next = 0;
@@ -813,13 +818,13 @@ if (!only || only.has('writes')) {
                   { method: 'POST', path: MGMT + path, headers: admin, body: JSON.stringify(body) },
                 )
               ).status,
-            // PostgreSQL's log is the server's, with no file of its own to watch here.
+            // PostgreSQL's log is the server's, with no file of its own to watch here: the database's own records
+            // in it (pg_walinspect), or else the server's position (every database on it counted).
             ...(database
-              ? { walWritten: () => walPosition(database!.url) }
+              ? { walWritten: pgWal ? () => pgWal.written() : () => walPosition(database!.url) }
               : {
-                  walWritten: walFromMetrics(
-                    async () => (await call(origin, { method: 'GET', path: '/metrics' })).body,
-                  ),
+                  walWritten: walFromMetrics(metricsOf),
+                  commits: fromMetrics(metricsOf, 'edgectl_store_commits_total'),
                   walSize: walFileSize(join(dataDir, 'edgectl.db-wal')),
                 }),
           })
@@ -827,6 +832,7 @@ if (!only || only.has('writes')) {
       );
     }
   }
+  await pgWal?.close();
   for (const w of writers) w.child.kill('SIGTERM');
   await Promise.all(writers.map((w) => exited(w.child)));
 }
@@ -924,7 +930,9 @@ if (searchAfterWrite)
 if (writes.length > 0) {
   console.log(
     `\nprovisioning writes (${writeSeconds} s per kind and connection count)` +
-      (store === 'postgres' ? `; WAL: the PostgreSQL server's, every database on it counted:` : ':'),
+      (store === 'postgres'
+        ? `; WAL: ${pgWalUsed ? "the database's own records in the server's log (pg_walinspect)" : "the PostgreSQL server's, every database on it counted"}:`
+        : ':'),
   );
   console.log(
     'kind'.padEnd(16) +
@@ -933,6 +941,7 @@ if (writes.length > 0) {
       'creates/s'.padStart(11) +
       'WAL KB/create'.padStart(15) +
       'WAL peak MiB'.padStart(14) +
+      (store === 'sqlite' ? 'per commit'.padStart(12) : '') +
       'errors'.padStart(8),
   );
   for (const w of writes)
@@ -943,6 +952,7 @@ if (writes.length > 0) {
         fmt(w.perSecond, 0).padStart(11) +
         fmt(w.walBytesPerCreate / 1024, 1).padStart(15) +
         fmt(w.walPeakMiB, 1).padStart(14) +
+        (store === 'sqlite' ? fmt(w.perCommit, 1).padStart(12) : '') +
         String(w.errors).padStart(8),
     );
 }
