@@ -97,6 +97,9 @@ export async function databaseWal(url: string): Promise<DatabaseWal | undefined>
         from = to;
         return 0;
       }
+      // Nothing flushed since the last call (the function refuses a start at or past the flushed end).
+      const ahead = await c.query('select pg_wal_lsn_diff($1, $2) > 0 as y', [to, from]);
+      if (!ahead.rows[0].y) return total;
       const { rows } = await c.query<{ rel: string | null; n: string }>(
         `with r as (
            select xid, record_length, resource_manager,

@@ -160,7 +160,11 @@ for (const kind of kinds) {
   }
   const before = readWalFrames(wal);
   const counted = daemon.store.wal()?.writtenBytes ?? NaN;
+  const txBefore = daemon.store.commits();
   const refused = await creates(kind);
+  const txAfter = daemon.store.commits();
+  const transactions = txAfter.members - txBefore.members;
+  const batches = txAfter.batches - txBefore.batches;
   const after = readWalFrames(wal);
   // What the controller's own count (`/metrics`) says of the same creates, once its checkpointer has looked.
   await new Promise((r) => setTimeout(r, 1500));
@@ -184,6 +188,16 @@ for (const kind of kinds) {
     byOwner.set(owner, (byOwner.get(owner) ?? 0) + 1);
   }
   const commits = mine.filter((f) => f.commit).length;
+  if (process.env.WAL_PAGES_COMMITS) {
+    let cur: string[] = [];
+    for (const f of mine) {
+      cur.push(f.page === 1 ? 'header' : (owners.get(f.page) ?? '?'));
+      if (f.commit) {
+        console.log(`  commit: ${cur.join(' ')}`);
+        cur = [];
+      }
+    }
+  }
   const perCreate = (mine.length * after.frameBytes) / count;
   const owned = [...byOwner].sort((a, b) => b[1] - a[1]).map(([name, n]) => ({ name, perCreate: n / count }));
   report.push({
@@ -199,7 +213,8 @@ for (const kind of kinds) {
   if (!args.json) {
     console.log(
       `${kind.key}: ${count} creates (${refused} refused), ${connections} at once, size ${args.size}: ` +
-        `${(perCreate / 1024).toFixed(1)} KB of log per create, ${commits} commits, ${mine.length} frames ` +
+        `${(perCreate / 1024).toFixed(1)} KB of log per create, ${commits} commits (${transactions} transactions ` +
+        `in ${batches} group commits), ${mine.length} frames ` +
         `(the controller's count: ${(metric / 1024).toFixed(1)} KB per create)`,
     );
     print(owned, 'frames');
