@@ -4,8 +4,10 @@
  * each time the log starts over from its first frame (a writer does that at the start of a transaction once a
  * checkpoint has copied everything; a TRUNCATE checkpoint does it too). Read by the one writing connection
  * between its own transactions, the difference is exact: no one else appends, and a log that started over
- * since the last look holds only frames written since. (Counting from the checkpointer's passes instead raced
- * with the writer starting the log over and counted whole generations twice: 4-5× too much was reported.)
+ * since the last look holds only frames written since. (Counted from the checkpointer's passes instead, in
+ * another thread, a pass could see the log's frame count of one generation and the header of the next, and
+ * count a generation twice, or miss frames when the log started over twice between passes; in the runs
+ * compared the two counts agreed within a few per cent.)
  * The layout (the index header, two copies, in native byte order): sqlite.org/walformat.html, "The WAL-Index
  * Header".
  */
