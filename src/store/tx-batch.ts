@@ -18,9 +18,10 @@ const MAX_MEMBERS = 64;
 const MAX_BATCH_MS = 20;
 const MAX_GATHER_TURNS = 4;
 /**
- * How long a batch may wait for as many members as the last one had. Concurrent writers fall into cohorts: the
- * members of one commit send their next write while the next batch, formed of those that arrived meanwhile,
- * already runs, so 16 clients commit in ~3 batches of ~5 for ever. Each commit writes the pages every member
+ * How long a batch may wait for as many members as the last one had. Concurrent writers can fall into cohorts:
+ * the first member back after a shared commit starts the next batch alone, and those behind it form the one
+ * after, each commit then holding a share of the writers (16 provisioning clients over HTTPS committed ~5-6 a
+ * commit on a loaded machine, where the 20 ms bound splits batches too). Each commit writes the pages every member
  * shares again (the tables' and indexes' last leaves, the outbox, the markers, the search index's segment:
  * ~30 pages, 120 KB), so waiting for the last batch's writers to come back lets the cohorts merge and
  * divides that cost by the number of writers (docs/decisions.md, "Write-ahead log and commits").
