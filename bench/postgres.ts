@@ -61,6 +61,75 @@ export async function walPosition(url: string): Promise<number> {
   return Number(rows[0].n);
 }
 
+export interface DatabaseWal {
+  /** Bytes written so far (0 at the first call). */
+  written(): Promise<number>;
+  byRelation: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Bytes of write-ahead log one database's changes wrote (`url`'s own), read from the log itself with the
+ * `pg_walinspect` extension (PostgreSQL 15 or later; created in that database if missing): every record that
+ * touches one of its relations, full-page images included, and the commit records of the same transactions.
+ * Other databases on the server are left out, unlike the server's WAL position. Answers a counter: each call
+ * adds the records written since the previous one (the first call starts it at 0), and `byRelation` keeps the
+ * bytes by table or index. Undefined when the extension cannot be had.
+ */
+export async function databaseWal(url: string): Promise<DatabaseWal | undefined> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('create extension if not exists pg_walinspect');
+  } catch {
+    await c.end();
+    return undefined;
+  }
+  const lsn = async () => (await c.query('select pg_current_wal_flush_lsn() as l')).rows[0].l as string;
+  let from: string | undefined;
+  let total = 0;
+  const byRelation = new Map<string, number>();
+  return {
+    byRelation,
+    async written() {
+      const to = await lsn();
+      if (from === undefined) {
+        from = to;
+        return 0;
+      }
+      // Nothing flushed since the last call (the function refuses a start at or past the flushed end).
+      const ahead = await c.query('select pg_wal_lsn_diff($1, $2) > 0 as y', [to, from]);
+      if (!ahead.rows[0].y) return total;
+      const { rows } = await c.query<{ rel: string | null; n: string }>(
+        `with r as (
+           select xid, record_length, resource_manager,
+                  substring(block_ref from 'rel [0-9]+/([0-9]+)/')::oid as db,
+                  substring(block_ref from 'rel [0-9]+/[0-9]+/([0-9]+)')::oid as node
+           from pg_get_wal_records_info($1, $2)),
+         mine as (select * from r where db = (select oid from pg_database where datname = current_database())),
+         xids as (select distinct xid from mine where xid <> 0)
+         select coalesce((select relname from pg_class where pg_relation_filenode(oid) = mine.node limit 1),
+                         'relation ' || mine.node) as rel, sum(record_length) as n
+         from mine group by mine.node
+         union all
+         select '(commits)', sum(record_length) from r
+         where resource_manager = 'Transaction' and xid in (select xid from xids)`,
+        [from, to],
+      );
+      from = to;
+      for (const r of rows) {
+        const n = Number(r.n ?? 0);
+        total += n;
+        byRelation.set(r.rel ?? '?', (byRelation.get(r.rel ?? '?') ?? 0) + n);
+      }
+      return total;
+    },
+    async close() {
+      await c.end();
+    },
+  };
+}
+
 /** A process's command line with its NUL separators as spaces, or undefined once it is gone. */
 function cmdline(pid: number | string): string | undefined {
   try {

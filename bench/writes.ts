@@ -3,8 +3,10 @@
  * Management API for `seconds`, and the controller's `/metrics` tells how many bytes went to the
  * write-ahead log (`edgectl_store_wal_written_bytes_total`). Reported per create, beside the creates a second
  * and the log's largest size seen on disk (sampled every 20 ms), so write amplification and the log's bound
- * are measured where a provisioning script would meet them. On PostgreSQL the log is the server's (its WAL
- * position before and after: every database on that server counts) and has no file of the bench's to watch.
+ * are measured where a provisioning script would meet them, with the creates per commit (group commit: the
+ * pages every create of a commit shares are written once for all of them). On PostgreSQL the log is the
+ * server's, with no file of the bench's to watch: the records that touch the bench's database are counted
+ * (bench/postgres.ts, `databaseWal`). Where each create's bytes go: bench/wal-pages.ts.
  */
 import { statSync } from 'node:fs';
 
@@ -22,6 +24,8 @@ export interface WriteResult {
   perSecond: number;
   walBytesPerCreate: number;
   walPeakMiB: number;
+  /** Creates per commit (SQLite's group commit), when the controller reports its commits. */
+  perCommit?: number;
   /** How many replicas the creates were spread over (`--replicas`). */
   replicas?: number;
 }
@@ -69,6 +73,8 @@ export async function measureWrites(opts: {
   walWritten(): Promise<number>;
   /** The log's size on disk now (`walFileSize`), when it has a file of its own. */
   walSize?(): number;
+  /** Commits of write transactions so far (`edgectl_store_commits_total`). */
+  commits?(): Promise<number>;
 }): Promise<WriteResult[]> {
   const written = opts.walWritten;
   const walSize = opts.walSize;
@@ -78,6 +84,7 @@ export async function measureWrites(opts: {
     // Let the checkpointer see the previous kind's last writes, so they are not counted here.
     await new Promise((r) => setTimeout(r, 1000));
     const before = await written();
+    const commitsBefore = await opts.commits?.();
     let peak = walSize ? 0 : NaN;
     const sampler = walSize && setInterval(() => (peak = Math.max(peak, walSize())), 20);
     let creates = 0;
@@ -98,6 +105,7 @@ export async function measureWrites(opts: {
     await new Promise((r) => setTimeout(r, 1000));
     clearInterval(sampler);
     const bytes = (await written()) - before;
+    const commits = commitsBefore === undefined ? undefined : (await opts.commits!()) - commitsBefore;
     out.push({
       kind: kind.key,
       connections: opts.connections,
@@ -106,19 +114,24 @@ export async function measureWrites(opts: {
       perSecond: creates / elapsed,
       walBytesPerCreate: creates > 0 ? bytes / creates : NaN,
       walPeakMiB: peak / 1024 / 1024,
+      ...(commits && { perCommit: creates / commits }),
     });
   }
   return out;
 }
 
-/** The WAL bytes a SQLite controller reports on `/metrics` (`edgectl_store_wal_written_bytes_total`). */
-export function walFromMetrics(metrics: () => Promise<string>): () => Promise<number> {
+/** A counter a controller reports on `/metrics`. */
+export function fromMetrics(metrics: () => Promise<string>, name: string): () => Promise<number> {
   return async () => {
-    const line = (await metrics()).split('\n').find((l) => l.startsWith('edgectl_store_wal_written_bytes_total '));
-    if (!line) throw new Error('the controller does not report edgectl_store_wal_written_bytes_total');
+    const line = (await metrics()).split('\n').find((l) => l.startsWith(`${name} `));
+    if (!line) throw new Error(`the controller does not report ${name}`);
     return Number(line.split(' ')[1]);
   };
 }
+
+/** The WAL bytes a SQLite controller reports on `/metrics` (`edgectl_store_wal_written_bytes_total`). */
+export const walFromMetrics = (metrics: () => Promise<string>) =>
+  fromMetrics(metrics, 'edgectl_store_wal_written_bytes_total');
 
 /** The size of a SQLite write-ahead log file (0 while there is none). */
 export function walFileSize(file: string): () => number {

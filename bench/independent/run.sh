@@ -82,6 +82,10 @@ scenario() {
 # the path from the URL.
 scenario 'client service list (default page)' service-list service-list.lua "$SERVICE_LIST_PATH" \
   "$work/tokens"
+# The session mix (100 identities, up to 512 (identity, service) pairs, cycled; the bare server answers each line
+# with the controller's answer to it), then the one-service repeat as an extra line.
+scenario "session create (Dial, mix of $MIX_PAIRS pairs)" session-dial-mix session-mix.lua "$SESSION_PATH" \
+  "$work/mix"
 scenario 'session create (Dial, repeat)' session-dial session-create.lua "$SESSION_PATH" \
   "$work/tokens" "$SERVICE_ID"
 scenario 'management identity search' identity-search identity-search.lua "$SEARCH_PATH" \

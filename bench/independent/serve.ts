@@ -3,8 +3,9 @@
  * controller and the bare same-bytes server (bench/stack.ts, as the project's bench does), primes the bare
  * server with the controller's answer for each scenario, and writes what the script needs to DIR/env (pids,
  * origins, paths, the admin token, a service id), the load users' tokens to DIR/tokens and their credentials
- * to DIR/logins (one a line), and to DIR/pairs the (fresh API session token, Dialable service) pairs of the
- * new-session scenario, each to be used once. It measures nothing: the load (wrk) and the CPU accounting
+ * to DIR/logins (one a line), to DIR/mix the session mix's (token, Dialable service) pairs (100 identities, up to
+ * 512 pairs, the bare server primed with the controller's answer to each), and to DIR/pairs the (fresh API
+ * session token, Dialable service) pairs of the new-session scenario, each to be used once. It measures nothing: the load (wrk) and the CPU accounting
  * (/proc/<pid>/stat) are the script's own.
  * Runs until SIGTERM or SIGINT. Usage: node --import tsx bench/independent/serve.ts SIZE DIR
  */
@@ -16,7 +17,11 @@ const [size, dir, seconds = '5'] = process.argv.slice(2);
 if (!size || !dir) throw new Error('usage: serve.ts small|medium|large DIR [SECONDS]');
 // Enough fresh API sessions for the controller and the bare server each taking 3,000 new sessions a second
 // over a warm-up and a run; each gives one pair per service its identity may Dial (at least 10 in the models).
-const stack = await startStack({ size, fresh: Math.ceil((2 * 3000 * (Number(seconds) + 1)) / 10) });
+// 100 identities: the first 16 are the load users of the service list and the one-service repeat, all 100 make
+// the session mix (as in the project's bench, bench/run.ts).
+const LOAD_USERS = 16;
+const MIX_PAIRS = 512;
+const stack = await startStack({ size, loginUsers: 100, fresh: Math.ceil((2 * 3000 * (Number(seconds) + 1)) / 10) });
 const serviceId = stack.serviceIds[0]!;
 const search = `${MGMT}/identities?filter=${encodeURIComponent('name contains "id-0" sort by name desc limit 100')}`;
 const first = { 'zt-session': stack.tokens[0]! };
@@ -59,6 +64,39 @@ for (const token of stack.tokens) {
   }
   dialable.push(ids);
 }
+// The session mix: each identity in turn, with the next of its Dialable services in a spread order, up to
+// MIX_PAIRS distinct pairs; the bare server is primed with the controller's answer to each (key
+// session-dial-mix.N for the N-th line, 1-based as the Lua script counts).
+const spread = dialable.map((list) =>
+  list
+    .map((id, j) => ({ id, at: (j * 0.6180339887) % 1 }))
+    .sort((x, y) => x.at - y.at)
+    .map((x) => x.id),
+);
+const mix: string[] = [];
+for (let k = 0, took = true; took && mix.length < MIX_PAIRS; k++) {
+  took = false;
+  for (let u = 0; u < spread.length && mix.length < MIX_PAIRS; u++) {
+    const serviceId = spread[u]![k];
+    if (serviceId === undefined) continue;
+    mix.push(`${stack.tokens[u]} ${serviceId}`);
+    took = true;
+  }
+}
+for (const [i, line] of mix.entries()) {
+  const [token, serviceId] = line.split(' ');
+  await stack.prime(
+    `session-dial-mix.${i + 1}`,
+    {
+      method: 'POST',
+      path: `${CLIENT}/sessions`,
+      headers: { 'zt-session': token! },
+      body: JSON.stringify({ serviceId, type: 'Dial' }),
+    },
+    [201],
+  );
+}
+writeFileSync(join(dir, 'mix'), mix.join('\n') + '\n', { mode: 0o600 });
 const pairs = stack.fresh.flatMap((f) => dialable[f.user]!.map((serviceId) => `${f.token} ${serviceId}`));
 const [token0, service0] = pairs.shift()!.split(' ');
 await stack.prime(
@@ -72,10 +110,17 @@ await stack.prime(
   [201],
 );
 writeFileSync(join(dir, 'pairs'), pairs.join('\n') + '\n', { mode: 0o600 });
-writeFileSync(join(dir, 'logins'), stack.users.map((u) => `${u.username} ${u.password}`).join('\n') + '\n', {
-  mode: 0o600,
-});
-writeFileSync(join(dir, 'tokens'), stack.tokens.join('\n') + '\n', { mode: 0o600 });
+writeFileSync(
+  join(dir, 'logins'),
+  stack.users
+    .slice(0, LOAD_USERS)
+    .map((u) => `${u.username} ${u.password}`)
+    .join('\n') + '\n',
+  {
+    mode: 0o600,
+  },
+);
+writeFileSync(join(dir, 'tokens'), stack.tokens.slice(0, LOAD_USERS).join('\n') + '\n', { mode: 0o600 });
 const env = {
   CTL_PID: stack.controller.pid,
   CTL_URL: stack.controller.origin,
@@ -88,6 +133,7 @@ const env = {
   SEARCH_PATH: search,
   AUTH_PATH: `${CLIENT}/authenticate?method=password`,
   PAIRS: pairs.length,
+  MIX_PAIRS: mix.length,
 };
 // Written last: the script waits for this file.
 writeFileSync(

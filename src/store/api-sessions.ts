@@ -5,6 +5,7 @@
  */
 import { groupedWrite, hotRows, hotWrite } from './direct.js';
 import { storeKind } from './dialect.js';
+import { defineCache, storeState } from './runtime.js';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 
@@ -104,12 +105,38 @@ export async function apiSessionByTokenHash(
 /** The activity touch: it sets only a split column, so only what lists API sessions sees it (db.ts). */
 export const TOUCH_API_SESSION_SQL = 'update "api_sessions" set "lastActivityAt" = ? where "id" = ?';
 
-/** Records activity on an API session; the API-session cache records it itself. */
+/**
+ * The touches under way, by API session (state of the store's runtime, not a cache): concurrent requests of one
+ * session that each found it due for a touch share the first one's write. Sixteen provisioning clients on one
+ * admin session looked their session up again after every commit that changed identities (which drops the
+ * API-session cache), all before the first touch could run (a group commit held the connection), and each
+ * wrote its own: sixteen commits of the same row, more log than the creates' own.
+ */
+const TOUCHES = defineCache('api-session-touches-under-way', () => new Map<string, Promise<void>>());
+
+/**
+ * Records activity on an API session; the API-session cache records it itself. A touch of the same session
+ * already under way records this one too: they are instants apart, well within the granularity at which
+ * activity is recorded (api-session.ts, `activityGranularityMs`).
+ */
 export async function touchApiSession(db: TypedExecutor, id: string, at: string): Promise<void> {
+  const underWay = db.isTransaction ? undefined : storeState(db, TOUCHES);
+  const running = underWay?.get(id);
+  if (running) return running;
   // PostgreSQL's commits wait for its log flush: concurrent touches share one (direct.ts, `groupedWrite`).
   // SQLite's are cheap on its one connection, and run there directly.
-  if (storeKind(db) === 'postgres') await groupedWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
-  else await hotWrite(db, TOUCH_API_SESSION_SQL, [at, id]);
+  const write = (
+    storeKind(db) === 'postgres'
+      ? groupedWrite(db, TOUCH_API_SESSION_SQL, [at, id])
+      : hotWrite(db, TOUCH_API_SESSION_SQL, [at, id])
+  ).then(() => undefined);
+  if (!underWay) return write;
+  underWay.set(id, write);
+  try {
+    await write;
+  } finally {
+    underWay.delete(id);
+  }
 }
 
 /** Whether the API session exists (still). */

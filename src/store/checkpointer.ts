@@ -25,25 +25,18 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { WriteGate } from './write-gate.js';
+import { WalFrameCounter } from './wal-counter.js';
 
 /** The worker's code (CommonJS, run with `eval`): runs the checkpoint it is asked for and answers its result. */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { closeSync, openSync, readSync, statSync } = require('node:fs');
+const { statSync } = require('node:fs');
 const Database = require(workerData.module);
 const db = new Database(workerData.file, { fileMustExist: true });
 // A TRUNCATE checkpoint waits this long for the transaction in flight and for readers of the log.
 db.pragma('busy_timeout = 2000');
 const wal = workerData.file + '-wal';
 const walSize = () => { try { return statSync(wal).size; } catch { return 0; } };
-// The log header's checkpoint sequence number moves each time the log starts over from its first frame.
-const header = Buffer.alloc(32);
-const sequence = () => {
-  try {
-    const fd = openSync(wal, 'r');
-    try { return readSync(fd, header, 0, 32, 0) === 32 ? header.readUInt32BE(12) : -1; } finally { closeSync(fd); }
-  } catch { return -1; }
-};
 const checkpoint = (mode) => {
   const [r] = db.pragma('wal_checkpoint(' + mode + ')');
   return { busy: r.busy, log: r.log, done: r.checkpointed };
@@ -56,10 +49,10 @@ parentPort.on('message', (m) => {
   }
   try {
     // A cut is preceded by a passive pass, so the frames written up to it are seen before the log is emptied.
-    const seen = { ...checkpoint('PASSIVE'), sequence: sequence() };
+    const seen = checkpoint('PASSIVE');
     const cut = m === 'TRUNCATE' ? checkpoint('TRUNCATE') : undefined;
     const version = db.pragma('data_version', { simple: true });
-    parentPort.postMessage({ mode: m, seen, cut, size: walSize(), sequence: sequence(), version });
+    parentPort.postMessage({ mode: m, seen, cut, size: walSize(), version });
   } catch (e) {
     parentPort.postMessage({ mode: m, failed: String(e && e.message), size: walSize() });
   }
@@ -78,13 +71,11 @@ interface Result {
 
 interface Pass {
   mode: Mode;
-  /** The passive checkpoint every pass starts with, and the log's sequence number right after it. */
-  seen?: Result & { sequence: number };
+  /** The passive checkpoint every pass starts with. */
+  seen?: Result;
   /** The TRUNCATE checkpoint that followed it, if asked. */
   cut?: Result;
   size: number;
-  /** The log's sequence number at the end of the pass (-1 while the log is empty). */
-  sequence?: number;
   /** Moves when another connection (the controller's) has committed since the last pass. */
   version?: number;
   failed?: string;
@@ -103,7 +94,7 @@ export interface WalStatus {
   /** Times the log was cut to zero, and times writers had to wait for that. */
   truncations: number;
   writerWaits: number;
-  /** Bytes appended to the log since the store opened (frames with their headers), as seen by the passes. */
+  /** Bytes appended to the log since the background checkpoints started (frames with their headers): wal-counter.ts. */
   writtenBytes: number;
 }
 
@@ -182,7 +173,12 @@ export function startCheckpointer(
     if (inFlight || !running) return;
     inFlight = 'TRUNCATE';
     gate.close();
-    void settled().then(() => (running ? worker.postMessage('TRUNCATE') : (inFlight = undefined)));
+    void settled().then(() => {
+      if (!running) return (inFlight = undefined);
+      // The last frames before the log is emptied, counted now (no transaction of ours is open).
+      countFrames();
+      worker.postMessage('TRUNCATE');
+    });
   };
   const giveBack = () => {
     if (running && raw.open) raw.pragma(`wal_autocheckpoint = ${autoPages}`);
@@ -191,15 +187,12 @@ export function startCheckpointer(
     clearInterval(timer);
     gate.open();
   };
-  // Frames appended: the growth of the log between passes, or its whole length once it has started over.
+  // Frames appended, counted from the log's index by this (the writing) thread: wal-counter.ts.
   let frameBytes = 0;
-  let lastSequence = -1;
-  let lastLog = 0;
-  const count = (sequence: number, log: number) => {
-    if (sequence === lastSequence) status.writtenBytes += Math.max(0, log - lastLog) * frameBytes;
-    else if (sequence !== -1) status.writtenBytes += log * frameBytes;
-    lastSequence = sequence;
-    lastLog = log;
+  const frames = new WalFrameCounter(`${file}-shm`);
+  const countFrames = () => {
+    frames.sample();
+    status.writtenBytes = frames.appended * frameBytes;
   };
   const onPass = (p: Pass) => {
     inFlight = undefined;
@@ -211,7 +204,6 @@ export function startCheckpointer(
       if (p.size < hardBytes) gate.open();
       return;
     }
-    count(seen.sequence, seen.log);
     const idle = p.version === lastVersion;
     lastVersion = p.version;
     if (p.cut) {
@@ -220,7 +212,6 @@ export function startCheckpointer(
         status.truncations++;
         status.lagFrames = 0;
         status.caughtUpAt = Date.now();
-        count(p.sequence ?? -1, 0);
       }
       if (done || p.size < hardBytes) gate.open();
       return;
@@ -243,6 +234,7 @@ export function startCheckpointer(
       if (!raw.open) return;
       raw.pragma('wal_autocheckpoint = 0');
       frameBytes = Number((m as { pageSize?: unknown }).pageSize) + 24;
+      frames.sample();
       running = true;
       status.background = true;
     } else onPass(m as Pass);
@@ -255,10 +247,15 @@ export function startCheckpointer(
   return {
     status() {
       status.bytes = walBytes(file);
+      // Not while the worker empties the log: it rewrites the index meanwhile.
+      if (inFlight !== 'TRUNCATE') countFrames();
       status.writerWaits = gate.waits;
       return { ...status };
     },
     admit() {
+      // Before each write transaction: the frames of the ones before it (a log that starts over does so
+      // inside the transaction that follows a caught-up checkpoint, and holds only frames written since).
+      if (running) countFrames();
       const wait = gate.wait();
       if (wait || !running) return wait;
       // The log's size, looked at most every few milliseconds (a stat is cheap, but not free): past the
@@ -275,6 +272,7 @@ export function startCheckpointer(
     },
     async stop() {
       giveBack();
+      frames.close();
       worker.postMessage('close');
       // A worker that does not finish closing within 5 s is ended (its connection goes with the thread).
       const kill = setTimeout(() => void worker.terminate(), 5000);

@@ -17,6 +17,16 @@ import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 const MAX_MEMBERS = 64;
 const MAX_BATCH_MS = 20;
 const MAX_GATHER_TURNS = 4;
+/**
+ * How long a batch may wait for as many members as the last one had. Concurrent writers can fall into cohorts:
+ * the first member back after a shared commit starts the next batch alone, and those behind it form the one
+ * after, each commit then holding a share of the writers (16 provisioning clients over HTTPS committed ~5-6 a
+ * commit on a loaded machine, where the 20 ms bound splits batches too). Each commit writes the pages every member
+ * shares again (the tables' and indexes' last leaves, the outbox, the markers, the search index's segment:
+ * ~30 pages, 120 KB), so waiting for the last batch's writers to come back lets the cohorts merge and
+ * divides that cost by the number of writers (docs/decisions.md, "Write-ahead log and commits").
+ */
+const COHORT_WAIT_MS = 2;
 
 const SAVEPOINT = CompiledQuery.raw('savepoint tx_member');
 const RELEASE = CompiledQuery.raw('release tx_member');
@@ -36,10 +46,19 @@ export class TxBatcher {
   private running = false;
   /** Settled when the batch now open ends; undefined while none is. */
   private open: Promise<void> | undefined;
+  /**
+   * How long one batch keeps taking members (MAX_BATCH_MS). A test that counts what one commit of several
+   * members writes lifts it, so a slow machine does not split the batch it counts.
+   */
+  maxBatchMs = MAX_BATCH_MS;
   /** Batches committed and members run, since the store opened (for the bench and metrics). */
   batches = 0;
   members = 0;
   private lastBatch = 0;
+  /** The last batch's members and those it left waiting (it stopped at its bounds): the writers of late. */
+  private lastWriters = 0;
+  /** Wakes a batch waiting for its cohort (see COHORT_WAIT_MS) once the queue holds `want` members. */
+  private cohort: { want: number; wake(): void } | undefined;
 
   constructor(
     private readonly db: Kysely<unknown>,
@@ -54,6 +73,7 @@ export class TxBatcher {
   run<T>(fn: (trx: Transaction<unknown>) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (this.cohort && this.queue.length >= this.cohort.want) this.cohort.wake();
       if (this.running) return;
       // Start on the next turn of the event loop: a request runs from its arrival to its transaction without
       // yielding (the store is synchronous), so the other requests that arrived with it join only if the
@@ -80,6 +100,7 @@ export class TxBatcher {
   private async drive(): Promise<void> {
     try {
       while (this.queue.length > 0) {
+        await this.awaitCohort();
         const wait = this.admit();
         if (wait) await wait;
         this.open = this.batch();
@@ -89,6 +110,25 @@ export class TxBatcher {
     } finally {
       this.running = false;
     }
+  }
+
+  /**
+   * After a batch of several members, the next waits up to COHORT_WAIT_MS for as many members as that one had,
+   * with those it left waiting (its writers coming back with their next write). A lone writer's batches have
+   * one member and never wait.
+   */
+  private async awaitCohort(): Promise<void> {
+    const want = Math.min(this.lastWriters, MAX_MEMBERS);
+    if (want <= 1 || this.queue.length >= want) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => wake(), COHORT_WAIT_MS);
+      const wake = () => {
+        clearTimeout(timer);
+        this.cohort = undefined;
+        resolve();
+      };
+      this.cohort = { want, wake };
+    });
   }
 
   /**
@@ -126,7 +166,7 @@ export class TxBatcher {
           } while (
             this.queue.length > 0 &&
             taken < MAX_MEMBERS &&
-            performance.now() - started < MAX_BATCH_MS &&
+            performance.now() - started < this.maxBatchMs &&
             this.mayContinue()
           );
         }),
@@ -139,6 +179,7 @@ export class TxBatcher {
     this.batches++;
     this.members += taken;
     this.lastBatch = taken;
+    this.lastWriters = taken + this.queue.length;
     for (const d of done) d.member.resolve(d.value);
   }
 }

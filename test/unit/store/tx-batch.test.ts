@@ -105,3 +105,31 @@ test('direct writes outside a transaction, single or grouped, wait at a closed g
     assert.deepEqual(keys(s), ['grouped', 'single']);
   });
 });
+
+test('after a commit of several, the next waits for as many writers instead of committing the first alone', async () => {
+  await withStore(async (s) => {
+    // Four writers share a commit...
+    await Promise.all(['a', 'b', 'c', 'd'].map((k) => withTx(s.db, insert(k))));
+    const before = s.commits();
+    // ...then come back one by one, a few turns of the event loop apart (their next requests being read). The
+    // first no longer commits alone, leaving the others to the next commit: cohorts that would last.
+    const again = ['e', 'f', 'g', 'h'].map(async (k, i) => {
+      for (let t = 0; t < 6 * i; t++) await new Promise((r) => setImmediate(r));
+      await withTx(s.db, insert(k));
+    });
+    await Promise.all(again);
+    const after = s.commits();
+    assert.equal(after.members - before.members, 4);
+    assert.equal(after.batches - before.batches, 1, 'the four share one commit again');
+    assert.deepEqual(keys(s), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
+  });
+});
+
+test('a lone writer does not wait: its commits hold one transaction each', async () => {
+  await withStore(async (s) => {
+    const before = s.commits();
+    for (let i = 0; i < 5; i++) await withTx(s.db, insert(`k${i}`));
+    const after = s.commits();
+    assert.equal(after.batches - before.batches, 5);
+  });
+});
