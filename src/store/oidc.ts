@@ -196,6 +196,13 @@ export async function putRevocation(
     .execute();
 }
 
+/** The stored revocation of `id`, expired or not (what an event shows it replaced). */
+export async function revocationById(db: Executor, id: string): Promise<RevocationRecord | undefined> {
+  const row = await db.selectFrom('revocations').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  return { ...row, type: row.type as RevocationType, tags: (jsonFromDb(row.tags) ?? {}) as Record<string, unknown> };
+}
+
 /** The unexpired revocations among `ids` (a token's `jti`, `sub` and `z_asid`). */
 export async function revocationsOf(
   db: Executor,

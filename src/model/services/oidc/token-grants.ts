@@ -33,6 +33,8 @@ import { isAuthenticated, oidcSettings } from './auth-requests.js';
 import { OAuthError } from './oidc-errors.js';
 import { OIDC_CLIENTS } from './oidc-settings.js';
 import { revocationOf, type TokenIds } from './revocations.js';
+import { recordOidcSessionEvent, recordOidcStepFailure } from './login-events.js';
+import { DomainError } from '../../errors.js';
 
 export type TokenParams = Record<string, string | undefined>;
 
@@ -87,13 +89,14 @@ export async function tokenGrant(
   ctx: Ctx,
   params: TokenParams,
   issuer: string,
+  remoteAddress?: string,
 ): Promise<TokenResponse | ExchangeResponse> {
   const clientId = params.client_id;
   if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
   if (!OIDC_CLIENTS.includes(clientId)) throw new OAuthError('invalid_client', 'unknown client');
   switch (params.grant_type) {
     case 'authorization_code':
-      return codeGrant(ctx, params, clientId, issuer);
+      return codeGrant(ctx, params, clientId, issuer, remoteAddress);
     case 'refresh_token':
       return refreshGrant(ctx, params, clientId, issuer);
     case TOKEN_EXCHANGE:
@@ -116,7 +119,13 @@ function pkceMatches(verifier: string, challenge: string): boolean {
   return computed.length === expected.length && timingSafeEqual(computed, expected);
 }
 
-async function codeGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer: string): Promise<TokenResponse> {
+async function codeGrant(
+  ctx: Ctx,
+  params: TokenParams,
+  clientId: string,
+  issuer: string,
+  remoteAddress: string | undefined,
+): Promise<TokenResponse> {
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
   if (!code) throw new OAuthError('invalid_request', 'code is required');
   if (!verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
@@ -130,13 +139,25 @@ async function codeGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer
     return found;
   });
   if (!request || request.expiresAt <= iso(ctx.now())) throw grantError('the code is invalid or has expired');
-  if (request.clientId !== clientId) throw grantError('the code was issued to another client');
-  if (request.redirectUri !== redirectUri) throw grantError('redirect_uri does not match the authorization request');
+  // A live code refused is recorded (at most once per code: the attempt used it up); the description, not the
+  // code or verifier, is the reason.
+  const refuse = async (description: string) => {
+    await recordOidcStepFailure(
+      ctx,
+      { step: 'authorization_code', remoteAddress: remoteAddress ?? '', apiSessionId: request.apiSessionId },
+      new DomainError('INVALID_AUTH', {
+        audit: { reason: description, identityId: request.identityId ?? undefined },
+      }),
+    );
+    return grantError(description);
+  };
+  if (request.clientId !== clientId) throw await refuse('the code was issued to another client');
+  if (request.redirectUri !== redirectUri) throw await refuse('redirect_uri does not match the authorization request');
   if (!pkceMatches(verifier, request.codeChallenge))
-    throw grantError('the code_verifier does not match the code_challenge');
+    throw await refuse('the code_verifier does not match the code_challenge');
   const { authenticatorId, authTime } = request;
   if (!isAuthenticated(request) || authenticatorId === null || authTime === null)
-    throw grantError('the login is not complete');
+    throw await refuse('the login is not complete');
   const passed = { amr: request.amr, apiSessionId: request.apiSessionId, identityId: request.identityId! };
   const answer = await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
@@ -146,16 +167,26 @@ async function codeGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer
       configTypes: request.configTypes,
       at: iso(ctx.now()),
     });
+    const ipAddress = request.remoteAddress.replace(/:\d+$/, '');
     if (!early)
       await createApiSession(tctx, {
         id: request.apiSessionId,
         identityId: request.identityId!,
         authenticatorId,
-        ipAddress: request.remoteAddress.replace(/:\d+$/, ''),
+        ipAddress,
         configTypes: request.configTypes,
         isMfaRequired: request.amr.includes('totp'),
         isOidc: true,
       });
+    await recordOidcSessionEvent(tctx, {
+      eventType: early ? 'refreshed' : 'created',
+      id: request.apiSessionId,
+      identityId: request.identityId!,
+      ipAddress,
+      ...(early && { reason: 'code exchanged' }),
+      fullyAuthenticated: true,
+      extra: { amr: request.amr, client_id: clientId },
+    });
     const c: SessionClaims = {
       clientId,
       apiSessionId: request.apiSessionId,
@@ -238,6 +269,14 @@ async function refreshGrant(ctx: Ctx, params: TokenParams, clientId: string, iss
     });
     // A refresh is activity of the API session (the idle timeout applies to OIDC sessions too).
     await touchApiSession(trx, asid, iso(now));
+    await recordOidcSessionEvent(tctx, {
+      eventType: 'refreshed',
+      id: asid,
+      identityId: sub,
+      reason: 'token refresh',
+      fullyAuthenticated: true,
+      extra: { client_id: clientId },
+    });
     return issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti });
   });
 }
@@ -306,6 +345,14 @@ async function exchangeGrant(
     const live = await liveSession(tctx, asid);
     if (live.identityId !== sub) throw grantError('subject token invalid');
     await touchApiSession(trx, asid, iso(ctx.now()));
+    await recordOidcSessionEvent(tctx, {
+      eventType: 'refreshed',
+      id: asid,
+      identityId: sub,
+      reason: 'token exchange',
+      fullyAuthenticated: true,
+      extra: { client_id: clientId },
+    });
     const t = await issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti });
     if (requested === TOKEN_TYPE.id)
       return {
