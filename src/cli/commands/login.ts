@@ -240,9 +240,16 @@ async function completeMfa(
 }
 
 /** The identity the bearer speaks for (the Client API's view, which every identity may read). */
-async function identityName(url: string, ca: string | undefined, accessToken: string): Promise<string | undefined> {
+async function identityName(
+  url: string,
+  ca: string | undefined,
+  clientCert: ClientCertificate | undefined,
+  accessToken: string,
+): Promise<string | undefined> {
+  // A certificate login's token is bound to its certificate: it goes along.
   const res = await rawRequest('GET', `${url}${CLIENT_PREFIX}/current-identity`, {
     ca,
+    clientCert,
     headers: { authorization: `Bearer ${accessToken}` },
   });
   if (res.status !== 200) return undefined;
@@ -275,7 +282,7 @@ async function loginWithOidc(
     totpCode: () =>
       mfaCode(io, { option: opts.totp ?? opts.mfaCode, optionName: '--totp', env: true, purpose: 'login' }),
   });
-  const username = creds?.username ?? (await identityName(url, ca, tokens.accessToken)) ?? '?';
+  const username = creds?.username ?? (await identityName(url, ca, clientCert, tokens.accessToken)) ?? '?';
   const context = store.contextName();
   const replaced = store.current();
   store.save({

@@ -33,7 +33,8 @@ import { recordOidcStepFailure, type OidcStep } from '../../model/services/oidc/
 import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
 import type { AuthQuery } from '../../model/services/authentication/auth-queries.js';
 import type { DaemonDeps } from '../deps.js';
-import { peerCertificates } from '../http/tls.js';
+import { peerCertificates, peerFingerprint } from '../http/tls.js';
+import { fingerprintDer } from '../../pki/index.js';
 import {
   bodyObject,
   oidcParams,
@@ -303,7 +304,19 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
           const queries = await deps.authLimiter.attempt(
             req.ip,
             undefined,
-            () => finishLogin(ctx, request, 'cert', (tctx) => checkCertLogin(tctx, peer), body, req.ip),
+            () =>
+              finishLogin(
+                ctx,
+                request,
+                'cert',
+                // The tokens are bound to the certificate this login presented (z_cfs, z_acf).
+                async (tctx) => ({
+                  ...(await checkCertLogin(tctx, peer)),
+                  certFingerprint: fingerprintDer(peer!.leaf),
+                }),
+                body,
+                req.ip,
+              ),
             () => noteBearerEvidence(ctx, body, req.headers.authorization),
           );
           return { request, queries };
@@ -388,7 +401,10 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
 
       scope.post('/oauth/token', { config: { oidcErrors: 'oauth' } }, async (req, reply) => {
         requireFormOrJson(req);
-        const answer = await tokenGrant(ctx, oidcParams(req).one, issuerOf(req), req.ip);
+        const answer = await tokenGrant(ctx, oidcParams(req).one, issuerOf(req), {
+          remoteAddress: req.ip,
+          certFingerprint: peerFingerprint(req),
+        });
         return reply
           .header('cache-control', 'no-store')
           .header('pragma', 'no-cache')
@@ -400,7 +416,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
         const token = bearerTokens(req.headers.authorization)[0];
         try {
           if (!token) throw new BearerRefusal('missing', 'UNAUTHORIZED', OIDC_REALM);
-          const principal = await resolveBearer(ctx, token);
+          const principal = await resolveBearer(ctx, token, () => peerFingerprint(req));
           const id = principal.identity;
           return reply
             .header('cache-control', 'no-store')

@@ -121,6 +121,7 @@ export async function startAuthorization(
     sdkInfo: null,
     envInfo: null,
     codeHash: null,
+    certFingerprint: null,
   });
   const chosen: LoginMethod = (method as LoginMethod | undefined) ?? (from.hasClientCert ? 'cert' : 'password');
   return { id, loginPage: `login/${LOGIN_PAGES[chosen]}` };
@@ -152,6 +153,8 @@ export interface PrimaryLogin {
   method: string;
   /** The login request's source address, for its event. */
   remoteAddress?: string | undefined;
+  /** A certificate login's client certificate (lowercase hex SHA-1): its tokens are bound to it. */
+  certFingerprint?: string | undefined;
 }
 
 /** The login body fields kept for the tokens and the identity (§14.4). */
@@ -198,6 +201,7 @@ export async function recordPrimaryLogin(
       configTypes,
       envInfo: envInfo ?? null,
       sdkInfo: sdkInfo ?? null,
+      certFingerprint: login.certFingerprint ?? null,
     });
     await recordOidcStepSuccess(tctx, {
       step: login.method as OidcStep,
@@ -319,7 +323,7 @@ export async function finishLogin(
   ctx: Ctx,
   request: OpenAuthRequest,
   method: 'cert' | 'ext-jwt',
-  check: (ctx: Ctx) => Promise<{ identityId: string; authenticatorId: string }>,
+  check: (ctx: Ctx) => Promise<{ identityId: string; authenticatorId: string; certFingerprint?: string }>,
   body: LoginBody,
   remoteAddress?: string,
 ): Promise<AuthQuery[]> {

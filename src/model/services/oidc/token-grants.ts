@@ -34,6 +34,7 @@ import { OAuthError } from './oidc-errors.js';
 import { OIDC_CLIENTS } from './oidc-settings.js';
 import { revocationOf, type TokenIds } from './revocations.js';
 import { recordOidcSessionEvent, recordOidcStepFailure } from './login-events.js';
+import { boundCertificates } from './bearer.js';
 import { DomainError } from '../../errors.js';
 
 export type TokenParams = Record<string, string | undefined>;
@@ -79,6 +80,15 @@ interface SessionClaims {
   authenticatorId: string | null;
   sdkInfo: Record<string, string> | null;
   envInfo: Record<string, string> | null;
+  /** The certificates the tokens are bound to (`z_cfs`) and the one that logged in (`z_acf`); none: unbound. */
+  boundCertificates: string[];
+  authCertificate: string | null;
+}
+
+/** Where a token request comes from: its address (for events) and its client certificate (for bound tokens). */
+export interface GrantSource {
+  remoteAddress?: string | undefined;
+  certFingerprint?: string | undefined;
 }
 
 const grantError = (description: string) => new OAuthError('invalid_grant', description);
@@ -89,18 +99,18 @@ export async function tokenGrant(
   ctx: Ctx,
   params: TokenParams,
   issuer: string,
-  remoteAddress?: string,
+  from: GrantSource = {},
 ): Promise<TokenResponse | ExchangeResponse> {
   const clientId = params.client_id;
   if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
   if (!OIDC_CLIENTS.includes(clientId)) throw new OAuthError('invalid_client', 'unknown client');
   switch (params.grant_type) {
     case 'authorization_code':
-      return codeGrant(ctx, params, clientId, issuer, remoteAddress);
+      return codeGrant(ctx, params, clientId, issuer, from.remoteAddress);
     case 'refresh_token':
-      return refreshGrant(ctx, params, clientId, issuer);
+      return refreshGrant(ctx, params, clientId, issuer, from);
     case TOKEN_EXCHANGE:
-      return exchangeGrant(ctx, params, clientId, issuer);
+      return exchangeGrant(ctx, params, clientId, issuer, from);
     case undefined:
     case '':
       throw new OAuthError('invalid_request', 'grant_type is required');
@@ -199,6 +209,8 @@ async function codeGrant(
       authenticatorId,
       sdkInfo: request.sdkInfo,
       envInfo: request.envInfo,
+      boundCertificates: request.certFingerprint ? [request.certFingerprint] : [],
+      authCertificate: request.certFingerprint,
     };
     const session = await liveSession(tctx, c.apiSessionId);
     // The login's TOTP step is this session's MFA pass, for MFA posture checks as `/authenticate/mfa` is.
@@ -231,7 +243,22 @@ async function verifiedClaims(ctx: Ctx, token: string): Promise<Record<string, u
   }
 }
 
-async function refreshGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer: string): Promise<TokenResponse> {
+/**
+ * A bound session's tokens are refreshed or exchanged only over a connection presenting one of its certificates
+ * (parity: §14.6, `access_denied`).
+ */
+function checkBinding(c: SessionClaims, from: GrantSource): void {
+  if (c.boundCertificates.length > 0 && !c.boundCertificates.includes(from.certFingerprint ?? ''))
+    throw new OAuthError('access_denied', 'the client certificate the tokens are bound to was not presented');
+}
+
+async function refreshGrant(
+  ctx: Ctx,
+  params: TokenParams,
+  clientId: string,
+  issuer: string,
+  from: GrantSource,
+): Promise<TokenResponse> {
   const token = params.refresh_token;
   if (!token) throw new OAuthError('invalid_request', 'refresh_token is required');
   if (token.length > 16_384) throw grantError('refresh token invalid');
@@ -243,6 +270,7 @@ async function refreshGrant(ctx: Ctx, params: TokenParams, clientId: string, iss
     throw grantError('refresh token invalid');
   if (claims.client_id !== clientId) throw grantError('the refresh token was issued to another client');
   const c = sessionClaimsOf(ctx, claims, clientId);
+  checkBinding(c, from);
   const requested = params.scope?.split(' ').filter(Boolean);
   if (requested && requested.some((s) => !c.scopes.includes(s)))
     throw new OAuthError('invalid_scope', 'a refresh cannot widen the scope');
@@ -295,6 +323,8 @@ function sessionClaimsOf(ctx: Ctx, claims: Record<string, unknown>, clientId: st
     authenticatorId: typeof claims.z_authid === 'string' ? claims.z_authid : null,
     sdkInfo: infoClaim(claims.z_sdk),
     envInfo: infoClaim(claims.z_env),
+    boundCertificates: boundCertificates(claims),
+    authCertificate: typeof claims.z_acf === 'string' ? claims.z_acf : null,
   };
 }
 
@@ -308,6 +338,7 @@ async function exchangeGrant(
   params: TokenParams,
   clientId: string,
   issuer: string,
+  from: GrantSource,
 ): Promise<ExchangeResponse> {
   const subject = params.subject_token;
   const subjectType = params.subject_token_type;
@@ -331,6 +362,7 @@ async function exchangeGrant(
     throw grantError('subject token invalid');
   if (claims.client_id !== clientId) throw grantError('the subject token was issued to another client');
   const c = sessionClaimsOf(ctx, claims, clientId);
+  checkBinding(c, from);
   const scopes = params.scope?.split(' ').filter(Boolean);
   if (scopes?.some((s) => !['openid', 'offline_access'].includes(s)))
     throw new OAuthError('invalid_scope', 'only openid and offline_access may be asked for');
@@ -413,7 +445,8 @@ async function issueTokens(
     z_ra: c.remoteAddress,
     z_sdk: c.sdkInfo,
     z_env: c.envInfo,
-    z_cfs: null,
+    z_cfs: c.boundCertificates.length > 0 ? c.boundCertificates : null,
+    ...(c.authCertificate && { z_acf: c.authCertificate }),
     ...(c.authenticatorId && { z_authid: c.authenticatorId }),
   };
   const accessExp = iat + Math.floor(settings.accessTokenMs / 1000);
