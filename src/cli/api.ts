@@ -3,12 +3,14 @@
  * `error: <CODE>: <message> (<cause>)` on stderr and exit 1, so every command reports failures the same way.
  */
 import { CliError, type CliIo } from './io.js';
-import { clientCertificateOf, SessionStore, type SavedLogin } from './session-store.js';
+import { OidcBearer } from './oidc.js';
+import { clientCertificateOf, SessionStore, type OidcTokens, type SavedLogin } from './session-store.js';
 import { OfflineTransport } from './transport/offline.js';
 import {
   CLIENT_PREFIX,
   HttpTransport,
   type HttpMethod,
+  type HttpTarget,
   type RequestOptions,
   type Transport,
 } from './transport/http.js';
@@ -144,10 +146,22 @@ function offlineApi(io: CliIo, dataDir: string): Api {
 export function requireApi(io: CliIo): Api {
   if (io.dataDir !== undefined) return offlineApi(io, io.dataDir);
   const login = savedLogin(io);
-  return apiFor(
-    login,
-    new HttpTransport({ url: login.url, ca: login.caCert, token: login.token, clientCert: clientCertificateOf(login) }),
-  );
+  return apiFor(login, new HttpTransport(httpTarget(io, login)));
+}
+
+/**
+ * How a saved login reaches the controller: its session token, or an OIDC login's bearer (refreshed and saved
+ * again in the same context when it expires), with the client certificate of a certificate login.
+ */
+function httpTarget(io: CliIo, login: SavedLogin): HttpTarget {
+  const clientCert = clientCertificateOf(login);
+  if (login.oidc) {
+    const store = new SessionStore(io.env);
+    // The same object as the Api's login: a refresh's new tokens are what later calls (and logout) see.
+    const bearer = new OidcBearer(login as SavedLogin & { oidc: OidcTokens }, store, store.contextName(), clientCert);
+    return { url: login.url, ca: login.caCert, bearer, clientCert };
+  }
+  return { url: login.url, ca: login.caCert, token: login.token, clientCert };
 }
 
 /** The saved login as a Client API client: what the logged-in identity itself may see and do. */
@@ -158,22 +172,13 @@ export function requireClientApi(io: CliIo): Api {
       1,
     );
   const login = savedLogin(io);
-  return apiFor(
-    login,
-    new HttpTransport({
-      url: login.url,
-      ca: login.caCert,
-      token: login.token,
-      clientCert: clientCertificateOf(login),
-      prefix: CLIENT_PREFIX,
-    }),
-    'client',
-  );
+  return apiFor(login, new HttpTransport({ ...httpTarget(io, login), prefix: CLIENT_PREFIX }), 'client');
 }
 
 /** The arguments of the `edgectl login` that made `login`, for hints. */
 function loginHint(login: SavedLogin): string {
-  if (login.identityFile) return `--identity ${login.identityFile}`;
-  if (login.certFile) return `${login.url} --cert ${login.certFile} --key ${login.keyFile ?? 'KEY'}`;
-  return `${login.url} -u ${login.username}`;
+  const oidc = login.oidc ? ' --oidc' : '';
+  if (login.identityFile) return `--identity ${login.identityFile}${oidc}`;
+  if (login.certFile) return `${login.url} --cert ${login.certFile} --key ${login.keyFile ?? 'KEY'}${oidc}`;
+  return `${login.url} -u ${login.username}${oidc}`;
 }

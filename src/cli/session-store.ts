@@ -36,6 +36,22 @@ export interface SavedLogin {
   identityFile?: string;
   certFile?: string;
   keyFile?: string;
+  /**
+   * An OIDC login (`edgectl login --oidc`): its tokens, sent as `Authorization: Bearer` and refreshed when the
+   * access token expires (cli/oidc.ts); `token` is then empty.
+   */
+  oidc?: OidcTokens;
+}
+
+/** The tokens of an OIDC login, with when each expires (ISO times, from their `exp`). */
+export interface OidcTokens {
+  accessToken: string;
+  accessExpiresAt: string;
+  refreshToken?: string;
+  refreshExpiresAt?: string | undefined;
+  idToken?: string;
+  /** The public client the tokens were issued to (`native`, as the Go SDK). */
+  clientId: string;
 }
 
 interface ConfigFile {

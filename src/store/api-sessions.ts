@@ -155,9 +155,14 @@ export async function deleteApiSessionsByIds(db: TypedExecutor, ids: readonly st
 export async function apiSessionOwners(
   db: TypedExecutor,
   ids: readonly string[],
-): Promise<{ id: string; identityId: string; ipAddress: string }[]> {
+): Promise<{ id: string; identityId: string; ipAddress: string; isOidc: boolean }[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('api_sessions').select(['id', 'identityId', 'ipAddress']).where('id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('api_sessions')
+    .select(['id', 'identityId', 'ipAddress', 'isOidc'])
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map((r) => ({ ...r, isOidc: boolFromDb(r.isOidc) }));
 }
 
 /** Deletes an identity's API sessions; answers how many there were. */

@@ -29,6 +29,8 @@ export interface AuthRequestRecord {
   sdkInfo: Record<string, string> | null;
   envInfo: Record<string, string> | null;
   codeHash: string | null;
+  /** The client certificate a certificate login presented (lowercase hex SHA-1), which its tokens are bound to. */
+  certFingerprint: string | null;
 }
 
 type AuthRequestRow = Omit<
@@ -90,6 +92,7 @@ export interface AuthRequestProgress {
   sdkInfo?: Record<string, string> | null;
   envInfo?: Record<string, string> | null;
   codeHash?: string | null;
+  certFingerprint?: string | null;
 }
 
 export async function updateAuthRequest(db: Executor, idHash: string, p: AuthRequestProgress): Promise<void> {
@@ -105,6 +108,7 @@ export async function updateAuthRequest(db: Executor, idHash: string, p: AuthReq
       ...(p.sdkInfo !== undefined && { sdkInfo: jsonToDb(p.sdkInfo) }),
       ...(p.envInfo !== undefined && { envInfo: jsonToDb(p.envInfo) }),
       ...(p.codeHash !== undefined && { codeHash: p.codeHash }),
+      ...(p.certFingerprint !== undefined && { certFingerprint: p.certFingerprint }),
     })
     .where('idHash', '=', idHash)
     .execute();
@@ -194,6 +198,13 @@ export async function putRevocation(
       }),
     )
     .execute();
+}
+
+/** The stored revocation of `id`, expired or not (what an event shows it replaced). */
+export async function revocationById(db: Executor, id: string): Promise<RevocationRecord | undefined> {
+  const row = await db.selectFrom('revocations').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  return { ...row, type: row.type as RevocationType, tags: (jsonFromDb(row.tags) ?? {}) as Record<string, unknown> };
 }
 
 /** The unexpired revocations among `ids` (a token's `jti`, `sub` and `z_asid`). */

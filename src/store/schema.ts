@@ -305,6 +305,7 @@ export interface OidcAuthRequestsTable {
   sdkInfo: string | null;
   envInfo: string | null;
   codeHash: string | null;
+  certFingerprint: string | null;
 }
 
 export interface OidcRefreshTokensTable {

@@ -53,7 +53,7 @@ export function registerContext(program: Command, io: CliIo): void {
           current: format === 'table' || format === 'wide' ? (name === current ? '*' : '') : name === current,
           url: l.url,
           username: l.username,
-          method: l.method ?? 'password',
+          method: l.oidc ? `${l.method ?? 'password'} (oidc)` : (l.method ?? 'password'),
           loginTime: l.loginTime,
           ...(l.identityFile ? { identityFile: l.identityFile } : {}),
         }));

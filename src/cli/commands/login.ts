@@ -19,7 +19,9 @@ import { CliError, type CliIo } from '../io.js';
 import { MFA_CODE_ENV, mfaCode } from '../mfa-code.js';
 import { SessionStore } from '../session-store.js';
 import { passwordFromStdin, readStdin } from '../stdin.js';
+import { oidcLogin } from '../oidc.js';
 import {
+  CLIENT_PREFIX,
   MANAGEMENT_PREFIX,
   NetworkError,
   normaliseControllerUrl,
@@ -38,6 +40,8 @@ interface LoginOptions {
   yes?: boolean;
   jwt?: string;
   mfaCode?: string;
+  oidc?: boolean;
+  totp?: string;
 }
 
 const HELP = `
@@ -59,8 +63,15 @@ Credentials (one of):
                            the URL argument may be left out.
   --jwt FILE               a JWT from an external identity provider (method=ext-jwt; - reads it from standard input).
 
-MFA: when the identity has TOTP MFA (or its auth policy requires it), the code is taken from --mfa-code, else
-$EDGECTL_MFA_CODE, else asked for on a terminal; a recovery code works in its place (once).
+MFA: when the identity has TOTP MFA (or its auth policy requires it), the code is taken from --mfa-code (or
+--totp), else $EDGECTL_MFA_CODE, else asked for on a terminal; a recovery code works in its place (once).
+
+OIDC (--oidc): logs in through the controller's OpenID provider (/oidc) as current SDKs do, without a browser:
+PKCE, the password, certificate (--cert/--key, --identity) or external JWT (--jwt) step, the TOTP step when
+asked, then the code exchange. The access and refresh tokens are saved instead of a session token; commands send
+the access token as Authorization: Bearer and refresh it when it expires (each refresh replaces both tokens).
+When the controller refuses a refresh (revoked, expired, the session ended), commands say to log in again.
+\`edgectl logout\` ends the session and revokes the refresh token.
 
 The session is saved in $EDGECTL_CONFIG_DIR/config.json (default ~/.config/edgectl/config.json), mode 0600, under
 the context named by --context NAME or $EDGECTL_CONTEXT, else the current context (\`edgectl context list\`). A new
@@ -71,7 +82,10 @@ Examples:
   pass show edgectl/admin | edgectl login https://127.0.0.1:1280 -u admin --password-stdin --ca ca.pem
   edgectl login --identity laptop.json --context laptop     # keeps the admin's login in its own context
   idp-token-command | edgectl login https://127.0.0.1:1280 --jwt - --context sso   # a JWT of an external signer
-  edgectl --context laptop client services`;
+  edgectl --context laptop client services
+  edgectl login https://ctrl.example.com:1280 --oidc -u admin                  # OIDC; asks for the TOTP code if needed
+  edgectl login https://127.0.0.1:1280 --oidc -u admin -p "$PW" --totp 123456   # OIDC from a script, with MFA
+  edgectl login https://127.0.0.1:1280 --oidc --cert me.pem --key me.key --ca ca.pem`;
 
 export function readCaFile(file: string): string {
   let text: string;
@@ -225,6 +239,77 @@ async function completeMfa(
   throw new ApiError(res.status, bodyOf(res.text), 'hint: the MFA code was not accepted (a code is accepted once)');
 }
 
+/** The identity the bearer speaks for (the Client API's view, which every identity may read). */
+async function identityName(
+  url: string,
+  ca: string | undefined,
+  clientCert: ClientCertificate | undefined,
+  accessToken: string,
+): Promise<string | undefined> {
+  // A certificate login's token is bound to its certificate: it goes along.
+  const res = await rawRequest('GET', `${url}${CLIENT_PREFIX}/current-identity`, {
+    ca,
+    clientCert,
+    headers: { authorization: `Bearer ${accessToken}` },
+  });
+  if (res.status !== 200) return undefined;
+  return (bodyOf(res.text) as { data?: { name?: string } }).data?.name;
+}
+
+/** `login --oidc`: the OIDC flow (cli/oidc.ts), then the tokens saved as the context's login. */
+async function loginWithOidc(
+  io: CliIo,
+  store: SessionStore,
+  a: {
+    url: string;
+    ca: string | undefined;
+    clientCert: ClientCertificate | undefined;
+    jwt: string | undefined;
+    opts: LoginOptions;
+    identityFile: string | undefined;
+  },
+): Promise<void> {
+  const { url, ca, clientCert, jwt, opts } = a;
+  const method = clientCert ? 'cert' : jwt ? 'ext-jwt' : 'password';
+  const creds = method === 'password' ? await credentials(io, opts) : undefined;
+  const tokens = await oidcLogin({
+    url,
+    ca,
+    clientCert,
+    method,
+    ...creds,
+    ...(jwt !== undefined && { jwt }),
+    totpCode: () =>
+      mfaCode(io, { option: opts.totp ?? opts.mfaCode, optionName: '--totp', env: true, purpose: 'login' }),
+  });
+  const username = creds?.username ?? (await identityName(url, ca, clientCert, tokens.accessToken)) ?? '?';
+  const context = store.contextName();
+  const replaced = store.current();
+  store.save({
+    url,
+    username,
+    method,
+    token: '',
+    ...(ca !== undefined ? { caCert: ca } : {}),
+    loginTime: new Date().toISOString(),
+    ...(a.identityFile !== undefined
+      ? { identityFile: resolve(a.identityFile) }
+      : clientCert
+        ? { certFile: resolve(opts.cert!), keyFile: resolve(opts.key!) }
+        : {}),
+    oidc: tokens,
+  });
+  io.out(`logged in to ${url} as ${username} through OIDC (context ${context}, saved in ${store.file})`);
+  if (replaced && (replaced.url !== url || replaced.username !== username))
+    io.err(
+      `note: this replaced the login of ${replaced.username} at ${replaced.url} in context ${context}; use --context NAME to keep several logins`,
+    );
+  if (store.currentName() !== context)
+    io.err(
+      `note: the current context is still ${store.currentName()}: use \`--context ${context}\` or \`edgectl context use ${context}\``,
+    );
+}
+
 export function registerLogin(program: Command, io: CliIo): void {
   program
     .command('login')
@@ -248,6 +333,8 @@ export function registerLogin(program: Command, io: CliIo): void {
     .option('--ca <file>', 'PEM file of the CA certificates to trust for this controller')
     .option('-y, --yes', "trust the controller's published CA bundle without asking")
     .option('--mfa-code <code>', `the MFA code when the login asks for one (else $${MFA_CODE_ENV}, else a prompt)`)
+    .option('--oidc', "log in through the controller's OIDC provider (tokens refreshed as needed) instead of a session")
+    .option('--totp <code>', 'the TOTP (or recovery) code when an --oidc login asks for one; the same as --mfa-code')
     .addHelpText('after', HELP)
     .action(async (rawUrl: string | undefined, opts: LoginOptions) => {
       if (opts.passwordStdin) {
@@ -300,6 +387,13 @@ export function registerLogin(program: Command, io: CliIo): void {
         if (savedCa !== undefined && (await trusted(url, savedCa))) ca = savedCa;
         else if (!(await trusted(url, undefined))) ca = await trustOnFirstUse(url, io, opts.yes === true);
       }
+
+      if (opts.oidc) {
+        await loginWithOidc(io, store, { url, ca, clientCert, jwt, opts, identityFile: opts.identity });
+        return;
+      }
+      if (opts.totp !== undefined)
+        throw new CliError('error: --totp goes with --oidc (a login without it takes --mfa-code)', 2);
 
       let username: string;
       let res;

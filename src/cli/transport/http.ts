@@ -2,6 +2,7 @@
  * How the admin CLI reaches the Management API. Commands only see {@link Transport}: this one speaks HTTPS to a
  * running controller; `offline.ts` sends the same requests in-process to a stopped controller's app (`--data-dir`).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { CliError } from '../io.js';
@@ -41,9 +42,17 @@ export interface HttpTarget {
   token?: string;
   /** Client certificate (PEM chain) and key presented over mutual TLS, for sessions from certificate logins. */
   clientCert?: ClientCertificate;
+  /** An OIDC login's access token, sent as `Authorization: Bearer` instead of `token` (cli/oidc.ts). */
+  bearer?: BearerSource;
   timeoutMs?: number;
   /** The API the paths are below: {@link MANAGEMENT_PREFIX} (default) or {@link CLIENT_PREFIX}. */
   prefix?: string;
+}
+
+/** Where a bearer token comes from, and how to get a new one when the controller says it has expired. */
+export interface BearerSource {
+  token(): Promise<string>;
+  refresh(): Promise<void>;
 }
 
 export interface ClientCertificate {
@@ -75,6 +84,7 @@ export interface RawResponse {
   text: string;
   /** DER of the certificate the server presented (kept when `peerCertificate` was asked for). */
   peerCertificate?: Buffer;
+  headers?: IncomingHttpHeaders;
 }
 
 export interface RawRequestOptions {
@@ -121,6 +131,7 @@ export function rawRequest(method: HttpMethod, url: string, opts: RawRequestOpti
             status: res.statusCode ?? 0,
             contentType: String(res.headers['content-type'] ?? ''),
             text: Buffer.concat(chunks).toString('utf8'),
+            headers: res.headers,
             ...(peer ? { peerCertificate: peer } : {}),
           }),
         );
@@ -163,20 +174,37 @@ export class HttpTransport implements Transport {
     body?: unknown,
     options: RequestOptions = {},
   ): Promise<TransportResponse> {
-    const headers: Record<string, string> = {
-      ...options.headers,
-      ...(this.target.token ? { 'zt-session': this.target.token } : {}),
+    const send = async () => {
+      const bearer = this.target.bearer;
+      const headers: Record<string, string> = {
+        ...options.headers,
+        ...(bearer
+          ? { authorization: `Bearer ${await bearer.token()}` }
+          : this.target.token
+            ? { 'zt-session': this.target.token }
+            : {}),
+      };
+      if (options.accept) headers.accept = options.accept;
+      return rawRequest(method, this.target.url + (this.target.prefix ?? MANAGEMENT_PREFIX) + path, {
+        ca: this.target.ca,
+        headers,
+        body:
+          body === undefined
+            ? undefined
+            : typeof body === 'string' && options.contentType
+              ? body
+              : JSON.stringify(body),
+        contentType: typeof body === 'string' && options.contentType ? options.contentType : undefined,
+        clientCert: this.target.clientCert,
+        timeoutMs: this.target.timeoutMs,
+      });
     };
-    if (options.accept) headers.accept = options.accept;
-    const raw = await rawRequest(method, this.target.url + (this.target.prefix ?? MANAGEMENT_PREFIX) + path, {
-      ca: this.target.ca,
-      headers,
-      body:
-        body === undefined ? undefined : typeof body === 'string' && options.contentType ? body : JSON.stringify(body),
-      contentType: typeof body === 'string' && options.contentType ? options.contentType : undefined,
-      clientCert: this.target.clientCert,
-      timeoutMs: this.target.timeoutMs,
-    });
+    let raw = await send();
+    // The controller's clock says the access token has expired: refresh it once and ask again.
+    if (raw.status === 401 && this.target.bearer && /error="expired"/.test(String(raw.headers?.['www-authenticate']))) {
+      await this.target.bearer.refresh();
+      raw = await send();
+    }
     return { status: raw.status, body: parseBody(raw) };
   }
 }

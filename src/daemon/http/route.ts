@@ -19,6 +19,7 @@ import type { DaemonDeps } from '../deps.js';
 import { API_PREFIX, type ApiName } from '../../model/api-prefixes.js';
 import { storeFresh } from '../../model/store.js';
 import { bearerTokens, looksLikeAccessToken, resolveBearer } from '../../model/services/oidc/bearer.js';
+import { peerFingerprint } from './tls.js';
 
 // The prefixes are the model's, shared with the CLI (one list).
 export { API_PREFIX, type ApiName };
@@ -140,13 +141,13 @@ async function authorize(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Pr
   const bearer = token ? undefined : accessToken(req);
   if (access === 'anonymous') {
     if (token) return (await resolveToken(ctx, token)) ?? undefined;
-    return bearer ? resolveBearer(ctx, bearer).catch(() => undefined) : undefined;
+    return bearer ? resolveBearer(ctx, bearer, () => peerFingerprint(req)).catch(() => undefined) : undefined;
   }
   if (!token && !bearer) throw new DomainError('UNAUTHORIZED');
   let principal: Principal;
   if (bearer) {
     // Refused with `WWW-Authenticate: Bearer realm="openziti-oidc" error="expired|invalid"`.
-    principal = await resolveBearer(ctx, bearer);
+    principal = await resolveBearer(ctx, bearer, () => peerFingerprint(req));
   } else {
     const resolved = await resolveToken(ctx, token!);
     if (!resolved) throw new DomainError('UNAUTHORIZED');

@@ -5,6 +5,7 @@
 import type { TLSSocket, DetailedPeerCertificate } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import type { PeerCertificates } from '../../model/services/authentication/authenticate-cert.js';
+import { fingerprintDer } from '../../pki/index.js';
 
 /**
  * Cipher suites the listener offers: TLS 1.3's (all AEAD) and, for TLS 1.2, only ECDHE key exchange with
@@ -57,4 +58,10 @@ export function peerCertificates(req: FastifyRequest): PeerCertificates | undefi
     cur = cur.issuerCertificate;
   }
   return { leaf: leaf.raw, intermediates };
+}
+
+/** The fingerprint (lowercase hex SHA-1 of the DER) of the request's client certificate, if it sent one. */
+export function peerFingerprint(req: FastifyRequest): string | undefined {
+  const peer = peerCertificates(req);
+  return peer ? fingerprintDer(peer.leaf) : undefined;
 }

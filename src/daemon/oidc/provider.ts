@@ -4,8 +4,7 @@
  * reference's login protocol, not the REST APIs' envelope: they are one Fastify scope of their own, with a form
  * parser and an error handler that answers each endpoint's shape (http.ts).
  *
- * Not advertised in `/version` until every part of issue 23 is served (current SDKs switch to OIDC as soon as
- * it is advertised).
+ * `/version` advertises it (routes/info.ts, `edge.oidc.advertise`): current SDKs and the console switch to it then.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../model/ctx.js';
@@ -30,10 +29,12 @@ import { tokenGrant } from '../../model/services/oidc/token-grants.js';
 import { deleteInLogin, enrollInLogin, verifyInLogin } from '../../model/services/oidc/login-enrollment.js';
 import { bearerTokens, OIDC_REALM, resolveBearer } from '../../model/services/oidc/bearer.js';
 import { endSession, revokeToken } from '../../model/services/oidc/logout.js';
+import { recordOidcStepFailure, type OidcStep } from '../../model/services/oidc/login-events.js';
 import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
 import type { AuthQuery } from '../../model/services/authentication/auth-queries.js';
 import type { DaemonDeps } from '../deps.js';
-import { peerCertificates } from '../http/tls.js';
+import { peerCertificates, peerFingerprint } from '../http/tls.js';
+import { fingerprintDer } from '../../pki/index.js';
 import {
   bodyObject,
   oidcParams,
@@ -180,6 +181,12 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
     () => [boundPort(), Number(advertised()?.port || 443)],
   );
 
+  // Who asks for a revocation or a logout, as the events of its changes name it (the token's holder, unnamed).
+  const oidcActor = (req: FastifyRequest): Ctx => ({
+    ...ctx,
+    actor: { source: { type: 'rest', api: 'oidc', remoteAddr: req.ip, method: req.method } },
+  });
+
   void app.register(
     async (scope) => {
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_req, body, done) => {
@@ -240,53 +247,98 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
         });
       }
 
-      const passwordLogin = async (req: FastifyRequest, reply: FastifyReply) => {
+      /**
+       * Runs a login step; a refusal records the step's failure event (login-events.ts) before it is answered.
+       * Malformed requests (a body type the step does not take) are not attempts.
+       */
+      const audited = async <T>(
+        req: FastifyRequest,
+        step: OidcStep,
+        run: () => Promise<T>,
+        username?: unknown,
+      ): Promise<T> => {
         requireFormOrJson(req);
-        const id = authRequestId(req);
-        const request = await openAuthRequest(ctx, id);
+        try {
+          return await run();
+        } catch (e) {
+          await recordOidcStepFailure(
+            ctx,
+            { step, remoteAddress: req.ip, username: typeof username === 'string' ? username : undefined },
+            e,
+          );
+          throw e;
+        }
+      };
+
+      const passwordLogin = async (req: FastifyRequest, reply: FastifyReply) => {
         const body = loginBody(req);
-        const account = typeof body.username === 'string' ? `user:${body.username}` : undefined;
-        // The legacy login's limits apply (daemon/auth-limiter.ts); a bearer JWT beside the password may answer
-        // a secondary ext-JWT requirement, as on `POST /authenticate`.
-        const target = await deps.authLimiter.attempt(
-          req.ip,
-          account,
-          () => checkPassword(ctx, body),
-          () => noteBearerEvidence(ctx, body, req.headers.authorization),
+        const queries = await audited(
+          req,
+          'password',
+          async () => {
+            const request = await openAuthRequest(ctx, authRequestId(req));
+            const account = typeof body.username === 'string' ? `user:${body.username}` : undefined;
+            // The legacy login's limits apply (daemon/auth-limiter.ts); a bearer JWT beside the password may
+            // answer a secondary ext-JWT requirement, as on `POST /authenticate`.
+            const target = await deps.authLimiter.attempt(
+              req.ip,
+              account,
+              () => checkPassword(ctx, body),
+              () => noteBearerEvidence(ctx, body, req.headers.authorization),
+            );
+            return { request, queries: await finishPasswordLogin(ctx, request, target, body, req.ip) };
+          },
+          body.username,
         );
-        const queries = await finishPasswordLogin(ctx, request, target, body);
-        return loginAnswer(reply, issuerOf(req), request.id, queries);
+        return loginAnswer(reply, issuerOf(req), queries.request.id, queries.queries);
       };
       scope.post('/login/username', passwordLogin);
       scope.post('/login/password', passwordLogin);
 
       // The credential is this request's TLS client certificate (§14.4).
       scope.post('/login/cert', async (req, reply) => {
-        requireFormOrJson(req);
-        const request = await openAuthRequest(ctx, authRequestId(req));
-        const body = loginBody(req);
-        const peer = peerCertificates(req);
-        const queries = await deps.authLimiter.attempt(
-          req.ip,
-          undefined,
-          () => finishLogin(ctx, request, 'cert', (tctx) => checkCertLogin(tctx, peer), body),
-          () => noteBearerEvidence(ctx, body, req.headers.authorization),
-        );
+        const { request, queries } = await audited(req, 'cert', async () => {
+          const request = await openAuthRequest(ctx, authRequestId(req));
+          const body = loginBody(req);
+          const peer = peerCertificates(req);
+          const queries = await deps.authLimiter.attempt(
+            req.ip,
+            undefined,
+            () =>
+              finishLogin(
+                ctx,
+                request,
+                'cert',
+                // The tokens are bound to the certificate this login presented (z_cfs, z_acf).
+                async (tctx) => ({
+                  ...(await checkCertLogin(tctx, peer)),
+                  certFingerprint: fingerprintDer(peer!.leaf),
+                }),
+                body,
+                req.ip,
+              ),
+            () => noteBearerEvidence(ctx, body, req.headers.authorization),
+          );
+          return { request, queries };
+        });
         return loginAnswer(reply, issuerOf(req), request.id, queries);
       });
 
       // The credential is the `Authorization: Bearer` JWT of an external signer (§14.4).
       scope.post('/login/ext-jwt', async (req, reply) => {
-        requireFormOrJson(req);
-        const request = await openAuthRequest(ctx, authRequestId(req));
-        const body = loginBody(req);
         try {
-          const queries = await deps.authLimiter.attempt(
-            req.ip,
-            undefined,
-            (verified) => finishLogin(ctx, request, 'ext-jwt', (tctx) => checkExtJwtLogin(tctx, verified), body),
-            () => verifyExtJwtLogin(ctx, req.headers.authorization, body),
-          );
+          const { request, queries } = await audited(req, 'ext-jwt', async () => {
+            const request = await openAuthRequest(ctx, authRequestId(req));
+            const body = loginBody(req);
+            const queries = await deps.authLimiter.attempt(
+              req.ip,
+              undefined,
+              (verified) =>
+                finishLogin(ctx, request, 'ext-jwt', (tctx) => checkExtJwtLogin(tctx, verified), body, req.ip),
+              () => verifyExtJwtLogin(ctx, req.headers.authorization, body),
+            );
+            return { request, queries };
+          });
           return loginAnswer(reply, issuerOf(req), request.id, queries);
         } catch (e) {
           // Every 401 says why, as a bearer-token challenge (as `POST /authenticate?method=ext-jwt`).
@@ -296,14 +348,16 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
       });
 
       scope.post('/login/totp', async (req, reply) => {
-        requireFormOrJson(req);
         const id = authRequestId(req);
-        if (id !== undefined && id.length > 40) throw new DomainError('INVALID TOTP CODE');
-        const code = bodyObject(req).code;
-        // Wrong codes are limited per login as the legacy flow's are per API session (routes/mfa.ts).
-        const queries = await deps.authLimiter.attempt(req.ip, `mfa:oidc:${id ?? ''}`, () =>
-          passTotpStep(ctx, id, typeof code === 'string' ? code : undefined),
-        );
+        const queries = await audited(req, 'totp', async () => {
+          if (id !== undefined && id.length > 40)
+            throw new DomainError('INVALID TOTP CODE', { audit: { reason: 'unknown auth request' } });
+          const code = bodyObject(req).code;
+          // Wrong codes are limited per login as the legacy flow's are per API session (routes/mfa.ts).
+          return deps.authLimiter.attempt(req.ip, `mfa:oidc:${id ?? ''}`, () =>
+            passTotpStep(ctx, id, typeof code === 'string' ? code : undefined, req.ip),
+          );
+        });
         return loginAnswer(reply, issuerOf(req), id!, queries);
       });
 
@@ -320,9 +374,10 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
         return reply.code(201).header('cache-control', 'no-store').type('application/json').send(detail);
       });
       scope.post('/login/totp/enroll/verify', async (req, reply) => {
-        requireFormOrJson(req);
         const id = authRequestId(req);
-        const queries = await enrollLimited(req, () => verifyInLogin(ctx, id, codeOf(req)));
+        const queries = await audited(req, 'totp', () =>
+          enrollLimited(req, () => verifyInLogin(ctx, id, codeOf(req), req.ip)),
+        );
         return loginAnswer(reply, issuerOf(req), id!, queries);
       });
       scope.delete('/login/totp/enroll', async (req, reply) => {
@@ -346,7 +401,10 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
 
       scope.post('/oauth/token', { config: { oidcErrors: 'oauth' } }, async (req, reply) => {
         requireFormOrJson(req);
-        const answer = await tokenGrant(ctx, oidcParams(req).one, issuerOf(req));
+        const answer = await tokenGrant(ctx, oidcParams(req).one, issuerOf(req), {
+          remoteAddress: req.ip,
+          certFingerprint: peerFingerprint(req),
+        });
         return reply
           .header('cache-control', 'no-store')
           .header('pragma', 'no-cache')
@@ -358,7 +416,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
         const token = bearerTokens(req.headers.authorization)[0];
         try {
           if (!token) throw new BearerRefusal('missing', 'UNAUTHORIZED', OIDC_REALM);
-          const principal = await resolveBearer(ctx, token);
+          const principal = await resolveBearer(ctx, token, () => peerFingerprint(req));
           const id = principal.identity;
           return reply
             .header('cache-control', 'no-store')
@@ -375,13 +433,13 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
       // RFC 7009: 200 whatever the token was (§14.9).
       scope.post('/revoke', { config: { oidcErrors: 'oauth' } }, async (req, reply) => {
         requireFormOrJson(req);
-        await revokeToken(ctx, oidcParams(req).one.token);
+        await revokeToken(oidcActor(req), oidcParams(req).one.token);
         return reply.code(200).header('cache-control', 'no-store').send();
       });
 
       const endSessionRoute = async (req: FastifyRequest, reply: FastifyReply) => {
         if (req.method === 'POST') requireFormOrJson(req);
-        return redirect(reply, await endSession(ctx, oidcParams(req).one, issuerOf(req)));
+        return redirect(reply, await endSession(oidcActor(req), oidcParams(req).one, issuerOf(req)));
       };
       scope.get('/end_session', endSessionRoute);
       scope.post('/end_session', endSessionRoute);

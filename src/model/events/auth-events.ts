@@ -33,6 +33,8 @@ export interface AuthenticationFacts {
   reason?: string | undefined;
   /** For a lockout: until when (null: until an admin enables the identity). */
   until?: string | null | undefined;
+  /** Fields of one flow (the OIDC login's `flow`, `api_session_id`); never a secret. */
+  extra?: Record<string, unknown> | undefined;
 }
 
 export function authenticationEvent(f: AuthenticationFacts): EventRecord {
@@ -52,6 +54,7 @@ export function authenticationEvent(f: AuthenticationFacts): EventRecord {
       success: f.eventType === 'success',
       reason: f.reason ?? '',
       ...(f.until !== undefined && { until: f.until }),
+      ...f.extra,
     },
   };
 }
@@ -61,6 +64,8 @@ export interface ApiSessionFacts {
   id: string;
   identityId: string;
   ipAddress?: string | undefined;
+  /** `jwt` for an OIDC login's session (the reference's name), `legacy` (the default) otherwise. */
+  sessionType?: 'legacy' | 'jwt' | undefined;
   extra?: Record<string, unknown>;
 }
 
@@ -75,7 +80,7 @@ export function apiSessionEvent(f: ApiSessionFacts): EventRecord {
     fields: {
       // The reference names the session `id`; here `id` is every event's own (docs/decisions.md, "Events").
       api_session_id: f.id,
-      type: 'legacy',
+      type: f.sessionType ?? 'legacy',
       identity_id: f.identityId,
       ...(f.ipAddress !== undefined && { ip_address: f.ipAddress }),
       ...f.extra,
@@ -118,15 +123,26 @@ function refusalToRecord(ctx: Ctx, key: string): number | undefined {
   return last?.suppressed ?? 0;
 }
 
+/**
+ * Refusals answered before any limiter or store work can count them (a rate limit; an OIDC login step naming no
+ * live authorization request): recorded at most once a minute per source, method and username, as above.
+ */
+const FLOODABLE_REASONS: ReadonlySet<string> = new Set(['rate limited', 'unknown auth request']);
+
 /** Records a failed authentication in a transaction of its own (what it changed, if anything, is committed). */
 export async function recordAuthFailure(
   ctx: Ctx,
-  facts: { method: string | undefined; username?: string | undefined; remoteAddress: string },
+  facts: {
+    method: string | undefined;
+    username?: string | undefined;
+    remoteAddress: string;
+    extra?: Record<string, unknown> | undefined;
+  },
   error: unknown,
 ): Promise<void> {
   const why = failureReason(error);
   let suppressed: number | undefined;
-  if (why.reason === 'rate limited') {
+  if (FLOODABLE_REASONS.has(why.reason)) {
     suppressed = refusalToRecord(ctx, `${facts.remoteAddress}|${facts.method ?? ''}|${facts.username ?? ''}`);
     if (suppressed === undefined) return;
   }
@@ -138,6 +154,7 @@ export async function recordAuthFailure(
     reason: why.reason,
     identityId: why.identityId,
     authenticatorId: why.authenticatorId,
+    extra: facts.extra,
   });
   if (suppressed !== undefined) event.fields.suppressed = suppressed;
   await withTx(ctx.db, (trx) => recordEvents(withDb(ctx, trx), [event]));

@@ -160,7 +160,15 @@ export const deleteApiSessions = (ctx: Ctx, ids: string[], why: 'deleted' | 'exp
     // Each session's event with its removal.
     await recordEvents(
       withDb(ctx, trx),
-      gone.map((g) => apiSessionEvent({ eventType: why, id: g.id, identityId: g.identityId, ipAddress: g.ipAddress })),
+      gone.map((g) =>
+        apiSessionEvent({
+          eventType: why,
+          id: g.id,
+          identityId: g.identityId,
+          ipAddress: g.ipAddress,
+          sessionType: g.isOidc ? 'jwt' : 'legacy',
+        }),
+      ),
     );
     return n;
   });

@@ -27,6 +27,7 @@ import { SESSION_FAILURE_LIMIT } from '../mfa/mfa-failures.js';
 import { secondaryFactors, isMfaQuery, type AuthQuery } from '../authentication/auth-queries.js';
 import { AuthorizeRedirect, AuthorizeRefusal, withQuery } from './oidc-errors.js';
 import { DEFAULT_OIDC_SETTINGS, OIDC_CLIENTS, redirectAllowed, type OidcSettings } from './oidc-settings.js';
+import { recordOidcStepSuccess, type OidcStep } from './login-events.js';
 
 /** How long an authorization request (and its code) may wait (docs/reference-notes.md §14.3). */
 export const AUTH_REQUEST_TTL_MS = 10 * 60_000;
@@ -120,6 +121,7 @@ export async function startAuthorization(
     sdkInfo: null,
     envInfo: null,
     codeHash: null,
+    certFingerprint: null,
   });
   const chosen: LoginMethod = (method as LoginMethod | undefined) ?? (from.hasClientCert ? 'cert' : 'password');
   return { id, loginPage: `login/${LOGIN_PAGES[chosen]}` };
@@ -135,9 +137,11 @@ export interface OpenAuthRequest extends AuthRequestRecord {
  * @throws DomainError UNAUTHORIZED otherwise (the login endpoints' answer to an unknown request, §14.4).
  */
 export async function openAuthRequest(ctx: Ctx, id: string | undefined): Promise<OpenAuthRequest> {
-  if (!id || id.length > 40) throw new DomainError('UNAUTHORIZED');
+  // The reason is for the step's failure event, never on the wire (login-events.ts).
+  const unknown = () => new DomainError('UNAUTHORIZED', { audit: { reason: 'unknown auth request' } });
+  if (!id || id.length > 40) throw unknown();
   const found = await authRequestByIdHash(ctx.db, tokenHash(id));
-  if (!found || found.expiresAt <= iso(ctx.now())) throw new DomainError('UNAUTHORIZED');
+  if (!found || found.expiresAt <= iso(ctx.now())) throw unknown();
   return { ...found, id };
 }
 
@@ -147,6 +151,10 @@ export interface PrimaryLogin {
   authenticatorId: string;
   /** `password`, `cert` or `ext-jwt` (docs/reference-notes.md §14.7). */
   method: string;
+  /** The login request's source address, for its event. */
+  remoteAddress?: string | undefined;
+  /** A certificate login's client certificate (lowercase hex SHA-1): its tokens are bound to it. */
+  certFingerprint?: string | undefined;
 }
 
 /** The login body fields kept for the tokens and the identity (§14.4). */
@@ -193,6 +201,15 @@ export async function recordPrimaryLogin(
       configTypes,
       envInfo: envInfo ?? null,
       sdkInfo: sdkInfo ?? null,
+      certFingerprint: login.certFingerprint ?? null,
+    });
+    await recordOidcStepSuccess(tctx, {
+      step: login.method as OidcStep,
+      identityId: login.identityId,
+      authenticatorId: login.authenticatorId,
+      remoteAddress: login.remoteAddress,
+      apiSessionId: request.apiSessionId,
+      complete: queries.length === 0,
     });
     return queries;
   });
@@ -230,6 +247,7 @@ export async function finishPasswordLogin(
   request: OpenAuthRequest,
   target: AttemptTarget,
   body: LoginBody,
+  remoteAddress?: string,
 ): Promise<AuthQuery[]> {
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
@@ -237,7 +255,7 @@ export async function finishPasswordLogin(
     return recordPrimaryLogin(
       tctx,
       request,
-      { identityId: target.identityId, authenticatorId: target.authenticatorId, method: 'password' },
+      { identityId: target.identityId, authenticatorId: target.authenticatorId, method: 'password', remoteAddress },
       body,
     );
   });
@@ -253,31 +271,46 @@ export async function pendingQueries(ctx: Ctx, id: string | undefined): Promise<
 const isTotp = (q: unknown): boolean => typeof q === 'object' && q !== null && (q as AuthQuery).typeId === 'TOTP';
 
 /** parity: the TOTP step's refusal code has spaces (docs/reference-notes.md §14.4). */
-const invalidTotp = () => new DomainError('INVALID TOTP CODE');
+const invalidTotp = (identityId: string, causeMessage?: string) =>
+  new DomainError('INVALID TOTP CODE', {
+    ...(causeMessage !== undefined && { causeMessage }),
+    audit: { reason: 'invalid totp code', identityId },
+  });
 
 /**
  * The TOTP step (`POST /oidc/login/totp`): a current code or an unused recovery code (consumed) passes the
  * factor, and `totp` joins the login's `amr`. Wrong codes count as on every other code check; a login's 5th
  * wrong code ends its request (the client starts again with the password). Answers the queries still due.
  */
-export async function passTotpStep(ctx: Ctx, id: string | undefined, code: string | undefined): Promise<AuthQuery[]> {
+export async function passTotpStep(
+  ctx: Ctx,
+  id: string | undefined,
+  code: string | undefined,
+  remoteAddress?: string,
+): Promise<AuthQuery[]> {
   const request = await openAuthRequest(ctx, id);
-  if (request.identityId === null) throw new DomainError('UNAUTHORIZED');
+  if (request.identityId === null) throw new DomainError('UNAUTHORIZED', { audit: { reason: 'no primary login yet' } });
+  const identityId = request.identityId;
   const queries = request.authQueries as AuthQuery[];
   if (!queries.some(isTotp)) return queries;
-  if (typeof code !== 'string' || code.length > 13) throw invalidTotp();
-  const caller = { apiSessionId: request.apiSessionId, identityId: request.identityId };
+  if (typeof code !== 'string' || code.length > 13) throw invalidTotp(identityId);
+  const caller = { apiSessionId: request.apiSessionId, identityId };
   const rest = queries.filter((q) => !isTotp(q));
   try {
     await passLoginTotp(ctx, caller, code, async (trx) => {
       await updateAuthRequest(trx, request.idHash, { authQueries: rest, amr: [...request.amr, 'totp'] });
+      await recordOidcStepSuccess(withDb(ctx, trx), {
+        step: 'totp',
+        identityId,
+        remoteAddress,
+        apiSessionId: request.apiSessionId,
+        complete: rest.length === 0,
+      });
     });
   } catch (e) {
     if (!(e instanceof DomainError) || (e.code !== 'MFA_INVALID_TOKEN' && e.code !== 'MFA_NOT_ENROLLED')) throw e;
     if ((await callerFailures(ctx, caller)) >= SESSION_FAILURE_LIMIT) await deleteAuthRequest(ctx.db, request.idHash);
-    throw e.code === 'MFA_INVALID_TOKEN' && e.causeMessage
-      ? new DomainError('INVALID TOTP CODE', { causeMessage: e.causeMessage })
-      : invalidTotp();
+    throw invalidTotp(identityId, e.code === 'MFA_INVALID_TOKEN' ? e.causeMessage : undefined);
   }
   return rest;
 }
@@ -290,12 +323,13 @@ export async function finishLogin(
   ctx: Ctx,
   request: OpenAuthRequest,
   method: 'cert' | 'ext-jwt',
-  check: (ctx: Ctx) => Promise<{ identityId: string; authenticatorId: string }>,
+  check: (ctx: Ctx) => Promise<{ identityId: string; authenticatorId: string; certFingerprint?: string }>,
   body: LoginBody,
+  remoteAddress?: string,
 ): Promise<AuthQuery[]> {
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     const login = await check(tctx);
-    return recordPrimaryLogin(tctx, request, { ...login, method }, body);
+    return recordPrimaryLogin(tctx, request, { ...login, method, remoteAddress }, body);
   });
 }

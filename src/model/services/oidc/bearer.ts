@@ -50,12 +50,22 @@ export function looksLikeAccessToken(token: string): boolean {
   }
 }
 
+/** The certificates a token is bound to (`z_cfs`, lowercase hex SHA-1 fingerprints); empty when unbound. */
+export const boundCertificates = (claims: Record<string, unknown>): string[] =>
+  Array.isArray(claims.z_cfs) ? claims.z_cfs.filter((f): f is string => typeof f === 'string') : [];
+
 /**
- * The principal of an access token.
+ * The principal of an access token. `presented` gives the fingerprint of the request's client certificate, asked
+ * only for a certificate-bound token (`z_cfs`), which is refused without one of its certificates.
  * @throws BearerRefusal (401 UNAUTHORIZED, realm `openziti-oidc`) `expired` past `exp`, `invalid` for anything
- *   else: a bad signature, another token type, a revocation, an ended session, a disabled or deleted identity.
+ *   else: a bad signature, another token type, a revocation, an ended session, a disabled or deleted identity,
+ *   a bound token without its certificate.
  */
-export async function resolveBearer(ctx: Ctx, token: string): Promise<Principal> {
+export async function resolveBearer(
+  ctx: Ctx,
+  token: string,
+  presented: () => string | undefined = () => undefined,
+): Promise<Principal> {
   let claims: Record<string, unknown>;
   try {
     claims = await requirePki(ctx).controllerJwt.verify(token, ctx.now());
@@ -72,6 +82,9 @@ export async function resolveBearer(ctx: Ctx, token: string): Promise<Principal>
     typeof asid !== 'string'
   )
     throw refuse('invalid');
+  // parity: a token of a certificate login is used only beside that certificate (§14.6, binding).
+  const bound = boundCertificates(claims);
+  if (bound.length > 0 && !bound.includes(presented() ?? '')) throw refuse('invalid');
   if (await revocationOf(ctx, { jti, identityId: sub, apiSessionId: asid, issuedAt: Number(iat) }))
     throw refuse('invalid');
   const session = await oidcSessionById(ctx.db, asid);

@@ -17,13 +17,15 @@ import { deleteOwnMfa, enrollMfa, mfaDetail, verifyMfa } from '../mfa/mfa.js';
 import { openAuthRequest, type OpenAuthRequest } from './auth-requests.js';
 import { updateAuthRequest } from '../../../store/oidc.js';
 import { mfaOfIdentity } from '../../../store/mfas.js';
+import { inTx, recordOidcSessionEvent, recordOidcStepSuccess } from './login-events.js';
 
 const isTotp = (q: unknown): boolean => typeof q === 'object' && q !== null && (q as AuthQuery).typeId === 'TOTP';
 
 /** The login's request after its primary step, and who it is (401 UNAUTHORIZED before the primary step). */
 async function primaryDone(ctx: Ctx, id: string | undefined): Promise<OpenAuthRequest & { identityId: string }> {
   const request = await openAuthRequest(ctx, id);
-  if (request.identityId === null || request.authenticatorId === null) throw new DomainError('UNAUTHORIZED');
+  if (request.identityId === null || request.authenticatorId === null)
+    throw new DomainError('UNAUTHORIZED', { audit: { reason: 'no primary login yet' } });
   return request as OpenAuthRequest & { identityId: string };
 }
 
@@ -43,13 +45,23 @@ export async function enrollInLogin(ctx: Ctx, id: string | undefined): Promise<R
   if (!(await oidcSessionById(ctx.db, request.apiSessionId))) {
     await withTx(ctx.db, async (trx) => {
       if (await oidcSessionById(trx, request.apiSessionId)) return;
-      await createApiSession(withDb(ctx, trx), {
+      const tctx = withDb(ctx, trx);
+      const ipAddress = request.remoteAddress.replace(/:\d+$/, '');
+      await createApiSession(tctx, {
         id: request.apiSessionId,
         identityId: request.identityId,
         authenticatorId: request.authenticatorId!,
-        ipAddress: request.remoteAddress.replace(/:\d+$/, ''),
+        ipAddress,
         configTypes: request.configTypes,
         isOidc: true,
+      });
+      await recordOidcSessionEvent(tctx, {
+        eventType: 'created',
+        id: request.apiSessionId,
+        identityId: request.identityId,
+        ipAddress,
+        reason: 'totp enrollment in a login',
+        fullyAuthenticated: false,
       });
     });
   }
@@ -63,13 +75,27 @@ export async function enrollInLogin(ctx: Ctx, id: string | undefined): Promise<R
  * `POST /oidc/login/totp/enroll/verify`: a code of the new enrollment verifies it and passes the login's TOTP
  * factor (`amr` gains `totp`). Answers the queries still due.
  */
-export async function verifyInLogin(ctx: Ctx, id: string | undefined, code: string | undefined): Promise<AuthQuery[]> {
+export async function verifyInLogin(
+  ctx: Ctx,
+  id: string | undefined,
+  code: string | undefined,
+  remoteAddress?: string,
+): Promise<AuthQuery[]> {
   const request = await primaryDone(ctx, id);
   await verifyMfa(ctx, callerOf(request), code);
   const rest = (request.authQueries as AuthQuery[]).filter((q) => !isTotp(q));
-  await updateAuthRequest(ctx.db, request.idHash, {
-    authQueries: rest,
-    amr: request.amr.includes('totp') ? request.amr : [...request.amr, 'totp'],
+  await inTx(ctx, async (tctx) => {
+    await updateAuthRequest(tctx.db, request.idHash, {
+      authQueries: rest,
+      amr: request.amr.includes('totp') ? request.amr : [...request.amr, 'totp'],
+    });
+    await recordOidcStepSuccess(tctx, {
+      step: 'totp',
+      identityId: request.identityId,
+      remoteAddress,
+      apiSessionId: request.apiSessionId,
+      complete: rest.length === 0,
+    });
   });
   return rest;
 }

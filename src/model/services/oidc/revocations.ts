@@ -4,9 +4,18 @@
  * identity issued before the revocation's cutoff, at one-second granularity). They last as long as the longest
  * token lifetime, then the sweeper drops them. Legacy `zt-session` API sessions are not affected.
  */
-import { deleteExpiredRevocations, putRevocation, revocationsOf, type RevocationType } from '../../../store/oidc.js';
+import {
+  deleteExpiredRevocations,
+  putRevocation,
+  revocationById,
+  revocationsOf,
+  type RevocationType,
+} from '../../../store/oidc.js';
+import { withTx } from '../../../store/db.js';
+import { recordEntityChange } from '../../events/entity-change.js';
+import { revocations } from '../../resources/revocation.js';
 import { deleteExpiredAuthRequests, deleteExpiredRefreshTokens } from '../../../store/oidc.js';
-import { iso, type Ctx } from '../../ctx.js';
+import { iso, withDb, type Ctx } from '../../ctx.js';
 import { DomainError, notFound } from '../../errors.js';
 import { isUuid } from '../../ids.js';
 import { identityExists } from '../../../store/identities.js';
@@ -46,19 +55,36 @@ export async function revocationOf(ctx: Ctx, ids: TokenIds): Promise<RevocationT
   return undefined;
 }
 
-/** Creates or replaces a revocation with the cutoff now; answers its id. */
+/**
+ * Creates or replaces a revocation with the cutoff now, and records it (an entityChange of `revocations`, created
+ * or updated, in the same transaction); answers its id. A refresh's rotation revokes the replaced token without
+ * this: the refresh is its session's event (token-grants.ts).
+ */
 export async function revoke(
   ctx: Ctx,
   r: { id: string; type: RevocationType; tags?: Record<string, unknown>; expiresAt?: Date },
 ): Promise<string> {
   const now = ctx.now();
-  await putRevocation(ctx.db, {
-    id: r.id,
-    type: r.type,
-    updatedAt: iso(now),
-    tags: r.tags ?? {},
-    expiresAt: iso(r.expiresAt ?? new Date(now.getTime() + revocationLifetimeMs(ctx))),
-    issuedBefore: iso(now),
+  await withTx(ctx.db, async (trx) => {
+    const before = await revocationById(trx, r.id);
+    const after = {
+      id: r.id,
+      type: r.type,
+      createdAt: before?.createdAt ?? iso(now),
+      updatedAt: iso(now),
+      tags: r.tags ?? {},
+      expiresAt: iso(r.expiresAt ?? new Date(now.getTime() + revocationLifetimeMs(ctx))),
+      issuedBefore: iso(now),
+    };
+    await putRevocation(trx, after);
+    await recordEntityChange(
+      withDb(ctx, trx),
+      revocations,
+      r.id,
+      before ? 'updated' : 'created',
+      before && { ...before },
+      { ...after },
+    );
   });
   return r.id;
 }

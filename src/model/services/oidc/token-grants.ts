@@ -33,6 +33,9 @@ import { isAuthenticated, oidcSettings } from './auth-requests.js';
 import { OAuthError } from './oidc-errors.js';
 import { OIDC_CLIENTS } from './oidc-settings.js';
 import { revocationOf, type TokenIds } from './revocations.js';
+import { recordOidcSessionEvent, recordOidcStepFailure } from './login-events.js';
+import { boundCertificates } from './bearer.js';
+import { DomainError } from '../../errors.js';
 
 export type TokenParams = Record<string, string | undefined>;
 
@@ -77,6 +80,15 @@ interface SessionClaims {
   authenticatorId: string | null;
   sdkInfo: Record<string, string> | null;
   envInfo: Record<string, string> | null;
+  /** The certificates the tokens are bound to (`z_cfs`) and the one that logged in (`z_acf`); none: unbound. */
+  boundCertificates: string[];
+  authCertificate: string | null;
+}
+
+/** Where a token request comes from: its address (for events) and its client certificate (for bound tokens). */
+export interface GrantSource {
+  remoteAddress?: string | undefined;
+  certFingerprint?: string | undefined;
 }
 
 const grantError = (description: string) => new OAuthError('invalid_grant', description);
@@ -87,17 +99,18 @@ export async function tokenGrant(
   ctx: Ctx,
   params: TokenParams,
   issuer: string,
+  from: GrantSource = {},
 ): Promise<TokenResponse | ExchangeResponse> {
   const clientId = params.client_id;
   if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
   if (!OIDC_CLIENTS.includes(clientId)) throw new OAuthError('invalid_client', 'unknown client');
   switch (params.grant_type) {
     case 'authorization_code':
-      return codeGrant(ctx, params, clientId, issuer);
+      return codeGrant(ctx, params, clientId, issuer, from.remoteAddress);
     case 'refresh_token':
-      return refreshGrant(ctx, params, clientId, issuer);
+      return refreshGrant(ctx, params, clientId, issuer, from);
     case TOKEN_EXCHANGE:
-      return exchangeGrant(ctx, params, clientId, issuer);
+      return exchangeGrant(ctx, params, clientId, issuer, from);
     case undefined:
     case '':
       throw new OAuthError('invalid_request', 'grant_type is required');
@@ -116,7 +129,13 @@ function pkceMatches(verifier: string, challenge: string): boolean {
   return computed.length === expected.length && timingSafeEqual(computed, expected);
 }
 
-async function codeGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer: string): Promise<TokenResponse> {
+async function codeGrant(
+  ctx: Ctx,
+  params: TokenParams,
+  clientId: string,
+  issuer: string,
+  remoteAddress: string | undefined,
+): Promise<TokenResponse> {
   const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
   if (!code) throw new OAuthError('invalid_request', 'code is required');
   if (!verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
@@ -130,13 +149,25 @@ async function codeGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer
     return found;
   });
   if (!request || request.expiresAt <= iso(ctx.now())) throw grantError('the code is invalid or has expired');
-  if (request.clientId !== clientId) throw grantError('the code was issued to another client');
-  if (request.redirectUri !== redirectUri) throw grantError('redirect_uri does not match the authorization request');
+  // A live code refused is recorded (at most once per code: the attempt used it up); the description, not the
+  // code or verifier, is the reason.
+  const refuse = async (description: string) => {
+    await recordOidcStepFailure(
+      ctx,
+      { step: 'authorization_code', remoteAddress: remoteAddress ?? '', apiSessionId: request.apiSessionId },
+      new DomainError('INVALID_AUTH', {
+        audit: { reason: description, identityId: request.identityId ?? undefined },
+      }),
+    );
+    return grantError(description);
+  };
+  if (request.clientId !== clientId) throw await refuse('the code was issued to another client');
+  if (request.redirectUri !== redirectUri) throw await refuse('redirect_uri does not match the authorization request');
   if (!pkceMatches(verifier, request.codeChallenge))
-    throw grantError('the code_verifier does not match the code_challenge');
+    throw await refuse('the code_verifier does not match the code_challenge');
   const { authenticatorId, authTime } = request;
   if (!isAuthenticated(request) || authenticatorId === null || authTime === null)
-    throw grantError('the login is not complete');
+    throw await refuse('the login is not complete');
   const passed = { amr: request.amr, apiSessionId: request.apiSessionId, identityId: request.identityId! };
   const answer = await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
@@ -146,16 +177,26 @@ async function codeGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer
       configTypes: request.configTypes,
       at: iso(ctx.now()),
     });
+    const ipAddress = request.remoteAddress.replace(/:\d+$/, '');
     if (!early)
       await createApiSession(tctx, {
         id: request.apiSessionId,
         identityId: request.identityId!,
         authenticatorId,
-        ipAddress: request.remoteAddress.replace(/:\d+$/, ''),
+        ipAddress,
         configTypes: request.configTypes,
         isMfaRequired: request.amr.includes('totp'),
         isOidc: true,
       });
+    await recordOidcSessionEvent(tctx, {
+      eventType: early ? 'refreshed' : 'created',
+      id: request.apiSessionId,
+      identityId: request.identityId!,
+      ipAddress,
+      ...(early && { reason: 'code exchanged' }),
+      fullyAuthenticated: true,
+      extra: { amr: request.amr, client_id: clientId },
+    });
     const c: SessionClaims = {
       clientId,
       apiSessionId: request.apiSessionId,
@@ -168,6 +209,8 @@ async function codeGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer
       authenticatorId,
       sdkInfo: request.sdkInfo,
       envInfo: request.envInfo,
+      boundCertificates: request.certFingerprint ? [request.certFingerprint] : [],
+      authCertificate: request.certFingerprint,
     };
     const session = await liveSession(tctx, c.apiSessionId);
     // The login's TOTP step is this session's MFA pass, for MFA posture checks as `/authenticate/mfa` is.
@@ -200,7 +243,22 @@ async function verifiedClaims(ctx: Ctx, token: string): Promise<Record<string, u
   }
 }
 
-async function refreshGrant(ctx: Ctx, params: TokenParams, clientId: string, issuer: string): Promise<TokenResponse> {
+/**
+ * A bound session's tokens are refreshed or exchanged only over a connection presenting one of its certificates
+ * (parity: §14.6, `access_denied`).
+ */
+function checkBinding(c: SessionClaims, from: GrantSource): void {
+  if (c.boundCertificates.length > 0 && !c.boundCertificates.includes(from.certFingerprint ?? ''))
+    throw new OAuthError('access_denied', 'the client certificate the tokens are bound to was not presented');
+}
+
+async function refreshGrant(
+  ctx: Ctx,
+  params: TokenParams,
+  clientId: string,
+  issuer: string,
+  from: GrantSource,
+): Promise<TokenResponse> {
   const token = params.refresh_token;
   if (!token) throw new OAuthError('invalid_request', 'refresh_token is required');
   if (token.length > 16_384) throw grantError('refresh token invalid');
@@ -212,6 +270,7 @@ async function refreshGrant(ctx: Ctx, params: TokenParams, clientId: string, iss
     throw grantError('refresh token invalid');
   if (claims.client_id !== clientId) throw grantError('the refresh token was issued to another client');
   const c = sessionClaimsOf(ctx, claims, clientId);
+  checkBinding(c, from);
   const requested = params.scope?.split(' ').filter(Boolean);
   if (requested && requested.some((s) => !c.scopes.includes(s)))
     throw new OAuthError('invalid_scope', 'a refresh cannot widen the scope');
@@ -238,6 +297,14 @@ async function refreshGrant(ctx: Ctx, params: TokenParams, clientId: string, iss
     });
     // A refresh is activity of the API session (the idle timeout applies to OIDC sessions too).
     await touchApiSession(trx, asid, iso(now));
+    await recordOidcSessionEvent(tctx, {
+      eventType: 'refreshed',
+      id: asid,
+      identityId: sub,
+      reason: 'token refresh',
+      fullyAuthenticated: true,
+      extra: { client_id: clientId },
+    });
     return issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti });
   });
 }
@@ -256,6 +323,8 @@ function sessionClaimsOf(ctx: Ctx, claims: Record<string, unknown>, clientId: st
     authenticatorId: typeof claims.z_authid === 'string' ? claims.z_authid : null,
     sdkInfo: infoClaim(claims.z_sdk),
     envInfo: infoClaim(claims.z_env),
+    boundCertificates: boundCertificates(claims),
+    authCertificate: typeof claims.z_acf === 'string' ? claims.z_acf : null,
   };
 }
 
@@ -269,6 +338,7 @@ async function exchangeGrant(
   params: TokenParams,
   clientId: string,
   issuer: string,
+  from: GrantSource,
 ): Promise<ExchangeResponse> {
   const subject = params.subject_token;
   const subjectType = params.subject_token_type;
@@ -292,6 +362,7 @@ async function exchangeGrant(
     throw grantError('subject token invalid');
   if (claims.client_id !== clientId) throw grantError('the subject token was issued to another client');
   const c = sessionClaimsOf(ctx, claims, clientId);
+  checkBinding(c, from);
   const scopes = params.scope?.split(' ').filter(Boolean);
   if (scopes?.some((s) => !['openid', 'offline_access'].includes(s)))
     throw new OAuthError('invalid_scope', 'only openid and offline_access may be asked for');
@@ -306,6 +377,14 @@ async function exchangeGrant(
     const live = await liveSession(tctx, asid);
     if (live.identityId !== sub) throw grantError('subject token invalid');
     await touchApiSession(trx, asid, iso(ctx.now()));
+    await recordOidcSessionEvent(tctx, {
+      eventType: 'refreshed',
+      id: asid,
+      identityId: sub,
+      reason: 'token exchange',
+      fullyAuthenticated: true,
+      extra: { client_id: clientId },
+    });
     const t = await issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti });
     if (requested === TOKEN_TYPE.id)
       return {
@@ -366,7 +445,8 @@ async function issueTokens(
     z_ra: c.remoteAddress,
     z_sdk: c.sdkInfo,
     z_env: c.envInfo,
-    z_cfs: null,
+    z_cfs: c.boundCertificates.length > 0 ? c.boundCertificates : null,
+    ...(c.authCertificate && { z_acf: c.authCertificate }),
     ...(c.authenticatorId && { z_authid: c.authenticatorId }),
   };
   const accessExp = iat + Math.floor(settings.accessTokenMs / 1000);
