@@ -118,6 +118,7 @@ export const CONFIG_KEYS = [
   'edge.oidc.idTokenDuration',
   'edge.oidc.redirectURIs',
   'edge.oidc.postLogoutURIs',
+  'edge.oidc.advertise',
   ...AUTH_RATE_LIMIT_KEYS.map((k) => `edge.api.rateLimit.auth.${k}` as const),
   ...CERT_RATE_LIMIT_KEYS.map((k) => `edge.api.rateLimit.certificates.${k}` as const),
   'web.cors.allowedOrigins',
@@ -313,7 +314,15 @@ function oidcSettings(doc: unknown): OidcSettings {
       get(doc, 'edge.oidc.postLogoutURIs'),
       DEFAULT_POST_LOGOUT_URIS,
     ),
+    advertise: advertiseSetting(get(doc, 'edge.oidc.advertise')),
   };
+}
+
+/** `edge.oidc.advertise`: `false` keeps OIDC out of `/version` (clients then log in the legacy way). */
+function advertiseSetting(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (typeof value !== 'boolean') throw new Error('edge.oidc.advertise must be true or false');
+  return value;
 }
 
 function corsOrigins(value: unknown): string[] {

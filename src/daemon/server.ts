@@ -207,10 +207,10 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
 
   // The version record is also served at the root, outside both API prefixes.
   app.get('/version', async (_req, reply) =>
-    reply.type('application/json').send({ data: versionRecord({ deps: opts.deps }), meta: baseMeta() }),
+    reply.type('application/json').send({ data: versionRecord({ deps: opts.deps, ctx: opts.ctx }), meta: baseMeta() }),
   );
 
-  // The OpenID provider (issue 23), in a scope of its own: not yet advertised in `/version`.
+  // The OpenID provider (issue 23), in a scope of its own; `/version` advertises it (routes/info.ts).
   if (opts.ctx.pki) registerOidcProvider(app, opts.ctx, opts.deps);
 
   // Load balancers and orchestrators ask here, anonymously (docs/decisions.md, "Metrics and health").

@@ -1,6 +1,6 @@
 /**
  * Operations the reference's current spec added after 0.25.6: the network JWT, the enumerated capabilities, the
- * enrollment keys and nonce challenge, and what `/version` advertises (the role-attribute and config-services
+ * enrollment keys and nonce challenge, and what `/version` advertises (OIDC, `edge.oidc.advertise`) (the role-attribute and config-services
  * listings are tested with their resources; controllers and controller settings in controllers.test.ts,
  * `/enroll/token` in enroll-token.test.ts, request-extend in session-certs.test.ts).
  */
@@ -101,16 +101,43 @@ test('POST /enroll/challenge signs the nonce with the named key; unknown key or 
   );
 });
 
-test('/version and / advertise what is served: no OIDC (not served), the spec version of the route coverage', async () => {
+test('/version and / advertise what is served: OIDC at /oidc, the spec version of the route coverage', async () => {
   for (const path of ['/edge/client/v1/version', '/edge/management/v1/', '/version']) {
     const res = await server.request('GET', path);
     assert.equal(res.status, 200, res.text);
     const { capabilities, apiVersions } = res.body.data;
-    assert.deepEqual(capabilities, [], `${path}: neither OIDC_AUTH nor HA_CONTROLLER`);
-    assert.deepEqual(Object.keys(apiVersions).sort(), ['edge', 'edge-client', 'edge-management']);
+    // What the Go SDK and the console read to switch to OIDC (docs/reference-notes.md §14); never HA_CONTROLLER.
+    assert.deepEqual(capabilities, ['OIDC_AUTH'], `${path}: OIDC_AUTH and not HA_CONTROLLER`);
+    assert.deepEqual(Object.keys(apiVersions).sort(), ['edge', 'edge-client', 'edge-management', 'edge-oidc']);
+    assert.equal(SPEC_VERSION, '0.29.0');
     assert.equal(apiVersions['edge-client'].v1.version, SPEC_VERSION);
     assert.equal(apiVersions['edge-client'].v1.path, '/edge/client/v1');
+    assert.deepEqual(apiVersions['edge-oidc'], { v1: { path: '/oidc', apiBaseUrls: [`${server.url}/oidc`] } });
+    assert.deepEqual(checkResponse('client', '/version', 'GET', 200, res.body), []);
   }
+  // The advertised base serves the provider.
+  const discovery = await server.request('GET', '/oidc/.well-known/openid-configuration');
+  assert.equal(discovery.status, 200);
+  assert.equal(discovery.body.issuer, `${server.url}/oidc`);
+});
+
+test('edge.oidc.advertise: false keeps OIDC out of /version; the provider and the legacy login still work', async () => {
+  const quiet = await startTestServer({ yaml: 'edge:\n  oidc:\n    advertise: false\n' });
+  try {
+    for (const path of ['/edge/client/v1/version', '/edge/management/v1/version', '/version']) {
+      const { capabilities, apiVersions } = (await quiet.request('GET', path)).body.data;
+      assert.deepEqual(capabilities, [], path);
+      assert.deepEqual(Object.keys(apiVersions).sort(), ['edge', 'edge-client', 'edge-management'], path);
+    }
+    assert.equal((await quiet.request('GET', '/oidc/.well-known/openid-configuration')).status, 200);
+    assert.equal((await (await quiet.admin()).get('/current-identity')).status, 200);
+  } finally {
+    await quiet.close();
+  }
+});
+
+test('edge.oidc.advertise must be a boolean: anything else stops the start', async () => {
+  await assert.rejects(startTestServer({ yaml: 'edge:\n  oidc:\n    advertise: maybe\n' }), /edge.oidc.advertise/);
 });
 
 test('the nonce challenge and token enrollment are rate limited per source like logins: 429 RATE_LIMITED', async () => {

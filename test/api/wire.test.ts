@@ -328,7 +328,8 @@ describe('informational endpoints', () => {
       assert.ok(Array.isArray(v[name].v1.apiBaseUrls));
     }
     assert.equal(v['edge-client'].v1.path, '/edge/client/v1');
-    assert.ok(!(m.body.data.capabilities ?? []).includes('OIDC_AUTH'));
+    assert.deepEqual(m.body.data.capabilities, ['OIDC_AUTH']);
+    assert.equal(v['edge-oidc'].v1.path, '/oidc');
     assert.deepEqual(checkResponse('management', '/version', 'GET', 200, m.body), []);
   });
 

@@ -4,8 +4,7 @@
  * reference's login protocol, not the REST APIs' envelope: they are one Fastify scope of their own, with a form
  * parser and an error handler that answers each endpoint's shape (http.ts).
  *
- * Not advertised in `/version` until every part of issue 23 is served (current SDKs switch to OIDC as soon as
- * it is advertised).
+ * `/version` advertises it (routes/info.ts, `edge.oidc.advertise`): current SDKs and the console switch to it then.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../../model/ctx.js';

@@ -75,7 +75,8 @@ export const enrollRoutes: RouteDef[] = [
     apis: CLIENT,
     method: 'POST',
     path: '/enroll/updb',
-    operationId: 'ernollUpdb',
+    // 0.25.6 spelled it `ernollUpdb`; the current spec (0.29.0, advertised) corrected it.
+    operationId: 'enrollUpdb',
     tag: 'Enroll',
     access: 'anonymous',
     success: 200,

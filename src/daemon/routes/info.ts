@@ -1,4 +1,5 @@
 /** Informational endpoints: version, specs, resource counts and the CA bundle (parity: docs/reference-notes.md §0, §13). */
+import type { Ctx } from '../../model/ctx.js';
 import { countTables } from '../../model/counts.js';
 import { notFound } from '../../model/errors.js';
 import { postureCheckTypeCount } from '../../model/posture/check-types.js';
@@ -9,20 +10,38 @@ import { terminators } from '../../model/resources/terminator.js';
 import { ok, listOf, RAW } from '../http/envelope.js';
 import { route, API_PREFIX, type ApiName, type RequestContext, type RouteDef } from '../http/route.js';
 import { SPEC_IDS, SPEC_VERSION } from '../openapi.js';
+import { OIDC_PREFIX } from '../oidc/provider.js';
 import { networkJwt } from '../../model/services/enrollment/network-jwt.js';
 
 const BOTH = ['client', 'management'] as const;
 
-export function versionRecord(rc: Pick<RequestContext, 'deps'>) {
+/**
+ * Whether `/version` advertises the OpenID provider: it is served (the controller has its PKI) and
+ * `edge.oidc.advertise` is not off. Current SDKs and the console switch to OIDC as soon as they see it
+ * (docs/reference-notes.md §14; docs/decisions.md, "OIDC login").
+ */
+export const oidcAdvertised = (ctx: Ctx): boolean => ctx.pki !== undefined && ctx.settings.oidc?.advertise !== false;
+
+export function versionRecord(rc: Pick<RequestContext, 'deps' | 'ctx'>) {
   const urls = (api: ApiName) => [`${rc.deps.advertisedUrl}${API_PREFIX[api]}`];
   const v1 = (api: ApiName) => ({ v1: { path: API_PREFIX[api], version: SPEC_VERSION, apiBaseUrls: urls(api) } });
+  const oidc = oidcAdvertised(rc.ctx);
   return {
     version: `v${rc.deps.version}`,
     revision: 'edgectl',
     buildDate: rc.deps.startedAt.toISOString(),
     runtimeVersion: process.version,
-    capabilities: [],
-    apiVersions: { edge: v1('management'), 'edge-client': v1('client'), 'edge-management': v1('management') },
+    // parity: the reference's `buildVersions` lists OIDC_AUTH and the `edge-oidc` binding (path, base URLs, no
+    // version) when it serves OIDC; HA_CONTROLLER never (docs/decisions.md, "Version").
+    capabilities: oidc ? ['OIDC_AUTH'] : [],
+    apiVersions: {
+      edge: v1('management'),
+      'edge-client': v1('client'),
+      'edge-management': v1('management'),
+      ...(oidc
+        ? { 'edge-oidc': { v1: { path: OIDC_PREFIX, apiBaseUrls: [`${rc.deps.advertisedUrl}${OIDC_PREFIX}`] } } }
+        : {}),
+    },
   };
 }
 
@@ -71,7 +90,7 @@ const SUMMARY: Record<string, readonly string[]> = {
   terminators: [terminators.table],
 };
 
-/** The capabilities of the current spec's enumeration (`/version` lists the ones this controller has: none yet). */
+/** The capabilities of the current spec's enumeration (`/version` lists the ones this controller has). */
 const KNOWN_CAPABILITIES: readonly string[] = ['OIDC_AUTH', 'HA_CONTROLLER'];
 
 export function infoRoutes(specFor: (api: ApiName) => unknown): RouteDef[] {

@@ -11,6 +11,8 @@ export interface OidcSettings {
   /** Patterns; `*` matches any run of characters (the reference's ports). */
   redirectUris: readonly string[];
   postLogoutUris: readonly string[];
+  /** Whether `/version` advertises the provider (`edge.oidc.advertise`, default on); it is served either way. */
+  advertise: boolean;
 }
 
 export const DEFAULT_REDIRECT_URIS: readonly string[] = [
@@ -31,6 +33,7 @@ export const DEFAULT_OIDC_SETTINGS: OidcSettings = {
   idTokenMs: 30 * 60_000,
   redirectUris: DEFAULT_REDIRECT_URIS,
   postLogoutUris: DEFAULT_POST_LOGOUT_URIS,
+  advertise: true,
 };
 
 /** The two public clients (docs/reference-notes.md §14.2): `openziti` (console, BrowZer) and the legacy `native` (Go SDK). */
