@@ -45,6 +45,8 @@ const FIXTURE = JSON.parse(
   forms: Form[];
   refresh: Step;
   logout: Step;
+  refusals: Step[];
+  actions: { action: string; method: string; path: string; status: number }[];
 };
 
 const STEP_MS = 30_000;
@@ -97,10 +99,10 @@ const bearer = (token: string, method: string, path: string, body?: unknown) =>
     ...(body !== undefined && { body }),
   });
 
-/** The console's login, step by step as recorded, asserting what it reads from each answer; answers the tokens. */
-async function consoleLogin(): Promise<{ access: string; refresh: string; body: any }> {
+/** The values of one login as the console makes them. */
+function loginVars(): Vars {
   const p = pkce();
-  const vars: Vars = {
+  return {
     origin: server.url,
     state: 'console-state-' + Math.random().toString(36).slice(2),
     nonce: 'console-nonce',
@@ -109,6 +111,20 @@ async function consoleLogin(): Promise<{ access: string; refresh: string; body: 
     username: user.username,
     password: user.password,
   };
+}
+
+const loginStep = (name: string): Step => FIXTURE.login.find((s) => s.step === name)!;
+
+/** The authorize request, as the console starts every login attempt; sets `authRequestId`. */
+async function authorize(vars: Vars): Promise<void> {
+  const res = await send(loginStep('authorize'), vars);
+  assert.equal(res.status, 302, res.text);
+  vars.authRequestId = new URL(String(res.headers.location), server.url).searchParams.get('authRequestID')!;
+}
+
+/** The console's login, step by step as recorded, asserting what it reads from each answer; answers the tokens. */
+async function consoleLogin(): Promise<{ access: string; refresh: string; body: any }> {
+  const vars = loginVars();
   let body: any;
   for (const step of FIXTURE.login) {
     if (step.step === 'totp') vars.totp = await nextTotp();
@@ -235,5 +251,52 @@ describe('the web console logs in an admin with TOTP through OIDC', () => {
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.data.identityId, user.id);
     assert.equal(res.body.data.isMfaComplete, true);
+  });
+
+  test('a wrong password and a wrong TOTP code answer what the login page shows; the right code then completes', async () => {
+    const [badPassword, badTotp] = FIXTURE.refusals as [Step, Step];
+    const vars = { ...loginVars(), wrongPassword: 'not-the-password' };
+    await authorize(vars);
+    const refused = await send(badPassword, vars);
+    assert.equal(refused.status, badPassword.status, refused.text);
+    assert.deepEqual(refused.body, badPassword.body);
+    // The console's next attempt starts a new authorize.
+    await authorize(vars);
+    assert.equal((await send(loginStep('password'), vars)).status, 200);
+    const wrong = await send(badTotp, vars);
+    assert.equal(wrong.status, badTotp.status, wrong.text);
+    assert.deepEqual(wrong.body, badTotp.body);
+    vars.totp = await nextTotp();
+    const done = await send(loginStep('totp'), vars);
+    assert.equal(done.status, 302, done.text);
+    assert.equal(String(done.headers.location), fill(loginStep('totp').location!, vars));
+  });
+
+  test('Reset MFA of another identity from the row menu, with the bearer token', async () => {
+    const { access } = await consoleLogin();
+    const other = await createUser(server, admin);
+    assert.equal((await other.client.post('/current-identity/mfa')).status, 201);
+    const s = new URL((await other.client.get('/current-identity/mfa')).body.data.provisioningUrl).searchParams.get(
+      'secret',
+    )!;
+    const code = await generate({ secret: s, epoch: Math.floor(server.clock.now().getTime() / 1000) });
+    assert.equal((await other.client.post('/current-identity/mfa/verify', { code })).status, 200);
+    const action = FIXTURE.actions.find((a) => a.path.endsWith('/mfa'))!;
+    const res = await bearer(access, action.method, fill(action.path, { identityId: other.id }));
+    assert.equal(res.status, action.status, res.text);
+    const identity = await bearer(access, 'GET', `/edge/management/v1/identities/${other.id}`);
+    assert.equal(identity.body.data.isMfaEnabled, false);
+  });
+
+  test('deleting its own API session ends the console’s tokens at once: 401, then its refresh is refused', async () => {
+    const t = await consoleLogin();
+    const action = FIXTURE.actions.find((a) => a.path.includes('/api-sessions/'))!;
+    const res = await bearer(t.access, action.method, fill(action.path, { apiSessionId: claimsOf(t.access).z_asid }));
+    assert.equal(res.status, action.status, res.text);
+    const next = await bearer(t.access, 'GET', '/edge/management/v1/api-sessions?limit=50&offset=0&sort=id%20asc');
+    assert.equal(next.status, 401);
+    const refreshed = await send(FIXTURE.refresh, { refreshToken: t.refresh });
+    assert.equal(refreshed.status, 400);
+    assert.equal(refreshed.body.error, 'invalid_grant');
   });
 });
