@@ -255,7 +255,7 @@ describe('the web console logs in an admin with TOTP through OIDC', () => {
 
   test('a wrong password and a wrong TOTP code answer what the login page shows; the right code then completes', async () => {
     const [badPassword, badTotp] = FIXTURE.refusals as [Step, Step];
-    const vars = { ...loginVars(), wrongPassword: 'not-the-password' };
+    const vars: Vars = { ...loginVars(), wrongPassword: 'not-the-password' };
     await authorize(vars);
     const refused = await send(badPassword, vars);
     assert.equal(refused.status, badPassword.status, refused.text);
