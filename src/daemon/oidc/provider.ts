@@ -430,12 +430,15 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
       scope.get('/userinfo', userinfo);
       scope.post('/userinfo', userinfo);
 
-      // RFC 7009: 200 whatever the token was (§14.9).
-      scope.post('/revoke', { config: { oidcErrors: 'oauth' } }, async (req, reply) => {
+      // RFC 7009: 200 whatever the token was (§14.9). The console's logout posts to `/oauth/revoke`, which the
+      // reference does not serve (its refresh token then outlives the logout); served here so that logout ends it.
+      const revoke = async (req: FastifyRequest, reply: FastifyReply) => {
         requireFormOrJson(req);
         await revokeToken(oidcActor(req), oidcParams(req).one.token);
         return reply.code(200).header('cache-control', 'no-store').send();
-      });
+      };
+      scope.post('/revoke', { config: { oidcErrors: 'oauth' } }, revoke);
+      scope.post('/oauth/revoke', { config: { oidcErrors: 'oauth' } }, revoke);
 
       const endSessionRoute = async (req: FastifyRequest, reply: FastifyReply) => {
         if (req.method === 'POST') requireFormOrJson(req);
