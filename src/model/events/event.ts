@@ -13,7 +13,7 @@ import { iso, type Ctx } from '../ctx.js';
 /** The version of every event's shape; raised when a field changes meaning or goes. */
 export const EVENT_VERSION = 1;
 
-export type EventNamespace = 'entityChange' | 'apiSession' | 'authentication';
+export type EventNamespace = 'entityChange' | 'apiSession' | 'authentication' | 'session' | 'database' | 'controller';
 
 /** An event as recorded: the fields of its namespace, and what the listing filters it by. */
 export interface EventRecord {
