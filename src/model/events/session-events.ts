@@ -6,8 +6,8 @@
  * service. The reference's `id` (the session's) is `session_id` here, and its `token` is never written.
  */
 import { sessionsWhere, type EndingSession } from '../../store/sessions.js';
-import { storedEvent, recordEvents, type EventRecord } from './event.js';
-import type { Ctx } from '../ctx.js';
+import { EVENT_VERSION, newEventId, recordEvents, type EventRecord } from './event.js';
+import { iso, type Ctx } from '../ctx.js';
 import type { StoredEvent } from '../../store/events.js';
 
 /** Why sessions went, as their `deleted` events say. */
@@ -49,9 +49,34 @@ export function sessionEvent(
   };
 }
 
-/** The stored `created` event of a new session, for the store to insert with it (store/sessions.ts). */
-export const sessionCreatedEvent = (ctx: Ctx, s: SessionFacts): StoredEvent =>
-  storedEvent(ctx.now(), sessionEvent(ctx, 'created', s));
+/**
+ * The stored `created` event of a new session, for the store to insert with it (store/sessions.ts). Built as
+ * text directly, on the session create's hot path: the same object, field for field and in the same order, as
+ * `storedEvent(now, sessionEvent(ctx, 'created', s))` makes (a unit test holds them equal), in about half its CPU.
+ */
+export function sessionCreatedEvent(ctx: Ctx, s: SessionFacts): StoredEvent {
+  const now = ctx.now();
+  const id = newEventId(now);
+  const timestamp = iso(now);
+  const author = ctx.actor?.author;
+  const actorId = author?.id ?? s.identityId;
+  const body =
+    `{"id":"${id}","namespace":"session","version":${EVENT_VERSION},"timestamp":"${timestamp}",` +
+    `"event_type":"created","session_id":${JSON.stringify(s.id)},"session_type":${JSON.stringify(s.type)},` +
+    `"api_session_id":${JSON.stringify(s.apiSessionId)},"identity_id":${JSON.stringify(s.identityId)},` +
+    `"service_id":${JSON.stringify(s.serviceId)}` +
+    (author && author.id !== s.identityId ? `,"author_id":${JSON.stringify(author.id)}}` : '}');
+  return {
+    id,
+    namespace: 'session',
+    eventType: 'created',
+    timestamp,
+    actorId,
+    entityType: 'sessions',
+    entityId: s.id,
+    body,
+  };
+}
 
 /**
  * Records the `deleted` events of the sessions a deletion in the transaction `ctx.db` is about to take (run it
