@@ -29,7 +29,9 @@ const { values: args } = parseArgs({
 const perRun = Number(args.sessions);
 const rounds = Number(args.rounds);
 const dir = mkdtempSync(join(tmpdir(), 'edgectl-session-event-'));
-const store = await openStore(args.store === 'sqlite' ? join(dir, 'store.db') : args.store!);
+const store = await openStore(args.store === 'sqlite' ? join(dir, 'store.db') : args.store!, {
+  backgroundCheckpoints: true,
+});
 const db = store.db;
 const pg = storeKind(db) === 'postgres';
 const q = (text: string) => (pg ? numberedPlaceholders(text) : text);
