@@ -18,6 +18,7 @@ import {
   type ApiClient,
   type TestServer,
 } from '../harness/server.js';
+import { issueClientCert, newRootCa } from '../harness/third-party-pki.js';
 
 type Ev = Record<string, any>;
 
@@ -223,6 +224,27 @@ test('an authenticator re-enrolled, service configs and a trace are recorded as 
     `entityType = "identities" and entityId = "${user.id}" and eventType = "updated"`,
   ).then((es) => es.filter((e) => e.metadata.operation === 'identity-trace'));
   assert.equal(trace?.finalState.tracing.until, s.clock.in(5 * 60_000));
+});
+
+test('a CA verified is recorded as the operation it is, never a key', async () => {
+  const ca = await newRootCa(`events root ${Math.random().toString(36).slice(2, 8)}`);
+  secrets.push(ca.keyPem);
+  const id = await createRecord(admin, '/cas', {
+    name: `ca-${Math.random().toString(36).slice(2, 8)}`,
+    certPem: ca.certPem,
+    isAuthEnabled: true,
+    isAutoCaEnrollmentEnabled: false,
+    isOttCaEnrollmentEnabled: false,
+    identityRoles: [],
+  });
+  const proof = await issueClientCert(ca, (await admin.get(`/cas/${id}`)).body.data.verificationToken);
+  secrets.push(proof.keyPem);
+  const verified = await admin.post(`/cas/${id}/verify`, undefined, { raw: proof.certPem, contentType: 'text/plain' });
+  assert.equal(verified.status, 200, verified.text);
+  const [e] = await eventsWhere(`entityType = "cas" and entityId = "${id}" and eventType = "updated"`);
+  assert.equal(e?.metadata.operation, 'ca-verified');
+  assert.deepEqual(e.changes.isVerified, { before: false, after: true });
+  assert.equal(e.metadata.author.id, adminId);
 });
 
 test('a database snapshot and an integrity check are recorded with who asked', async () => {
