@@ -87,6 +87,9 @@ test('sessions deleted by their owner, by an admin, with their service, at logou
   const atLogout = await userWithSession();
   const apiSessionId = (await atLogout.user.client.get('/current-api-session')).body.data.id;
   assert.equal((await atLogout.user.client.delete('/current-api-session')).status, 200);
+  const withIdentity = await userWithSession();
+  const identityApiSession = (await withIdentity.user.client.get('/current-api-session')).body.data.id;
+  assert.equal((await admin.delete(`/identities/${withIdentity.user.id}`)).status, 200);
   const expiring = await userWithSession();
   const expiringApiSession = (await expiring.user.client.get('/current-api-session')).body.data.id;
   s.clock.advance(31 * 60_000);
@@ -107,6 +110,11 @@ test('sessions deleted by their owner, by an admin, with their service, at logou
   assert.equal((await deleted(withService.id)).reason, 'service-deleted');
   assert.equal((await deleted(atLogout.id)).reason, 'api-session-deleted');
   assert.equal((await deleted(expiring.id)).reason, 'api-session-expired');
+  assert.equal((await deleted(withIdentity.id)).reason, 'identity-deleted', "once, as the identity's");
+  const [identityGone] = await eventsWhere(
+    `namespace = "apiSession" and entityId = "${identityApiSession}" and eventType = "deleted"`,
+  );
+  assert.ok(identityGone, "the identity's API session deleted with it");
   const [logout] = await eventsWhere(
     `namespace = "apiSession" and entityId = "${apiSessionId}" and eventType = "deleted"`,
   );

@@ -158,14 +158,16 @@ export async function recordApiSessionsEnding(
   ctx: Ctx,
   ids: readonly string[],
   why: 'deleted' | 'expired',
+  opts: { sessions: boolean } = { sessions: true },
 ): Promise<void> {
   const gone = await apiSessionOwners(ctx.db, ids);
-  await recordSessionsEnding(
-    ctx,
-    'apiSessionId',
-    ids,
-    why === 'expired' ? 'api-session-expired' : 'api-session-deleted',
-  );
+  if (opts.sessions)
+    await recordSessionsEnding(
+      ctx,
+      'apiSessionId',
+      ids,
+      why === 'expired' ? 'api-session-expired' : 'api-session-deleted',
+    );
   await recordEvents(
     ctx,
     gone.map((g) => apiSessionEvent({ eventType: why, id: g.id, identityId: g.identityId, ipAddress: g.ipAddress })),

@@ -142,8 +142,8 @@ export const identityHooks = hooksFor(identities, {
     if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id } });
     await refuseWhileRouterExists(ctx, row);
     await removeIdReferences(ctx, 'identity', row.id);
-    // The events of its API sessions and sessions, while they can be read.
-    await recordApiSessionsEnding(ctx, await apiSessionIdsOfIdentity(ctx.db, row.id), 'deleted');
+    // The events of its sessions and API sessions, while they can be read (each session once, as the identity's).
     await recordSessionsEnding(ctx, 'identityId', [row.id], 'identity-deleted');
+    await recordApiSessionsEnding(ctx, await apiSessionIdsOfIdentity(ctx.db, row.id), 'deleted', { sessions: false });
   },
 });
