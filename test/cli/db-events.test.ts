@@ -1,7 +1,8 @@
 /**
  * The offline database operations record their events in the store (issue #24): `edgectl db snapshot` and
- * `db check-integrity` in the store they worked on, `db restore` in the restored store, each with the offline
- * CLI as its source and the operating-system user. A controller's clean run is framed by `started` and `stopped`.
+ * `db check-integrity` in the store they worked on, `db restore` in the restored store, `db migrate` in the
+ * migrated store, each with the offline CLI as its source and the operating-system user. A controller's clean
+ * run is framed by `started` and `stopped`.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -82,5 +83,19 @@ describe('offline database operations record their events', () => {
     );
     assert.equal(after[0]!.from, snapshot);
     assert.match(after[0]!.replaced, /edgectl\.db\.replaced-/);
+  });
+
+  it('migrate records the migrations it applied', async () => {
+    // 0007 only adds the built-in config types when missing: recorded as not applied, it is pending.
+    const pending = '0007-builtin-config-types';
+    const d = new Database(store);
+    d.prepare('DELETE FROM schema_migrations WHERE name = ?').run(pending);
+    d.close();
+    const r = await db('migrate');
+    assert.equal(r.code, 0, r.stderr);
+    const migrated = storedEvents(store, 'database').filter((e) => e.event_type === 'migrate');
+    assert.equal(migrated.length, 1);
+    assert.deepEqual(migrated[0]!.applied, [pending]);
+    assert.equal(migrated[0]!.source, 'offline');
   });
 });
