@@ -29,6 +29,7 @@ import { controllerSelf, loadOrCreateControllerId, startControllerPresence } fro
 import { forgetOldControllers } from '../model/services/controller/registry.js';
 import { deliverEvents, pruneExpiredEvents } from '../model/events/deliver.js';
 import { FileSink } from './event-sinks.js';
+import { controllerEvent, databaseEvent, recordOwnEvent } from '../model/events/system-events.js';
 
 export interface AdminCredentials {
   username: string;
@@ -187,6 +188,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     const metricsUrl = metricsListener && `http://${urlHost(cfg.metrics.listen!.host)}:${metricsListener.port}`;
     if (metricsUrl) log.info({ url: metricsUrl }, 'metrics listening');
     log.info({ url, listen: `${urlHost(cfg.host)}:${port}` }, 'edgectl controller listening');
+    const self = { controller_id: presence.id, url, version: core.deps.version, store: core.store.kind };
+    await recordStartEvents(ctx, log, self, core.store.applied);
 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));
     // One controller of those sharing the store sweeps; the others take over within a round if it stops.
@@ -242,6 +245,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
           await presence.close();
           await metricsListener?.close();
           await app.close();
+          // After the last request, before the store closes; never holds the stop up (recordStopEvent).
+          await recordStopEvent(ctx, log, self);
           await core.close();
           log.info('edgectl controller stopped');
           log.flush?.();
@@ -253,4 +258,47 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     await core.close();
     throw e;
   }
+}
+
+/**
+ * The controller's `started` event, once it listens (and the online `migrate` event of the migrations this start
+ * applied). One that cannot be written is logged: the controller serves anyway.
+ */
+async function recordStartEvents(
+  ctx: Ctx,
+  log: Logger,
+  self: Record<string, unknown>,
+  applied: readonly string[],
+): Promise<void> {
+  try {
+    if (applied.length > 0) await recordOwnEvent(ctx, databaseEvent('migrate', undefined, { applied: [...applied] }));
+    await recordOwnEvent(ctx, controllerEvent('started', self));
+  } catch (err) {
+    log.warn({ err }, 'the controller start could not be recorded as an event');
+  }
+}
+
+/** How long a stop waits for its event to be written before it closes the store anyway. */
+const STOP_EVENT_WAIT_MS = 2000;
+
+/**
+ * The controller's `stopped` event, written before the store closes. A store that does not answer (a PostgreSQL
+ * server gone) must not hold the stop: after STOP_EVENT_WAIT_MS the stop goes on without it, logged.
+ */
+async function recordStopEvent(ctx: Ctx, log: Logger, self: Record<string, unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const written = recordOwnEvent(ctx, controllerEvent('stopped', self)).then(
+    () => true,
+    (err: unknown) => {
+      log.warn({ err }, 'the controller stop could not be recorded as an event');
+      return true;
+    },
+  );
+  const waited = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), STOP_EVENT_WAIT_MS);
+    timer.unref();
+  });
+  if (!(await Promise.race([written, waited])))
+    log.warn('the controller stop was not recorded in time; stopping anyway');
+  clearTimeout(timer);
 }

@@ -5,12 +5,14 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { userInfo } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { inspectPostgresStore, inspectStoreFile, migrationNames, newerStore } from '../model/store.js';
 import { reconcileTokens } from '../model/services/enrollment/token-reconcile.js';
 import { closeDefaultAdminSession, openDefaultAdminSession } from '../model/services/api-session/offline-session.js';
 import type { DatabaseOps } from '../model/integrity/run.js';
+import type { EventActor } from '../model/ctx.js';
 import { loadConfig, type DaemonConfig } from './config.js';
 import { buildControllerApp, openControllerCore, type ControllerCore, type CoreOptions } from './controller.js';
 import { createLogger } from './log.js';
@@ -144,7 +146,20 @@ export interface OfflineIntegrity {
   database: DatabaseOps;
   /** Where the store is: its file, or its database's URL with the password hidden. */
   location: string;
+  /** Who runs it, for its event: the offline CLI and the operating-system user. */
+  actor: EventActor;
   close(): Promise<void>;
+}
+
+/** The author of the offline CLI's own operations, as their events name it. */
+export function offlineActor(): EventActor {
+  let osUser = 'unknown';
+  try {
+    osUser = userInfo().username;
+  } catch {
+    // No user entry for this uid (a container): named as unknown.
+  }
+  return { source: { type: 'offline', osUser } };
 }
 
 /**
@@ -159,7 +174,12 @@ export async function openOfflineIntegrity(
   db?: string,
 ): Promise<OfflineIntegrity> {
   const { core } = await openOfflineCore(dir, env, { schemaDifferencesAllowed: true, ...(db !== undefined && { db }) });
-  return { database: core.deps.database, location: core.store.location, close: () => core.close() };
+  return {
+    database: core.deps.database,
+    location: core.store.location,
+    actor: offlineActor(),
+    close: () => core.close(),
+  };
 }
 
 /**

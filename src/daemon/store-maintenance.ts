@@ -26,7 +26,9 @@ import {
   storeFiles,
   type StoreFileSummary,
 } from '../model/store.js';
-import { lockRefusal, OfflineRefused } from './offline.js';
+import { lockRefusal, offlineActor, OfflineRefused } from './offline.js';
+import { databaseEvent, recordEventNow } from '../model/events/system-events.js';
+import type { EventRecord } from '../model/events/event.js';
 import { STORE_FILE } from './store-check.js';
 
 /** The entities `db info` counts, by table. */
@@ -85,6 +87,23 @@ function requireStore(file: string): void {
 
 const sizeOf = (f: string): number => (existsSync(f) ? statSync(f).size : 0);
 
+/**
+ * Records an offline operation's event in the store at `location` (its file, under the data dir's lock, or its
+ * database), once the operation is done. A store that cannot take it (one from before the events, migration
+ * 0021) is left as it is: the operation stands, without its event.
+ */
+async function recordOffline(location: string, now: Date, e: EventRecord): Promise<void> {
+  let store;
+  try {
+    store = await openStore(location, { migrate: false });
+    await recordEventNow(store.db, now, e);
+  } catch {
+    // No events table (an older store): nothing to record into.
+  } finally {
+    await store?.close().catch(() => {});
+  }
+}
+
 /** Where an offline command works: the data dir, and the PostgreSQL store when there is one. */
 export interface OfflineOptions {
   storeUrl?: string;
@@ -117,6 +136,7 @@ export async function snapshotOffline(
         `error: cannot snapshot the PostgreSQL store ${redactedUrl(opts.storeUrl)}: ${(e as Error).message}`,
       );
     }
+    await recordOffline(opts.storeUrl, now, databaseEvent('snapshot', offlineActor(), { path: dest }));
     return dest;
   }
   return locked(dataDir, async (file) => {
@@ -125,6 +145,7 @@ export async function snapshotOffline(
     if (existsSync(dest)) throw new OfflineRefused(`error: ${dest} exists: give another --out`);
     if (!existsSync(dirname(dest))) throw new OfflineRefused(`error: there is no directory ${dirname(dest)}`);
     await backupStoreFile(file, dest);
+    await recordOffline(file, now, databaseEvent('snapshot', offlineActor(), { path: dest }));
     return dest;
   });
 }
@@ -182,6 +203,12 @@ export async function restoreOffline(dir: string, source: string, opts: OfflineO
       if (existsSync(incoming)) unlinkSync(incoming);
       throw e;
     }
+    // In the restored store: from here on it is its history that goes on.
+    await recordOffline(
+      file,
+      now,
+      databaseEvent('restore', offlineActor(), { from, ...(replaced !== undefined && { replaced }) }),
+    );
     return { store: file, ...(replaced ? { replaced } : {}), schema };
   });
 }
@@ -199,11 +226,15 @@ export async function migrateOffline(
   const schema = migrationNames[migrationNames.length - 1]!;
   if (opts.storeUrl) {
     const url = opts.storeUrl;
+    let applied: string[];
     try {
-      return { store: redactedUrl(url), applied: await migratePostgresStore(url, migrationNames), schema };
+      applied = await migratePostgresStore(url, migrationNames);
     } catch (e) {
       throw new OfflineRefused(`error: ${(e as Error).message}`);
     }
+    if (applied.length > 0)
+      await recordOffline(url, opts.now ?? new Date(), databaseEvent('migrate', offlineActor(), { applied, schema }));
+    return { store: redactedUrl(url), applied, schema };
   }
   return locked(dataDir, async (file) => {
     requireStore(file);
@@ -219,6 +250,11 @@ export async function migrateOffline(
       } catch (e) {
         throw new OfflineRefused(`error: ${(e as Error).message}`);
       }
+      await recordOffline(
+        file,
+        opts.now ?? new Date(),
+        databaseEvent('migrate', offlineActor(), { applied: before.pending, schema }),
+      );
     }
     return { store: file, applied: before.pending, schema: migrationNames[migrationNames.length - 1]! };
   });

@@ -171,6 +171,12 @@ export async function deleteApiSessionsOfIdentity(db: TypedExecutor, identityId:
   return Number(res.numDeletedRows);
 }
 
+/** The ids of an identity's API sessions. */
+export async function apiSessionIdsOfIdentity(db: TypedExecutor, identityId: string): Promise<string[]> {
+  const rows = await db.selectFrom('api_sessions').select('id').where('identityId', '=', identityId).execute();
+  return rows.map((r) => r.id);
+}
+
 /** Up to `limit` ids of API sessions whose last activity is at or before `cutoff`. */
 export async function idleApiSessionIds(db: TypedExecutor, cutoff: string, limit: number): Promise<string[]> {
   const rows = await db

@@ -14,7 +14,7 @@
 import { CompiledQuery } from 'kysely';
 import { numberedPlaceholders, storeKind } from './dialect.js';
 import type { Executor, Store } from './executor.js';
-import { runtimeOf, type DirectConnection, type GroupedWrite, type StoreRuntime } from './runtime.js';
+import { runTransaction, runtimeOf, type DirectConnection, type GroupedWrite, type StoreRuntime } from './runtime.js';
 
 function usable(db: Executor): DirectConnection | undefined {
   const c = runtimeOf(db)?.connection;
@@ -63,24 +63,57 @@ const BATCH_BEGIN = 'begin /* grouped writes */';
 const BATCH_COMMIT = 'commit /* grouped writes */';
 const BATCH_ROLLBACK = 'rollback /* grouped writes */';
 
+/** What a grouped write may carry besides its statement. */
+export interface GroupedExtras {
+  /** Run after the statement, in its transaction, when it changed a row (the change's event: store/events.ts). */
+  then?: { text: string; params: readonly unknown[] } | undefined;
+  /**
+   * The statement writes the event outbox (on PostgreSQL its event rides in the statement itself): its
+   * transaction takes the writer lock, so the outbox's `seq` follows commit order (runtime.ts).
+   */
+  outbox?: boolean;
+}
+
 /**
  * A write that may share its commit with the other grouped writes of the same event-loop turn (group commit):
  * concurrent requests' inserts run in one transaction instead of one each, which saves most of a commit's fixed
  * cost per statement (a new session's insert: ~115 → ~75 µs). Each answer still waits for the commit, so a
  * request is answered only once its row is durable as before. The change feed sees the batch's writes as
  * those of one transaction, so every cache reading their tables misses after it. Inside a transaction the
- * write runs there; a statement that fails rejects its own request only (SQLite keeps the transaction).
+ * write runs there; a statement that fails rejects its own request only (SQLite keeps the transaction). A
+ * follow-up (`extras.then`) commits with its statement or not at all.
  */
-export function groupedWrite(db: Executor, text: string, params: readonly unknown[]): Promise<number> {
+export function groupedWrite(
+  db: Executor,
+  text: string,
+  params: readonly unknown[],
+  extras: GroupedExtras = {},
+): Promise<number> {
   const runtime = db.isTransaction ? undefined : runtimeOf(db);
-  if (!runtime) return hotWrite(db, text, params);
+  if (!runtime) return runUnit(db, { text, params, then: extras.then, outbox: extras.outbox });
   let queue = runtime.grouped;
   if (!queue) {
     runtime.grouped = queue = [];
     setImmediate(() => flush(db, runtime));
   }
-  return new Promise((resolve, reject) => queue.push({ text, params, resolve, reject }));
+  return new Promise((resolve, reject) =>
+    queue.push({ text, params, then: extras.then, outbox: extras.outbox, resolve, reject }),
+  );
 }
+
+type Unit = Pick<GroupedWrite, 'text' | 'params' | 'then' | 'outbox'>;
+
+/** One grouped write alone: its statement, and its follow-up in the same transaction. */
+async function runUnit(db: Executor, p: Unit): Promise<number> {
+  if (!p.then && !p.outbox) return hotWrite(db, p.text, p.params);
+  if (!db.isTransaction) return runTransaction(db as Store, (trx) => runUnit(trx, p));
+  const n = await hotWrite(db, p.text, p.params);
+  if (n > 0 && p.then) await hotWrite(db, p.then.text, p.then.params);
+  return n;
+}
+
+/** A follow-up failed after its statement had changed rows: the batch is undone and its writes go one by one. */
+class UnitFailed extends Error {}
 
 function flush(db: Executor, runtime: StoreRuntime): void {
   const wait = runtime.gate.wait();
@@ -97,25 +130,36 @@ function flush(db: Executor, runtime: StoreRuntime): void {
       void flushPooled(db as Store, queue.slice(i, i + POOLED_BATCH));
     return;
   }
-  if (!c || queue.length === 1) {
+  if (!c || (queue.length === 1 && !queue[0]!.then)) {
     // Another flow's transaction holds the connection (or there is nothing to share): one at a time, as before.
-    for (const p of queue) hotWrite(db, p.text, p.params).then(p.resolve, p.reject);
+    oneByOne(db, queue);
     return;
   }
   const changes: (number | { error: unknown })[] = [];
   try {
     c.prepare(BATCH_BEGIN).run([]);
     for (const p of queue) {
+      let n: number;
       try {
-        changes.push(c.prepare(p.text).run(p.params).changes);
+        n = c.prepare(p.text).run(p.params).changes;
       } catch (error) {
         changes.push({ error });
+        continue;
       }
+      if (n > 0 && p.then) {
+        try {
+          c.prepare(p.then.text).run(p.then.params);
+        } catch {
+          throw new UnitFailed();
+        }
+      }
+      changes.push(n);
     }
     c.prepare(BATCH_COMMIT).run([]);
   } catch (e) {
     if (c.inTransaction()) c.prepare(BATCH_ROLLBACK).run([]);
-    for (const p of queue) p.reject(e);
+    if (e instanceof UnitFailed) oneByOne(db, queue);
+    else for (const p of queue) p.reject(e);
     return;
   }
   queue.forEach((p, i) => {
@@ -123,6 +167,10 @@ function flush(db: Executor, runtime: StoreRuntime): void {
     if (typeof r === 'number') p.resolve(r);
     else p.reject(r.error);
   });
+}
+
+function oneByOne(db: Executor, queue: readonly GroupedWrite[]): void {
+  for (const p of queue) runUnit(db, p).then(p.resolve, p.reject);
 }
 
 /** At most this many grouped writes share one PostgreSQL transaction. */
@@ -134,19 +182,25 @@ const POOLED_BATCH = 64;
  * single-row commits a second on the 2-core machine against ~10,000 rows in commits of 8). A failing statement
  * ends PostgreSQL's transaction; the batch then goes again one statement at a time, so only the failing
  * request fails (the grouped texts are inserts that skip conflicts and plain updates: running them again after
- * the rollback is the same as running them once).
+ * the rollback is the same as running them once). A batch that writes the outbox takes the writer lock.
  */
 async function flushPooled(db: Store, queue: GroupedWrite[]): Promise<void> {
   let changes: number[];
+  const run = async (trx: Executor): Promise<number[]> => {
+    const out: number[] = [];
+    for (const p of queue) {
+      const n = Number((await trx.executeQuery(throughKysely(trx, p.text, p.params))).numAffectedRows ?? 0);
+      if (n > 0 && p.then) await trx.executeQuery(throughKysely(trx, p.then.text, p.then.params));
+      out.push(n);
+    }
+    return out;
+  };
   try {
-    changes = await db.transaction().execute(async (trx) => {
-      const out: number[] = [];
-      for (const p of queue)
-        out.push(Number((await trx.executeQuery(throughKysely(trx, p.text, p.params))).numAffectedRows ?? 0));
-      return out;
-    });
+    changes = queue.some((p) => p.outbox || p.then)
+      ? await runTransaction(db, run)
+      : await db.transaction().execute(run);
   } catch {
-    for (const p of queue) hotWrite(db, p.text, p.params).then(p.resolve, p.reject);
+    oneByOne(db, queue);
     return;
   }
   queue.forEach((p, i) => p.resolve(changes[i]!));

@@ -14,24 +14,27 @@ import type { EventsTable } from './schema.js';
 /** One stored event: its listing columns and the whole event as JSON text (its outbox position left out). */
 export type StoredEvent = Omit<EventsTable, 'seq'>;
 
-const INSERT_EVENT =
-  'insert into events (id, namespace, "eventType", timestamp, "actorId", "entityType", "entityId", body) ' +
-  'values (?, ?, ?, ?, ?, ?, ?, ?)';
+/** The outbox's insert without its values (a statement may select them: store/sessions.ts). */
+export const INSERT_EVENT_COLUMNS =
+  'insert into events (id, namespace, "eventType", timestamp, "actorId", "entityType", "entityId", body)';
+export const INSERT_EVENT = `${INSERT_EVENT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/** An event's values in INSERT_EVENT's order. */
+export const eventParams = (e: StoredEvent): unknown[] => [
+  e.id,
+  e.namespace,
+  e.eventType,
+  e.timestamp,
+  e.actorId,
+  e.entityType,
+  e.entityId,
+  e.body,
+];
 
 /** Adds events to the outbox; `trx` must be the transaction of the change they record. */
 export async function insertEvents(trx: Executor, events: readonly StoredEvent[]): Promise<void> {
   if (!trx.isTransaction) throw new Error('events are written inside the transaction of what they record');
-  for (const e of events)
-    await hotWrite(trx, INSERT_EVENT, [
-      e.id,
-      e.namespace,
-      e.eventType,
-      e.timestamp,
-      e.actorId,
-      e.entityType,
-      e.entityId,
-      e.body,
-    ]);
+  for (const e of events) await hotWrite(trx, INSERT_EVENT, eventParams(e));
 }
 
 /** One page of events (aliased `t` for the filter's SQL) in the query's order, whose last term (the id) gives way to `seq`. */

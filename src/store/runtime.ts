@@ -28,6 +28,10 @@ interface DirectStatement {
 export interface GroupedWrite {
   text: string;
   params: readonly unknown[];
+  /** A statement run after it in the same transaction when it changed a row (its event: store/events.ts). */
+  then?: { text: string; params: readonly unknown[] } | undefined;
+  /** It writes the event outbox: its transaction takes the writer lock (PostgreSQL). */
+  outbox?: boolean | undefined;
   resolve(changes: number): void;
   reject(e: unknown): void;
 }

@@ -150,7 +150,7 @@ test('disabling and enabling an identity, and removing its MFA, are recorded wit
   await c.login(user.username, user.password);
   assert.equal((await c.post('/current-identity/mfa')).status, 201);
   assert.equal((await admin.delete(`/identities/${user.id}/mfa`)).status, 200);
-  const [removed] = await eventsWhere(`entityType = "mfas" and entityId = "${user.id}"`);
+  const [removed] = await eventsWhere(`entityType = "mfas" and entityId = "${user.id}" and eventType = "deleted"`);
   assert.equal(removed?.eventType, 'deleted');
   assert.equal(removed.metadata.author.id, adminId);
   assert.deepEqual(removed.initialState, { identityId: user.id });

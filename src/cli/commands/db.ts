@@ -152,7 +152,7 @@ async function offlineIntegrity(dataDir: string, io: CliIo, flags: CheckFlags, d
     const where = opened.location.startsWith('postgres') ? opened.location : dataDir;
     io.err(`${what} started on ${where} (offline)`);
     try {
-      await opened.database.start(flags.fix === true);
+      await opened.database.start(flags.fix === true, opened.actor);
     } catch (e) {
       // Another controller sharing a PostgreSQL store runs a scan (429), or the store stopped answering.
       throw new CliError(`error: the ${what} could not start: ${(e as Error).message}`, 1);

@@ -20,7 +20,7 @@ export const databaseRoutes: RouteDef[] = [
     success: 202,
     envelope: 'empty',
     async handler(rc) {
-      await rc.deps.database.start(false);
+      await rc.deps.database.start(false, rc.ctx.actor);
       return { ...empty(), status: 202 };
     },
   }),
@@ -34,7 +34,7 @@ export const databaseRoutes: RouteDef[] = [
     success: 202,
     envelope: 'empty',
     async handler(rc) {
-      await rc.deps.database.start(true);
+      await rc.deps.database.start(true, rc.ctx.actor);
       return { ...empty(), status: 202 };
     },
   }),
@@ -67,7 +67,7 @@ export const databaseRoutes: RouteDef[] = [
     envelope: 'empty',
     async handler(rc) {
       // The reference answers an empty object; the file's path is an addition (docs/decisions.md).
-      return ok({ path: await rc.deps.database.snapshot() });
+      return ok({ path: await rc.deps.database.snapshot(rc.ctx.actor) });
     },
   }),
 ];

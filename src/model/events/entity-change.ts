@@ -64,7 +64,7 @@ export function changedFields(def: ResourceDef, before: Row, after: Row): Record
 export type EntityChangeType = 'created' | 'updated' | 'deleted';
 
 /** The metadata of a change: who and from where (the controller itself when nobody asked). */
-function metadataOf(ctx: Ctx): Record<string, unknown> {
+export function metadataOf(ctx: Ctx): Record<string, unknown> {
   const a = ctx.actor;
   if (!a) return { source: { type: 'controller' } };
   return { ...(a.author && { author: a.author }), source: a.source };

@@ -15,7 +15,9 @@ import type { StoreClaim } from '../../store/claims.js';
 import { bumpAllMarkers } from '../../store/integrity.js';
 import { readIntegrityResults, saveIntegrityResults } from '../../store/integrity-results.js';
 import { snapshotPath, SnapshotUnavailable } from '../../store/snapshot.js';
-import { iso, withDb, type Ctx } from '../ctx.js';
+import { iso, withDb, type Ctx, type EventActor } from '../ctx.js';
+import { databaseEvent, recordOwnEvent } from '../events/system-events.js';
+import type { EventRecord } from '../events/event.js';
 import { DomainError } from '../errors.js';
 import { INTEGRITY_CHECKS, type Finding, type IntegrityCheck, type ScanEnv } from './checks.js';
 import { yieldToEventLoop } from './pace.js';
@@ -156,7 +158,7 @@ export class DatabaseOps {
    * step waits for the event loop's next turn. 429 while one runs (parity: §8), here or on another controller
    * sharing the store (the scan's claim, claims.ts).
    */
-  async start(fix: boolean): Promise<void> {
+  async start(fix: boolean, by?: EventActor): Promise<void> {
     if (this.running) throw new DomainError('RATE_LIMITED');
     let done!: () => void;
     const running = new Promise<void>((resolve) => (done = resolve));
@@ -189,7 +191,7 @@ export class DatabaseOps {
       results: [],
     };
     void this.save();
-    void this.run(fix, claim).finally(stop);
+    void this.run(fix, claim, by).finally(stop);
   }
 
   /** Resolves when no scan runs (tests, shutdown). */
@@ -209,7 +211,7 @@ export class DatabaseOps {
   };
 
   /** The scan (and fix); the claim is given up before the results say it ended, so a next start can claim it. */
-  private async run(fix: boolean, claim: StoreClaim): Promise<void> {
+  private async run(fix: boolean, claim: StoreClaim, by: EventActor | undefined): Promise<void> {
     const { ctx } = this.opts;
     const scan = (found?: ScanOptions['found']) =>
       scanIntegrity(ctx, { checks: this.opts.checks, env: { file: this.opts.file }, found });
@@ -251,6 +253,13 @@ export class DatabaseOps {
     };
     // Saved before this controller shows it ended: a next start (here or elsewhere) comes after the save.
     await this.save(final);
+    await this.record(
+      databaseEvent(fix ? 'integrity-fix' : 'integrity-check', by, {
+        findings: results.length,
+        fixed: results.filter((r) => r.fixed).length,
+        error,
+      }),
+    );
     this.details = final;
     const ok = error === '' && results.every((r) => r.fixed);
     this.opts.onScanDone?.(ok, results.length, at);
@@ -261,7 +270,7 @@ export class DatabaseOps {
    * while another controller sharing the store takes one. A snapshot that cannot be taken here (no pg_dump) or
    * fails is a clear error and does not count against the minute.
    */
-  async snapshot(): Promise<string> {
+  async snapshot(by?: EventActor): Promise<string> {
     const now = this.opts.ctx.now().getTime();
     const last = this.lastSnapshotAt;
     if (last !== undefined && now - last < SNAPSHOT_INTERVAL_MS) {
@@ -275,11 +284,14 @@ export class DatabaseOps {
           message: 'A snapshot is being taken by another controller of this store',
         });
       }
+      let path: string;
       try {
-        return await this.takeSnapshot();
+        path = await this.takeSnapshot();
       } finally {
         await claim.release();
       }
+      await this.record(databaseEvent('snapshot', by, { path }));
+      return path;
     } catch (e) {
       this.lastSnapshotAt = last;
       if (e instanceof DomainError) throw e;
@@ -287,6 +299,14 @@ export class DatabaseOps {
       this.opts.ctx.log.error({ err: e }, 'snapshot failed');
       throw new DomainError('SNAPSHOT_FAILED', { message: `The snapshot could not be taken: ${(e as Error).message}` });
     }
+  }
+
+  /** Records an operation's event; one that cannot be written is logged (the operation itself is done). */
+  private async record(e: EventRecord): Promise<void> {
+    const { ctx } = this.opts;
+    await recordOwnEvent(ctx, e).catch((err: unknown) =>
+      ctx.log.warn({ err, event: e.eventType }, 'the event of a database operation could not be recorded'),
+    );
   }
 
   /**

@@ -6,6 +6,7 @@
 import { Type, type TSchema } from '../schema-type.js';
 import { deleteSessionsByIds, sessionsOfIdentityForPosture } from '../../store/posture.js';
 import { withTx } from '../../store/db.js';
+import { recordSessionsEnding } from '../events/session-events.js';
 import {
   holdPostureOwner,
   identityPostureRow,
@@ -15,7 +16,7 @@ import {
 } from '../../store/posture-state.js';
 import { accessEngine } from '../access/engine.js';
 import { grantingPolicies } from '../access/queries.js';
-import type { Ctx } from '../ctx.js';
+import { withDb, type Ctx } from '../ctx.js';
 import { fieldError, type DomainError, type FieldCause } from '../errors.js';
 import { validateAgainst } from '../json-schema.js';
 import { checkedPoliciesFor, evaluatePolicy, postureModel, postureView, type PostureModel } from './evaluate.js';
@@ -271,7 +272,11 @@ export async function removeFailingSessions(ctx: Ctx, identityId: string): Promi
     if (granting.some((g) => !model.has(g.id))) continue;
     failing.push(s.id);
   }
-  await deleteSessionsByIds(ctx.db, failing);
+  if (failing.length === 0) return;
+  await withTx(ctx.db, async (trx) => {
+    await recordSessionsEnding(withDb(ctx, trx), 'id', failing, 'posture');
+    await deleteSessionsByIds(trx, failing);
+  });
 }
 
 /**

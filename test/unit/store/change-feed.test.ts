@@ -11,6 +11,19 @@ import { touchApiSession } from '../../../src/store/api-sessions.js';
 import { insertSessionIfAbsent } from '../../../src/store/sessions.js';
 import { feedOf } from '../../../src/store/runtime.js';
 import type { ChangeFeed } from '../../../src/store/change-feed.js';
+import type { StoredEvent } from '../../../src/store/events.js';
+
+/** A stored event for a session insert (its body is not what these tests look at). */
+const sessionEventFor = (id: string): StoredEvent => ({
+  id: `event-${id}`,
+  namespace: 'session',
+  eventType: 'created',
+  timestamp: '2026-01-01T00:00:00.000Z',
+  actorId: null,
+  entityType: 'sessions',
+  entityId: id,
+  body: '{}',
+});
 
 let store: OpenedStore;
 let feed: ChangeFeed;
@@ -90,7 +103,7 @@ test('the activity touch moves only its split column; a new session moves no acc
   };
   // The insert fails its foreign keys here; what counts is that it was run.
   const insert = await moved(['sessions', 'access_markers', ...PRINCIPAL], () =>
-    insertSessionIfAbsent(store.db, session).catch(() => false),
+    insertSessionIfAbsent(store.db, session, sessionEventFor(session.id)).catch(() => false),
   );
   assert.deepEqual(insert, ['sessions']);
 });

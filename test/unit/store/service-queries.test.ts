@@ -30,6 +30,19 @@ import { createEntity } from '../../../src/model/crud.js';
 import { tokenMinter } from '../../../src/model/tokens.js';
 import { RESOURCE_HOOKS } from '../../../src/model/services/hooks/index.js';
 import { identities, services } from '../../../src/model/resources/index.js';
+import type { StoredEvent } from '../../../src/store/events.js';
+
+/** A stored event for a session insert (its body is not what these tests look at). */
+const sessionEventFor = (id: string): StoredEvent => ({
+  id: `event-${id}`,
+  namespace: 'session',
+  eventType: 'created',
+  timestamp: '2026-01-01T00:00:00.000Z',
+  actorId: null,
+  entityType: 'sessions',
+  entityId: id,
+  body: '{}',
+});
 
 let dir: string;
 let store: OpenedStore;
@@ -122,9 +135,9 @@ test('API sessions: the token lookup answers booleans and parsed JSON; idle ones
     serviceId,
     identityId,
   };
-  assert.equal(await insertSessionIfAbsent(store.db, session), true);
+  assert.equal(await insertSessionIfAbsent(store.db, session, sessionEventFor(session.id)), true);
   assert.equal(
-    await insertSessionIfAbsent(store.db, { ...session, id: 's-2', tokenHash: 's-hash-2' }),
+    await insertSessionIfAbsent(store.db, { ...session, id: 's-2', tokenHash: 's-hash-2' }, sessionEventFor('s-2')),
     false,
     'one per API session, service and type',
   );

@@ -8,7 +8,8 @@ import { validCertsOfApiSession } from '../../../store/scopes.js';
 import { insertRow } from '../../../store/crud.js';
 import { isPkiError } from '../../../pki/index.js';
 import { listEntities, type Page } from '../../crud.js';
-import { iso, type Ctx } from '../../ctx.js';
+import { iso, withDb, type Ctx } from '../../ctx.js';
+import { withTx } from '../../../store/db.js';
 import { DomainError, notFound } from '../../errors.js';
 import { newEntityId } from '../../ids.js';
 import type { ListOptions } from '../../list-query.js';
@@ -16,6 +17,7 @@ import { requirePki } from '../../pki.js';
 import type { Row } from '../../resource.js';
 import { findRows } from '../../../store/crud.js';
 import { apiSessionCerts } from '../../resources/api-session-cert.js';
+import { recordRowChange, rowBefore } from '../../events/operation-events.js';
 
 export interface SessionCertOwner {
   apiSessionId: string;
@@ -55,18 +57,28 @@ export async function createSessionCert(ctx: Ctx, owner: SessionCertOwner, csr: 
   }
   const id = newEntityId();
   const now = iso(ctx.now());
-  await insertRow(ctx.db, apiSessionCerts, {
-    id,
-    createdAt: now,
-    updatedAt: now,
-    tags: {},
-    apiSessionId: owner.apiSessionId,
-    identityId: owner.identityId,
-    subject: issued.certificate.subject,
-    fingerprint: issued.fingerprint,
-    certificate: issued.certPem,
-    validFrom: iso(issued.notBefore),
-    validTo: iso(issued.notAfter),
+  await withTx(ctx.db, async (trx) => {
+    await insertRow(trx, apiSessionCerts, {
+      id,
+      createdAt: now,
+      updatedAt: now,
+      tags: {},
+      apiSessionId: owner.apiSessionId,
+      identityId: owner.identityId,
+      subject: issued.certificate.subject,
+      fingerprint: issued.fingerprint,
+      certificate: issued.certPem,
+      validFrom: iso(issued.notBefore),
+      validTo: iso(issued.notAfter),
+    });
+    await recordRowChange(
+      withDb(ctx, trx),
+      apiSessionCerts,
+      id,
+      'created',
+      'api-session-certificate-created',
+      undefined,
+    );
   });
   return { id, certificate: issued.certPem, cas: pki.caBundlePem };
 }
@@ -84,7 +96,11 @@ export async function getSessionCert(ctx: Ctx, apiSessionId: string, id: string)
 
 export async function deleteSessionCert(ctx: Ctx, apiSessionId: string, id: string): Promise<void> {
   await getSessionCert(ctx, apiSessionId, id);
-  await deleteApiSessionCert(ctx.db, id);
+  await withTx(ctx.db, async (trx) => {
+    const before = await rowBefore(withDb(ctx, trx), apiSessionCerts, id);
+    await deleteApiSessionCert(trx, id);
+    await recordRowChange(withDb(ctx, trx), apiSessionCerts, id, 'deleted', 'api-session-certificate-deleted', before);
+  });
 }
 
 /** Removes certificates past their validity window (run by the daemon's sweeper). */

@@ -9,7 +9,7 @@ import {
   apiSessionOwners,
   apiSessionByTokenHash,
   deleteApiSessionsByIds,
-  deleteApiSessionsOfIdentity,
+  apiSessionIdsOfIdentity,
   idleApiSessionIds,
   insertApiSession,
   touchApiSession,
@@ -34,6 +34,7 @@ import { withDb } from '../../ctx.js';
 import { withTx } from '../../../store/db.js';
 import { recordEvents } from '../../events/event.js';
 import { apiSessionEvent } from '../../events/auth-events.js';
+import { recordSessionsEnding } from '../../events/session-events.js';
 
 export interface Principal {
   apiSessionId: string;
@@ -150,31 +151,51 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
 }
 
 /**
+ * Records the events of API sessions a deletion in the transaction `ctx.db` is about to take, and of the
+ * sessions they take with them (run before the delete: the rows are read).
+ */
+export async function recordApiSessionsEnding(
+  ctx: Ctx,
+  ids: readonly string[],
+  why: 'deleted' | 'expired',
+  opts: { sessions: boolean } = { sessions: true },
+): Promise<void> {
+  const gone = await apiSessionOwners(ctx.db, ids);
+  if (opts.sessions)
+    await recordSessionsEnding(
+      ctx,
+      'apiSessionId',
+      ids,
+      why === 'expired' ? 'api-session-expired' : 'api-session-deleted',
+    );
+  await recordEvents(
+    ctx,
+    gone.map((g) =>
+      apiSessionEvent({
+        eventType: why,
+        id: g.id,
+        identityId: g.identityId,
+        ipAddress: g.ipAddress,
+        sessionType: g.isOidc ? 'jwt' : 'legacy',
+      }),
+    ),
+  );
+}
+
+/**
  * Removes API sessions; what depends on them goes with them through the store's cascades, their posture too
  * (docs/reference-notes.md §4.2).
  */
 export const deleteApiSessions = (ctx: Ctx, ids: string[], why: 'deleted' | 'expired' = 'deleted'): Promise<number> =>
   withTx(ctx.db, async (trx) => {
-    const gone = await apiSessionOwners(trx, ids);
-    const n = await deleteApiSessionsByIds(trx, ids);
     // Each session's event with its removal.
-    await recordEvents(
-      withDb(ctx, trx),
-      gone.map((g) =>
-        apiSessionEvent({
-          eventType: why,
-          id: g.id,
-          identityId: g.identityId,
-          ipAddress: g.ipAddress,
-          sessionType: g.isOidc ? 'jwt' : 'legacy',
-        }),
-      ),
-    );
-    return n;
+    await recordApiSessionsEnding(withDb(ctx, trx), ids, why);
+    return deleteApiSessionsByIds(trx, ids);
   });
 
+/** Removes an identity's API sessions (it was disabled or locked out), with their events. */
 export const deleteIdentityApiSessions = (ctx: Ctx, identityId: string): Promise<number> =>
-  deleteApiSessionsOfIdentity(ctx.db, identityId);
+  withTx(ctx.db, async (trx) => deleteApiSessions(withDb(ctx, trx), await apiSessionIdsOfIdentity(trx, identityId)));
 
 /** Removes every API session idle for longer than the timeout, in batches. */
 export async function sweepExpiredApiSessions(ctx: Ctx): Promise<number> {

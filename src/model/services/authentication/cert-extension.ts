@@ -27,6 +27,8 @@ import { iso, withDb, type Ctx } from '../../ctx.js';
 import { DomainError, notFound } from '../../errors.js';
 import { requirePki } from '../../pki.js';
 import { networkIssuedPeer, type PeerCertificates } from './authenticate-cert.js';
+import { recordRowChange, rowBefore } from '../../events/operation-events.js';
+import { authenticators } from '../../resources/authenticator.js';
 
 type CertAuthenticatorRow = CertAuthenticatorState;
 
@@ -82,7 +84,12 @@ export async function extendCertAuthenticator(
     if (isPkiError(e)) throw new DomainError('COULD_NOT_PROCESS_CSR', { cause: { message: e.message } });
     throw e;
   }
-  await setUnverifiedCert(ctx.db, id, { pem: issued.certPem, fingerprint: issued.fingerprint }, iso(ctx.now()));
+  await withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    const before = await rowBefore(tctx, authenticators, id);
+    await setUnverifiedCert(trx, id, { pem: issued.certPem, fingerprint: issued.fingerprint }, iso(ctx.now()));
+    await recordRowChange(tctx, authenticators, id, 'updated', 'authenticator-extended', before);
+  });
   return { ca: pki.caBundlePem, clientCert: issued.chainPem };
 }
 
@@ -115,7 +122,9 @@ export async function verifyExtendedCertificate(
     if (cert.fingerprint !== row.unverifiedFingerprint)
       throw invalid('clientCert is not the certificate issued by the last extend');
     // The request-extend flags are answered; whether the key changed is kept (`lastExtendRolledKeys`).
+    const before = await rowBefore(tctx, authenticators, id);
     await promoteCert(trx, id, { pem: cert.pem, fingerprint: cert.fingerprint }, iso(ctx.now()), rolledKeys(row, cert));
+    await recordRowChange(tctx, authenticators, id, 'updated', 'authenticator-extend-verified', before);
   });
 }
 
@@ -142,6 +151,9 @@ export async function requestCertAuthenticatorExtend(ctx: Ctx, id: string, rollK
         urlVars: { id },
         cause: { message: 'only certificate authenticators issued by this network can be asked to extend' },
       });
+    const tctx = withDb(ctx, trx);
+    const before = await rowBefore(tctx, authenticators, id);
     await requestCertExtend(trx, id, rollKeys, iso(ctx.now()));
+    await recordRowChange(tctx, authenticators, id, 'updated', 'authenticator-extend-requested', before);
   });
 }

@@ -18,6 +18,7 @@ import { DomainError } from '../../errors.js';
 import { requirePki } from '../../pki.js';
 import { cas } from '../../resources/ca.js';
 import { trustChanged } from '../../ca/trust.js';
+import { recordRowChange, rowBefore } from '../../events/operation-events.js';
 
 /** The first PEM block of a verification upload, with the reference's error for each way it can be wrong. */
 function verificationCertificate(body: unknown): ParsedCertificate {
@@ -62,7 +63,9 @@ export async function verifyCa(ctx: Ctx, id: string, body: unknown): Promise<voi
         cause: { message: 'the certificate is not signed by the CA' },
       });
     }
+    const before = await rowBefore(withDb(ctx, trx), cas, id);
     await markCaVerified(trx, id, iso(ctx.now()));
+    await recordRowChange(withDb(ctx, trx), cas, id, 'updated', 'ca-verified', before);
     trustChanged(withDb(ctx, trx));
   });
 }

@@ -28,6 +28,7 @@ import { findIssuingCa, verifiedCas, type TrustedCa } from '../../ca/trust.js';
 import type { PeerCertificates } from '../authentication/authenticate-cert.js';
 import { assertFingerprintUnused } from '../authentication/cert-authenticator.js';
 import { consume, enrollmentForToken } from './enrollment.js';
+import { recordRowChange, type Operation } from '../../events/operation-events.js';
 
 /** The identity type of identities created by CA auto-enrollment (the reference's `Default` type does not exist here). */
 export const AUTO_ENROLLED_IDENTITY_TYPE = 'Device';
@@ -59,6 +60,7 @@ async function insertCertAuthenticator(
   identityId: string,
   cert: ParsedCertificate,
   caId: string,
+  operation: Operation,
 ): Promise<string> {
   await assertFingerprintUnused(ctx, cert.fingerprint, 'clientCert');
   if ((await authenticatorIdOf(ctx.db, identityId, 'cert')) !== undefined) {
@@ -80,6 +82,7 @@ async function insertCertAuthenticator(
     caId,
     failedAttempts: 0,
   });
+  await recordRowChange(ctx, authenticators, id, 'created', operation, undefined);
   return id;
 }
 
@@ -115,7 +118,7 @@ export async function enrollOttCa(
   const authenticatorId = await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     await consume(tctx, enrollment);
-    return insertCertAuthenticator(tctx, enrollment.identityId, found.leaf, ca.id);
+    return insertCertAuthenticator(tctx, enrollment.identityId, found.leaf, ca.id, 'enrollment-used');
   });
   return { identityId: enrollment.identityId, authenticatorId };
 }
@@ -194,7 +197,7 @@ export async function enrollCa(
       },
       { id: identityId },
     );
-    const authenticatorId = await insertCertAuthenticator(tctx, identityId, leaf, ca.id);
+    const authenticatorId = await insertCertAuthenticator(tctx, identityId, leaf, ca.id, 'ca-auto-enrolled');
     return { identityId, authenticatorId };
   });
 }

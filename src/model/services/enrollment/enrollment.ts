@@ -23,6 +23,7 @@ import { hashForIdentity } from '../hooks/authenticator.js';
 import { enrollments } from '../../resources/enrollment.js';
 import { enrollmentSecrets, futureDate } from '../../enrollments/credentials.js';
 import { tokenHash } from '../../tokens.js';
+import { recordRowChange, rowBefore } from '../../events/operation-events.js';
 
 /** The stored fields of an outstanding enrollment; exactly one of the three owner ids is set. */
 export type AnyEnrollmentRecord = EnrollmentByToken;
@@ -82,7 +83,10 @@ export async function enrollmentForToken(ctx: Ctx, token: unknown, method?: stri
 
 /** Deletes the enrollment being used; a row already gone means the token was used concurrently. */
 export async function consume(ctx: Ctx, enrollment: AnyEnrollmentRecord): Promise<void> {
+  const before = await rowBefore(ctx, enrollments, enrollment.id);
   if (!(await deleteEnrollmentWithTokenHash(ctx.db, enrollment.id, enrollment.tokenHash))) throw invalidToken();
+  // Its event names the identity (or router) and the method, never the token or the JWT (entity-change.ts).
+  await recordRowChange(ctx, enrollments, enrollment.id, 'deleted', 'enrollment-used', before);
 }
 
 export interface OttEnrollmentResult {

@@ -12,6 +12,7 @@ import { iso, withDb, type Ctx } from '../../ctx.js';
 import { authenticators } from '../../resources/authenticator.js';
 import { enrollments } from '../../resources/enrollment.js';
 import { futureDate } from '../../enrollments/credentials.js';
+import { recordRowChange, rowBefore } from '../../events/operation-events.js';
 
 /** Returns the new enrollment's id. */
 export async function reEnrollAuthenticator(ctx: Ctx, id: string, expiresAtValue: unknown): Promise<string> {
@@ -27,7 +28,9 @@ export async function reEnrollAuthenticator(ctx: Ctx, id: string, expiresAtValue
       const caId = row.caId !== null && (await caExists(trx, row.caId)) ? row.caId : undefined;
       body = caId ? { method: 'ottca', caId } : { method: 'ott' };
     }
+    const before = await rowBefore(tctx, authenticators, id);
     await deleteAuthenticatorRow(trx, id);
+    await recordRowChange(tctx, authenticators, id, 'deleted', 'authenticator-re-enrolled', before);
     return createEntity(tctx, enrollments, { ...body, identityId, expiresAt });
   });
 }

@@ -31,6 +31,9 @@ import { enrollments } from '../../resources/enrollment.js';
 import { enrollmentCredentials, enrollmentSecrets } from '../../enrollments/credentials.js';
 import { networkIssuedPeer, type PeerCertificates } from '../authentication/authenticate-cert.js';
 import { anyEnrollmentForToken, consume } from './enrollment.js';
+import { recordRowChange, rowBefore, type Operation } from '../../events/operation-events.js';
+import { edgeRouters } from '../../resources/edge-router.js';
+import { transitRouters } from '../../resources/transit-router.js';
 
 export type RouterKind = 'edge' | 'transit';
 
@@ -70,6 +73,7 @@ export async function createRouterEnrollment(
     ...(await enrollmentSecrets(ctx, { id, method, subject: routerId, expiresAt })),
     [column]: routerId,
   });
+  await recordRowChange(ctx, enrollments, id, 'created', 'enrollment-created', undefined);
   return id;
 }
 
@@ -137,8 +141,12 @@ async function setRouterCertificate(
   kind: RouterKind,
   routerId: string,
   cert: IssuedCertificate | null,
+  operation: Operation,
 ): Promise<void> {
+  const def = kind === 'edge' ? edgeRouters : transitRouters;
+  const before = await rowBefore(ctx, def, routerId);
   await storeRouterCertificate(ctx.db, KINDS[kind].table, routerId, cert, iso(ctx.now()));
+  await recordRowChange(ctx, def, routerId, 'updated', operation, before);
 }
 
 /**
@@ -181,7 +189,7 @@ export async function enrollRouter(
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     await consume(tctx, enrollment);
-    await setRouterCertificate(tctx, kind, routerId, signed.client);
+    await setRouterCertificate(tctx, kind, routerId, signed.client, 'router-enrolled');
   });
   return { cert: signed.client.chainPem, serverCert: signed.server.chainPem, ca: requirePki(ctx).caBundlePem };
 }
@@ -192,7 +200,7 @@ export async function reEnrollEdgeRouter(ctx: Ctx, id: string): Promise<void> {
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     if (!(await edgeRouterExists(trx, id))) throw notFound(id, 'edge router');
-    await setRouterCertificate(tctx, 'edge', id, null);
+    await setRouterCertificate(tctx, 'edge', id, null, 'router-re-enrolled');
     await deleteEdgeRouterEnrollments(trx, id);
     await createRouterEnrollment(tctx, 'edge', id);
   });
@@ -220,6 +228,7 @@ export async function extendRouter(ctx: Ctx, peer: PeerCertificates | undefined,
   }
   if (!found) throw unauthorized();
   const signed = await signRouterCsrs(ctx, found.id, routerCsrs(body));
-  await setRouterCertificate(ctx, found.kind, found.id, signed.client);
+  const { kind, id } = found;
+  await withTx(ctx.db, (trx) => setRouterCertificate(withDb(ctx, trx), kind, id, signed.client, 'router-extended'));
   return { cert: signed.client.chainPem, serverCert: signed.server.chainPem, ca: requirePki(ctx).caBundlePem };
 }

@@ -21,6 +21,8 @@ import { iso, withDb, type Ctx } from '../../ctx.js';
 import { enrollmentSecrets } from '../../enrollments/credentials.js';
 import { tokenHash, type TokenKind } from '../../tokens.js';
 import { enrollmentSubject } from './enrollment.js';
+import { recordSessionsEnding } from '../../events/session-events.js';
+import { recordApiSessionsEnding } from '../api-session/api-session.js';
 
 export interface TokenReconciliation {
   enrollmentsRekeyed: number;
@@ -39,10 +41,12 @@ export async function reconcileTokens(ctx: Ctx): Promise<TokenReconciliation> {
     const out: TokenReconciliation = { enrollmentsRekeyed: 0, apiSessionsEnded: 0, sessionsEnded: 0 };
 
     const staleSessions = await staleIds(tctx, 'sessions', 'session');
+    await recordSessionsEnding(tctx, 'id', staleSessions, 'token-key-changed');
     await deleteByIds(trx, 'sessions', staleSessions);
     out.sessionsEnded = staleSessions.length;
     // Their sessions and API-session certificates go with them (foreign-key cascades).
     const staleApiSessions = await staleIds(tctx, 'api_sessions', 'api-session');
+    await recordApiSessionsEnding(tctx, staleApiSessions, 'deleted');
     await deleteByIds(trx, 'api_sessions', staleApiSessions);
     out.apiSessionsEnded = staleApiSessions.length;
 

@@ -2,6 +2,7 @@
 import type { Ctx } from '../../ctx.js';
 import { attachRefs, IDENTITY_REF } from '../../refs.js';
 import type { ResourceHooks, Row } from '../../resource.js';
+import { recordApiSessionsEnding } from '../api-session/api-session.js';
 
 async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
   await attachRefs(ctx, rows, IDENTITY_REF);
@@ -16,4 +17,6 @@ async function decorate(ctx: Ctx, rows: Row[]): Promise<void> {
 export const apiSessionHooks: ResourceHooks = {
   // Posture scoped to an API session goes with it by cascade (docs/reference-notes.md §4.2).
   decorate,
+  // An admin's removal: the API session's event and its sessions' (the generic delete records the entityChange).
+  beforeDelete: (ctx, row) => recordApiSessionsEnding(ctx, [String(row.id)], 'deleted'),
 };

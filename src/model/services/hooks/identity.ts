@@ -3,7 +3,7 @@
  * admin and a tunneler router's identity protected, enrollments created with the identity, and the computed
  * and joined fields of the records.
  */
-import { identitiesWithApiSession } from '../../../store/api-sessions.js';
+import { apiSessionIdsOfIdentity, identitiesWithApiSession } from '../../../store/api-sessions.js';
 import { authPolicyExists, authPolicyNames } from '../../../store/auth-policies.js';
 import { authenticatorsOfIdentities } from '../../../store/authenticators.js';
 import { identitiesWithVerifiedMfa } from '../../../store/mfas.js';
@@ -19,6 +19,8 @@ import { checkRoleAttributes } from '../../schemas.js';
 import { removeIdReferences } from '../../policy/matches.js';
 import { tracingOf } from '../identity/identity-trace.js';
 import { createRequestedEnrollments, enrollmentSummaries, type IdentityEnrollmentRequest } from './enrollment.js';
+import { recordSessionsEnding } from '../../events/session-events.js';
+import { recordApiSessionsEnding } from '../api-session/api-session.js';
 
 type Identity = RecordOf<typeof identities>;
 
@@ -140,5 +142,8 @@ export const identityHooks = hooksFor(identities, {
     if (row.isDefaultAdmin) throw new DomainError('ENTITY_CAN_NOT_BE_DELETED', { urlVars: { id: row.id } });
     await refuseWhileRouterExists(ctx, row);
     await removeIdReferences(ctx, 'identity', row.id);
+    // The events of its sessions and API sessions, while they can be read (each session once, as the identity's).
+    await recordSessionsEnding(ctx, 'identityId', [row.id], 'identity-deleted');
+    await recordApiSessionsEnding(ctx, await apiSessionIdsOfIdentity(ctx.db, row.id), 'deleted', { sessions: false });
   },
 });

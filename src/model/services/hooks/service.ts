@@ -8,6 +8,7 @@ import { hooksFor } from '../../resource-hooks.js';
 import { services } from '../../resources/service.js';
 import { checkRoleAttributes } from '../../schemas.js';
 import { textList } from '../../row.js';
+import { recordSessionsEnding } from '../../events/session-events.js';
 
 /** Every id must be a config, and no two of the same config type (400 on `configs`). */
 async function checkConfigs(ctx: Ctx, ids: string[]): Promise<void> {
@@ -42,6 +43,11 @@ async function prepare(ctx: Ctx, input: Input): Promise<Input> {
 export const serviceHooks = hooksFor(services, {
   prepare,
   ...policyTargetHooks('service'),
+  // Its sessions go with it by cascade: their events first, while they can be read.
+  async beforeDelete(ctx, row) {
+    await policyTargetHooks('service').beforeDelete(ctx, row);
+    await recordSessionsEnding(ctx, 'serviceId', [row.id], 'service-deleted');
+  },
   decorate(_ctx, rows) {
     for (const r of rows) {
       r.config ??= {};

@@ -9,6 +9,7 @@ import { readTrace, readTraces, writeTrace, type StoredTrace } from '../../../st
 import { iso, withDb, type Ctx } from '../../ctx.js';
 import { parseDuration } from '../../duration.js';
 import { fieldError, notFound } from '../../errors.js';
+import { recordOtherOperation } from '../../events/operation-events.js';
 
 /** The request body (`traceSpec`). */
 export interface TraceSpec {
@@ -61,8 +62,20 @@ export async function updateIdentityTrace(ctx: Ctx, identityId: string, spec: Tr
     : { until: null, traceId: null, channels: [] };
   return withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
-    if (!(await readTrace(tctx.db, identityId))) throw notFound(identityId, 'identity');
+    const before = await readTrace(tctx.db, identityId);
+    if (!before) throw notFound(identityId, 'identity');
     await writeTrace(tctx.db, identityId, next, iso(now));
+    await recordOtherOperation(
+      tctx,
+      'identities',
+      identityId,
+      'updated',
+      'identity-trace',
+      { tracing: before },
+      {
+        tracing: next,
+      },
+    );
     const view = traceView(next, now);
     return spec.enabled ? { enabled: view.enabled, traceId: view.traceId, until: view.until } : { enabled: false };
   });

@@ -35,7 +35,6 @@ import { identityExists } from '../../../store/identities.js';
 import { iso, withDb, type Ctx } from '../../ctx.js';
 import { recordEvents } from '../../events/event.js';
 import { apiSessionEvent } from '../../events/auth-events.js';
-import { recordOtherChange } from '../../events/entity-change.js';
 import { DomainError, notFound } from '../../errors.js';
 import { newEntityId } from '../../ids.js';
 import { hashWithSalt } from '../../password.js';
@@ -55,6 +54,7 @@ import {
 } from './mfa-failures.js';
 import { clearMfaPassed, recordMfaPassed } from '../../posture/posture-of.js';
 import { removeFailingSessions } from '../../posture/responses.js';
+import { recordOtherOperation } from '../../events/operation-events.js';
 
 export const DEFAULT_TOTP_ISSUER = 'edgectl';
 export const RECOVERY_CODE_COUNT = 20;
@@ -117,6 +117,12 @@ export async function enrollMfa(ctx: Ctx, caller: MfaCaller): Promise<string> {
       recoveryCodesSealed: seal(key(ctx), JSON.stringify(recovery.codes), codesAad(id)),
       apiSessionId: caller.apiSessionId,
       createdAt: iso(ctx.now()),
+    });
+    // Its secret and recovery codes are never in the event.
+    await recordOtherOperation(withDb(ctx, trx), 'mfas', identityId, 'created', 'mfa-enrolled', null, {
+      id,
+      identityId,
+      isVerified: false,
     });
   });
   return id;
@@ -316,6 +322,16 @@ export async function verifyMfa(ctx: Ctx, caller: MfaCaller, code: string | unde
   const at = ctx.now();
   await withCode(ctx, caller, m, code, 'totp', async (trx) => {
     await markMfaVerified(trx, m.id, iso(at));
+    const state = { id: m.id, identityId: caller.identityId };
+    await recordOtherOperation(
+      withDb(ctx, trx),
+      'mfas',
+      caller.identityId,
+      'updated',
+      'mfa-verified',
+      { ...state, isVerified: false },
+      { ...state, isVerified: true },
+    );
     await passMfa(ctx, trx, caller, at);
   });
   emitMfaPassed(ctx, caller.apiSessionId, caller.identityId, at);
@@ -330,7 +346,7 @@ async function removeMfa(ctx: Ctx, trx: Executor, identityId: string): Promise<b
   if (removed) {
     await clearMfaPassed(trx, identityId, ctx.now());
     // Who removed it (the identity itself or an admin) is the event's author; its secret is never shown.
-    await recordOtherChange(withDb(ctx, trx), 'mfas', identityId, 'deleted', { identityId }, null);
+    await recordOtherOperation(withDb(ctx, trx), 'mfas', identityId, 'deleted', 'mfa-removed', { identityId }, null);
   }
   return removed;
 }
@@ -405,9 +421,21 @@ export async function regenerateRecoveryCodes(
   // A wrong code is refused (and counted) before the twenty new hashes are spent on it.
   await withCode(ctx, caller, m, code, 'totp-or-recovery', async () => undefined, false);
   const recovery = await hashedRecoveryCodes(ctx);
-  await withCode(ctx, caller, m, code, 'totp-or-recovery', (trx) =>
-    setRecoveryHashes(trx, m.id, recovery.salt, recovery.hashes, iso(ctx.now())),
-  );
+  await withCode(ctx, caller, m, code, 'totp-or-recovery', async (trx) => {
+    await setRecoveryHashes(trx, m.id, recovery.salt, recovery.hashes, iso(ctx.now()));
+    // That they changed, never what they are.
+    const state = { id: m.id, identityId: caller.identityId, isVerified: true };
+    await recordOtherOperation(
+      withDb(ctx, trx),
+      'mfas',
+      caller.identityId,
+      'updated',
+      'mfa-recovery-codes-regenerated',
+      state,
+      state,
+      ['recoveryCodes'],
+    );
+  });
   return recovery.codes;
 }
 

@@ -17,6 +17,7 @@ import { getRow } from '../../crud.js';
 import { fieldError } from '../../errors.js';
 import { entityRef } from '../../render.js';
 import { identities } from '../../resources/identity.js';
+import { recordOtherOperation } from '../../events/operation-events.js';
 
 export interface ServiceConfigPair {
   serviceId?: string;
@@ -44,6 +45,7 @@ export async function assignIdentityServiceConfigs(
   await withTx(ctx.db, async (trx) => {
     const tctx = withDb(ctx, trx);
     await getRow(tctx, identities, identityId);
+    const before = await serviceConfigsState(tctx, identityId);
     for (const p of pairs) {
       if (!p.serviceId) throw fieldError('serviceId', 'serviceId is required', p.serviceId);
       if (!p.configId) throw fieldError('configId', 'configId is required', p.configId);
@@ -53,6 +55,7 @@ export async function assignIdentityServiceConfigs(
       if (configTypeId === undefined) throw fieldError('configId', 'no config found with the given id', p.configId);
       await putIdentityServiceConfig(trx, { identityId, serviceId: p.serviceId, configTypeId, configId: p.configId });
     }
+    await recordServiceConfigsChange(tctx, identityId, before);
   });
 }
 
@@ -66,9 +69,12 @@ export async function removeIdentityServiceConfigs(
   pairs: ServiceConfigPair[] | undefined,
 ): Promise<void> {
   await withTx(ctx.db, async (trx) => {
-    await getRow(withDb(ctx, trx), identities, identityId);
+    const tctx = withDb(ctx, trx);
+    await getRow(tctx, identities, identityId);
+    const before = await serviceConfigsState(tctx, identityId);
     if (!pairs || pairs.length === 0) {
       await deleteIdentityServiceConfigs(trx, identityId);
+      await recordServiceConfigsChange(tctx, identityId, before);
       return;
     }
     for (const p of pairs) {
@@ -78,5 +84,23 @@ export async function removeIdentityServiceConfigs(
         configId: p.configId || undefined,
       });
     }
+    await recordServiceConfigsChange(tctx, identityId, before);
   });
+}
+
+/** An identity's service-config assignments as its events show them. */
+async function serviceConfigsState(ctx: Ctx, identityId: string): Promise<Record<string, unknown>> {
+  const rows = await identityServiceConfigs(ctx.db, identityId);
+  return { serviceConfigs: rows.map((r) => ({ serviceId: r.serviceId, configId: r.configId })) };
+}
+
+/** The identity's entityChange for its service configs, when they changed. */
+async function recordServiceConfigsChange(
+  ctx: Ctx,
+  identityId: string,
+  before: Record<string, unknown>,
+): Promise<void> {
+  const after = await serviceConfigsState(ctx, identityId);
+  if (JSON.stringify(after) === JSON.stringify(before)) return;
+  await recordOtherOperation(ctx, 'identities', identityId, 'updated', 'identity-service-configs', before, after);
 }

@@ -10,7 +10,9 @@
  */
 import { sessionsOfIdentity } from '../../../store/scopes.js';
 import { deleteSessionById, insertSessionIfAbsent, sessionOf, type StoredSession } from '../../../store/sessions.js';
-import { iso, type Ctx } from '../../ctx.js';
+import { iso, withDb, type Ctx } from '../../ctx.js';
+import { withTx } from '../../../store/db.js';
+import { recordSessionsEnding, sessionCreatedEvent } from '../../events/session-events.js';
 import { getEntity, listEntities, type Page } from '../../crud.js';
 import { DomainError, notFound } from '../../errors.js';
 import { newEntityId } from '../../ids.js';
@@ -106,8 +108,9 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
       serviceId,
       identityId: caller.identityId,
     };
-    // A concurrent create of the same (API session, service, type) may win the unique index: then use its row.
-    if (await insertSessionIfAbsent(ctx.db, values)) row = values;
+    // A concurrent create of the same (API session, service, type) may win the unique index: then use its row
+    // (and no event is stored: the insert and its event go together).
+    if (await insertSessionIfAbsent(ctx.db, values, sessionCreatedEvent(ctx, values))) row = values;
     else {
       row = await findSession(ctx, caller.apiSessionId, serviceId, type);
       token = undefined;
@@ -186,6 +189,10 @@ export async function sessionManagementDetail(ctx: Ctx, id: string): Promise<Rec
 }
 
 export async function deleteSession(ctx: Ctx, id: string, identityId?: string): Promise<void> {
-  const row = await getSession(ctx, id, identityId);
-  await deleteSessionById(ctx.db, textOf(row, 'id'));
+  await withTx(ctx.db, async (trx) => {
+    const tctx = withDb(ctx, trx);
+    const row = await getSession(tctx, id, identityId);
+    await recordSessionsEnding(tctx, 'id', [textOf(row, 'id')], 'deleted');
+    await deleteSessionById(trx, textOf(row, 'id'));
+  });
 }

@@ -1,0 +1,96 @@
+/**
+ * `session` events (parity: the reference's session events, its snake_case fields `session_type`,
+ * `api_session_id`, `identity_id`, `service_id`): `created` when `POST /sessions` stores a new session (a repeat
+ * that answers the existing one records nothing), `deleted` whenever one goes: deleted by its owner or an admin,
+ * refused by posture, or taken with its API session (logout, idle expiry, MFA failures), its identity or its
+ * service. The reference's `id` (the session's) is `session_id` here, and its `token` is never written.
+ */
+import { sessionsWhere, type EndingSession } from '../../store/sessions.js';
+import { EVENT_VERSION, newEventId, recordEvents, type EventRecord } from './event.js';
+import { iso, type Ctx } from '../ctx.js';
+import type { StoredEvent } from '../../store/events.js';
+
+/** Why sessions went, as their `deleted` events say. */
+export type SessionEndReason =
+  | 'deleted'
+  | 'posture'
+  | 'api-session-deleted'
+  | 'api-session-expired'
+  | 'identity-deleted'
+  | 'service-deleted'
+  | 'token-key-changed';
+
+type SessionFacts = Pick<EndingSession, 'id' | 'type' | 'apiSessionId' | 'serviceId' | 'identityId'>;
+
+export function sessionEvent(
+  ctx: Ctx,
+  eventType: 'created' | 'deleted',
+  s: SessionFacts,
+  reason?: SessionEndReason,
+): EventRecord {
+  const author = ctx.actor?.author;
+  return {
+    namespace: 'session',
+    typeField: 'event_type',
+    eventType,
+    // Who acted: the admin who deleted it, else the identity it belongs to.
+    actorId: author?.id ?? s.identityId,
+    entityType: 'sessions',
+    entityId: s.id,
+    fields: {
+      session_id: s.id,
+      session_type: s.type,
+      api_session_id: s.apiSessionId,
+      identity_id: s.identityId,
+      service_id: s.serviceId,
+      ...(reason !== undefined && { reason }),
+      ...(author && author.id !== s.identityId && { author_id: author.id }),
+    },
+  };
+}
+
+/**
+ * The stored `created` event of a new session, for the store to insert with it (store/sessions.ts). Built as
+ * text directly, on the session create's hot path: the same object, field for field and in the same order, as
+ * `storedEvent(now, sessionEvent(ctx, 'created', s))` makes (a unit test holds them equal), in about half its CPU.
+ */
+export function sessionCreatedEvent(ctx: Ctx, s: SessionFacts): StoredEvent {
+  const now = ctx.now();
+  const id = newEventId(now);
+  const timestamp = iso(now);
+  const author = ctx.actor?.author;
+  const actorId = author?.id ?? s.identityId;
+  const body =
+    `{"id":"${id}","namespace":"session","version":${EVENT_VERSION},"timestamp":"${timestamp}",` +
+    `"event_type":"created","session_id":${JSON.stringify(s.id)},"session_type":${JSON.stringify(s.type)},` +
+    `"api_session_id":${JSON.stringify(s.apiSessionId)},"identity_id":${JSON.stringify(s.identityId)},` +
+    `"service_id":${JSON.stringify(s.serviceId)}` +
+    (author && author.id !== s.identityId ? `,"author_id":${JSON.stringify(author.id)}}` : '}');
+  return {
+    id,
+    namespace: 'session',
+    eventType: 'created',
+    timestamp,
+    actorId,
+    entityType: 'sessions',
+    entityId: s.id,
+    body,
+  };
+}
+
+/**
+ * Records the `deleted` events of the sessions a deletion in the transaction `ctx.db` is about to take (run it
+ * before the delete, in the same transaction, so the rows are still there to read).
+ */
+export async function recordSessionsEnding(
+  ctx: Ctx,
+  by: 'id' | 'apiSessionId' | 'identityId' | 'serviceId',
+  ids: readonly string[],
+  reason: SessionEndReason,
+): Promise<void> {
+  const rows = await sessionsWhere(ctx.db, by, ids);
+  await recordEvents(
+    ctx,
+    rows.map((s) => sessionEvent(ctx, 'deleted', s, reason)),
+  );
+}

@@ -1,0 +1,48 @@
+/**
+ * The new session's `created` event is built as text on the hot path (session-events.ts): it must be the same
+ * event, field for field and in the same order, as the generic builder makes; ids are UUID v7 in time order.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sessionCreatedEvent, sessionEvent } from '../../../src/model/events/session-events.js';
+import { newEventId, storedEvent } from '../../../src/model/events/event.js';
+import type { Ctx, EventActor } from '../../../src/model/ctx.js';
+
+const now = new Date('2026-03-04T05:06:07.089Z');
+const session = {
+  id: 'session-1',
+  type: 'Dial',
+  apiSessionId: 'api-session-1',
+  serviceId: 'service "quoted" \\ one',
+  identityId: 'identity-1',
+};
+const ctxOf = (actor?: EventActor) => ({ now: () => now, actor }) as unknown as Ctx;
+
+test('the hot-path text is the generic event, field for field and in order', () => {
+  const actors: (EventActor | undefined)[] = [
+    undefined,
+    {
+      author: { type: 'identity', id: 'identity-1', name: 'me', apiSessionId: 'api-session-1' },
+      source: { type: 'rest' },
+    },
+    { author: { type: 'identity', id: 'admin-1', name: 'admin', apiSessionId: 'x' }, source: { type: 'rest' } },
+  ];
+  for (const actor of actors) {
+    const ctx = ctxOf(actor);
+    const fast = sessionCreatedEvent(ctx, session);
+    const generic = storedEvent(now, sessionEvent(ctx, 'created', session));
+    const { id: fastId, body: fastBody, ...fastColumns } = fast;
+    const { id: genericId, body: genericBody, ...genericColumns } = generic;
+    assert.deepEqual(fastColumns, genericColumns);
+    assert.equal(fastBody.replace(fastId, 'ID'), genericBody.replace(genericId, 'ID'), 'the same text');
+    assert.equal(JSON.parse(fastBody).id, fastId);
+  }
+});
+
+test('event ids are UUID v7 and sort by time', () => {
+  const a = newEventId(new Date(1_700_000_000_000));
+  const b = newEventId(new Date(1_700_000_000_001));
+  for (const id of [a, b]) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.ok(a < b);
+  assert.equal(parseInt(a.replace(/-/g, '').slice(0, 12), 16), 1_700_000_000_000, 'the time in its first 48 bits');
+});
