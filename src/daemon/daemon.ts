@@ -27,8 +27,7 @@ import { createMetrics, startMetricsListener } from './metrics.js';
 import { PeriodicWork } from './periodic.js';
 import { controllerSelf, loadOrCreateControllerId, startControllerPresence } from './controller-presence.js';
 import { forgetOldControllers } from '../model/services/controller/registry.js';
-import { deliverEvents, pruneExpiredEvents } from '../model/events/deliver.js';
-import { FileSink } from './event-sinks.js';
+import { EventDelivery } from './event-delivery.js';
 
 export interface AdminCredentials {
   username: string;
@@ -41,8 +40,10 @@ export interface DaemonOptions {
   /** Where logs go (default stdout). */
   logStream?: NodeJS.WritableStream;
   now?: () => Date;
-  /** false: no periodic sweep (tests with a frozen clock sweep through `sweepNow`). Default true. */
+  /** false: no periodic sweep nor event delivery (tests with a frozen clock sweep through `sweepNow`). Default true. */
   backgroundSweep?: boolean;
+  /** Where the stdout event sink writes (default process.stdout). */
+  eventStdout?: NodeJS.WritableStream;
 }
 
 export interface RunningDaemon {
@@ -69,6 +70,9 @@ export interface RunningDaemon {
 
 export const ADMIN_FILE = 'default-admin.json';
 export const DB_FILE = STORE_FILE;
+
+/** How often sinks are given what is new (besides each sweep). */
+const DELIVERY_EVERY_MS = 1000;
 
 const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
 
@@ -118,6 +122,9 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
   });
   try {
     const { ctx, pki, tls } = core;
+    // One controller of those sharing the store runs the periodic work (sweeps, event delivery); the others take
+    // over within a round if it stops.
+    const periodic = new PeriodicWork(core.store, log);
     // Metrics exist only when served somewhere (docs/decisions.md, "Metrics and health").
     const metrics =
       cfg.metrics.enabled || cfg.metrics.listen
@@ -127,8 +134,16 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
             ...(core.store.kind === 'postgres' && { storeSize: () => databaseBytes(ctx.db) }),
             wal: () => core.store.wal(),
             commits: () => core.store.commits(),
+            eventSinkLag: (): ReturnType<EventDelivery['lag']> => delivery.lag(),
           })
         : undefined;
+    const delivery: EventDelivery = new EventDelivery(cfg.events, {
+      ctx,
+      log,
+      lead: () => periodic.lead(),
+      ...(metrics && { hooks: metrics.eventDelivery }),
+      ...(opts.eventStdout && { stdout: opts.eventStdout }),
+    });
     core.onIntegrityScan((ok, findings, at) => metrics?.recordIntegrityCheck(ok ? 'ok' : 'failed', at, findings));
     // openStore({ verify: true }) ran quick_check just now: the first integrity result.
     metrics?.recordIntegrityCheck('ok');
@@ -182,9 +197,6 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     log.info({ url, listen: `${urlHost(cfg.host)}:${port}` }, 'edgectl controller listening');
 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));
-    // One controller of those sharing the store sweeps; the others take over within a round if it stops.
-    const periodic = new PeriodicWork(core.store, log);
-    const sinks = cfg.events.sinks.map((c) => new FileSink(c));
     const sweepOnce = async (): Promise<boolean> => {
       if (!(await periodic.lead())) return false;
       const sessions = await sweepExpiredApiSessions(ctx);
@@ -195,14 +207,11 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       if (oidc > 0) log.debug({ removed: oidc }, 'expired OIDC requests, refresh tokens and revocations removed');
       const gone = await forgetOldControllers(ctx);
       if (gone > 0) log.info({ removed: gone }, 'controllers unseen for a week forgotten');
-      // Events: delivered by this controller alone (it runs the periodic work), then pruned past retention.
-      for (const sink of sinks) {
-        await deliverEvents(ctx, sink).catch((err: unknown) =>
-          log.warn({ err, sink: sink.name }, 'events not delivered to a sink; retrying at the next round'),
-        );
-      }
-      const pruned = await pruneExpiredEvents(ctx, cfg.events.retentionMs);
-      if (pruned > 0) log.debug({ removed: pruned }, 'events past their retention removed');
+      // Events: delivered by this controller alone (it runs the periodic work), then pruned past retention and
+      // the outbox's bound. Delivery also runs every second on its own (event-delivery.ts).
+      await delivery.deliver();
+      const pruned = await delivery.prune();
+      if (pruned > 0) log.debug({ removed: pruned }, 'events past their retention or the outbox bound removed');
       return true;
     };
     let sweeping = false;
@@ -214,6 +223,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
         .finally(() => (sweeping = false));
     }, sweepEvery);
     sweeper.unref();
+    if (opts.backgroundSweep !== false) delivery.start(DELIVERY_EVERY_MS);
 
     let closing: Promise<void> | undefined;
     return {
@@ -231,6 +241,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       close() {
         closing ??= (async () => {
           clearInterval(sweeper);
+          await delivery.close();
           await periodic.close();
           await presence.close();
           await metricsListener?.close();
