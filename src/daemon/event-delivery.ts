@@ -179,7 +179,10 @@ export class EventDelivery {
     }
     const delay = backoffMs(s.retry, f.attempts);
     if (f.attempts === 1 || f.attempts % 10 === 0)
-      log.warn({ sink: name, attempts: f.attempts, retryInMs: delay, error: err.message }, 'events not delivered to a sink; retrying');
+      log.warn(
+        { sink: name, attempts: f.attempts, retryInMs: delay, error: err.message },
+        'events not delivered to a sink; retrying',
+      );
     this.schedule(s, delay);
   }
 

@@ -164,7 +164,9 @@ function filterOf(at: string, r: Record<string, unknown>): Pick<SinkBase, 'names
   }
   if (r.types !== undefined) {
     const ok = (t: unknown) =>
-      typeof t === 'string' && /^[A-Za-z]+(\.[A-Za-z]+)?$/.test(t) && EVENT_NAMESPACES.includes(t.split('.')[0] as never);
+      typeof t === 'string' &&
+      /^[A-Za-z]+(\.[A-Za-z]+)?$/.test(t) &&
+      EVENT_NAMESPACES.includes(t.split('.')[0] as never);
     if (!Array.isArray(r.types) || r.types.length === 0 || !r.types.every(ok))
       throw new Error(
         `${at}.types must list namespaces or namespace.eventType entries (e.g. authentication.fail) of ${EVENT_NAMESPACES.join(', ')}`,
@@ -225,7 +227,8 @@ export function parseEventsConfig(section: EventsSection, baseDir: string): Even
     if (type === 'file') {
       if (typeof r.path !== 'string' || r.path.trim() === '') throw new Error(`${at}.path must be a file path`);
       const path = resolve(baseDir, r.path);
-      if (out.some((s) => s.type === 'file' && s.path === path)) throw new Error(`${at}.path: another sink writes ${path}`);
+      if (out.some((s) => s.type === 'file' && s.path === path))
+        throw new Error(`${at}.path: another sink writes ${path}`);
       const maxAgeMs = durationIn(`${at}.maxAge`, r.maxAge, undefined, 1000);
       sink = {
         type,
@@ -260,7 +263,8 @@ export function parseEventsConfig(section: EventsSection, baseDir: string): Even
         } catch (e) {
           throw new Error(`${at}.caFile: ${file}: ${(e as Error).message}`);
         }
-        if (!ca.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`${at}.caFile: ${file} holds no PEM certificate`);
+        if (!ca.includes('-----BEGIN CERTIFICATE-----'))
+          throw new Error(`${at}.caFile: ${file} holds no PEM certificate`);
       }
       sink = {
         type,

@@ -17,9 +17,7 @@ export async function lastEventSeq(db: Executor): Promise<number> {
 
 /** The last position of an event older than `before` (0: none). */
 export async function lastSeqBefore(db: Executor, before: string): Promise<number> {
-  const [row] = await hotRows<{ seq: unknown }>(db, 'select max(seq) as seq from events where timestamp < ?', [
-    before,
-  ]);
+  const [row] = await hotRows<{ seq: unknown }>(db, 'select max(seq) as seq from events where timestamp < ?', [before]);
   return row?.seq === null || row?.seq === undefined ? 0 : Number(row.seq);
 }
 

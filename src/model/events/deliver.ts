@@ -160,7 +160,10 @@ export async function pruneExpiredEvents(ctx: Ctx, retentionMs: number): Promise
 }
 
 /** How far behind each sink is: events after its cursor, and the age in seconds of the oldest (0: none). */
-export async function sinkLag(ctx: Ctx, names: readonly string[]): Promise<{ sink: string; events: number; seconds: number }[]> {
+export async function sinkLag(
+  ctx: Ctx,
+  names: readonly string[],
+): Promise<{ sink: string; events: number; seconds: number }[]> {
   const out = [];
   for (const sink of names) {
     const behind = await eventsBehind(ctx.db, await readCursor(ctx.db, sink));

@@ -88,7 +88,11 @@ test('webhook retries back off exponentially, jittered, up to the maximum', () =
     [1, 2, 3, 4, 5, 6].map((n) => backoffMs(policy, n, () => 1)),
     [100, 200, 400, 800, 1000, 1000],
   );
-  assert.equal(backoffMs(policy, 3, () => 0), 200, 'half of it is jitter');
+  assert.equal(
+    backoffMs(policy, 3, () => 0),
+    200,
+    'half of it is jitter',
+  );
 });
 
 test('the events config: defaults, days, relative paths, filters and every sink type; bad settings are named', () => {
@@ -141,18 +145,33 @@ test('the events config: defaults, days, relative paths, filters and every sink 
     [{ sinks: [{ type: 'kafka' }] }, /type must be one of/],
     [{ sinks: [{ type: 'file', path: 'a', namespaces: ['x'] }] }, /namespaces/],
     [{ sinks: [{ type: 'file', path: 'a', types: ['authentication.'] }] }, /types/],
-    [{ sinks: [{ type: 'file', path: 'a' }, { type: 'file', path: '/d/a' }] }, /another sink/],
+    [
+      {
+        sinks: [
+          { type: 'file', path: 'a' },
+          { type: 'file', path: '/d/a' },
+        ],
+      },
+      /another sink/,
+    ],
     [{ sinks: { type: 'file' } }, /must be a list/],
     [{ sinks: [{ type: 'webhook', url: 'http://x/', secret: 'a-shared-secret-of-16+' }] }, /https/],
     [{ sinks: [{ type: 'webhook', url: 'https://x/' }] }, /secret or secretFile/],
     [{ sinks: [{ type: 'webhook', url: 'https://x/', secret: 'short' }] }, /at least 16/],
-    [{ sinks: [{ type: 'webhook', url: 'https://x/', secret: 'a-shared-secret-of-16+', retry: { every: 1 } }] }, /unknown key "every"/],
-    [{ sinks: [{ type: 'webhook', url: 'https://x/', secret: 'a-shared-secret-of-16+', caFile: '/nonexistent' }] }, /caFile/],
+    [
+      { sinks: [{ type: 'webhook', url: 'https://x/', secret: 'a-shared-secret-of-16+', retry: { every: 1 } }] },
+      /unknown key "every"/,
+    ],
+    [
+      { sinks: [{ type: 'webhook', url: 'https://x/', secret: 'a-shared-secret-of-16+', caFile: '/nonexistent' }] },
+      /caFile/,
+    ],
     [{ sinks: [{ type: 'stdout' }, { type: 'stdout' }] }, /only one stdout/],
     [{ backlog: 0 }, /events\.backlog/],
     [{ maxEvents: 1000, backlog: 2000 }, /events\.backlog/],
   ];
-  for (const [section, error] of bad) assert.throws(() => parseEventsConfig(section, '/d'), error, JSON.stringify(section));
+  for (const [section, error] of bad)
+    assert.throws(() => parseEventsConfig(section, '/d'), error, JSON.stringify(section));
 });
 
 test('a webhook secret file must be the owner’s alone', () => {
