@@ -245,6 +245,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
           await periodic.close();
           await presence.close();
           await metricsListener?.close();
+          // Live event streams never end on their own: ended first, so the listener can close.
+          core.deps.eventStreams.closeAll();
           await app.close();
           await core.close();
           log.info('edgectl controller stopped');
