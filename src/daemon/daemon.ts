@@ -61,8 +61,8 @@ export interface RunningDaemon {
   /** The separate metrics listener's URL (`metrics.listen`), if any. */
   metricsUrl?: string;
   /**
-   * Runs the background sweep once, now (tests drive expiry with an injected clock instead of waiting), if this
-   * controller runs the periodic work (./periodic.ts): whether it ran.
+   * Runs the background sweep once, now, and delivers events to the sinks (tests drive expiry with an injected
+   * clock instead of waiting), if this controller runs the periodic work (./periodic.ts): whether it ran.
    */
   sweepNow(): Promise<boolean>;
   close(): Promise<void>;
@@ -197,7 +197,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     log.info({ url, listen: `${urlHost(cfg.host)}:${port}` }, 'edgectl controller listening');
 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));
-    const sweepOnce = async (): Promise<boolean> => {
+    /** `deliver`: events to the sinks too (tests' sweepNow); the background sweeps leave that to the delivery loop. */
+    const sweepOnce = async (deliver: boolean): Promise<boolean> => {
       if (!(await periodic.lead())) return false;
       const sessions = await sweepExpiredApiSessions(ctx);
       if (sessions > 0) log.debug({ removed: sessions }, 'expired API sessions removed');
@@ -208,8 +209,9 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       const gone = await forgetOldControllers(ctx);
       if (gone > 0) log.info({ removed: gone }, 'controllers unseen for a week forgotten');
       // Events: delivered by this controller alone (it runs the periodic work), then pruned past retention and
-      // the outbox's bound. Delivery also runs every second on its own (event-delivery.ts).
-      await delivery.deliver();
+      // the outbox's bound. In the background delivery runs every second on its own (event-delivery.ts), so a
+      // slow sink never holds up the sweeps.
+      if (deliver) await delivery.deliver();
       const pruned = await delivery.prune();
       if (pruned > 0) log.debug({ removed: pruned }, 'events past their retention or the outbox bound removed');
       return true;
@@ -218,7 +220,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     const sweeper = setInterval(() => {
       if (sweeping || opts.backgroundSweep === false) return;
       sweeping = true;
-      sweepOnce()
+      sweepOnce(false)
         .catch((err) => log.error({ err }, 'API session sweep failed'))
         .finally(() => (sweeping = false));
     }, sweepEvery);
@@ -237,7 +239,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       ...(metricsUrl ? { metricsUrl } : {}),
       controllerId: presence.id,
       controllerBeat: () => presence.beat(),
-      sweepNow: sweepOnce,
+      sweepNow: () => sweepOnce(true),
       close() {
         closing ??= (async () => {
           clearInterval(sweeper);
