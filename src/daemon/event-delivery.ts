@@ -103,25 +103,25 @@ export class EventDelivery {
   }
 
   /**
-   * Bounds every sink's backlog (those waiting for a retry too), then delivers to every sink not waiting for a
-   * retry; resolves when each is done (or has failed). The bounds go first, one sink after the other, so every
-   * sink's delivery of this round sees every drop recorded in it.
+   * One round: every sink's backlog is bounded, and every sink not waiting to retry is given what is new. Each
+   * sink's work runs alone (never two at once for one sink, so its cursor only moves forward); resolves when
+   * each sink's work of the round is done (or has failed).
    */
   async deliver(): Promise<void> {
-    if (this.closed) return;
-    for (const s of this.states) {
-      await s.running;
-      await boundBacklog(this.deps.ctx, s.sink, s.cfg.backlog, this.options(s)).catch((err: unknown) =>
-        this.deps.log.warn({ err, sink: s.cfg.name }, 'the backlog of a sink could not be bounded (the store failed)'),
-      );
-    }
     await Promise.all(this.states.map((s) => this.pass(s)));
   }
 
   private pass(s: SinkState): Promise<void> {
-    if (this.closed || Date.now() < s.retryAt) return Promise.resolve();
-    s.running ??= this.attempt(s).finally(() => (s.running = undefined));
+    if (this.closed) return Promise.resolve();
+    // A sink waiting to retry still has its backlog bounded, so a sink that stays down keeps only its newest.
+    s.running ??= (Date.now() < s.retryAt ? this.bound(s) : this.attempt(s)).finally(() => (s.running = undefined));
     return s.running;
+  }
+
+  private async bound(s: SinkState): Promise<void> {
+    await boundBacklog(this.deps.ctx, s.sink, s.cfg.backlog, this.options(s)).catch((err: unknown) =>
+      this.deps.log.warn({ err, sink: s.cfg.name }, 'the backlog of a sink could not be bounded (the store failed)'),
+    );
   }
 
   private async attempt(s: SinkState): Promise<void> {
@@ -142,7 +142,7 @@ export class EventDelivery {
       },
     };
     try {
-      await deliverEvents(ctx, wrapped, this.options(s));
+      await deliverEvents(ctx, wrapped, { ...this.options(s), backlog: s.cfg.backlog });
       if (s.failing) log.info({ sink: name, attempts: s.failing.attempts }, 'events delivered to a sink again');
       s.failing = undefined;
       s.retryAt = 0;
@@ -226,9 +226,12 @@ export class EventDelivery {
     this.ticker = setInterval(() => {
       if (this.ticking || this.closed) return;
       this.ticking = true;
+      // Not waiting for the round: a sink still busy with the last one is left to it, the others go on.
       this.deps
         .lead()
-        .then((lead) => (lead ? this.deliver() : undefined))
+        .then((lead) => {
+          if (lead) void this.deliver();
+        })
         .catch((err: unknown) => this.deps.log.warn({ err }, 'event delivery round failed'))
         .finally(() => (this.ticking = false));
     }, everyMs);

@@ -84,13 +84,18 @@ async function dropThrough(
   return count;
 }
 
-/** Drops `sink`'s oldest undelivered events past `backlog`; answers how many it would have taken. */
+/**
+ * Drops `sink`'s oldest undelivered events once it has more than `backlog`, down to a tenth below it (at least
+ * one), so a sink that stays down loses events in chunks, each loss one event, rather than one loss event per
+ * round, each making the backlog overflow again. Answers how many events it would have taken.
+ */
 export async function boundBacklog(ctx: Ctx, sink: EventSink, backlog: number, opts: DeliveryOptions = {}) {
   const cursor = await readCursor(ctx.db, sink.name);
   const last = await lastEventSeq(ctx.db);
   // `last - cursor` bounds the events after the cursor from above (gaps only make it larger).
   if (last - cursor <= backlog) return 0;
-  return dropThrough(ctx, sink, cursor, last - backlog, 'backlog', opts);
+  const keep = backlog - Math.max(1, Math.floor(backlog / 10));
+  return dropThrough(ctx, sink, cursor, last - keep, 'backlog', opts);
 }
 
 /** Delivers what `sink` has not had yet (after bounding its backlog); answers how many events it was given. */
