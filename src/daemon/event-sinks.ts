@@ -11,6 +11,17 @@ import { eventFilter, type EventSink } from '../model/events/deliver.js';
 import type { FileSinkConfig, SinkConfig, StdoutSinkConfig } from './events-config.js';
 import { WebhookSink } from './webhook-sink.js';
 
+async function endsWithNewline(path: string, size: number): Promise<boolean> {
+  const file = await open(path, 'r');
+  try {
+    const last = Buffer.alloc(1);
+    await file.read(last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } finally {
+    await file.close();
+  }
+}
+
 export class FileSink implements EventSink {
   readonly name: string;
   readonly accepts: (namespace: string, eventType: string) => boolean;
@@ -26,11 +37,15 @@ export class FileSink implements EventSink {
   }
 
   async write(events: readonly string[]): Promise<void> {
-    const data = Buffer.from(events.map((e) => e + '\n').join(''));
+    let data = Buffer.from(events.map((e) => e + '\n').join(''));
     const { path } = this.cfg;
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const st = await stat(path).catch(() => undefined);
     const size = st?.size ?? 0;
+    // A line cut short by a crash mid-write (its batch is written again whole) is ended first, so it stays a
+    // line of its own rather than spoiling the next event's.
+    if (this.startedAt === undefined && size > 0 && !(await endsWithNewline(path, size)))
+      data = Buffer.concat([Buffer.from('\n'), data]);
     // A file found at the start: its birth (or, where the file system keeps none, its last write) starts its age.
     if (st && this.startedAt === undefined) this.startedAt = st.birthtimeMs > 0 ? st.birthtimeMs : st.mtimeMs;
     const old = this.cfg.maxAgeMs !== undefined && this.now() - (this.startedAt ?? this.now()) >= this.cfg.maxAgeMs;

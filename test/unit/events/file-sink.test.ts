@@ -58,6 +58,20 @@ test('past its age the file is rotated too (besides its size)', async () => {
   }
 });
 
+test('a line cut short by a crash is ended before the next write, so every whole event stays a line', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'edgectl-sink-'));
+  try {
+    const path = join(dir, 'events.jsonl');
+    writeFileSync(path, '{"id":"a"}\n{"id":"b', { mode: 0o600 });
+    const sink = new FileSink({ type: 'file', name: `file:${path}`, path, maxBytes: 1 << 20, maxFiles: 1 });
+    await sink.write(['{"id":"b"}']);
+    await sink.write(['{"id":"c"}']);
+    assert.equal(readFileSync(path, 'utf8'), '{"id":"a"}\n{"id":"b\n{"id":"b"}\n{"id":"c"}\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a sink takes the namespaces and types of its filter only', () => {
   const f = eventFilter(['authentication', 'entityChange'], ['authentication.fail', 'entityChange']);
   assert.equal(f('authentication', 'fail'), true);
