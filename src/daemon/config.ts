@@ -133,6 +133,8 @@ export const CONFIG_KEYS = [
   'store.masterKey',
   'store.masterKeyFile',
   'events.retention',
+  'events.maxEvents',
+  'events.backlog',
   'events.sinks',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth' | 'edge.api.rateLimit.certificates';
@@ -553,7 +555,15 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
     corsAllowedOrigins: corsOrigins(get(doc, 'web.cors.allowedOrigins')),
     metrics: metricsConfig(doc),
     // Relative sink paths are in the data dir.
-    events: parseEventsConfig(get(doc, 'events.retention'), get(doc, 'events.sinks'), dataDir),
+    events: parseEventsConfig(
+      {
+        retention: get(doc, 'events.retention'),
+        maxEvents: get(doc, 'events.maxEvents'),
+        backlog: get(doc, 'events.backlog'),
+        sinks: get(doc, 'events.sinks'),
+      },
+      dataDir,
+    ),
     walRestartBytes:
       countSetting(
         'store.wal.restartSizeMiB',

@@ -22,6 +22,7 @@ import { buildServer, type TlsMaterial } from './server.js';
 import { listenerCaPem } from './listener-trust.js';
 import { pkiCapability } from './pki-capability.js';
 import type { DaemonDeps } from './deps.js';
+import { EventStreams } from './event-stream.js';
 import { AuthLimiter } from './auth-limiter.js';
 import { IssuanceLimiter } from './issuance-limiter.js';
 import { STORE_FILE } from './store-check.js';
@@ -158,6 +159,7 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
       version: VERSION,
       authLimiter: new AuthLimiter(cfg.authRateLimit),
       issuanceLimiter: new IssuanceLimiter(cfg.certRateLimit),
+      eventStreams: new EventStreams(),
       database: new DatabaseOps({
         ctx,
         store,
@@ -188,6 +190,7 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
         closing ??= (async () => {
           trustChanged = () => {};
           try {
+            deps.eventStreams.closeAll();
             // A background integrity scan still running finishes before its store closes.
             await deps.database.idle().catch(() => {});
             await opened.close();

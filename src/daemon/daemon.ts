@@ -27,9 +27,8 @@ import { createMetrics, startMetricsListener } from './metrics.js';
 import { PeriodicWork } from './periodic.js';
 import { controllerSelf, loadOrCreateControllerId, startControllerPresence } from './controller-presence.js';
 import { forgetOldControllers } from '../model/services/controller/registry.js';
-import { deliverEvents, pruneExpiredEvents } from '../model/events/deliver.js';
-import { FileSink } from './event-sinks.js';
 import { controllerEvent, databaseEvent, recordOwnEvent } from '../model/events/system-events.js';
+import { EventDelivery } from './event-delivery.js';
 
 export interface AdminCredentials {
   username: string;
@@ -42,10 +41,12 @@ export interface DaemonOptions {
   /** Where logs go (default stdout). */
   logStream?: NodeJS.WritableStream;
   now?: () => Date;
-  /** false: no periodic sweep (tests with a frozen clock sweep through `sweepNow`). Default true. */
+  /** false: no periodic sweep nor event delivery (tests with a frozen clock sweep through `sweepNow`). Default true. */
   backgroundSweep?: boolean;
   /** A last look at every response before it is sent (server.ts). */
   onSend?: onSendHookHandler;
+  /** Where the stdout event sink writes (default process.stdout). */
+  eventStdout?: NodeJS.WritableStream;
 }
 
 export interface RunningDaemon {
@@ -63,8 +64,8 @@ export interface RunningDaemon {
   /** The separate metrics listener's URL (`metrics.listen`), if any. */
   metricsUrl?: string;
   /**
-   * Runs the background sweep once, now (tests drive expiry with an injected clock instead of waiting), if this
-   * controller runs the periodic work (./periodic.ts): whether it ran.
+   * Runs the background sweep once, now, and delivers events to the sinks (tests drive expiry with an injected
+   * clock instead of waiting), if this controller runs the periodic work (./periodic.ts): whether it ran.
    */
   sweepNow(): Promise<boolean>;
   close(): Promise<void>;
@@ -72,6 +73,9 @@ export interface RunningDaemon {
 
 export const ADMIN_FILE = 'default-admin.json';
 export const DB_FILE = STORE_FILE;
+
+/** How often sinks are given what is new (besides each sweep). */
+const DELIVERY_EVERY_MS = 1000;
 
 const urlHost = (h: string) => (h.includes(':') ? `[${h}]` : h);
 
@@ -121,6 +125,9 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
   });
   try {
     const { ctx, pki, tls } = core;
+    // One controller of those sharing the store runs the periodic work (sweeps, event delivery); the others take
+    // over within a round if it stops.
+    const periodic = new PeriodicWork(core.store, log);
     // Metrics exist only when served somewhere (docs/decisions.md, "Metrics and health").
     const metrics =
       cfg.metrics.enabled || cfg.metrics.listen
@@ -130,8 +137,16 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
             ...(core.store.kind === 'postgres' && { storeSize: () => databaseBytes(ctx.db) }),
             wal: () => core.store.wal(),
             commits: () => core.store.commits(),
+            eventSinkLag: (): ReturnType<EventDelivery['lag']> => delivery.lag(),
           })
         : undefined;
+    const delivery: EventDelivery = new EventDelivery(cfg.events, {
+      ctx,
+      log,
+      lead: () => periodic.lead(),
+      ...(metrics && { hooks: metrics.eventDelivery }),
+      ...(opts.eventStdout && { stdout: opts.eventStdout }),
+    });
     core.onIntegrityScan((ok, findings, at) => metrics?.recordIntegrityCheck(ok ? 'ok' : 'failed', at, findings));
     // openStore({ verify: true }) ran quick_check just now: the first integrity result.
     metrics?.recordIntegrityCheck('ok');
@@ -192,10 +207,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
     await recordStartEvents(ctx, log, self, core.store.applied);
 
     const sweepEvery = Math.min(5000, Math.max(250, Math.floor(cfg.sessionTimeoutMs / 4)));
-    // One controller of those sharing the store sweeps; the others take over within a round if it stops.
-    const periodic = new PeriodicWork(core.store, log);
-    const sinks = cfg.events.sinks.map((c) => new FileSink(c));
-    const sweepOnce = async (): Promise<boolean> => {
+    /** `deliver`: events to the sinks too (tests' sweepNow); the background sweeps leave that to the delivery loop. */
+    const sweepOnce = async (deliver: boolean): Promise<boolean> => {
       if (!(await periodic.lead())) return false;
       const sessions = await sweepExpiredApiSessions(ctx);
       if (sessions > 0) log.debug({ removed: sessions }, 'expired API sessions removed');
@@ -205,25 +218,24 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       if (oidc > 0) log.debug({ removed: oidc }, 'expired OIDC requests, refresh tokens and revocations removed');
       const gone = await forgetOldControllers(ctx);
       if (gone > 0) log.info({ removed: gone }, 'controllers unseen for a week forgotten');
-      // Events: delivered by this controller alone (it runs the periodic work), then pruned past retention.
-      for (const sink of sinks) {
-        await deliverEvents(ctx, sink).catch((err: unknown) =>
-          log.warn({ err, sink: sink.name }, 'events not delivered to a sink; retrying at the next round'),
-        );
-      }
-      const pruned = await pruneExpiredEvents(ctx, cfg.events.retentionMs);
-      if (pruned > 0) log.debug({ removed: pruned }, 'events past their retention removed');
+      // Events: delivered by this controller alone (it runs the periodic work), then pruned past retention and
+      // the outbox's bound. In the background delivery runs every second on its own (event-delivery.ts), so a
+      // slow sink never holds up the sweeps.
+      if (deliver) await delivery.deliver();
+      const pruned = await delivery.prune();
+      if (pruned > 0) log.debug({ removed: pruned }, 'events past their retention or the outbox bound removed');
       return true;
     };
     let sweeping = false;
     const sweeper = setInterval(() => {
       if (sweeping || opts.backgroundSweep === false) return;
       sweeping = true;
-      sweepOnce()
+      sweepOnce(false)
         .catch((err) => log.error({ err }, 'API session sweep failed'))
         .finally(() => (sweeping = false));
     }, sweepEvery);
     sweeper.unref();
+    if (opts.backgroundSweep !== false) delivery.start(DELIVERY_EVERY_MS);
 
     let closing: Promise<void> | undefined;
     return {
@@ -237,13 +249,16 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       ...(metricsUrl ? { metricsUrl } : {}),
       controllerId: presence.id,
       controllerBeat: () => presence.beat(),
-      sweepNow: sweepOnce,
+      sweepNow: () => sweepOnce(true),
       close() {
         closing ??= (async () => {
           clearInterval(sweeper);
+          await delivery.close();
           await periodic.close();
           await presence.close();
           await metricsListener?.close();
+          // Live event streams never end on their own: ended first, so the listener can close.
+          core.deps.eventStreams.closeAll();
           await app.close();
           // After the last request, before the store closes; never holds the stop up (recordStopEvent).
           await recordStopEvent(ctx, log, self);

@@ -1,6 +1,7 @@
 import type { DatabaseOps } from '../model/integrity/run.js';
 import type { AuthLimiter } from './auth-limiter.js';
 import type { IssuanceLimiter } from './issuance-limiter.js';
+import type { EventStreams } from './event-stream.js';
 
 /** What the routes need from the running daemon besides the model context. */
 export interface DaemonDeps {
@@ -17,4 +18,6 @@ export interface DaemonDeps {
   issuanceLimiter: IssuanceLimiter;
   /** The integrity scan and fix, and online snapshots of the store (routes/database.ts). */
   database: DatabaseOps;
+  /** The live event streams open on this controller (routes/events.ts), ended when it stops. */
+  eventStreams: EventStreams;
 }

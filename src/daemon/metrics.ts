@@ -19,6 +19,7 @@ import { newId } from '../model/ids.js';
 import { errorBody } from './http/errors.js';
 import { baseMeta } from './http/envelope.js';
 import type { ConnectionLimits } from './config.js';
+import type { DeliveryHooks } from './event-delivery.js';
 
 /** How long `/health` waits for the store before answering 503. */
 export const HEALTH_TIMEOUT_MS = 2000;
@@ -40,6 +41,8 @@ export interface DaemonMetrics {
    * (`findings`: how many it reported; ok means none remained unfixed).
    */
   recordIntegrityCheck(result: IntegrityResult, at?: Date, findings?: number): void;
+  /** Counts what event delivery did: events delivered and dropped, batches given up, per sink. */
+  eventDelivery: DeliveryHooks;
   /** The Prometheus text exposition and its content type. */
   scrape(): Promise<{ contentType: string; text: string }>;
 }
@@ -54,6 +57,8 @@ export interface MetricsOptions {
   wal?: () => WalStatus | undefined;
   /** Commits of the store's shared transactions and the transactions they held. */
   commits?: () => { batches: number; members: number };
+  /** How far behind each event sink is, read from the store at scrape time. */
+  eventSinkLag?: () => Promise<{ sink: string; events: number; seconds: number }[]>;
 }
 
 export function createMetrics(opts: MetricsOptions): DaemonMetrics {
@@ -249,6 +254,53 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
     registers: [registry],
   });
 
+  // Event delivery (daemon/event-delivery.ts): counted by the controller that delivers; the lag is read from the
+  // store, so every controller reports it. Sink names are the config's (a file path, a webhook URL without
+  // credentials or query, or the name given).
+  const eventsDelivered = new Counter({
+    name: 'edgectl_events_delivered_total',
+    help: 'Events written to a sink, by sink (a batch written again after a failure counts again)',
+    labelNames: ['sink'] as const,
+    registers: [registry],
+  });
+  const eventsDropped = new Counter({
+    name: 'edgectl_events_dropped_total',
+    help: 'Events a sink lost, by sink and reason (backlog: behind by more than its backlog; retention, maxEvents: pruned before delivery; undeliverable: in a batch given up)',
+    labelNames: ['sink', 'reason'] as const,
+    registers: [registry],
+  });
+  const deadLetters = new Counter({
+    name: 'edgectl_event_sink_dead_letters_total',
+    help: 'Batches of events a sink was given up on after its retries, by sink',
+    labelNames: ['sink'] as const,
+    registers: [registry],
+  });
+  let lagging: Promise<{ sink: string; events: number; seconds: number }[]> | undefined;
+  const sinkLag = () =>
+    (lagging ??= (opts.eventSinkLag?.() ?? Promise.resolve([]))
+      .catch(() => [] as { sink: string; events: number; seconds: number }[])
+      .finally(() => (lagging = undefined)));
+  new Gauge({
+    name: 'edgectl_event_sink_lag_events',
+    help: 'Events recorded after the last one a sink was given (whatever its filter), by sink',
+    labelNames: ['sink'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const l of await sinkLag()) this.set({ sink: l.sink }, l.events);
+    },
+  });
+  new Gauge({
+    name: 'edgectl_event_sink_lag_seconds',
+    help: 'Age of the oldest event a sink has not been given yet (0: none), by sink',
+    labelNames: ['sink'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const l of await sinkLag()) this.set({ sink: l.sink }, l.seconds);
+    },
+  });
+
   const routeOf = (req: FastifyRequest) => req.routeOptions.url ?? UNMATCHED;
   const methodOf = (req: FastifyRequest) => (METHODS.has(req.method) ? req.method : 'OTHER');
 
@@ -273,6 +325,11 @@ export function createMetrics(opts: MetricsOptions): DaemonMetrics {
       integrityOk.set(result === 'ok' ? 1 : 0);
       integrityFindings.set(findings);
       integrityAt.set(at.getTime() / 1000);
+    },
+    eventDelivery: {
+      delivered: (sink, count) => eventsDelivered.inc({ sink }, count),
+      dropped: (sink, count, reason) => eventsDropped.inc({ sink, reason }, count),
+      deadLettered: (sink) => deadLetters.inc({ sink }),
     },
     async scrape() {
       return { contentType: registry.contentType, text: await registry.metrics() };

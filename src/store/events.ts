@@ -65,13 +65,13 @@ export async function eventsAfter(
   db: Executor,
   seq: number,
   limit: number,
-): Promise<{ seq: number; namespace: string; body: string }[]> {
-  const rows = await hotRows<{ seq: unknown; namespace: string; body: string }>(
+): Promise<{ seq: number; namespace: string; eventType: string; body: string }[]> {
+  const rows = await hotRows<{ seq: unknown; namespace: string; eventType: string; body: string }>(
     db,
-    'select seq, namespace, body from events where seq > ? order by seq limit ?',
+    'select seq, namespace, "eventType", body from events where seq > ? order by seq limit ?',
     [seq, limit],
   );
-  return rows.map((r) => ({ seq: Number(r.seq), namespace: r.namespace, body: r.body }));
+  return rows.map((r) => ({ seq: Number(r.seq), namespace: r.namespace, eventType: r.eventType, body: r.body }));
 }
 
 /** Removes events older than `before` (ISO time), at most `limit` at a time; answers how many went. */

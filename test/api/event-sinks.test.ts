@@ -3,30 +3,43 @@
  * resuming from its cursor in the store; files are 0600; a namespace filter holds; events past the retention
  * are pruned by the periodic work. And the secret scan: operations with known secrets (passwords, enrollment
  * tokens and JWTs, TOTP secrets and codes, recovery codes, session tokens) leave none of them in any event,
- * in the API's listing or in the files.
+ * in the API's listing or in any sink (the files, stdout, a webhook receiver), each of which got every event.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'otplib';
 import { createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { deliverEvents } from '../../src/model/events/deliver.js';
 import { FileSink } from '../../src/daemon/event-sinks.js';
+import { startReceiver, type Receiver } from '../harness/https-receiver.js';
 
 type Ev = Record<string, any>;
 
 const dir = mkdtempSync(join(tmpdir(), 'edgectl-sinks-'));
 const ALL = join(dir, 'all.jsonl');
 const AUTH = join(dir, 'auth.jsonl');
+const WEBHOOK_SECRET = 'scan-Webhook-Secret-000111222';
 let s: TestServer;
 let admin: ApiClient;
+let receiver: Receiver;
+let stdout = '';
 
 before(async () => {
+  receiver = await startReceiver(WEBHOOK_SECRET);
+  writeFileSync(join(dir, 'receiver-ca.pem'), receiver.caPem);
   s = await startTestServer({
     clock: 'frozen',
     backgroundSweep: false,
+    eventStdout: new Writable({
+      write(chunk: Buffer, _enc, done) {
+        stdout += chunk.toString();
+        done();
+      },
+    }),
     yaml: `events:
   retention: 1h
   sinks:
@@ -35,12 +48,18 @@ before(async () => {
     - type: file
       path: ${AUTH}
       namespaces: [authentication]
-`,
+    - type: stdout
+    - type: webhook
+      url: https://127.0.0.1:${receiver.port}/events
+      secret: ${WEBHOOK_SECRET}
+      caFile: receiver-ca.pem
+`.replace('receiver-ca.pem', join(dir, 'receiver-ca.pem')),
   });
   admin = await s.admin();
 });
 after(async () => {
   await s?.close();
+  await receiver?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -94,7 +113,7 @@ function sinkConfig(path: string) {
   return { type: 'file' as const, name: `file:${path}`, path, maxBytes: 1 << 30, maxFiles: 1 };
 }
 
-test('no secret appears in any event, in the listing or in the files', async () => {
+test('no secret appears in any event, in the listing or in any sink (files, stdout, webhook)', async () => {
   const secrets: string[] = [];
   // A password authenticator, a login, a password change.
   const user = await createUser(s, admin, { password: 'Scan-Passw0rd-0001!', api: 'client' });
@@ -152,7 +171,18 @@ test('no secret appears in any event, in the listing or in the files', async () 
   const texts = new Map([
     ['the listing', JSON.stringify(events)],
     ['the file sink', readFileSync(ALL, 'utf8')],
+    ['the stdout sink', stdout],
+    ['the webhook sink', receiver.accepted.map((b) => b.body).join('\n')],
   ]);
+  const ids = (text: string) => new Set([...text.matchAll(/"id":"([0-9a-f-]{36})"/g)].map((m) => m[1]));
+  for (const [where, text] of texts) {
+    if (where === 'the listing') continue;
+    const got = ids(text);
+    assert.ok(
+      events.every((e) => got.has(e.id)),
+      `every listed event reached ${where}`,
+    );
+  }
   for (const [where, text] of texts) {
     for (const secret of secrets) assert.ok(!text.includes(secret), `${secret.slice(0, 12)}… found in ${where}`);
     for (const c of [code, code2])

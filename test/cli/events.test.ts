@@ -57,6 +57,48 @@ describe('edgectl events list', () => {
     assert.match(bad.stderr, /--since/);
   });
 
+  it('tail follows events recorded after it started: one JSON object a line, or a table row each', async () => {
+    // Changes are made until the tail has printed what it waits for: it starts from the moment it connects.
+    const follow = async (...args: string[]) => {
+      let done = false;
+      const ids: string[] = [];
+      const tail = online('events', 'tail', ...args).finally(() => (done = true));
+      for (let n = 0; !done && n < 100; n++) {
+        await new Promise((r) => setTimeout(r, 200));
+        if (done) break;
+        const made = await online(
+          'service',
+          'create',
+          `tailed-${args.join('')}-${n}`.replace(/[^\w-]/g, ''),
+          '-o',
+          'json',
+        );
+        ids.push(JSON.parse(made.stdout).data.id as string);
+      }
+      return { run: await tail, ids };
+    };
+    const json = await follow('--type', 'entityChange.created', '--count', '2', '-o', 'json');
+    assert.equal(json.run.code, 0, json.run.stderr);
+    const lines = json.run.stdout.trim().split('\n');
+    assert.equal(lines.length, 2, json.run.stdout);
+    const events = lines.map((l) => JSON.parse(l) as { namespace: string; eventType: string; entityId: string });
+    for (const e of events) {
+      assert.equal(e.namespace, 'entityChange');
+      assert.equal(e.eventType, 'created');
+      assert.ok(json.ids.includes(e.entityId), 'a service created after it started');
+    }
+    const table = await follow('--type', 'entityChange', '--count', '1');
+    assert.equal(table.run.code, 0, table.run.stderr);
+    const [header, row, ...rest] = table.run.stdout.trim().split('\n');
+    assert.match(header!, /^TIME +EVENT +ACTOR/);
+    assert.match(row!, /entityChange\.created/);
+    assert.match(row!, /services\//);
+    assert.deepEqual(rest, []);
+    const bad = await online('events', 'tail', '--type', 'nonsense', '--count', '1');
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /COULD_NOT_VALIDATE.*type/);
+  });
+
   it('records and lists changes made offline on a stopped controller, naming the offline CLI', async () => {
     await server.daemon.close();
     const created = await offline('service', 'create', 'audited-offline', '-o', 'json');

@@ -1,27 +1,35 @@
 /**
  * Events with several controllers on one PostgreSQL database: both record into the one outbox, and the file
- * sink they are both given is written by the controller running the periodic work only, so each event is in it
- * once and in order; when that controller stops, the other takes over from the same cursor.
+ * and webhook sinks they are both given are written by the controller running the periodic work only, so each
+ * event is in them once and in order; when that controller stops, the other takes over from the same cursors.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, postgresSkip } from '../harness/pg.js';
 import { createIdentity, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import { startReceiver, type Receiver } from '../harness/https-receiver.js';
 
 const skip = await postgresSkip();
 
 describe('events across replicas', { skip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'edgectl-event-replicas-'));
   const file = join(dir, 'events.jsonl');
-  const yaml = `events:\n  sinks:\n    - type: file\n      path: ${file}\n`;
+  const secret = 'replica-webhook-secret-0123';
+  let receiver: Receiver;
+  let yaml = '';
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let replicas: TestServer[] = [];
   let admins: ApiClient[] = [];
 
   before(async () => {
+    receiver = await startReceiver(secret);
+    writeFileSync(join(dir, 'ca.pem'), receiver.caPem);
+    yaml =
+      `events:\n  sinks:\n    - type: file\n      path: ${file}\n` +
+      `    - type: webhook\n      url: https://127.0.0.1:${receiver.port}/in\n      secret: ${secret}\n      caFile: ${join(dir, 'ca.pem')}\n`;
     database = await freshDatabase();
     const first = await startTestServer({ db: database.url, yaml, backgroundSweep: false });
     const second = await startTestServer({ db: database.url, yaml, backgroundSweep: false });
@@ -30,6 +38,7 @@ describe('events across replicas', { skip }, () => {
   });
   after(async () => {
     for (const r of replicas) await r.close();
+    await receiver?.close();
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -61,5 +70,7 @@ describe('events across replicas', { skip }, () => {
     const ids = delivered();
     assert.equal(new Set(ids).size, ids.length, 'no event twice');
     assert.deepEqual(ids, await listed(admins[other]!));
+    const posted = receiver.accepted.flatMap((b) => (JSON.parse(b.body) as { id: string }[]).map((e) => e.id));
+    assert.deepEqual(posted, ids, 'the webhook got each event once, in order, from one controller at a time');
   });
 });

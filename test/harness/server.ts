@@ -87,6 +87,8 @@ export interface StartOptions {
   store?: 'sqlite' | 'postgres';
   /** Whether the background sweeper runs (default: unless the clock is frozen). */
   backgroundSweep?: boolean;
+  /** Where a `stdout` event sink writes (default the process's stdout). */
+  eventStdout?: NodeJS.WritableStream;
   /**
    * The master key of a server on PostgreSQL (default {@link TEST_MASTER_KEY}): servers on one database share the
    * PKI and token key the first one stored, sealed under it.
@@ -150,6 +152,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       now: clock.now,
       backgroundSweep: opts.backgroundSweep ?? opts.clock !== 'frozen',
       onSend: schemaGuard,
+      ...(opts.eventStdout && { eventStdout: opts.eventStdout }),
     });
   } catch (e) {
     // A start the test expects to be refused leaves nothing behind.

@@ -13,7 +13,21 @@ import { iso, type Ctx } from '../ctx.js';
 /** The version of every event's shape; raised when a field changes meaning or goes. */
 export const EVENT_VERSION = 1;
 
-export type EventNamespace = 'entityChange' | 'apiSession' | 'authentication' | 'session' | 'database' | 'controller';
+/**
+ * Every namespace recorded. `eventSink` is edgectl's own: what delivery gave up (events dropped from a sink's
+ * backlog or past the retention, batches a webhook never took).
+ */
+export const EVENT_NAMESPACES = [
+  'entityChange',
+  'apiSession',
+  'authentication',
+  'session',
+  'database',
+  'controller',
+  'eventSink',
+] as const;
+
+export type EventNamespace = (typeof EVENT_NAMESPACES)[number];
 
 /** An event as recorded: the fields of its namespace, and what the listing filters it by. */
 export interface EventRecord {
