@@ -174,6 +174,9 @@ export class TxBatcher {
     } catch (e) {
       const error = e instanceof BatchLost ? e.cause : e;
       for (const d of done) d.member.reject(error);
+      // No transaction could begin (the store is closed or its file unusable): every waiting member would meet
+      // the same, and left queued it would make `drive` retry without end, never yielding to the event loop.
+      if (taken === 0) for (const member of this.queue.splice(0)) member.reject(error);
       return;
     }
     this.batches++;

@@ -133,3 +133,18 @@ test('a lone writer does not wait: its commits hold one transaction each', async
     assert.equal(after.batches - before.batches, 5);
   });
 });
+
+test('transactions that cannot begin (the store closed) are refused, not retried without end', async () => {
+  const store = await openStore(':memory:');
+  await sql`create table t (k text primary key)`.execute(store.db);
+  const db = store.db;
+  await store.close();
+  // Without the refusal the batcher retried the first member in a loop of microtasks: this timer never fired.
+  const watchdog = new Promise<string>((r) => setTimeout(() => r('the event loop is still turning'), 50));
+  const results = await Promise.allSettled([withTx(db, insert('a')), withTx(db, insert('b'))]);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['rejected', 'rejected'],
+  );
+  assert.equal(await watchdog, 'the event loop is still turning');
+});
