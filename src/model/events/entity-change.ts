@@ -110,26 +110,24 @@ export function recordEntityChange(
 }
 
 /**
- * The change of something that is no resource of its own (an identity's MFA enrollment), with states the caller
- * chose to show (they must hold no secret).
+ * The change event of something that is no resource of its own (an identity's MFA enrollment), with states the
+ * caller chose to show (they must hold no secret).
  */
-export function recordOtherChange(
+export function otherChangeEvent(
   ctx: Ctx,
   entityType: string,
   entityId: string,
   eventType: EntityChangeType,
   before: Row | null,
   after: Row | null,
-): Promise<void> {
-  return recordEvents(ctx, [
-    {
-      namespace: 'entityChange',
-      typeField: 'eventType',
-      eventType,
-      actorId: ctx.actor?.author?.id,
-      entityType,
-      entityId,
-      fields: { metadata: metadataOf(ctx), entityType, entityId, initialState: before, finalState: after },
-    },
-  ]);
+): EventRecord {
+  return {
+    namespace: 'entityChange',
+    typeField: 'eventType',
+    eventType,
+    actorId: ctx.actor?.author?.id,
+    entityType,
+    entityId,
+    fields: { metadata: metadataOf(ctx), entityType, entityId, initialState: before, finalState: after },
+  };
 }

@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { findRowById } from '../../store/crud.js';
 import type { Ctx } from '../ctx.js';
 import type { ResourceDef, Row } from '../resource.js';
-import { entityChangeEvent, metadataOf, type EntityChangeType } from './entity-change.js';
+import { entityChangeEvent, otherChangeEvent, type EntityChangeType } from './entity-change.js';
 import { recordEvents, type EventRecord } from './event.js';
 
 /** What was done, as `metadata.operation` names it. */
@@ -82,22 +82,7 @@ export async function recordOtherOperation(
         changes[k] = { before: before[k] ?? null, after: after[k] ?? null };
     for (const k of redacted) changes[k] = { redacted: true };
   }
-  await recordEvents(ctx, [
-    {
-      namespace: 'entityChange',
-      typeField: 'eventType',
-      eventType,
-      actorId: ctx.actor?.author?.id,
-      entityType,
-      entityId,
-      fields: {
-        metadata: { ...metadataOf(ctx), operation },
-        entityType,
-        entityId,
-        initialState: before,
-        finalState: after,
-        ...(before && after && { changes }),
-      },
-    },
-  ]);
+  const event = withOperation(otherChangeEvent(ctx, entityType, entityId, eventType, before, after), operation);
+  if (before && after) event.fields.changes = changes;
+  await recordEvents(ctx, [event]);
 }
