@@ -78,6 +78,7 @@ async function run(withEvent: boolean): Promise<number> {
   const owners = await apiSessions(perRun);
   let next = 0;
   const start = process.cpuUsage();
+  const wall = performance.now();
   const worker = async () => {
     while (next < owners.length) {
       const apiSessionId = owners[next++]!;
@@ -111,8 +112,10 @@ async function run(withEvent: boolean): Promise<number> {
   };
   await Promise.all(Array.from({ length: 16 }, worker));
   const used = process.cpuUsage(start);
+  rates[withEvent ? 'b' : 'a'].push(perRun / ((performance.now() - wall) / 1000));
   return (used.user + used.system) / perRun;
 }
+const rates = { a: [] as number[], b: [] as number[] };
 
 await run(false);
 await run(true);
@@ -127,6 +130,7 @@ const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
 console.log(`store ${pg ? 'postgres' : 'sqlite'}, ${perRun} inserts per run, 16 in flight`);
 console.log(`without event: ${fmt(a)} µs/insert (median ${median(a).toFixed(1)})`);
 console.log(`with event:    ${fmt(b)} µs/insert (median ${median(b).toFixed(1)})`);
+console.log(`inserts/s without event: ${rates.a.map((x) => x.toFixed(0)).join(', ')}; with: ${rates.b.map((x) => x.toFixed(0)).join(', ')}`);
 console.log(`the event adds ${(median(b) - median(a)).toFixed(1)} µs per session create (medians)`);
 await store.close();
 if (args.store === 'sqlite') rmSync(dir, { recursive: true, force: true });

@@ -14,7 +14,15 @@
 import { CompiledQuery } from 'kysely';
 import { numberedPlaceholders, storeKind } from './dialect.js';
 import type { Executor, Store } from './executor.js';
-import { runTransaction, runtimeOf, type DirectConnection, type GroupedWrite, type StoreRuntime } from './runtime.js';
+import {
+  runTransaction,
+  runtimeOf,
+  type DirectConnection,
+  type GroupedRow,
+  type RowsQueue,
+  type GroupedWrite,
+  type StoreRuntime,
+} from './runtime.js';
 
 function usable(db: Executor): DirectConnection | undefined {
   const c = runtimeOf(db)?.connection;
@@ -67,15 +75,10 @@ const BATCH_ROLLBACK = 'rollback /* grouped writes */';
 export interface GroupedExtras {
   /** Run after the statement, in its transaction, when it changed a row (the change's event: store/events.ts). */
   then?: { text: string; params: readonly unknown[] } | undefined;
-  /**
-   * The statement writes the event outbox (on PostgreSQL its event rides in the statement itself): its
-   * transaction takes the writer lock, so the outbox's `seq` follows commit order (runtime.ts).
-   */
-  outbox?: boolean;
 }
 
 /**
- * A write that may share its commit with the other grouped writes of the same event-loop turn (group commit):
+ * SQLite: a write that may share its commit with the other grouped writes of the same event-loop turn (group commit):
  * concurrent requests' inserts run in one transaction instead of one each, which saves most of a commit's fixed
  * cost per statement (a new session's insert: ~115 → ~75 µs). Each answer still waits for the commit, so a
  * request is answered only once its row is durable as before. The change feed sees the batch's writes as
@@ -90,22 +93,23 @@ export function groupedWrite(
   extras: GroupedExtras = {},
 ): Promise<number> {
   const runtime = db.isTransaction ? undefined : runtimeOf(db);
-  if (!runtime) return runUnit(db, { text, params, then: extras.then, outbox: extras.outbox });
+  // A pooled store (PostgreSQL) groups rows with `groupedRow` instead: one statement, not a transaction of many.
+  if (!runtime || !runtime.connection) return runUnit(db, { text, params, then: extras.then });
   let queue = runtime.grouped;
   if (!queue) {
     runtime.grouped = queue = [];
     setImmediate(() => flush(db, runtime));
   }
   return new Promise((resolve, reject) =>
-    queue.push({ text, params, then: extras.then, outbox: extras.outbox, resolve, reject }),
+    queue.push({ text, params, then: extras.then, resolve, reject }),
   );
 }
 
-type Unit = Pick<GroupedWrite, 'text' | 'params' | 'then' | 'outbox'>;
+type Unit = Pick<GroupedWrite, 'text' | 'params' | 'then'>;
 
 /** One grouped write alone: its statement, and its follow-up in the same transaction. */
 async function runUnit(db: Executor, p: Unit): Promise<number> {
-  if (!p.then && !p.outbox) return hotWrite(db, p.text, p.params);
+  if (!p.then) return hotWrite(db, p.text, p.params);
   if (!db.isTransaction) return runTransaction(db as Store, (trx) => runUnit(trx, p));
   const n = await hotWrite(db, p.text, p.params);
   if (n > 0 && p.then) await hotWrite(db, p.then.text, p.then.params);
@@ -125,11 +129,6 @@ function flush(db: Executor, runtime: StoreRuntime): void {
   const queue = runtime.grouped ?? [];
   runtime.grouped = undefined;
   const c = usable(db);
-  if (!c && runtime.kind === 'postgres' && queue.length > 1) {
-    for (let i = 0; i < queue.length; i += POOLED_BATCH)
-      void flushPooled(db as Store, queue.slice(i, i + POOLED_BATCH));
-    return;
-  }
   if (!c || (queue.length === 1 && !queue[0]!.then)) {
     // Another flow's transaction holds the connection (or there is nothing to share): one at a time, as before.
     oneByOne(db, queue);
@@ -173,35 +172,87 @@ function oneByOne(db: Executor, queue: readonly GroupedWrite[]): void {
   for (const p of queue) runUnit(db, p).then(p.resolve, p.reject);
 }
 
-/** At most this many grouped writes share one PostgreSQL transaction. */
-const POOLED_BATCH = 64;
+/**
+ * A statement that writes many rows at once on PostgreSQL: its parameters are arrays, one per column (`unnest`),
+ * and it answers the first column of each row it wrote (`returning`). Its text does not depend on the number of
+ * rows, so it is prepared once per pooled connection like any hot statement.
+ */
+export interface RowsStatement {
+  readonly text: string;
+  /**
+   * How many of its statements may run at once (default 1). While they run, new rows wait and go together in
+   * the next one, so the rows per statement grow with the load instead of the statements queueing at the server
+   * (at a lock the statement takes, or at the log flush of its commit).
+   */
+  readonly inFlight?: number;
+}
+
+/** At most this many rows go in one statement. */
+const ROWS_PER_STATEMENT = 256;
 
 /**
- * A pooled store's group commit (PostgreSQL): the batch in one transaction on one pooled connection, so the
- * server flushes its log once for all of them rather than once each (its commits are bound by that flush: ~3,000
- * single-row commits a second on the 2-core machine against ~10,000 rows in commits of 8). A failing statement
- * ends PostgreSQL's transaction; the batch then goes again one statement at a time, so only the failing
- * request fails (the grouped texts are inserts that skip conflicts and plain updates: running them again after
- * the rollback is the same as running them once). A batch that writes the outbox takes the writer lock.
+ * PostgreSQL's group commit for single-row writes: rows of one statement kind go to the server together, as one
+ * statement, in one round trip and one commit (a statement outside a transaction block commits on its own).
+ * Grouping them in a transaction instead costs a round trip per row, plus begin and commit, and a transaction
+ * that takes the writer lock holds it across all of them (new sessions fell to a few hundred a second that way).
+ * Answers whether the row was written (its key, the first value, came back). A failing statement is sent again
+ * row by row, so only the failing row's request fails. Inside a transaction the row goes alone in it.
+ * `values[0]` must be the row's key (text).
  */
-async function flushPooled(db: Store, queue: GroupedWrite[]): Promise<void> {
-  let changes: number[];
-  const run = async (trx: Executor): Promise<number[]> => {
-    const out: number[] = [];
-    for (const p of queue) {
-      const n = Number((await trx.executeQuery(throughKysely(trx, p.text, p.params))).numAffectedRows ?? 0);
-      if (n > 0 && p.then) await trx.executeQuery(throughKysely(trx, p.then.text, p.then.params));
-      out.push(n);
-    }
-    return out;
-  };
+export function groupedRow(db: Executor, statement: RowsStatement, values: readonly unknown[]): Promise<boolean> {
+  const runtime = db.isTransaction ? undefined : runtimeOf(db);
+  if (!runtime) return writeRows(db, statement, [values]).then((keys) => keys.has(String(values[0])));
+  let q = runtime.groupedRows.get(statement);
+  if (!q) runtime.groupedRows.set(statement, (q = { rows: [], running: 0, scheduled: false }));
+  const queue = q;
+  const promise = new Promise<boolean>((resolve, reject) => queue.rows.push({ values, resolve, reject }));
+  if (!queue.scheduled && queue.running < (statement.inFlight ?? 1)) {
+    // The rest of this event-loop turn's rows join it.
+    queue.scheduled = true;
+    setImmediate(() => {
+      queue.scheduled = false;
+      drainRows(db, statement, queue);
+    });
+  }
+  return promise;
+}
+
+function drainRows(db: Executor, statement: RowsStatement, queue: RowsQueue): void {
+  while (queue.rows.length > 0 && queue.running < (statement.inFlight ?? 1)) {
+    const rows = queue.rows.splice(0, ROWS_PER_STATEMENT);
+    queue.running++;
+    void flushRows(db, statement, rows).finally(() => {
+      queue.running--;
+      drainRows(db, statement, queue);
+    });
+  }
+}
+
+async function flushRows(db: Executor, statement: RowsStatement, rows: readonly GroupedRow[]): Promise<void> {
+  let keys: Set<string>;
   try {
-    changes = queue.some((p) => p.outbox || p.then)
-      ? await runTransaction(db, run)
-      : await db.transaction().execute(run);
-  } catch {
-    oneByOne(db, queue);
+    keys = await writeRows(
+      db,
+      statement,
+      rows.map((r) => r.values),
+    );
+  } catch (e) {
+    if (rows.length === 1) rows[0]!.reject(e);
+    else await Promise.all(rows.map((r) => flushRows(db, statement, [r])));
     return;
   }
-  queue.forEach((p, i) => p.resolve(changes[i]!));
+  for (const r of rows) r.resolve(keys.has(String(r.values[0])));
+}
+
+/** Runs the statement over `rows` (column arrays made from them); answers the keys it returned. */
+async function writeRows(
+  db: Executor,
+  statement: RowsStatement,
+  rows: readonly (readonly unknown[])[],
+): Promise<Set<string>> {
+  const columns = rows[0]!.map((_, i) => rows.map((r) => r[i]));
+  const result = await db.executeQuery<Record<string, unknown>>(
+    CompiledQuery.raw(statement.text + HOT_STATEMENT, columns),
+  );
+  return new Set(result.rows.map((r) => String(Object.values(r)[0])));
 }

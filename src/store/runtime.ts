@@ -24,14 +24,26 @@ interface DirectStatement {
   run(params: readonly unknown[]): { changes: number };
 }
 
+/** A row waiting for its turn's multi-row statement (direct.ts's `groupedRow`). */
+export interface GroupedRow {
+  values: readonly unknown[];
+  resolve(written: boolean): void;
+  reject(e: unknown): void;
+}
+
+/** The rows of one statement kind waiting for it, and how many of its statements are running. */
+export interface RowsQueue {
+  rows: GroupedRow[];
+  running: number;
+  scheduled: boolean;
+}
+
 /** A write waiting to share the commit of its event-loop turn (direct.ts's `groupedWrite`). */
 export interface GroupedWrite {
   text: string;
   params: readonly unknown[];
   /** A statement run after it in the same transaction when it changed a row (its event: store/events.ts). */
   then?: { text: string; params: readonly unknown[] } | undefined;
-  /** It writes the event outbox: its transaction takes the writer lock (PostgreSQL). */
-  outbox?: boolean | undefined;
   resolve(changes: number): void;
   reject(e: unknown): void;
 }
@@ -63,6 +75,8 @@ export interface StoreRuntime {
   checkpointer: Checkpointer | undefined;
   /** The grouped writes of the current turn, until their batch runs. */
   grouped: GroupedWrite[] | undefined;
+  /** PostgreSQL's rows of the current turn, by statement, until it runs (direct.ts's `groupedRow`). */
+  readonly groupedRows: Map<object, RowsQueue>;
   /** Other replicas' writes, read before each request (pg/replica-changes.ts); PostgreSQL stores only. */
   replicas: { fresh(): Promise<void>; readonly reads: number; readonly failures: number } | undefined;
 }
@@ -82,6 +96,7 @@ export function createRuntime(
     gate,
     checkpointer: undefined,
     grouped: undefined,
+    groupedRows: new Map(),
     replicas: undefined,
     batcher:
       connection &&
@@ -103,7 +118,7 @@ export function createRuntime(
  * one (a name still free, a code not yet used) still holds when it commits. Single statements outside a
  * transaction (a new session, an activity touch, a failed-attempt count) do not take it.
  */
-const WRITER_LOCK = 0x65646765; // 'edge'
+export const WRITER_LOCK = 0x65646765; // 'edge'
 
 /** The runtime of the store `db` is, or of the store whose connection the transaction `db` holds now. */
 export const runtimeOf = (db: object): StoreRuntime | undefined => runtimes.get(db);

@@ -2,7 +2,8 @@
  * Sessions (queries only). Creating a session runs per request, so its lookup and its insert are fixed
  * statements run straight on the connection when it is free (direct.ts), rather than the query builder.
  */
-import { groupedWrite, hotRows } from './direct.js';
+import { groupedRow, groupedWrite, hotRows } from './direct.js';
+import { WRITER_LOCK } from './runtime.js';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 import { storeKind } from './dialect.js';
@@ -55,12 +56,27 @@ const INSERT_SESSION = `insert into sessions (${SESSION_COLUMNS})
   on conflict ("apiSessionId", "serviceId", type) do nothing`;
 
 /**
- * PostgreSQL: the session and its event in one statement (one round trip); the event's row exists only when
- * the session's insert did not meet a conflict, and the statement answers the events it inserted, so 1 still
- * means "stored". SQLite has no writing CTE: there the event is the session insert's follow-up (direct.ts).
+ * PostgreSQL: the sessions of one event-loop turn and their events in one statement (direct.ts, `groupedRow`),
+ * which commits on its own. Only sessions that met no conflict get their event, and the statement answers their
+ * ids. The events' positions (`seq`) must follow commit order, as every outbox write's (runtime.ts, the writer
+ * lock): the lock is a row the events' insert joins, so it is held before their first position is drawn and
+ * until the statement commits, and nothing else of the request waits for it.
  */
-const INSERT_SESSION_AND_EVENT = `with s as (${INSERT_SESSION} returning id)
-  ${INSERT_EVENT_COLUMNS} select ?, ?, ?, ?, ?, ?, ?, ? from s`;
+const INSERT_SESSIONS_AND_EVENTS = {
+  text: `with l as materialized (select pg_advisory_xact_lock(${WRITER_LOCK})),
+  v as (select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[],
+    $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
+    $16::text[], $17::text[], $18::text[])
+    as v(id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId",
+      "identityId", e_id, e_namespace, e_type, e_timestamp, e_actor, e_entity_type, e_entity_id, e_body)),
+  s as (insert into sessions (${SESSION_COLUMNS})
+    select id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId"
+    from v on conflict ("apiSessionId", "serviceId", type) do nothing returning id),
+  e as (${INSERT_EVENT_COLUMNS}
+    select e_id, e_namespace, e_type, e_timestamp, e_actor, e_entity_type, e_entity_id, e_body
+    from v join s on s.id = v.id cross join l)
+  select id from s`,
+};
 
 /**
  * Inserts a session unless one of the same API session, service and type exists (a concurrent create won the
@@ -80,10 +96,11 @@ export async function insertSessionIfAbsent(db: TypedExecutor, s: StoredSession,
     s.identityId,
   ];
   // Concurrent creates share one commit (direct.ts, `groupedWrite`), their events too.
-  const changed =
-    storeKind(db) === 'postgres'
-      ? await groupedWrite(db, INSERT_SESSION_AND_EVENT, [...params, ...eventParams(event)], { outbox: true })
-      : await groupedWrite(db, INSERT_SESSION, params, { then: { text: INSERT_EVENT, params: eventParams(event) } });
+  if (storeKind(db) === 'postgres')
+    return groupedRow(db, INSERT_SESSIONS_AND_EVENTS, [...params, ...eventParams(event)]);
+  const changed = await groupedWrite(db, INSERT_SESSION, params, {
+    then: { text: INSERT_EVENT, params: eventParams(event) },
+  });
   return changed === 1;
 }
 
