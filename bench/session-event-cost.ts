@@ -130,7 +130,9 @@ const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
 console.log(`store ${pg ? 'postgres' : 'sqlite'}, ${perRun} inserts per run, 16 in flight`);
 console.log(`without event: ${fmt(a)} µs/insert (median ${median(a).toFixed(1)})`);
 console.log(`with event:    ${fmt(b)} µs/insert (median ${median(b).toFixed(1)})`);
-console.log(`inserts/s without event: ${rates.a.map((x) => x.toFixed(0)).join(', ')}; with: ${rates.b.map((x) => x.toFixed(0)).join(', ')}`);
+console.log(
+  `inserts/s without event: ${rates.a.map((x) => x.toFixed(0)).join(', ')}; with: ${rates.b.map((x) => x.toFixed(0)).join(', ')}`,
+);
 console.log(`the event adds ${(median(b) - median(a)).toFixed(1)} µs per session create (medians)`);
 await store.close();
 if (args.store === 'sqlite') rmSync(dir, { recursive: true, force: true });

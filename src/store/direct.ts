@@ -100,9 +100,7 @@ export function groupedWrite(
     runtime.grouped = queue = [];
     setImmediate(() => flush(db, runtime));
   }
-  return new Promise((resolve, reject) =>
-    queue.push({ text, params, then: extras.then, resolve, reject }),
-  );
+  return new Promise((resolve, reject) => queue.push({ text, params, then: extras.then, resolve, reject }));
 }
 
 type Unit = Pick<GroupedWrite, 'text' | 'params' | 'then'>;
