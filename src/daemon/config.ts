@@ -2,7 +2,7 @@
  * Daemon configuration: command-line flags win over environment variables, which win over the YAML
  * config file, which wins over the defaults.
  */
-import { parseEventsConfig, type EventsConfig } from './events-config.js';
+import { parseEventsConfig, STREAM_KEYS, type EventsConfig } from './events-config.js';
 import { readFileSync, statSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
@@ -136,6 +136,7 @@ export const CONFIG_KEYS = [
   'events.maxEvents',
   'events.backlog',
   'events.sinks',
+  ...STREAM_KEYS.map((k) => `events.stream.${k}` as const),
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number] | 'edge.api.rateLimit.auth' | 'edge.api.rateLimit.certificates';
 
@@ -561,6 +562,7 @@ export function loadConfig(src: ConfigSources): DaemonConfig {
         maxEvents: get(doc, 'events.maxEvents'),
         backlog: get(doc, 'events.backlog'),
         sinks: get(doc, 'events.sinks'),
+        stream: Object.fromEntries(STREAM_KEYS.map((k) => [k, get(doc, `events.stream.${k}`)])),
       },
       dataDir,
     ),

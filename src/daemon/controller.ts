@@ -159,7 +159,7 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
       version: VERSION,
       authLimiter: new AuthLimiter(cfg.authRateLimit),
       issuanceLimiter: new IssuanceLimiter(cfg.certRateLimit),
-      eventStreams: new EventStreams(),
+      eventStreams: new EventStreams(cfg.events.stream),
       database: new DatabaseOps({
         ctx,
         store,

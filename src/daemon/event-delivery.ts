@@ -5,6 +5,9 @@
  * the batch it keeps failing on is given up (dead-lettered: its cursor moves past it, the loss recorded and
  * counted) after `retry.maxAttempts` attempts or `retry.maxAge` of trying, whichever comes first. Until then
  * nothing after it is delivered: order per sink holds.
+ *
+ * Its clock and timers are a `DeliveryScheduler` (the real ones unless given): a test passes simulated ones, so a
+ * minute-long outage with its many retries passes in simulated time (docs/events.md, "Retries").
  */
 import type { Ctx, Logger } from '../model/ctx.js';
 import {
@@ -45,12 +48,38 @@ interface SinkState {
   sink: EventSink & { close?(): void; batchSize?: number };
   retry: RetryPolicy;
   running?: Promise<void> | undefined;
-  /** Not tried again before this (Date.now() time). */
+  /** Not tried again before this (the scheduler's time). */
   retryAt: number;
   /** The failing batch (its first event) and how often and since when it failed. */
   failing?: { key: string; attempts: number; since: number } | undefined;
-  timer?: NodeJS.Timeout | undefined;
+  /** Cancels the pending retry. */
+  cancelRetry?: (() => void) | undefined;
 }
+
+/**
+ * The clock and timers of the delivery loop: the rounds (`every`), the retries (`after`) and the time they are
+ * measured in (`now`, for `retry.maxAge`). Each answers a function that cancels it.
+ */
+export interface DeliveryScheduler {
+  now(): number;
+  after(ms: number, fn: () => void): () => void;
+  every(ms: number, fn: () => void): () => void;
+}
+
+/** Real time: Node's timers, which do not keep the process alive. */
+export const REAL_TIME: Readonly<DeliveryScheduler> = {
+  now: () => Date.now(),
+  after(ms, fn) {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return () => clearTimeout(t);
+  },
+  every(ms, fn) {
+    const t = setInterval(fn, ms);
+    t.unref();
+    return () => clearInterval(t);
+  },
+};
 
 /** The delay before attempt `attempts + 1`: doubling from the initial backoff up to the maximum, half of it jittered. */
 export function backoffMs(policy: RetryPolicy, attempts: number, random: () => number = Math.random): number {
@@ -66,13 +95,20 @@ export interface DeliveryDeps {
   hooks?: DeliveryHooks;
   /** Where the stdout sink writes (default process.stdout). */
   stdout?: NodeJS.WritableStream;
+  /** The clock and timers (default REAL_TIME). */
+  scheduler?: DeliveryScheduler;
+  /** The backoff's jitter, from [0, 1) (default Math.random). */
+  random?: () => number;
 }
 
 export class EventDelivery {
   private readonly states: SinkState[];
-  private ticker: NodeJS.Timeout | undefined;
+  private readonly time: DeliveryScheduler;
+  private stopTicker: (() => void) | undefined;
   private ticking = false;
   private closed = false;
+  /** Work started by the timers (rounds, retries), until it settles: what `idle` waits for. */
+  private readonly inflight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly cfg: EventsConfig,
@@ -84,6 +120,17 @@ export class EventDelivery {
       retry: c.type === 'webhook' ? c.retry : LOCAL_RETRY,
       retryAt: 0,
     }));
+    this.time = deps.scheduler ?? REAL_TIME;
+  }
+
+  private track(work: Promise<unknown>): void {
+    const p = work.catch(() => {}).finally(() => this.inflight.delete(p));
+    this.inflight.add(p);
+  }
+
+  /** Resolves once the work the timers started (and what it started in turn) has settled. */
+  async idle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
   }
 
   /** The sinks' names (their cursors'), in config order. */
@@ -114,7 +161,9 @@ export class EventDelivery {
   private pass(s: SinkState): Promise<void> {
     if (this.closed) return Promise.resolve();
     // A sink waiting to retry still has its backlog bounded, so a sink that stays down keeps only its newest.
-    s.running ??= (Date.now() < s.retryAt ? this.bound(s) : this.attempt(s)).finally(() => (s.running = undefined));
+    s.running ??= (this.time.now() < s.retryAt ? this.bound(s) : this.attempt(s)).finally(
+      () => (s.running = undefined),
+    );
     return s.running;
   }
 
@@ -158,7 +207,7 @@ export class EventDelivery {
   private async failed(s: SinkState, err: SinkWriteError): Promise<void> {
     const { ctx, log, hooks } = this.deps;
     const name = s.cfg.name;
-    const now = Date.now();
+    const now = this.time.now();
     const f = s.failing?.key === err.batchKey ? s.failing : { key: err.batchKey, attempts: 0, since: now };
     f.attempts++;
     s.failing = f;
@@ -177,7 +226,7 @@ export class EventDelivery {
       }
       return;
     }
-    const delay = backoffMs(s.retry, f.attempts);
+    const delay = backoffMs(s.retry, f.attempts, this.deps.random);
     if (f.attempts === 1 || f.attempts % 10 === 0)
       log.warn(
         { sink: name, attempts: f.attempts, retryInMs: delay, error: err.message },
@@ -188,18 +237,14 @@ export class EventDelivery {
 
   /** Tries the sink again in `delayMs` (if this controller still delivers then). */
   private schedule(s: SinkState, delayMs: number): void {
-    s.retryAt = Date.now() + delayMs;
-    clearTimeout(s.timer);
+    s.retryAt = this.time.now() + delayMs;
+    s.cancelRetry?.();
     if (this.closed) return;
-    s.timer = setTimeout(() => {
-      s.timer = undefined;
+    s.cancelRetry = this.time.after(delayMs, () => {
+      s.cancelRetry = undefined;
       s.retryAt = 0;
-      void this.deps
-        .lead()
-        .then((lead) => (lead ? this.pass(s) : undefined))
-        .catch(() => {});
-    }, delayMs);
-    s.timer.unref();
+      this.track(this.deps.lead().then((lead) => (lead ? this.pass(s) : undefined)));
+    });
   }
 
   /** Prunes the outbox (retention, maxEvents), telling the sinks of what they lose; answers how many went. */
@@ -222,26 +267,27 @@ export class EventDelivery {
 
   /** Delivers every `everyMs` while this controller leads. */
   start(everyMs: number): void {
-    if (this.states.length === 0 || this.ticker) return;
-    this.ticker = setInterval(() => {
+    if (this.states.length === 0 || this.stopTicker) return;
+    this.stopTicker = this.time.every(everyMs, () => {
       if (this.ticking || this.closed) return;
       this.ticking = true;
       // Not waiting for the round: a sink still busy with the last one is left to it, the others go on.
-      this.deps
-        .lead()
-        .then((lead) => {
-          if (lead) void this.deliver();
-        })
-        .catch((err: unknown) => this.deps.log.warn({ err }, 'event delivery round failed'))
-        .finally(() => (this.ticking = false));
-    }, everyMs);
-    this.ticker.unref();
+      this.track(
+        this.deps
+          .lead()
+          .then((lead) => {
+            if (lead) this.track(this.deliver());
+          })
+          .catch((err: unknown) => this.deps.log.warn({ err }, 'event delivery round failed'))
+          .finally(() => (this.ticking = false)),
+      );
+    });
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.ticker);
-    for (const s of this.states) clearTimeout(s.timer);
+    this.stopTicker?.();
+    for (const s of this.states) s.cancelRetry?.();
     await Promise.all(this.states.map((s) => s.running?.catch(() => {})));
     for (const s of this.states) s.sink.close?.();
   }

@@ -5,10 +5,12 @@
  * that reconnects with `Last-Event-ID` resumes after the last event it got (or from the oldest kept, if that one
  * was pruned meanwhile).
  *
- * Bounded: each stream pulls at most one batch from the store at a time and pulls the next only once the socket
- * took the last; a reader that has not taken a batch within `writeTimeoutMs` is disconnected (it can resume),
- * never buffered for. At most `maxStreams` streams per controller; a comment line every `heartbeatMs` keeps idle
- * proxies from closing the connection. One `EventStreams` per daemon (its deps), closed with it.
+ * Bounded (`events.stream.*`, events-config.ts): each stream reads one batch from the store at a time, and reads
+ * the next only while what it has written and its reader has not taken stays within `bufferBytes`; past it, it
+ * waits for the reader to take it all, and a reader that has not within `writeTimeoutMs` is disconnected (it can
+ * resume), never buffered for. At most `maxClients` streams per controller (more are refused with 429); a comment
+ * line every `heartbeatMs` keeps idle proxies from closing the connection. One `EventStreams` per daemon (its
+ * deps), closed with it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { eventsAfterPosition, lastEventPosition } from '../model/events/follow.js';
@@ -17,21 +19,9 @@ import { eventFilter } from '../model/events/deliver.js';
 import { EVENT_NAMESPACES } from '../model/events/event.js';
 import type { Ctx } from '../model/ctx.js';
 
-export interface StreamLimits {
-  maxStreams: number;
-  pollMs: number;
-  heartbeatMs: number;
-  writeTimeoutMs: number;
-  batch: number;
-}
+import type { StreamLimits } from './events-config.js';
 
-export const STREAM_LIMITS: StreamLimits = {
-  maxStreams: 32,
-  pollMs: 500,
-  heartbeatMs: 15_000,
-  writeTimeoutMs: 10_000,
-  batch: 100,
-};
+export type { StreamLimits };
 
 /** What a stream request asks for: the position to resume after, and its type filter. */
 export interface StreamRequest {
@@ -63,7 +53,7 @@ export function streamRequest(lastEventId: string | undefined, typeParams: reado
 export class EventStreams {
   private readonly open = new Set<() => void>();
 
-  constructor(private readonly limits: StreamLimits = STREAM_LIMITS) {}
+  constructor(private readonly limits: StreamLimits) {}
 
   /** Streams open now. */
   get size(): number {
@@ -75,7 +65,7 @@ export class EventStreams {
    * slow, or the controller stops.
    */
   async serve(ctx: Ctx, req: FastifyRequest, reply: FastifyReply, ask: StreamRequest): Promise<void> {
-    if (this.open.size >= this.limits.maxStreams)
+    if (this.open.size >= this.limits.maxClients)
       throw new DomainError('RATE_LIMITED', { retryAfterSeconds: 5, causeMessage: 'too many event streams open' });
     const accepts = ask.types.length > 0 ? eventFilter(undefined, ask.types) : () => true;
     let cursor = ask.after ?? (await lastEventPosition(ctx));
@@ -134,7 +124,9 @@ export class EventStreams {
         if (out === '' && Date.now() - lastWrite >= limits.heartbeatMs) out = ': heartbeat\n\n';
         if (out !== '' && !closed) {
           lastWrite = Date.now();
-          if (!res.write(out) && !(await drained())) {
+          res.write(out);
+          // Within its buffer the reader is given the next batch; past it, it must take everything first.
+          if (res.writableLength > limits.bufferBytes && res.writableNeedDrain && !(await drained())) {
             // A reader that does not keep up is let go, not buffered for: it resumes with Last-Event-ID.
             ctx.log.warn({ after: cursor }, 'event stream closed: its reader did not keep up');
             res.destroy();

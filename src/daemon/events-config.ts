@@ -22,6 +22,13 @@
  *       url: https://siem.example.com/edgectl
  *       secretFile: /etc/edgectl/webhook.secret      # or secret: "…"; signs each batch (HMAC-SHA256)
  *       caFile: /etc/edgectl/siem-ca.pem             # default: the system's roots
+ *   stream:                     # the live stream (GET /events/stream): its bounds
+ *     maxClients: 32            # streams open at once on this controller; more are refused (429)
+ *     bufferKiB: 256            # unsent bytes a stream may have before it waits for its reader
+ *     writeTimeout: 10s         # a reader that leaves the buffer full this long is disconnected
+ *     heartbeat: 15s            # a comment line on an idle stream this often
+ *     pollInterval: 500ms       # how often a caught-up stream looks for new events
+ *     batchSize: 100            # events read from the store at a time
  * ```
  */
 import { readFileSync, statSync } from 'node:fs';
@@ -77,11 +84,28 @@ export interface WebhookSinkConfig extends SinkBase {
 
 export type SinkConfig = FileSinkConfig | StdoutSinkConfig | WebhookSinkConfig;
 
+/** The live stream's bounds (`events.stream.*`; daemon/event-stream.ts). */
+export interface StreamLimits {
+  /** Streams open at once per controller; more are refused with 429. */
+  maxClients: number;
+  /** Unsent bytes a stream may have queued for its reader before it stops reading the store and waits. */
+  bufferBytes: number;
+  /** How long a reader may leave the buffer over `bufferBytes` before it is disconnected. */
+  writeTimeoutMs: number;
+  /** A comment line on a stream that sent nothing for this long. */
+  heartbeatMs: number;
+  /** How often a stream that has caught up reads the store again. */
+  pollMs: number;
+  /** Events read from the store at a time. */
+  batch: number;
+}
+
 export interface EventsConfig {
   retentionMs: number;
   /** The outbox keeps at most this many events (fewer where the sequence has gaps). */
   maxEvents: number;
   sinks: SinkConfig[];
+  stream: StreamLimits;
 }
 
 export const EVENTS_DEFAULTS = {
@@ -93,7 +117,25 @@ export const EVENTS_DEFAULTS = {
   batchSize: 100,
   timeout: '10s',
   retry: { initialBackoff: '1s', maxBackoff: '1m', maxAttempts: 20, maxAge: '1h' },
+  stream: {
+    maxClients: 32,
+    bufferKiB: 256,
+    writeTimeout: '10s',
+    heartbeat: '15s',
+    pollInterval: '500ms',
+    batchSize: 100,
+  },
 };
+
+/** The keys of `events.stream`. */
+export const STREAM_KEYS = [
+  'maxClients',
+  'bufferKiB',
+  'writeTimeout',
+  'heartbeat',
+  'pollInterval',
+  'batchSize',
+] as const;
 
 /** The sections given to parseEventsConfig, as the config file holds them. */
 export interface EventsSection {
@@ -101,6 +143,8 @@ export interface EventsSection {
   maxEvents?: unknown;
   backlog?: unknown;
   sinks?: unknown;
+  /** `events.stream.*`, by key. */
+  stream?: Partial<Record<(typeof STREAM_KEYS)[number], unknown>>;
 }
 
 const COMMON_KEYS = ['type', 'name', 'namespaces', 'types', 'backlog'];
@@ -118,7 +162,13 @@ function intIn(name: string, v: unknown, fallback: number, min: number, max: num
   return v;
 }
 
-function durationIn(name: string, v: unknown, fallback: string | undefined, minMs: number): number | undefined {
+function durationIn(
+  name: string,
+  v: unknown,
+  fallback: string | undefined,
+  minMs: number,
+  maxMs = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (v === undefined || v === null) return fallback === undefined ? undefined : parseDays(fallback);
   let ms: number;
   try {
@@ -127,6 +177,7 @@ function durationIn(name: string, v: unknown, fallback: string | undefined, minM
     throw new Error(`${name}: ${(e as Error).message} (e.g. 500ms, 30s, 24h, 7d)`);
   }
   if (ms < minMs) throw new Error(`${name} must be at least ${minMs} ms`);
+  if (ms > maxMs) throw new Error(`${name} must be at most ${maxMs} ms`);
   return ms;
 }
 
@@ -189,6 +240,20 @@ function retryOf(at: string, raw: unknown): RetryPolicy {
   if (policy.maxBackoffMs < policy.initialBackoffMs)
     throw new Error(`${at}.retry.maxBackoff must be at least its initialBackoff`);
   return policy;
+}
+
+/** `events.stream.*`: the live stream's bounds, each within a range that keeps a stream cheap and alive. */
+function streamLimitsOf(raw: EventsSection['stream']): StreamLimits {
+  const d = EVENTS_DEFAULTS.stream;
+  const r = raw ?? {};
+  return {
+    maxClients: intIn('events.stream.maxClients', r.maxClients, d.maxClients, 1, 10_000),
+    bufferBytes: intIn('events.stream.bufferKiB', r.bufferKiB, d.bufferKiB, 16, 65_536) * 1024,
+    writeTimeoutMs: durationIn('events.stream.writeTimeout', r.writeTimeout, d.writeTimeout, 100, 600_000)!,
+    heartbeatMs: durationIn('events.stream.heartbeat', r.heartbeat, d.heartbeat, 1000, 3_600_000)!,
+    pollMs: durationIn('events.stream.pollInterval', r.pollInterval, d.pollInterval, 50, 60_000)!,
+    batch: intIn('events.stream.batchSize', r.batchSize, d.batchSize, 1, 10_000),
+  };
 }
 
 /** Reads the `events` section (relative paths from `baseDir`); throws naming the bad setting. */
@@ -282,5 +347,5 @@ export function parseEventsConfig(section: EventsSection, baseDir: string): Even
     if (out.some((s) => s.name === sink.name)) throw new Error(`${at}: another sink is named "${sink.name}"`);
     out.push(sink);
   }
-  return { retentionMs, maxEvents, sinks: out };
+  return { retentionMs, maxEvents, sinks: out, stream: streamLimitsOf(section.stream) };
 }

@@ -2,8 +2,9 @@
  * Event delivery to JSON-lines files (`events.sinks`): each sink gets every event it takes, once and in order,
  * resuming from its cursor in the store; files are 0600; a namespace filter holds; events past the retention
  * are pruned by the periodic work. And the secret scan: operations with known secrets (passwords, enrollment
- * tokens and JWTs, TOTP secrets and codes, recovery codes, session tokens) leave none of them in any event,
- * in the API's listing or in any sink (the files, stdout, a webhook receiver), each of which got every event.
+ * tokens and JWTs, TOTP secrets and codes, recovery codes, session tokens, and the OIDC flow's authorization
+ * request ids, codes, PKCE verifiers, access, refresh and ID tokens) leave none of them in any event, in the
+ * API's listing or in any sink (the files, stdout, a webhook receiver), each of which got every event.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,16 @@ import { createIdentity, createUser, startTestServer, type ApiClient, type TestS
 import { deliverEvents } from '../../src/model/events/deliver.js';
 import { FileSink } from '../../src/daemon/event-sinks.js';
 import { startReceiver, type Receiver } from '../harness/https-receiver.js';
+import {
+  callback,
+  form,
+  passwordLogin,
+  pkce,
+  REDIRECT_URI,
+  startLogin,
+  tokenRequest,
+  type Pkce,
+} from '../harness/oidc.js';
 
 type Ev = Record<string, any>;
 
@@ -161,12 +172,70 @@ test('no secret appears in any event, in the listing or in any sink (files, stdo
   const code2 = await generate({ secret, epoch: Math.floor(s.clock.now().getTime() / 1000) });
   assert.equal((await again.post('/authenticate/mfa', { code: code2 })).status, 200);
   secrets.push('Scan-Passw0rd-0005!', again.token!);
+  // OIDC: a login with a password and a TOTP code, its code exchanged, the tokens refreshed, exchanged and
+  // revoked; another login's code tried with a wrong verifier.
+  const oidcCode = async (p: Pkce, id: string) => {
+    const { code } = (await callback(s, id)) as { code: string };
+    secrets.push(id, p.verifier, code);
+    return code;
+  };
+  const tokens = async (fields: Record<string, string>) => {
+    const res = await tokenRequest(s, { client_id: 'native', ...fields });
+    assert.equal(res.status, 200, res.text);
+    for (const k of ['access_token', 'refresh_token', 'id_token'])
+      if (typeof res.body[k] === 'string') secrets.push(res.body[k] as string);
+    return res.body as Record<string, string>;
+  };
+  const p = pkce();
+  const loginId = await startLogin(s, p);
+  assert.equal((await passwordLogin(s, loginId, mfaUser.username, 'Scan-Passw0rd-0005!')).status, 200);
+  s.clock.advance(30_000);
+  const code3 = await generate({ secret, epoch: Math.floor(s.clock.now().getTime() / 1000) });
+  const totpStep = await s.request('POST', '/oidc/login/totp', { body: { id: loginId, code: code3 } });
+  assert.equal(totpStep.status, 302, totpStep.text);
+  const first = await tokens({
+    grant_type: 'authorization_code',
+    code: await oidcCode(p, loginId),
+    code_verifier: p.verifier,
+    redirect_uri: REDIRECT_URI,
+  });
+  const refreshed = await tokens({ grant_type: 'refresh_token', refresh_token: first.refresh_token! });
+  await tokens({
+    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+    subject_token: refreshed.refresh_token!,
+    subject_token_type: 'urn:ietf:params:oauth:token-type:refresh_token',
+  });
+  const revoked = await s.request(
+    'POST',
+    '/oidc/revoke',
+    form({ token: refreshed.refresh_token!, client_id: 'native' }),
+  );
+  assert.equal(revoked.status, 200);
+  const p2 = pkce();
+  const otherId = await startLogin(s, p2);
+  assert.equal((await passwordLogin(s, otherId, user.username, 'Scan-Passw0rd-0003!')).status, 302);
+  const wrong = pkce().verifier;
+  secrets.push(wrong);
+  const refused = await tokenRequest(s, {
+    grant_type: 'authorization_code',
+    code: await oidcCode(p2, otherId),
+    code_verifier: wrong,
+    redirect_uri: REDIRECT_URI,
+    client_id: 'native',
+  });
+  assert.equal(refused.status, 400);
   await s.sweep();
 
   const events = await allEvents();
   assert.ok(
     events.some((e) => e.namespace === 'apiSession' && e.event_type === 'refreshed'),
     'the MFA pass recorded',
+  );
+  const oidc = events.filter((e) => e.namespace === 'authentication' && e.flow === 'oidc');
+  assert.deepEqual(
+    [...new Set(oidc.map((e) => `${e.event_type} ${e.type}`))].sort(),
+    ['fail authorization_code', 'success totp', 'success updb'],
+    'the OIDC steps recorded',
   );
   const texts = new Map([
     ['the listing', JSON.stringify(events)],
@@ -185,7 +254,7 @@ test('no secret appears in any event, in the listing or in any sink (files, stdo
   }
   for (const [where, text] of texts) {
     for (const secret of secrets) assert.ok(!text.includes(secret), `${secret.slice(0, 12)}… found in ${where}`);
-    for (const c of [code, code2])
+    for (const c of [code, code2, code3])
       assert.doesNotMatch(text, new RegExp(`(^|[^0-9a-f])${c}([^0-9a-f]|$)`), `the TOTP code in ${where}`);
     assert.doesNotMatch(text, /\$argon2/, `a password hash in ${where}`);
   }

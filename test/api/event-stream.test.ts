@@ -3,9 +3,12 @@
  * listener): admins only; it sends what is recorded after it opened, filtered by `type`, each event with its
  * outbox position as its SSE id; `Last-Event-ID` resumes right after an event. Its bounds, on a stream server
  * with small limits over the same store: a heartbeat on an idle stream, a cap on open streams, and a reader that
- * does not keep up is disconnected rather than buffered for.
+ * does not keep up is disconnected rather than buffered for. And the same bounds set in the config file
+ * (`events.stream.*`) on a controller of their own: past `maxClients` a stream is refused with the error envelope
+ * (429), and a client that stops reading is disconnected once more than `bufferKiB` waits for it past
+ * `writeTimeout`, while one that reads gets every event.
  */
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import http from 'node:http';
@@ -134,7 +137,14 @@ test('the stream sends what is recorded after it opened, filtered by type; Last-
 });
 
 test('bounds: a heartbeat on an idle stream, a cap on open streams, a slow reader disconnected', async () => {
-  const streams = new EventStreams({ maxStreams: 1, pollMs: 50, heartbeatMs: 200, writeTimeoutMs: 300, batch: 50 });
+  const streams = new EventStreams({
+    maxClients: 1,
+    bufferBytes: 1024,
+    pollMs: 50,
+    heartbeatMs: 200,
+    writeTimeoutMs: 300,
+    batch: 50,
+  });
   const app = Fastify();
   app.get('/s', async (req, reply) => {
     const afterAt = (req.query as { after?: string }).after;
@@ -150,7 +160,7 @@ test('bounds: a heartbeat on an idle stream, a cap on open streams, a slow reade
     await sleep(600);
     assert.match(idle.text(), /^: heartbeat$/m, 'an idle stream gets heartbeats');
     const second = await open(base, {});
-    assert.notEqual(second.status, 200, 'no more than maxStreams');
+    assert.notEqual(second.status, 200, 'no more than maxClients');
     idle.close();
     await until('the stream to go', () => (streams.size === 0 ? true : undefined));
 
@@ -171,4 +181,101 @@ test('bounds: a heartbeat on an idle stream, a cap on open streams, a slow reade
     streams.closeAll();
     await app.close();
   }
+});
+
+/** Opens a stream whose answer is not read until `resume` (a reader that stopped reading). */
+function openPaused(url: string, headers: Record<string, string>, ca: string) {
+  return new Promise<{ status: number; resume(): void; text(): string; closed: Promise<void>; close(): void }>(
+    (resolve, reject) => {
+      const req = https.request(url, { headers, ca, agent: false });
+      let raw = '';
+      let closedResolve!: () => void;
+      const closed = new Promise<void>((r) => (closedResolve = r));
+      req.on('response', (res) => {
+        res.pause();
+        res.socket.on('close', () => closedResolve());
+        res.on('error', () => {});
+        resolve({
+          status: res.statusCode ?? 0,
+          resume: () => {
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (raw += c));
+            res.resume();
+          },
+          text: () => raw,
+          closed,
+          close: () => req.destroy(),
+        });
+      });
+      req.on('error', (e) => (/socket hang up|ECONNRESET/.test(e.message) ? closedResolve() : reject(e)));
+      req.end();
+    },
+  );
+}
+
+describe('the bounds set in the config file (events.stream)', () => {
+  let t: TestServer;
+  let tAdmin: ApiClient;
+  before(async () => {
+    t = await startTestServer({
+      yaml: 'events:\n  stream:\n    maxClients: 2\n    bufferKiB: 16\n    writeTimeout: 2s\n    pollInterval: 50ms\n',
+    });
+    tAdmin = await t.admin();
+  });
+  after(() => t?.close());
+
+  const url = () => `${t.url}/edge/management/v1/events/stream`;
+  const headers = () => ({ 'zt-session': tAdmin.token! });
+  /** A stream opened as soon as the controller has room for it (fixture: no assertions). */
+  async function openWhenFree(ms = 20_000): Promise<OpenStream> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const st = await open(url(), headers(), { ca: t.ca });
+      if (st.status === 200) return st;
+      await st.closed;
+      if (Date.now() > end) throw new Error(`no room for a stream (${st.status})`);
+      await sleep(100);
+    }
+  }
+
+  test('past maxClients a stream is refused with the error envelope: 429 RATE_LIMITED, Retry-After', async () => {
+    const a = await openWhenFree();
+    const b = await openWhenFree();
+    const refused = await tAdmin.get('/events/stream');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error.code, 'RATE_LIMITED');
+    assert.equal(typeof refused.body.error.message, 'string');
+    assert.equal(refused.headers['retry-after'], '5');
+    a.close();
+    b.close();
+    await Promise.all([a.closed, b.closed]);
+  });
+
+  test('a client that stops reading is disconnected past its buffer; one that reads gets every event', async () => {
+    const slow = await openPaused(url(), headers(), t.ca);
+    assert.equal(slow.status, 200);
+    const fast = await openWhenFree();
+    // Far more than the buffer and the sockets' own buffers hold: 25 events of some 200 KB each.
+    const big = 'x'.repeat(200_000);
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) ids.push(await createIdentity(tAdmin, { tags: { big } }));
+    await until(
+      'every event at the reading client',
+      () => ids.every((id) => parsed(fast).some((e) => e.entityId === id)) || undefined,
+      30_000,
+    );
+    // The stopped reader's place is taken back: a new stream gets in beside the reading one.
+    const probe = await openWhenFree();
+    assert.equal(probe.status, 200);
+    probe.close();
+    // Read now, the stopped client's stream ends (the controller closed it), short of the last events.
+    slow.resume();
+    await slow.closed;
+    const got = new SseParser().push(slow.text()).map((e) => JSON.parse(e.data) as Ev);
+    assert.ok(
+      got.filter((e) => ids.includes(e.entityId)).length < ids.length,
+      'what was not taken in time was not kept for it',
+    );
+    fast.close();
+  });
 });
