@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openStore } from '../src/store/db.js';
-import { groupedWrite, hotRows, hotWrite } from '../src/store/direct.js';
+import { groupedRow, groupedWrite, hotRows, hotWrite } from '../src/store/direct.js';
 import { insertSessionIfAbsent, type StoredSession } from '../src/store/sessions.js';
 import { sessionCreatedEvent } from '../src/model/events/session-events.js';
 import { numberedPlaceholders, storeKind } from '../src/store/dialect.js';
@@ -57,6 +57,12 @@ const ctx = { now: () => new Date(), actor: undefined } as unknown as Ctx;
 const BARE = `insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId")
   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
   on conflict ("apiSessionId", "serviceId", type) do nothing`;
+/** PostgreSQL's bare insert: grouped as the store groups its new sessions (one statement per turn). */
+const BARE_ROWS = {
+  text: `insert into sessions (id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId")
+  select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+  on conflict ("apiSessionId", "serviceId", type) do nothing returning id`,
+};
 
 let seq = 0;
 async function apiSessions(n: number): Promise<string[]> {
@@ -95,8 +101,8 @@ async function run(withEvent: boolean): Promise<number> {
         identityId: 'bench-identity',
       };
       if (withEvent) await insertSessionIfAbsent(db, s, sessionCreatedEvent(ctx, s));
-      else
-        await groupedWrite(db, q(BARE), [
+      else {
+        const row = [
           s.id,
           s.createdAt,
           s.updatedAt,
@@ -107,7 +113,10 @@ async function run(withEvent: boolean): Promise<number> {
           s.apiSessionId,
           s.serviceId,
           s.identityId,
-        ]);
+        ];
+        if (pg) await groupedRow(db, BARE_ROWS, row);
+        else await groupedWrite(db, BARE, row);
+      }
     }
   };
   await Promise.all(Array.from({ length: 16 }, worker));
