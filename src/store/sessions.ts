@@ -60,15 +60,16 @@ const INSERT_SESSION = `insert into sessions (${SESSION_COLUMNS})
  * which commits on its own. Only sessions that met no conflict get their event, and the statement answers their
  * ids. The events' positions (`seq`) must follow commit order, as every outbox write's (runtime.ts, the writer
  * lock): the lock is a row the events' insert joins, so it is held before their first position is drawn and
- * until the statement commits, and nothing else of the request waits for it.
+ * until the statement commits, and nothing else of the request waits for it. Columns are named, never `*`, so the
+ * statement is prepared (pg/open.ts).
  */
+const V_COLUMNS = `id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId",
+  "identityId", e_id, e_namespace, e_type, e_timestamp, e_actor, e_entity_type, e_entity_id, e_body`;
 const INSERT_SESSIONS_AND_EVENTS = {
   text: `with l as materialized (select pg_advisory_xact_lock(${WRITER_LOCK})),
-  v as (select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[],
-    $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[],
-    $16::text[], $17::text[], $18::text[])
-    as v(id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId",
-      "identityId", e_id, e_namespace, e_type, e_timestamp, e_actor, e_entity_type, e_entity_id, e_body)),
+  v as (select ${V_COLUMNS} from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[],
+    $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
+    $15::text[], $16::text[], $17::text[], $18::text[]) as u(${V_COLUMNS})),
   s as (insert into sessions (${SESSION_COLUMNS})
     select id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId"
     from v on conflict ("apiSessionId", "serviceId", type) do nothing returning id),
