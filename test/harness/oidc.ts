@@ -3,9 +3,11 @@
  * step, the callback and the token endpoint, one request at a time so a test can look at each answer. Fixture
  * helpers: they return values and never assert.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, X509Certificate } from 'node:crypto';
+import { generateKeyAndCsr } from '../../src/pki/index.js';
+import { unique } from './assert.js';
 import type { HttpResponse, RequestOptions } from './http.js';
-import type { TestServer } from './server.js';
+import { createIdentity, type ApiClient, type TestServer } from './server.js';
 
 export const REDIRECT_URI = 'http://localhost:8080/auth/callback';
 
@@ -75,9 +77,94 @@ export async function callback(server: TestServer, id: string): Promise<{ res: H
   return { res, code: locationQuery(res).get('code') ?? undefined };
 }
 
-/** `POST /oidc/oauth/token` with a form body. */
-export const tokenRequest = (server: TestServer, fields: Record<string, string>) =>
-  server.request('POST', '/oidc/oauth/token', form(fields));
+/** A TLS client certificate (chain PEM) and its key, as a request presents them. */
+export interface ClientCert {
+  cert: string;
+  key: string;
+}
+
+/** `POST /oidc/oauth/token` with a form body, over a connection presenting `tls` when given. */
+export const tokenRequest = (server: TestServer, fields: Record<string, string>, tls?: ClientCert) =>
+  server.request('POST', '/oidc/oauth/token', { ...form(fields), ...tls });
+
+/** Follows the callback of a completed login and exchanges its code; answers the token endpoint's response. */
+export async function exchangeCode(
+  server: TestServer,
+  id: string,
+  p: Pkce,
+  o: AuthorizeOptions = {},
+  tls?: ClientCert,
+): Promise<HttpResponse> {
+  const { code } = await callback(server, id);
+  if (!code) throw new Error('no code');
+  const fields = {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: p.verifier,
+    redirect_uri: o.redirectUri ?? REDIRECT_URI,
+    client_id: o.clientId ?? 'native',
+  };
+  return tokenRequest(server, fields, tls);
+}
+
+/** The `Authorization` header of a bearer token. */
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The lowercase hex SHA-1 of a PEM certificate (its first), as `z_cfs` and `z_acf` name it. */
+export const sha1Fingerprint = (pem: string): string =>
+  new X509Certificate(pem).fingerprint.replace(/:/g, '').toLowerCase();
+
+/** An identity enrolled by ott: its id, its cert authenticator's id, its certificate chain and key. */
+export async function enrolledCertIdentity(
+  server: TestServer,
+  admin: ApiClient,
+  body: Record<string, unknown> = {},
+): Promise<ClientCert & { id: string; authenticatorId: string; fingerprint: string }> {
+  const id = await createIdentity(admin, { ...body, enrollment: { ott: true } });
+  const token = (await admin.get(`/identities/${id}`)).body.data.enrollment.ott.token;
+  const { privateKeyPem, csrPem } = await generateKeyAndCsr({ commonName: unique('oidc-cert') });
+  const res = await server.request('POST', `/edge/client/v1/enroll/ott?token=${token}`, {
+    raw: csrPem,
+    contentType: 'application/pkcs10',
+    headers: { accept: 'application/x-x509-user-cert' },
+  });
+  if (res.status !== 200) throw new Error(`enroll failed: ${res.status} ${res.text}`);
+  const authenticatorId = (await admin.get(`/identities/${id}`)).body.data.authenticators.cert.id;
+  return { id, authenticatorId, cert: res.text, key: privateKeyPem, fingerprint: sha1Fingerprint(res.text) };
+}
+
+/**
+ * Starts an authorization request and posts a certificate login to it (body fields as given); answers the login's
+ * response with the request's id and PKCE pair, for the caller to judge and exchange.
+ */
+export async function postCertLogin(
+  server: TestServer,
+  tls: ClientCert,
+  body: Record<string, unknown> = {},
+  o: AuthorizeOptions = {},
+): Promise<{ id: string; p: Pkce; res: HttpResponse }> {
+  const p = pkce();
+  const id = await startLogin(server, p, { method: 'cert', ...o });
+  const res = await server.request('POST', `/oidc/login/cert?authRequestID=${id}`, { body, ...tls });
+  return { id, p, res };
+}
+
+/** The whole code flow with a certificate; answers the token response (throws on any refusal). */
+export async function oidcCertLogin(
+  server: TestServer,
+  tls: ClientCert,
+  body: Record<string, unknown> = {},
+  o: AuthorizeOptions = {},
+): Promise<Tokens> {
+  const { id, p, res } = await postCertLogin(server, tls, body, o);
+  if (res.status !== 302) throw new Error(`login failed: ${res.status} ${res.text}`);
+  return tokensOf(await exchangeCode(server, id, p, o));
+}
+
+const tokensOf = (res: HttpResponse): Tokens => {
+  if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${res.text}`);
+  return res.body as Tokens;
+};
 
 export interface Tokens {
   access_token: string;
@@ -86,6 +173,7 @@ export interface Tokens {
   expires_in: number;
   token_type: string;
   scope: string;
+  session_cert?: string;
 }
 
 /** The whole code flow with a password; answers the token response (throws on any refusal). */
@@ -94,22 +182,13 @@ export async function oidcLogin(
   username: string,
   password: string,
   o: AuthorizeOptions = {},
+  extra: Record<string, unknown> = {},
 ): Promise<Tokens> {
   const p = pkce();
   const id = await startLogin(server, p, o);
-  const login = await passwordLogin(server, id, username, password);
+  const login = await server.request('POST', '/oidc/login/password', { body: { id, username, password, ...extra } });
   if (login.status !== 302) throw new Error(`login failed: ${login.status} ${login.text}`);
-  const { code } = await callback(server, id);
-  if (!code) throw new Error('no code');
-  const res = await tokenRequest(server, {
-    grant_type: 'authorization_code',
-    code,
-    code_verifier: p.verifier,
-    redirect_uri: o.redirectUri ?? REDIRECT_URI,
-    client_id: o.clientId ?? 'native',
-  });
-  if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${res.text}`);
-  return res.body as Tokens;
+  return tokensOf(await exchangeCode(server, id, p, o));
 }
 
 /** The payload of a JWT, unverified. */
@@ -127,3 +206,30 @@ export const RELAXED_FAILURE_LIMITS = `edge:
         failuresPerSource: { burst: 1000, perMinute: 1000 }
         failuresPerAccount: { burst: 1000, perMinute: 1000 }
 `;
+
+/** Creates an auth policy allowing passwords (no lockout), certificates as `cert` says, and TOTP as asked; answers its id. */
+export async function createAuthPolicy(
+  admin: ApiClient,
+  o: { cert?: { allowed: boolean; allowExpiredCerts: boolean }; requireTotp?: boolean } = {},
+): Promise<string> {
+  const policy = await admin.post('/auth-policies', {
+    name: unique('oidc-policy'),
+    primary: {
+      cert: o.cert ?? { allowed: false, allowExpiredCerts: false },
+      extJwt: { allowed: false, allowedSigners: [] },
+      oidc: { allowed: true, requireTotp: false },
+      updb: {
+        allowed: true,
+        lockoutDurationMinutes: 0,
+        maxAttempts: 0,
+        minPasswordLength: 5,
+        requireMixedCase: false,
+        requireNumberChar: false,
+        requireSpecialChar: false,
+      },
+    },
+    secondary: { requireTotp: o.requireTotp ?? false },
+  });
+  if (policy.status !== 201) throw new Error(`auth policy refused: ${policy.status} ${policy.text}`);
+  return policy.body.data.id;
+}

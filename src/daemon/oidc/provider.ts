@@ -29,6 +29,7 @@ import { tokenGrant } from '../../model/services/oidc/token-grants.js';
 import { deleteInLogin, enrollInLogin, verifyInLogin } from '../../model/services/oidc/login-enrollment.js';
 import { bearerTokens, OIDC_REALM, resolveBearer } from '../../model/services/oidc/bearer.js';
 import { endSession, revokeToken } from '../../model/services/oidc/logout.js';
+import { loginCsr } from '../../model/services/oidc/session-certs.js';
 import { recordOidcStepFailure, type OidcStep } from '../../model/services/oidc/login-events.js';
 import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
 import type { AuthQuery } from '../../model/services/authentication/auth-queries.js';
@@ -135,6 +136,14 @@ function loginBody(req: FastifyRequest): LoginBody & { username?: unknown; passw
     envInfo: b.envInfo ?? flat('env', ['arch', 'os', 'osRelease', 'osVersion', 'domain', 'hostname']),
     sdkInfo: b.sdkInfo ?? flat('sdk', ['appId', 'appVersion', 'branch', 'revision', 'type', 'version']),
   };
+}
+
+/**
+ * The login body with its `csrPem` checked (a CSR to sign at the code exchange; refused with 400
+ * COULD_NOT_PROCESS_CSR before the credentials are looked at).
+ */
+async function primaryLoginBody(req: FastifyRequest): Promise<ReturnType<typeof loginBody>> {
+  return { ...loginBody(req), csrPem: await loginCsr(bodyObject(req).csrPem) };
 }
 
 /** A login step's answer: the callback when every factor is done, else the queries still due (§14.4). */
@@ -277,6 +286,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
           'password',
           async () => {
             const request = await openAuthRequest(ctx, authRequestId(req));
+            body.csrPem = await loginCsr(bodyObject(req).csrPem);
             const account = typeof body.username === 'string' ? `user:${body.username}` : undefined;
             // The legacy login's limits apply (daemon/auth-limiter.ts); a bearer JWT beside the password may
             // answer a secondary ext-JWT requirement, as on `POST /authenticate`.
@@ -299,7 +309,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
       scope.post('/login/cert', async (req, reply) => {
         const { request, queries } = await audited(req, 'cert', async () => {
           const request = await openAuthRequest(ctx, authRequestId(req));
-          const body = loginBody(req);
+          const body = await primaryLoginBody(req);
           const peer = peerCertificates(req);
           const queries = await deps.authLimiter.attempt(
             req.ip,
@@ -329,7 +339,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
         try {
           const { request, queries } = await audited(req, 'ext-jwt', async () => {
             const request = await openAuthRequest(ctx, authRequestId(req));
-            const body = loginBody(req);
+            const body = await primaryLoginBody(req);
             const queries = await deps.authLimiter.attempt(
               req.ip,
               undefined,

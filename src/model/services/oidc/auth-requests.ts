@@ -122,6 +122,8 @@ export async function startAuthorization(
     envInfo: null,
     codeHash: null,
     certFingerprint: null,
+    csrPem: null,
+    certImproperChain: false,
   });
   const chosen: LoginMethod = (method as LoginMethod | undefined) ?? (from.hasClientCert ? 'cert' : 'password');
   return { id, loginPage: `login/${LOGIN_PAGES[chosen]}` };
@@ -155,10 +157,14 @@ export interface PrimaryLogin {
   remoteAddress?: string | undefined;
   /** A certificate login's client certificate (lowercase hex SHA-1): its tokens are bound to it. */
   certFingerprint?: string | undefined;
+  /** A certificate login whose client sent an improper chain (the `z_iccc` claim). */
+  improperChain?: boolean | undefined;
 }
 
 /** The login body fields kept for the tokens and the identity (§14.4). */
 export interface LoginBody {
+  /** A CSR already checked (session-certs.ts `loginCsr`), signed at the code exchange. */
+  csrPem?: string | undefined;
   configTypes?: unknown;
   envInfo?: unknown;
   sdkInfo?: unknown;
@@ -202,6 +208,8 @@ export async function recordPrimaryLogin(
       envInfo: envInfo ?? null,
       sdkInfo: sdkInfo ?? null,
       certFingerprint: login.certFingerprint ?? null,
+      certImproperChain: login.improperChain ?? false,
+      csrPem: body.csrPem ?? null,
     });
     await recordOidcStepSuccess(tctx, {
       step: login.method as OidcStep,
@@ -323,7 +331,9 @@ export async function finishLogin(
   ctx: Ctx,
   request: OpenAuthRequest,
   method: 'cert' | 'ext-jwt',
-  check: (ctx: Ctx) => Promise<{ identityId: string; authenticatorId: string; certFingerprint?: string }>,
+  check: (
+    ctx: Ctx,
+  ) => Promise<{ identityId: string; authenticatorId: string; certFingerprint?: string; improperChain?: boolean }>,
   body: LoginBody,
   remoteAddress?: string,
 ): Promise<AuthQuery[]> {
