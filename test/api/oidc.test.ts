@@ -214,6 +214,48 @@ describe('authorize refusals', () => {
     assert.equal(res.status, 302);
   });
 
+  test('the controller settings add redirect and post-logout URIs: the global record and this controller’s', async () => {
+    const consoleUri = 'https://console.example.test/auth/callback';
+    const ctrlUri = 'https://ctrl.example.test/auth/callback';
+    const bye = 'https://console.example.test/auth/logout';
+    for (const uri of [consoleUri, ctrlUri])
+      assert.equal((await authorize(server, pkce(), { redirectUri: uri })).status, 400);
+    const global = await admin.post('/controller-settings', {
+      controllerId: 'global',
+      oidc: { redirectUris: [consoleUri], postLogoutUris: [bye] },
+    });
+    assert.equal(global.status, 201, global.text);
+    const own = await admin.post('/controller-settings', {
+      controllerId: server.daemon.controllerId,
+      oidc: { redirectUris: [ctrlUri] },
+    });
+    assert.equal(own.status, 201, own.text);
+    try {
+      for (const uri of [consoleUri, ctrlUri]) {
+        const res = await authorize(server, pkce(), { redirectUri: uri });
+        assert.equal(res.status, 302, `${uri}: ${res.text}`);
+      }
+      const t = await oidcLogin(server, user.username, user.password, { redirectUri: consoleUri });
+      const q = new URLSearchParams({ id_token_hint: t.id_token, post_logout_redirect_uri: bye, state: 's' });
+      const out = await server.request('GET', `/oidc/end_session?${q}`);
+      assert.equal(out.status, 302);
+      assert.equal(out.headers.location, `${bye}?state=s`);
+      // Another controller's record adds nothing here.
+      const other = await admin.post('/controller-settings', {
+        controllerId: 'another-controller',
+        oidc: { redirectUris: ['https://other.example.test/auth/callback'] },
+      });
+      assert.equal(other.status, 201, other.text);
+      const res = await authorize(server, pkce(), { redirectUri: 'https://other.example.test/auth/callback' });
+      assert.equal(res.status, 400);
+      assert.equal((await admin.delete(`/controller-settings/${other.body.data.id}/effective`)).status, 200);
+    } finally {
+      for (const id of [global.body.data.id, own.body.data.id])
+        assert.equal((await admin.delete(`/controller-settings/${id}/effective`)).status, 200);
+    }
+    assert.equal((await authorize(server, pkce(), { redirectUri: consoleUri })).status, 400, 'removed: refused again');
+  });
+
   test('PKCE is required, with S256: other errors go back to the redirect URI', async () => {
     const noChallenge = await server.request(
       'GET',

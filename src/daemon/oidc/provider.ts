@@ -235,6 +235,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
         const { id, loginPage } = await startAuthorization(ctx, params.one, params.all('configTypes'), {
           remoteAddress: `${req.ip}:${req.socket.remotePort ?? 0}`,
           hasClientCert: peerCertificates(req) !== undefined,
+          controllerId: deps.controllerId,
         });
         // A relative URL on this controller (§14.3): clients follow it and read `auth-request-id`.
         return redirect(reply, `${OIDC_PREFIX}/${loginPage}?authRequestID=${encodeURIComponent(id)}`);
@@ -452,7 +453,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
 
       const endSessionRoute = async (req: FastifyRequest, reply: FastifyReply) => {
         if (req.method === 'POST') requireFormOrJson(req);
-        return redirect(reply, await endSession(oidcActor(req), oidcParams(req).one, issuerOf(req)));
+        return redirect(reply, await endSession(oidcActor(req), oidcParams(req).one, issuerOf(req), deps.controllerId));
       };
       scope.get('/end_session', endSessionRoute);
       scope.post('/end_session', endSessionRoute);
