@@ -4,64 +4,42 @@
  * (`csr_pem`) signed into a one-year API-session certificate (`session_cert`) that joins the binding (`z_cfs`);
  * an API-session certificate of the session standing in for the bound certificate.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { generateKeyAndCsr } from '../../src/pki/index.js';
-import { createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import { createUser } from '../harness/server.js';
 import {
   bearer,
   claimsOf,
   createAuthPolicy,
   enrolledCertIdentity,
   exchangeCode,
+  exchangeRequest,
   oidcCertLogin,
   oidcLogin,
   passwordLogin,
   pkce,
   postCertLogin,
+  refreshRequest,
+  serverForTests,
   sha1Fingerprint,
   startLogin,
-  tokenRequest,
   type ClientCert,
   type Tokens,
 } from '../harness/oidc.js';
 import { unique } from '../harness/assert.js';
 
-let server: TestServer;
-let admin: ApiClient;
-
-before(async () => {
-  server = await startTestServer();
-  admin = await server.admin();
-});
-after(async () => server.close());
+const env = serverForTests();
 
 const CERT_CLAIMS = ['z_ice', 'z_cae', 'z_cer', 'z_ckrr', 'z_iccc'] as const;
 const certClaims = (jwt: string) => Object.fromEntries(CERT_CLAIMS.map((k) => [k, claimsOf(jwt)[k]]));
-const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const REFRESH_TYPE = 'urn:ietf:params:oauth:token-type:refresh_token';
-
-const refresh = (t: Tokens, tls?: ClientCert, extra: Record<string, string> = {}) =>
-  tokenRequest(
-    server,
-    { grant_type: 'refresh_token', refresh_token: t.refresh_token!, client_id: 'native', ...extra },
-    tls,
-  );
-const exchange = (t: Tokens, tls?: ClientCert, extra: Record<string, string> = {}) =>
-  tokenRequest(
-    server,
-    {
-      grant_type: EXCHANGE,
-      client_id: 'native',
-      subject_token: t.refresh_token!,
-      subject_token_type: REFRESH_TYPE,
-      ...extra,
-    },
-    tls,
-  );
+const refresh = (t: Tokens, tls?: ClientCert, extra?: Record<string, string>) =>
+  refreshRequest(env.server, t.refresh_token!, tls, extra);
+const exchange = (t: Tokens, tls?: ClientCert, extra?: Record<string, string>) =>
+  exchangeRequest(env.server, t.refresh_token!, tls, extra);
 const currentIdentity = (token: string, tls?: ClientCert) =>
-  server.request('GET', '/edge/client/v1/current-identity', { headers: bearer(token), ...tls });
+  env.server.request('GET', '/edge/client/v1/current-identity', { headers: bearer(token), ...tls });
 
 /** A new key pair and CSR; `tls(cert)` presents the certificate signed from it. */
 async function keyAndCsr() {
@@ -71,15 +49,15 @@ async function keyAndCsr() {
 
 describe('certificate-state claims', () => {
   test('a password login: all false', async () => {
-    const user = await createUser(server, admin);
-    const t = await oidcLogin(server, user.username, user.password);
+    const user = await createUser(env.server, env.admin);
+    const t = await oidcLogin(env.server, user.username, user.password);
     for (const jwt of [t.access_token, t.refresh_token!])
       assert.deepEqual(certClaims(jwt), { z_ice: false, z_cae: false, z_cer: false, z_ckrr: false, z_iccc: false });
   });
 
   test('a certificate login: extendable, the policy allows expired certificates; an extend request shows on refresh and exchange', async () => {
-    const me = await enrolledCertIdentity(server, admin);
-    const t = await oidcCertLogin(server, me);
+    const me = await enrolledCertIdentity(env.server, env.admin);
+    const t = await oidcCertLogin(env.server, me);
     assert.deepEqual(certClaims(t.access_token), {
       z_ice: true,
       z_cae: true,
@@ -88,7 +66,7 @@ describe('certificate-state claims', () => {
       z_iccc: false,
     });
 
-    const asked = await admin.post(`/authenticators/${me.authenticatorId}/request-extend`, { rollKeys: true });
+    const asked = await env.admin.post(`/authenticators/${me.authenticatorId}/request-extend`, { rollKeys: true });
     assert.equal(asked.status, 200, asked.text);
     const refreshed = await refresh(t, me);
     assert.equal(refreshed.status, 200, refreshed.text);
@@ -101,9 +79,9 @@ describe('certificate-state claims', () => {
   });
 
   test('an auth policy refusing expired certificates makes z_cae false', async () => {
-    const policyId = await createAuthPolicy(admin, { cert: { allowed: true, allowExpiredCerts: false } });
-    const me = await enrolledCertIdentity(server, admin, { authPolicyId: policyId });
-    const t = await oidcCertLogin(server, me);
+    const policyId = await createAuthPolicy(env.admin, { cert: { allowed: true, allowExpiredCerts: false } });
+    const me = await enrolledCertIdentity(env.server, env.admin, { authPolicyId: policyId });
+    const t = await oidcCertLogin(env.server, me);
     assert.equal(claimsOf(t.access_token).z_cae, false);
     assert.equal(claimsOf(t.access_token).z_ice, true);
   });
@@ -111,9 +89,9 @@ describe('certificate-state claims', () => {
 
 describe('a CSR at the login (csrPem)', () => {
   test('a password login with a CSR gets a one-year session certificate, and its tokens are bound to it', async () => {
-    const user = await createUser(server, admin);
+    const user = await createUser(env.server, env.admin);
     const { csrPem, tls } = await keyAndCsr();
-    const t = await oidcLogin(server, user.username, user.password, {}, { csrPem });
+    const t = await oidcLogin(env.server, user.username, user.password, {}, { csrPem });
     assert.equal(typeof t.session_cert, 'string');
     const cert = new X509Certificate(t.session_cert!);
     const days = (Date.parse(cert.validTo) - Date.now()) / 86_400_000;
@@ -127,7 +105,7 @@ describe('a CSR at the login (csrPem)', () => {
     assert.equal((await currentIdentity(t.access_token)).status, 401, 'bound: refused without the certificate');
     const ok = await currentIdentity(t.access_token, tls(t.session_cert!));
     assert.equal(ok.status, 200, ok.text);
-    const listed = await server.request('GET', '/edge/client/v1/current-api-session/certificates', {
+    const listed = await env.server.request('GET', '/edge/client/v1/current-api-session/certificates', {
       headers: bearer(t.access_token),
       ...tls(t.session_cert!),
     });
@@ -139,27 +117,27 @@ describe('a CSR at the login (csrPem)', () => {
   });
 
   test('an unusable csrPem is 400 COULD_NOT_PROCESS_CSR at the login, which stays open', async () => {
-    const user = await createUser(server, admin);
+    const user = await createUser(env.server, env.admin);
     const p = pkce();
-    const id = await startLogin(server, p);
-    const bad = await server.request('POST', '/oidc/login/password', {
+    const id = await startLogin(env.server, p);
+    const bad = await env.server.request('POST', '/oidc/login/password', {
       body: { id, username: user.username, password: user.password, csrPem: 'not a csr' },
     });
     assert.equal(bad.status, 400, bad.text);
     assert.equal(bad.body.code, 'COULD_NOT_PROCESS_CSR');
-    const good = await passwordLogin(server, id, user.username, user.password);
+    const good = await passwordLogin(env.server, id, user.username, user.password);
     assert.equal(good.status, 302, good.text);
-    const tok = await exchangeCode(server, id, p);
+    const tok = await exchangeCode(env.server, id, p);
     assert.equal(tok.status, 200, tok.text);
     assert.equal(tok.body.session_cert, undefined);
   });
 
   test('a certificate login with a CSR is bound to both certificates', async () => {
-    const me = await enrolledCertIdentity(server, admin);
+    const me = await enrolledCertIdentity(env.server, env.admin);
     const { csrPem, tls } = await keyAndCsr();
-    const { id, p, res } = await postCertLogin(server, me, { csrPem });
+    const { id, p, res } = await postCertLogin(env.server, me, { csrPem });
     assert.equal(res.status, 302, res.text);
-    const tok = await exchangeCode(server, id, p);
+    const tok = await exchangeCode(env.server, id, p);
     assert.equal(tok.status, 200, tok.text);
     const t: Tokens = tok.body;
     assert.deepEqual(claimsOf(t.access_token).z_cfs, [me.fingerprint, sha1Fingerprint(t.session_cert!)]);
@@ -174,8 +152,8 @@ describe('a CSR on refresh and exchange (csr_pem)', () => {
   let t: Tokens;
 
   before(async () => {
-    me = await enrolledCertIdentity(server, admin);
-    t = await oidcCertLogin(server, me);
+    me = await enrolledCertIdentity(env.server, env.admin);
+    t = await oidcCertLogin(env.server, me);
   });
 
   test('an unusable csr_pem is invalid_request, and the refresh token is not used up', async () => {
@@ -218,10 +196,10 @@ describe('a CSR on refresh and exchange (csr_pem)', () => {
 
 describe('an API-session certificate of the session stands in for the bound certificate', () => {
   test('a certificate from POST /current-api-session/certificates carries the bound token; another session’s does not', async () => {
-    const me = await enrolledCertIdentity(server, admin);
-    const t = await oidcCertLogin(server, me);
+    const me = await enrolledCertIdentity(env.server, env.admin);
+    const t = await oidcCertLogin(env.server, me);
     const { csrPem, tls } = await keyAndCsr();
-    const made = await server.request('POST', '/edge/client/v1/current-api-session/certificates', {
+    const made = await env.server.request('POST', '/edge/client/v1/current-api-session/certificates', {
       body: { csr: csrPem },
       headers: bearer(t.access_token),
       ...me,
@@ -233,7 +211,7 @@ describe('an API-session certificate of the session stands in for the bound cert
     assert.equal(refreshed.status, 200, refreshed.text);
 
     // Another login's session certificate is no stand-in.
-    const other = await oidcCertLogin(server, me);
+    const other = await oidcCertLogin(env.server, me);
     assert.equal((await currentIdentity(other.access_token, sessionCert)).status, 401);
     assert.equal((await refresh(other, sessionCert)).body.error, 'access_denied');
   });

@@ -13,6 +13,8 @@ import {
   authorize,
   callback,
   claimsOf,
+  exchangeCode,
+  exchangeRequest,
   form,
   headerOf,
   locationQuery,
@@ -20,6 +22,7 @@ import {
   passwordLogin,
   pkce,
   REDIRECT_URI,
+  refreshRequest,
   startLogin,
   tokenRequest,
   RELAXED_FAILURE_LIMITS,
@@ -103,13 +106,8 @@ describe('the code flow with PKCE', () => {
     assert.equal(locationQuery(cb).get('state'), 'st-42');
     assert.ok(code);
 
-    const tok = await tokenRequest(server, {
-      grant_type: 'authorization_code',
-      code: code!,
-      code_verifier: p.verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: 'native',
-    });
+    // The callback again: a new code, with which the exchange works.
+    const tok = await exchangeCode(server, id, p);
     assert.equal(tok.status, 200, tok.text);
     assert.equal(tok.body.token_type, 'Bearer');
     assert.equal(tok.body.expires_in, 1800);
@@ -155,24 +153,15 @@ describe('the code flow with PKCE', () => {
 
   test('the console’s way works too: form bodies and the openziti client', async () => {
     const p = pkce();
-    const id = await startLogin(server, p, {
-      clientId: 'openziti',
-      redirectUri: 'https://localhost:1234/auth/callback',
-    });
+    const consoleClient = { clientId: 'openziti', redirectUri: 'https://localhost:1234/auth/callback' };
+    const id = await startLogin(server, p, consoleClient);
     const login = await server.request(
       'POST',
       `/oidc/login/username?authRequestID=${id}`,
       form({ username: user.username, password: user.password }),
     );
     assert.equal(login.status, 302, login.text);
-    const { code } = await callback(server, id);
-    const tok = await tokenRequest(server, {
-      grant_type: 'authorization_code',
-      code: code!,
-      code_verifier: p.verifier,
-      redirect_uri: 'https://localhost:1234/auth/callback',
-      client_id: 'openziti',
-    });
+    const tok = await exchangeCode(server, id, p, consoleClient);
     assert.equal(tok.status, 200, tok.text);
     assert.deepEqual(claimsOf(tok.body.access_token).aud, ['openziti']);
   });
@@ -400,7 +389,7 @@ describe('code exchange refusals', () => {
 });
 
 const refresh = (token: string, clientId = 'native') =>
-  tokenRequest(server, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
+  refreshRequest(server, token, undefined, { client_id: clientId });
 
 describe('refresh with rotation', () => {
   test('a refresh gives new tokens of the same API session; the old refresh token is refused afterwards', async () => {
@@ -480,15 +469,11 @@ describe('lifetimes', () => {
   });
 });
 
-const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const TT = (t: string) => `urn:ietf:params:oauth:token-type:${t}`;
 
 describe('token exchange', () => {
   const exchangeToken = (subject: string, subjectType: string, requested?: string) =>
-    tokenRequest(server, {
-      grant_type: EXCHANGE,
-      client_id: 'native',
-      subject_token: subject,
+    exchangeRequest(server, subject, undefined, {
       subject_token_type: TT(subjectType),
       ...(requested && { requested_token_type: TT(requested) }),
     });

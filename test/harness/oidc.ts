@@ -7,9 +7,34 @@ import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import { generateKeyAndCsr } from '../../src/pki/index.js';
 import { unique } from './assert.js';
 import type { HttpResponse, RequestOptions } from './http.js';
-import { createIdentity, type ApiClient, type TestServer } from './server.js';
+import { newCertSigner, signJwt } from './jwt-issuer.js';
+import { generate } from 'otplib';
+import { after, before } from 'node:test';
+import {
+  createIdentity,
+  createRecord,
+  startTestServer,
+  type ApiClient,
+  type StartOptions,
+  type TestClock,
+  type TestServer,
+} from './server.js';
 
 export const REDIRECT_URI = 'http://localhost:8080/auth/callback';
+
+/**
+ * A test file's server and its default admin's client: started before the file's tests, closed after them. Read
+ * `env.server` and `env.admin` inside tests and hooks (they are set once the `before` hook has run).
+ */
+export function serverForTests(opts: StartOptions = {}): { server: TestServer; admin: ApiClient } {
+  const env = {} as { server: TestServer; admin: ApiClient };
+  before(async () => {
+    env.server = await startTestServer(opts);
+    env.admin = await env.server.admin();
+  });
+  after(async () => env.server?.close());
+  return env;
+}
 
 export interface Pkce {
   verifier: string;
@@ -86,6 +111,29 @@ export interface ClientCert {
 /** `POST /oidc/oauth/token` with a form body, over a connection presenting `tls` when given. */
 export const tokenRequest = (server: TestServer, fields: Record<string, string>, tls?: ClientCert) =>
   server.request('POST', '/oidc/oauth/token', { ...form(fields), ...tls });
+
+export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const TOKEN_TYPES = {
+  refresh: 'urn:ietf:params:oauth:token-type:refresh_token',
+  access: 'urn:ietf:params:oauth:token-type:access_token',
+  id: 'urn:ietf:params:oauth:token-type:id_token',
+} as const;
+
+/** A grant of one token (client `native`): its fields for the token, then `extra`'s, over `tls` when given. */
+const tokenGrant =
+  (fields: (token: string) => Record<string, string>) =>
+  (server: TestServer, token: string, tls?: ClientCert, extra: Record<string, string> = {}) =>
+    tokenRequest(server, { client_id: 'native', ...fields(token), ...extra }, tls);
+
+/** The `refresh_token` grant. */
+export const refreshRequest = tokenGrant((t) => ({ grant_type: 'refresh_token', refresh_token: t }));
+
+/** A token exchange of a refresh token (of another kind with `subject_token_type` in `extra`). */
+export const exchangeRequest = tokenGrant((t) => ({
+  grant_type: TOKEN_EXCHANGE,
+  subject_token: t,
+  subject_token_type: TOKEN_TYPES.refresh,
+}));
 
 /** Follows the callback of a completed login and exchanges its code; answers the token endpoint's response. */
 export async function exchangeCode(
@@ -232,4 +280,70 @@ export async function createAuthPolicy(
   });
   if (policy.status !== 201) throw new Error(`auth policy refused: ${policy.status} ${policy.text}`);
   return policy.body.data.id;
+}
+
+/** An external JWT signer registered with the controller (audience `edge`, kid `k1`): `jwtFor(sub)` signs its token. */
+export async function createExtJwtSigner(admin: ApiClient): Promise<{
+  issuer: string;
+  jwtFor: (sub: string) => Promise<string>;
+  foreignJwtFor: (sub: string) => Promise<string>;
+}> {
+  const signer = await newCertSigner(unique('idp'));
+  const issuer = `https://${unique('idp')}.example`;
+  await createRecord(admin, '/external-jwt-signers', {
+    name: unique('signer'),
+    issuer,
+    audience: 'edge',
+    enabled: true,
+    certPem: signer.certPem,
+    kid: 'k1',
+  });
+  const other = await newCertSigner(unique('other'));
+  const claims = (sub: string) => ({ iss: issuer, aud: 'edge', kid: 'k1', claims: { sub } });
+  return {
+    issuer,
+    jwtFor: (sub) => signJwt(signer.key, claims(sub)),
+    // The same claims signed by a key the controller does not know.
+    foreignJwtFor: (sub) => signJwt(other.key, claims(sub)),
+  };
+}
+
+/** `POST /oidc/login/ext-jwt` for auth request `id` with `jwt` as its bearer (none when undefined). */
+export const postExtJwtLogin = (server: TestServer, id: string, jwt?: string) =>
+  server.request('POST', `/oidc/login/ext-jwt?authRequestID=${id}`, {
+    body: {},
+    ...(jwt !== undefined && { headers: bearer(jwt) }),
+  });
+
+/** A TOTP step is 30 seconds. */
+export const TOTP_STEP_MS = 30_000;
+
+/** The TOTP code of `secret` at the controller's now, `steps` steps later (or earlier). */
+export const totpCode = (secret: string, clock: TestClock, steps = 0): Promise<string> =>
+  generate({ secret, epoch: Math.floor((clock.now().getTime() + steps * TOTP_STEP_MS) / 1000) });
+
+/** The secret of a TOTP provisioning URL (`otpauth://…?secret=`). */
+export const totpSecretOf = (provisioningUrl: string): string => new URL(provisioningUrl).searchParams.get('secret')!;
+
+/** Any client of the Client API with the caller's session (an ApiClient, or one sending a bearer token). */
+export interface TotpClient {
+  get(path: string): Promise<HttpResponse>;
+  post(path: string, body: unknown): Promise<HttpResponse>;
+}
+
+/**
+ * Enrolls the caller of `client` in TOTP and verifies the enrollment with a current code; answers the secret and the
+ * recovery codes. The code used is spent (the replay guard): advance the clock a step before the next one.
+ */
+export async function enrollTotp(
+  client: Pick<ApiClient, 'get' | 'post'> | TotpClient,
+  clock: TestClock,
+): Promise<{ secret: string; recoveryCodes: string[] }> {
+  const started = await client.post('/current-identity/mfa', {});
+  if (started.status !== 201) throw new Error(`mfa enroll failed: ${started.status} ${started.text}`);
+  const d = (await client.get('/current-identity/mfa')).body.data;
+  const secret = totpSecretOf(d.provisioningUrl);
+  const verified = await client.post('/current-identity/mfa/verify', { code: await totpCode(secret, clock) });
+  if (verified.status !== 200) throw new Error(`mfa verify failed: ${verified.status} ${verified.text}`);
+  return { secret, recoveryCodes: d.recoveryCodes };
 }
