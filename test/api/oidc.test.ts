@@ -56,6 +56,14 @@ describe('discovery and keys', () => {
     assert.equal(res.body.request_uri_parameter_supported, false);
   });
 
+  test('introspection and the device grant are not served: 404', async () => {
+    assert.equal((await server.request('POST', '/oidc/oauth/introspect', form({ token: 'x' }))).status, 404);
+    assert.equal(
+      (await server.request('POST', '/oidc/device_authorization', form({ client_id: 'native' }))).status,
+      404,
+    );
+  });
+
   test('the health endpoints answer 200', async () => {
     assert.equal((await server.request('GET', '/oidc/healthz')).status, 200);
     assert.equal((await server.request('GET', '/oidc/ready')).status, 200);
