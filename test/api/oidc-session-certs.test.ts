@@ -216,3 +216,25 @@ describe('an API-session certificate of the session stands in for the bound cert
     assert.equal((await refresh(other, sessionCert)).body.error, 'access_denied');
   });
 });
+
+describe('CSRs on refresh and exchange are limited as the Client API’s signings', () => {
+  const limited = serverForTests({
+    yaml: 'edge:\n  api:\n    rateLimit:\n      certificates:\n        perApiSession: {burst: 1, perMinute: 1}\n',
+  });
+
+  test('beyond the API session’s budget: 429 slow_down, and the refresh token is not used up', async () => {
+    const { server, admin } = limited;
+    const user = await createUser(server, admin);
+    const t = await oidcLogin(server, user.username, user.password);
+    const pair = await keyAndCsr();
+    const first = await refreshRequest(server, t.refresh_token!, undefined, { csr_pem: pair.csrPem });
+    assert.equal(first.status, 200, first.text);
+    const me = pair.tls(first.body.session_cert);
+    const again = await refreshRequest(server, first.body.refresh_token, me, { csr_pem: (await keyAndCsr()).csrPem });
+    assert.equal(again.status, 429, again.text);
+    assert.equal(again.body.error, 'slow_down');
+    assert.equal(typeof again.headers['retry-after'], 'string');
+    const plain = await refreshRequest(server, first.body.refresh_token, me);
+    assert.equal(plain.status, 200, plain.text);
+  });
+});

@@ -415,6 +415,8 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
         const answer = await tokenGrant(ctx, oidcParams(req).one, issuerOf(req), {
           remoteAddress: req.ip,
           certFingerprint: peerFingerprint(req),
+          // A refresh or exchange with a CSR signs a certificate: limited as the Client API's signings are.
+          limitIssuance: (apiSessionId, identityId) => deps.issuanceLimiter.take(apiSessionId, identityId),
         });
         return reply
           .header('cache-control', 'no-store')

@@ -95,6 +95,11 @@ interface SessionClaims {
 export interface GrantSource {
   remoteAddress?: string | undefined;
   certFingerprint?: string | undefined;
+  /**
+   * Takes one certificate signing of the session's and identity's budgets (the limits of
+   * `POST /current-api-session/certificates`), or throws; asked before a refresh or exchange signs a CSR.
+   */
+  limitIssuance?: ((apiSessionId: string, identityId: string) => void) | undefined;
 }
 
 const grantError = (description: string) => new OAuthError('invalid_grant', description);
@@ -264,8 +269,14 @@ async function checkBinding(ctx: Ctx, c: SessionClaims, from: GrantSource): Prom
  * Signs a CSR given with the grant (the login's `csrPem`, a refresh's or exchange's `csr_pem`) into an API-session
  * certificate, whose fingerprint joins the tokens' binding; answers its PEM (undefined without a CSR).
  */
-async function signedSessionCert(ctx: Ctx, c: SessionClaims, csr: string | undefined): Promise<string | undefined> {
+async function signedSessionCert(
+  ctx: Ctx,
+  c: SessionClaims,
+  csr: string | undefined,
+  from: GrantSource = {},
+): Promise<string | undefined> {
   if (csr === undefined || csr === '') return undefined;
+  from.limitIssuance?.(c.apiSessionId, c.identityId);
   const issued = await issueOidcSessionCert(ctx, { apiSessionId: c.apiSessionId, identityId: c.identityId }, csr);
   c.boundCertificates = withBoundCertificate(c.boundCertificates, issued.fingerprint);
   return issued.certificate;
@@ -324,7 +335,7 @@ async function refreshGrant(
       fullyAuthenticated: true,
       extra: { client_id: clientId },
     });
-    const sessionCert = await signedSessionCert(tctx, c, params.csr_pem);
+    const sessionCert = await signedSessionCert(tctx, c, params.csr_pem, from);
     return issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti, sessionCert });
   });
 }
@@ -406,7 +417,7 @@ async function exchangeGrant(
       fullyAuthenticated: true,
       extra: { client_id: clientId },
     });
-    const sessionCert = await signedSessionCert(tctx, c, params.csr_pem);
+    const sessionCert = await signedSessionCert(tctx, c, params.csr_pem, from);
     const t = await issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti, sessionCert });
     if (requested === TOKEN_TYPE.id)
       return {
