@@ -188,6 +188,8 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       await app.close();
       throw e;
     });
+    // The OIDC login reads this controller's settings (its redirect and post-logout URIs) by its id.
+    core.deps.controllerId = presence.id;
     let metricsListener: Awaited<ReturnType<typeof startMetricsListener>> | undefined;
     if (metrics && cfg.metrics.listen) {
       metricsListener = await startMetricsListener(metrics, ctx, log, cfg.metrics.listen, cfg.limits).catch(

@@ -10,6 +10,8 @@ export interface DaemonDeps {
   caBundlePkcs7: string;
   /** Base URL clients use to reach this controller, e.g. `https://127.0.0.1:1280`. */
   advertisedUrl: string;
+  /** This controller's id in the registry, once it is registered (controller-presence.ts). */
+  controllerId?: string;
   startedAt: Date;
   version: string;
   /** Rate limits of authentication and self-service password changes. */

@@ -36,10 +36,13 @@ export interface PkiCapability {
   ): Promise<IssuedCertificate>;
   /** Signs a one-year router server certificate with the CSR's SANs; throws PkiError for a bad CSR. */
   signServerCsr(csr: string, options?: { now?: Date }): Promise<IssuedCertificate>;
-  /** Signs a 12-hour API-session certificate naming the identity and the API session; throws PkiError for a bad CSR. */
+  /**
+   * Signs an API-session certificate naming the identity and the API session, valid 12 hours unless `validityMs`
+   * says otherwise; throws PkiError for a bad CSR.
+   */
   signSessionCsr(
     csr: string,
-    options: { identityId: string; apiSessionId: string; now?: Date },
+    options: { identityId: string; apiSessionId: string; now?: Date; validityMs?: number },
   ): Promise<IssuedCertificate>;
   /** Verifies a client certificate (plus the intermediates the client sent) against the controller's CAs. */
   verifyClientCertificate(

@@ -10,3 +10,20 @@ export async function deleteApiSessionCertsValidTo(db: TypedExecutor, cutoff: st
   const res = await db.deleteFrom('api_session_certs').where('validTo', '<=', cutoff).executeTakeFirst();
   return Number(res.numDeletedRows);
 }
+
+/** Whether the API session has a certificate with this fingerprint that is still valid at `now` (ISO). */
+export async function hasValidSessionCert(
+  db: TypedExecutor,
+  apiSessionId: string,
+  fingerprint: string,
+  now: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_session_certs')
+    .select('id')
+    .where('apiSessionId', '=', apiSessionId)
+    .where('fingerprint', '=', fingerprint)
+    .where('validTo', '>', now)
+    .executeTakeFirst();
+  return row !== undefined;
+}

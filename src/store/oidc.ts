@@ -4,7 +4,7 @@
  * (model/services/oidc/).
  */
 import type { Executor } from './executor.js';
-import { boolFromDb, jsonFromDb, jsonToDb } from './values.js';
+import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 
 export interface AuthRequestRecord {
   idHash: string;
@@ -31,12 +31,17 @@ export interface AuthRequestRecord {
   codeHash: string | null;
   /** The client certificate a certificate login presented (lowercase hex SHA-1), which its tokens are bound to. */
   certFingerprint: string | null;
+  /** The CSR the login submitted (`csrPem`), signed into an API-session certificate at the code exchange. */
+  csrPem: string | null;
+  /** Whether the certificate login's client sent an improper chain (its leaf without the intermediate). */
+  certImproperChain: boolean;
 }
 
 type AuthRequestRow = Omit<
   AuthRequestRecord,
-  'scopes' | 'configTypes' | 'amr' | 'authQueries' | 'sdkInfo' | 'envInfo'
+  'scopes' | 'configTypes' | 'amr' | 'authQueries' | 'sdkInfo' | 'envInfo' | 'certImproperChain'
 > & {
+  certImproperChain: number;
   scopes: string;
   configTypes: string;
   amr: string;
@@ -53,6 +58,7 @@ const fromRow = (r: AuthRequestRow): AuthRequestRecord => ({
   authQueries: jsonFromDb<unknown[]>(r.authQueries),
   sdkInfo: r.sdkInfo === null ? null : jsonFromDb<Record<string, string>>(r.sdkInfo),
   envInfo: r.envInfo === null ? null : jsonFromDb<Record<string, string>>(r.envInfo),
+  certImproperChain: boolFromDb(r.certImproperChain),
 });
 
 export async function insertAuthRequest(db: Executor, r: AuthRequestRecord): Promise<void> {
@@ -66,6 +72,7 @@ export async function insertAuthRequest(db: Executor, r: AuthRequestRecord): Pro
       authQueries: jsonToDb(r.authQueries)!,
       sdkInfo: jsonToDb(r.sdkInfo),
       envInfo: jsonToDb(r.envInfo),
+      certImproperChain: boolToDb(r.certImproperChain),
     })
     .execute();
 }
@@ -93,6 +100,8 @@ export interface AuthRequestProgress {
   envInfo?: Record<string, string> | null;
   codeHash?: string | null;
   certFingerprint?: string | null;
+  csrPem?: string | null;
+  certImproperChain?: boolean;
 }
 
 export async function updateAuthRequest(db: Executor, idHash: string, p: AuthRequestProgress): Promise<void> {
@@ -109,6 +118,8 @@ export async function updateAuthRequest(db: Executor, idHash: string, p: AuthReq
       ...(p.envInfo !== undefined && { envInfo: jsonToDb(p.envInfo) }),
       ...(p.codeHash !== undefined && { codeHash: p.codeHash }),
       ...(p.certFingerprint !== undefined && { certFingerprint: p.certFingerprint }),
+      ...(p.csrPem !== undefined && { csrPem: p.csrPem }),
+      ...(p.certImproperChain !== undefined && { certImproperChain: boolToDb(p.certImproperChain) }),
     })
     .where('idHash', '=', idHash)
     .execute();

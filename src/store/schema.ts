@@ -306,6 +306,8 @@ export interface OidcAuthRequestsTable {
   envInfo: string | null;
   codeHash: string | null;
   certFingerprint: string | null;
+  csrPem: string | null;
+  certImproperChain: Generated<number>;
 }
 
 export interface OidcRefreshTokensTable {

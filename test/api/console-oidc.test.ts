@@ -9,9 +9,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { generate } from 'otplib';
 import { createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { claimsOf, pkce } from '../harness/oidc.js';
+import { claimsOf, enrollTotp, pkce, TOTP_STEP_MS, totpCode } from '../harness/oidc.js';
 import type { HttpResponse } from '../harness/http.js';
 
 type Vars = Record<string, string>;
@@ -49,7 +48,6 @@ const FIXTURE = JSON.parse(
   actions: { action: string; method: string; path: string; status: number }[];
 };
 
-const STEP_MS = 30_000;
 let server: TestServer;
 let admin: ApiClient;
 let user: { id: string; username: string; password: string };
@@ -57,8 +55,8 @@ let secret: string;
 
 /** A TOTP code of a step no earlier code used (the replay guard lets each step pass once). */
 function nextTotp(): Promise<string> {
-  server.clock.advance(STEP_MS);
-  return generate({ secret, epoch: Math.floor(server.clock.now().getTime() / 1000) });
+  server.clock.advance(TOTP_STEP_MS);
+  return totpCode(secret, server.clock);
 }
 
 before(async () => {
@@ -66,11 +64,7 @@ before(async () => {
   admin = await server.admin();
   const u = await createUser(server, admin, { identity: { isAdmin: true } });
   user = u;
-  assert.equal((await u.client.post('/current-identity/mfa')).status, 201);
-  const d = (await u.client.get('/current-identity/mfa')).body.data;
-  secret = new URL(d.provisioningUrl).searchParams.get('secret')!;
-  const code = await generate({ secret, epoch: Math.floor(server.clock.now().getTime() / 1000) });
-  assert.equal((await u.client.post('/current-identity/mfa/verify', { code })).status, 200);
+  ({ secret } = await enrollTotp(u.client, server.clock));
 });
 after(() => server.close());
 
@@ -275,12 +269,7 @@ describe('the web console logs in an admin with TOTP through OIDC', () => {
   test('Reset MFA of another identity from the row menu, with the bearer token', async () => {
     const { access } = await consoleLogin();
     const other = await createUser(server, admin);
-    assert.equal((await other.client.post('/current-identity/mfa')).status, 201);
-    const s = new URL((await other.client.get('/current-identity/mfa')).body.data.provisioningUrl).searchParams.get(
-      'secret',
-    )!;
-    const code = await generate({ secret: s, epoch: Math.floor(server.clock.now().getTime() / 1000) });
-    assert.equal((await other.client.post('/current-identity/mfa/verify', { code })).status, 200);
+    await enrollTotp(other.client, server.clock);
     const action = FIXTURE.actions.find((a) => a.path.endsWith('/mfa'))!;
     const res = await bearer(access, action.method, fill(action.path, { identityId: other.id }));
     assert.equal(res.status, action.status, res.text);

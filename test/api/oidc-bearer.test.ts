@@ -5,9 +5,19 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generate } from 'otplib';
 import { ADMIN, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
-import { claimsOf, form, oidcLogin, RELAXED_FAILURE_LIMITS, tokenRequest, type Tokens } from '../harness/oidc.js';
+import {
+  bearer as bearerHeader,
+  claimsOf,
+  enrollTotp,
+  form,
+  oidcLogin,
+  refreshRequest,
+  RELAXED_FAILURE_LIMITS,
+  TOTP_STEP_MS as STEP_MS,
+  totpCode,
+  type Tokens,
+} from '../harness/oidc.js';
 
 const YAML = RELAXED_FAILURE_LIMITS;
 
@@ -24,12 +34,10 @@ after(async () => server.close());
 
 /** A client of one API sending `token` as a bearer access token (and no session header). */
 const bearer = (token: string, api: 'client' | 'management' = 'client') => ({
-  get: (path: string) =>
-    server.request('GET', `/edge/${api}/v1${path}`, { headers: { authorization: `Bearer ${token}` } }),
+  get: (path: string) => server.request('GET', `/edge/${api}/v1${path}`, { headers: bearerHeader(token) }),
   post: (path: string, body: unknown) =>
-    server.request('POST', `/edge/${api}/v1${path}`, { body, headers: { authorization: `Bearer ${token}` } }),
-  delete: (path: string) =>
-    server.request('DELETE', `/edge/${api}/v1${path}`, { headers: { authorization: `Bearer ${token}` } }),
+    server.request('POST', `/edge/${api}/v1${path}`, { body, headers: bearerHeader(token) }),
+  delete: (path: string) => server.request('DELETE', `/edge/${api}/v1${path}`, { headers: bearerHeader(token) }),
 });
 
 const login = (): Promise<Tokens> => oidcLogin(server, user.username, user.password);
@@ -92,11 +100,7 @@ describe('bearer access tokens on both APIs', () => {
       const res = await bearer(foreign.access_token).get('/current-identity');
       assert.equal(res.status, 401);
       assert.equal(res.headers['www-authenticate'], 'Bearer realm="openziti-oidc" error="invalid"');
-      const r = await tokenRequest(server, {
-        grant_type: 'refresh_token',
-        refresh_token: foreign.refresh_token!,
-        client_id: 'native',
-      });
+      const r = await refreshRequest(server, foreign.refresh_token!);
       assert.equal(r.body.error, 'invalid_grant');
     } finally {
       await other.close();
@@ -133,16 +137,7 @@ describe('bearer access tokens on both APIs', () => {
   test('an OIDC session idle past the timeout ends', async () => {
     const t = await login();
     server.clock.advance(29 * 60_000);
-    assert.equal(
-      (
-        await tokenRequest(server, {
-          grant_type: 'refresh_token',
-          refresh_token: t.refresh_token!,
-          client_id: 'native',
-        })
-      ).status,
-      200,
-    );
+    assert.equal((await refreshRequest(server, t.refresh_token!)).status, 200);
     server.clock.advance(29 * 60_000);
     // The refresh counted as activity: the session lives on; a new refresh would too, but idling does not.
     admin = await server.admin();
@@ -180,11 +175,7 @@ describe('revocations', () => {
     const asid = claimsOf(t.access_token).z_asid;
     assert.equal((await admin.post('/revocations', { id: asid, type: 'API_SESSION' })).status, 201);
     assert.equal((await bearer(t.access_token).get('/current-identity')).status, 401);
-    const r = await tokenRequest(server, {
-      grant_type: 'refresh_token',
-      refresh_token: t.refresh_token!,
-      client_id: 'native',
-    });
+    const r = await refreshRequest(server, t.refresh_token!);
     assert.equal(r.body.error, 'invalid_grant');
   });
 
@@ -229,7 +220,7 @@ describe('userinfo, revoke and end_session', () => {
   test('userinfo answers for a valid access token, 401 with a challenge otherwise', async () => {
     const t = await login();
     const res = await server.request('GET', '/oidc/userinfo', {
-      headers: { authorization: `Bearer ${t.access_token}` },
+      headers: bearerHeader(t.access_token),
     });
     assert.equal(res.status, 200);
     assert.equal(res.body.sub, user.id);
@@ -245,11 +236,7 @@ describe('userinfo, revoke and end_session', () => {
       (await server.request('POST', '/oidc/revoke', form({ token: t.refresh_token!, client_id: 'native' }))).status,
       200,
     );
-    const r = await tokenRequest(server, {
-      grant_type: 'refresh_token',
-      refresh_token: t.refresh_token!,
-      client_id: 'native',
-    });
+    const r = await refreshRequest(server, t.refresh_token!);
     assert.equal(r.body.error, 'invalid_grant');
     assert.equal(
       (await server.request('POST', '/oidc/revoke', form({ token: t.access_token, client_id: 'native' }))).status,
@@ -286,8 +273,7 @@ describe('userinfo, revoke and end_session', () => {
 });
 
 describe('TOTP tokens', () => {
-  const STEP_MS = 30_000;
-  const totp = (secret: string) => generate({ secret, epoch: Math.floor(server.clock.now().getTime() / 1000) });
+  const totp = (secret: string) => totpCode(secret, server.clock);
 
   test('a legacy session is 400 INVALID_BACKING_TOKEN_TYPE; no enrollment is 409 MFA_NOT_ENROLLED', async () => {
     const c = server.client('client');
@@ -305,10 +291,7 @@ describe('TOTP tokens', () => {
     const other = await createUser(server, admin);
     const t = await oidcLogin(server, other.username, other.password);
     const b = bearer(t.access_token);
-    assert.equal((await b.post('/current-identity/mfa', {})).status, 201);
-    const d = (await b.get('/current-identity/mfa')).body.data;
-    const secret = new URL(d.provisioningUrl).searchParams.get('secret')!;
-    assert.equal((await b.post('/current-identity/mfa/verify', { code: await totp(secret) })).status, 200);
+    const { secret } = await enrollTotp(b, server.clock);
     server.clock.advance(STEP_MS);
 
     const code = await totp(secret);

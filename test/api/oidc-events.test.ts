@@ -8,34 +8,35 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generate } from 'otplib';
-import { generateKeyAndCsr } from '../../src/pki/index.js';
-import {
-  createIdentity,
-  createRecord,
-  createUser,
-  startTestServer,
-  type ApiClient,
-  type TestServer,
-} from '../harness/server.js';
-import { newCertSigner, signJwt } from '../harness/jwt-issuer.js';
+import { createIdentity, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { unique } from '../harness/assert.js';
 import {
   callback,
   claimsOf,
+  createAuthPolicy,
+  createExtJwtSigner,
+  enrolledCertIdentity,
+  exchangeCode,
+  exchangeRequest,
   form,
   passwordLogin,
   pkce,
+  postCertLogin,
+  postExtJwtLogin,
   REDIRECT_URI,
+  refreshRequest,
   RELAXED_FAILURE_LIMITS,
   startLogin,
   tokenRequest,
+  TOTP_STEP_MS as STEP_MS,
+  totpCode,
+  totpSecretOf,
+  enrollTotp,
   type Pkce,
   type Tokens,
 } from '../harness/oidc.js';
 
 type Ev = Record<string, any>;
-const STEP_MS = 30_000;
 
 let server: TestServer;
 let admin: ApiClient;
@@ -65,16 +66,8 @@ const sessionEvents = (events: Ev[], asid: string) =>
 
 /** Exchanges the code of a completed login, remembering the code, verifier and tokens as secrets. */
 async function exchange(id: string, p: Pkce): Promise<Tokens> {
-  const { code } = await callback(server, id);
-  secrets.add(code!);
+  const res = await exchangeCode(server, id, p);
   secrets.add(p.verifier);
-  const res = await tokenRequest(server, {
-    grant_type: 'authorization_code',
-    code: code!,
-    code_verifier: p.verifier,
-    redirect_uri: REDIRECT_URI,
-    client_id: 'native',
-  });
   assert.equal(res.status, 200, res.text);
   const t = res.body as Tokens;
   for (const v of [t.access_token, t.refresh_token!, t.id_token]) secrets.add(v);
@@ -143,20 +136,11 @@ describe('a password login', () => {
   });
 
   test('a refresh and a token exchange record the session refreshed', async () => {
-    const refreshed = await tokenRequest(server, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      client_id: 'native',
-    });
+    const refreshed = await refreshRequest(server, tokens.refresh_token!);
     assert.equal(refreshed.status, 200, refreshed.text);
     for (const v of [refreshed.body.access_token, refreshed.body.refresh_token, refreshed.body.id_token])
       secrets.add(v);
-    const exchanged = await tokenRequest(server, {
-      grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
-      client_id: 'native',
-      subject_token: refreshed.body.refresh_token,
-      subject_token_type: 'urn:ietf:params:oauth:token-type:refresh_token',
-    });
+    const exchanged = await exchangeRequest(server, refreshed.body.refresh_token);
     assert.equal(exchanged.status, 200, exchanged.text);
     secrets.add(exchanged.body.access_token);
     secrets.add(exchanged.body.refresh_token);
@@ -267,19 +251,15 @@ describe('refusals', () => {
 describe('TOTP', () => {
   let user: { id: string; username: string; password: string; client: ApiClient };
   let secret: string;
-  const totp = (steps = 0) =>
-    generate({ secret, epoch: Math.floor((server.clock.now().getTime() + steps * STEP_MS) / 1000) });
+  const totp = (steps = 0) => totpCode(secret, server.clock, steps);
 
   before(async () => {
     user = await createUser(server, admin);
     secrets.add(user.password);
-    assert.equal((await user.client.post('/current-identity/mfa')).status, 201);
-    const d = (await user.client.get('/current-identity/mfa')).body.data;
-    secret = new URL(d.provisioningUrl).searchParams.get('secret')!;
+    const enrolled = await enrollTotp(user.client, server.clock);
+    secret = enrolled.secret;
     secrets.add(secret);
-    for (const c of d.recoveryCodes as string[]) secrets.add(c);
-    const code = await totp();
-    assert.equal((await user.client.post('/current-identity/mfa/verify', { code })).status, 200);
+    for (const c of enrolled.recoveryCodes) secrets.add(c);
     server.clock.advance(STEP_MS);
   });
 
@@ -318,36 +298,18 @@ describe('TOTP', () => {
   });
 
   test('a TOTP enrollment inside a login makes the session early, and the exchange completes it', async () => {
-    const policy = await admin.post('/auth-policies', {
-      name: unique('totp-policy'),
-      primary: {
-        cert: { allowed: false, allowExpiredCerts: false },
-        extJwt: { allowed: false, allowedSigners: [] },
-        oidc: { allowed: true, requireTotp: false },
-        updb: {
-          allowed: true,
-          lockoutDurationMinutes: 0,
-          maxAttempts: 0,
-          minPasswordLength: 5,
-          requireMixedCase: false,
-          requireNumberChar: false,
-          requireSpecialChar: false,
-        },
-      },
-      secondary: { requireTotp: true },
-    });
-    assert.equal(policy.status, 201, policy.text);
-    const other = await createUser(server, admin, { identity: { authPolicyId: policy.body.data.id } });
+    const policyId = await createAuthPolicy(admin, { requireTotp: true });
+    const other = await createUser(server, admin, { identity: { authPolicyId: policyId } });
     secrets.add(other.password);
     const p = pkce();
     const id = await start(p);
     assert.equal((await passwordLogin(server, id, other.username, other.password)).status, 200);
     const enrolled = await server.request('POST', '/oidc/login/totp/enroll', { body: { id } });
     assert.equal(enrolled.status, 201);
-    const own = new URL(enrolled.body.provisioningUrl).searchParams.get('secret')!;
+    const own = totpSecretOf(enrolled.body.provisioningUrl);
     secrets.add(own);
     for (const c of enrolled.body.recoveryCodes as string[]) secrets.add(c);
-    const code = await generate({ secret: own, epoch: Math.floor(server.clock.now().getTime() / 1000) });
+    const code = await totpCode(own, server.clock);
     secrets.add(code);
     const verified = await server.request('POST', '/oidc/login/totp/enroll/verify', { body: { id, code } });
     assert.equal(verified.status, 302, verified.text);
@@ -372,23 +334,11 @@ describe('TOTP', () => {
 
 describe('certificate and external JWT logins', () => {
   test('a certificate login records its success, a login without a certificate its failure', async () => {
-    const identityId = await createIdentity(admin, { enrollment: { ott: true } });
-    const token = (await admin.get(`/identities/${identityId}`)).body.data.enrollment.ott.token;
-    const { privateKeyPem, csrPem } = await generateKeyAndCsr({ commonName: unique('oidc-ev-cert') });
-    const enrolled = await server.request('POST', `/edge/client/v1/enroll/ott?token=${token}`, {
-      raw: csrPem,
-      contentType: 'application/pkcs10',
-      headers: { accept: 'application/x-x509-user-cert' },
-    });
-    assert.equal(enrolled.status, 200);
-    secrets.add(privateKeyPem.split('\n')[1]!);
-    const p = pkce();
-    const id = await start(p, { method: 'cert' });
-    const res = await server.request('POST', `/oidc/login/cert?authRequestID=${id}`, {
-      body: {},
-      cert: enrolled.text,
-      key: privateKeyPem,
-    });
+    const me = await enrolledCertIdentity(server, admin);
+    const identityId = me.id;
+    secrets.add(me.key.split('\n')[1]!);
+    const { id, p, res } = await postCertLogin(server, me);
+    secrets.add(id);
     assert.equal(res.status, 302, res.text);
     await exchange(id, p);
     const id2 = await start(pkce(), { method: 'cert' });
@@ -406,36 +356,19 @@ describe('certificate and external JWT logins', () => {
   });
 
   test('an external JWT login records its success; a refused one its failure, without the JWT', async () => {
-    const signer = await newCertSigner(unique('idp'));
-    const issuer = `https://${unique('idp')}.example`;
-    await createRecord(admin, '/external-jwt-signers', {
-      name: unique('signer'),
-      issuer,
-      audience: 'edge',
-      enabled: true,
-      certPem: signer.certPem,
-      kid: 'k1',
-    });
+    const signer = await createExtJwtSigner(admin);
     const identityId = await createIdentity(admin);
     const p = pkce();
     const id = await start(p, { method: 'ext-jwt' });
-    const jwt = await signJwt(signer.key, { iss: issuer, aud: 'edge', kid: 'k1', claims: { sub: identityId } });
+    const jwt = await signer.jwtFor(identityId);
     secrets.add(jwt);
-    const res = await server.request('POST', `/oidc/login/ext-jwt?authRequestID=${id}`, {
-      body: {},
-      headers: { authorization: `Bearer ${jwt}` },
-    });
+    const res = await postExtJwtLogin(server, id, jwt);
     assert.equal(res.status, 302, res.text);
     await exchange(id, p);
-    const other = await newCertSigner(unique('other'));
-    const foreign = await signJwt(other.key, { iss: issuer, aud: 'edge', kid: 'k1', claims: { sub: identityId } });
+    const foreign = await signer.foreignJwtFor(identityId);
     secrets.add(foreign);
     const id2 = await start(pkce(), { method: 'ext-jwt' });
-    const refused = await server.request('POST', `/oidc/login/ext-jwt?authRequestID=${id2}`, {
-      body: {},
-      headers: { authorization: `Bearer ${foreign}` },
-    });
-    assert.equal(refused.status, 401);
+    assert.equal((await postExtJwtLogin(server, id2, foreign)).status, 401);
     const [success] = oidcAuth(await eventsOf(identityId));
     assert.equal(success?.type, 'ext-jwt');
     assert.equal(success.event_type, 'success');

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createUser, startTestServer, type TestServer } from '../harness/server.js';
 import { freshDatabase, postgresSkip, testStoreKind } from '../harness/pg.js';
-import { callback, claimsOf, passwordLogin, pkce, REDIRECT_URI, startLogin, tokenRequest } from '../harness/oidc.js';
+import { bearer, claimsOf, exchangeCode, passwordLogin, pkce, refreshRequest, startLogin } from '../harness/oidc.js';
 
 /** Its database is its own whatever the pass; it runs once, in the PostgreSQL pass of the API tests. */
 const skip =
@@ -32,9 +32,7 @@ describe('OIDC across two controllers on one database', { skip }, () => {
   });
 
   const me = (server: TestServer, token: string) =>
-    server.request('GET', '/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${token}` } });
-  const refresh = (server: TestServer, token: string) =>
-    tokenRequest(server, { grant_type: 'refresh_token', refresh_token: token, client_id: 'native' });
+    server.request('GET', '/edge/client/v1/current-identity', { headers: bearer(token) });
 
   test('a login moves between controllers; tokens, rotation and revocation hold on both', async () => {
     assert.deepEqual(
@@ -45,25 +43,18 @@ describe('OIDC across two controllers on one database', { skip }, () => {
     const p = pkce();
     const id = await startLogin(a, p);
     assert.equal((await passwordLogin(b, id, user.username, user.password)).status, 302);
-    const { code } = await callback(a, id);
-    const tok = await tokenRequest(b, {
-      grant_type: 'authorization_code',
-      code: code!,
-      code_verifier: p.verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: 'native',
-    });
+    const tok = await exchangeCode(a, id, p);
     assert.equal(tok.status, 200, tok.text);
     assert.equal((await me(a, tok.body.access_token)).status, 200);
     assert.equal((await me(b, tok.body.access_token)).status, 200);
 
-    const rotated = await refresh(a, tok.body.refresh_token);
+    const rotated = await refreshRequest(b, tok.body.refresh_token);
     assert.equal(rotated.status, 200, rotated.text);
-    assert.equal((await refresh(b, tok.body.refresh_token)).body.error, 'invalid_grant');
+    assert.equal((await refreshRequest(a, tok.body.refresh_token)).body.error, 'invalid_grant');
 
-    const adminB = await b.admin();
+    const adminA = await a.admin();
     const asid = claimsOf(rotated.body.access_token).z_asid;
-    assert.equal((await adminB.post('/revocations', { id: asid, type: 'API_SESSION' })).status, 201);
-    assert.equal((await me(a, rotated.body.access_token)).status, 401);
+    assert.equal((await adminA.post('/revocations', { id: asid, type: 'API_SESSION' })).status, 201);
+    assert.equal((await me(b, rotated.body.access_token)).status, 401);
   });
 });

@@ -6,23 +6,26 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generate } from 'otplib';
 import { createRecord, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import {
+  bearer,
   callback,
   claimsOf,
+  createAuthPolicy,
+  enrollTotp,
+  exchangeCode,
   form,
   locationQuery,
   passwordLogin,
   pkce,
-  REDIRECT_URI,
   startLogin,
-  tokenRequest,
   RELAXED_FAILURE_LIMITS,
+  TOTP_STEP_MS as STEP_MS,
+  totpCode,
+  totpSecretOf,
 } from '../harness/oidc.js';
 
 const YAML = RELAXED_FAILURE_LIMITS;
-const STEP_MS = 30_000;
 
 let server: TestServer;
 let admin: ApiClient;
@@ -30,18 +33,13 @@ let user: { id: string; username: string; password: string; client: ApiClient };
 let secret: string;
 let recoveryCodes: string[];
 
-const totp = (steps = 0) =>
-  generate({ secret, epoch: Math.floor((server.clock.now().getTime() + steps * STEP_MS) / 1000) });
+const totp = (steps = 0) => totpCode(secret, server.clock, steps);
 
 before(async () => {
   server = await startTestServer({ yaml: YAML, clock: 'frozen' });
   admin = await server.admin();
   user = await createUser(server, admin);
-  assert.equal((await user.client.post('/current-identity/mfa')).status, 201);
-  const d = (await user.client.get('/current-identity/mfa')).body.data;
-  secret = new URL(d.provisioningUrl).searchParams.get('secret')!;
-  recoveryCodes = d.recoveryCodes;
-  assert.equal((await user.client.post('/current-identity/mfa/verify', { code: await totp() })).status, 200);
+  ({ secret, recoveryCodes } = await enrollTotp(user.client, server.clock));
 });
 after(async () => server.close());
 
@@ -86,14 +84,7 @@ describe('the TOTP step', () => {
     const ok = await totpStep(id, await totp());
     assert.equal(ok.status, 302, ok.text);
     assert.equal(ok.headers.location, `${server.url}/oidc/authorize/callback?id=${id}`);
-    const { code } = await callback(server, id);
-    const tok = await tokenRequest(server, {
-      grant_type: 'authorization_code',
-      code: code!,
-      code_verifier: p.verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: 'native',
-    });
+    const tok = await exchangeCode(server, id, p);
     assert.equal(tok.status, 200, tok.text);
     assert.deepEqual(claimsOf(tok.body.access_token).amr, ['password', 'totp']);
     const session = await admin.get(`/api-sessions/${claimsOf(tok.body.access_token).z_asid}`);
@@ -132,17 +123,10 @@ describe('the TOTP step', () => {
     server.clock.advance(STEP_MS);
     const { p, id } = await passwordDone();
     assert.equal((await totpStep(id, await totp())).status, 302);
-    const { code } = await callback(server, id);
-    const tok = await tokenRequest(server, {
-      grant_type: 'authorization_code',
-      code: code!,
-      code_verifier: p.verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: 'native',
-    });
+    const tok = await exchangeCode(server, id, p);
     const dial = await server.request('POST', '/edge/client/v1/sessions', {
       body: { serviceId: service, type: 'Dial' },
-      headers: { authorization: `Bearer ${tok.body.access_token}` },
+      headers: bearer(tok.body.access_token),
     });
     assert.equal(dial.status, 201, dial.text);
   });
@@ -194,28 +178,7 @@ describe('the TOTP step', () => {
 });
 
 /** An auth policy that requires TOTP. */
-async function totpPolicy(): Promise<string> {
-  const policy = await admin.post('/auth-policies', {
-    name: `totp-${Math.random().toString(36).slice(2, 10)}`,
-    primary: {
-      cert: { allowed: false, allowExpiredCerts: false },
-      extJwt: { allowed: false, allowedSigners: [] },
-      oidc: { allowed: true, requireTotp: false },
-      updb: {
-        allowed: true,
-        lockoutDurationMinutes: 0,
-        maxAttempts: 0,
-        minPasswordLength: 5,
-        requireMixedCase: false,
-        requireNumberChar: false,
-        requireSpecialChar: false,
-      },
-    },
-    secondary: { requireTotp: true },
-  });
-  if (policy.status !== 201) throw new Error(policy.text);
-  return policy.body.data.id;
-}
+const totpPolicy = () => createAuthPolicy(admin, { requireTotp: true });
 
 describe('TOTP enrollment inside a login', () => {
   test('enroll, verify, and the login completes with totp in amr', async () => {
@@ -229,23 +192,15 @@ describe('TOTP enrollment inside a login', () => {
     assert.equal(enrolled.status, 201, enrolled.text);
     assert.equal(enrolled.body.isVerified, false);
     assert.equal(enrolled.body.recoveryCodes.length, 20);
-    const own = new URL(enrolled.body.provisioningUrl).searchParams.get('secret')!;
+    const own = totpSecretOf(enrolled.body.provisioningUrl);
     assert.equal((await server.request('POST', '/oidc/login/totp/enroll', { body: { id } })).body.code, 'MFA_EXISTS');
 
-    const code = (steps = 0) =>
-      generate({ secret: own, epoch: Math.floor((server.clock.now().getTime() + steps * STEP_MS) / 1000) });
+    const code = () => totpCode(own, server.clock);
     const wrong = await server.request('POST', '/oidc/login/totp/enroll/verify', { body: { id, code: '000000' } });
     assert.equal(wrong.body.code, 'MFA_INVALID_TOKEN');
     const ok = await server.request('POST', '/oidc/login/totp/enroll/verify', { body: { id, code: await code() } });
     assert.equal(ok.status, 302, ok.text);
-    const { code: authCode } = await callback(server, id);
-    const tok = await tokenRequest(server, {
-      grant_type: 'authorization_code',
-      code: authCode!,
-      code_verifier: p.verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: 'native',
-    });
+    const tok = await exchangeCode(server, id, p);
     assert.equal(tok.status, 200, tok.text);
     const claims = claimsOf(tok.body.access_token);
     assert.deepEqual(claims.amr, ['password', 'totp']);
@@ -253,7 +208,7 @@ describe('TOTP enrollment inside a login', () => {
     assert.equal(session.status, 200);
     assert.equal(session.body.data.isMfaComplete, true);
     const me = await server.request('GET', '/edge/client/v1/current-identity', {
-      headers: { authorization: `Bearer ${tok.body.access_token}` },
+      headers: bearer(tok.body.access_token),
     });
     assert.equal(me.status, 200);
     assert.equal(me.body.data.isMfaEnabled, true);

@@ -13,6 +13,8 @@ import {
   authorize,
   callback,
   claimsOf,
+  exchangeCode,
+  exchangeRequest,
   form,
   headerOf,
   locationQuery,
@@ -20,6 +22,7 @@ import {
   passwordLogin,
   pkce,
   REDIRECT_URI,
+  refreshRequest,
   startLogin,
   tokenRequest,
   RELAXED_FAILURE_LIMITS,
@@ -51,6 +54,14 @@ describe('discovery and keys', () => {
     assert.deepEqual(res.body.code_challenge_methods_supported, ['S256']);
     assert.equal(res.body.openziti_endpoints.password, `${issuer}/login/password`);
     assert.equal(res.body.request_uri_parameter_supported, false);
+  });
+
+  test('introspection and the device grant are not served: 404', async () => {
+    assert.equal((await server.request('POST', '/oidc/oauth/introspect', form({ token: 'x' }))).status, 404);
+    assert.equal(
+      (await server.request('POST', '/oidc/device_authorization', form({ client_id: 'native' }))).status,
+      404,
+    );
   });
 
   test('the health endpoints answer 200', async () => {
@@ -103,13 +114,8 @@ describe('the code flow with PKCE', () => {
     assert.equal(locationQuery(cb).get('state'), 'st-42');
     assert.ok(code);
 
-    const tok = await tokenRequest(server, {
-      grant_type: 'authorization_code',
-      code: code!,
-      code_verifier: p.verifier,
-      redirect_uri: REDIRECT_URI,
-      client_id: 'native',
-    });
+    // The callback again: a new code, with which the exchange works.
+    const tok = await exchangeCode(server, id, p);
     assert.equal(tok.status, 200, tok.text);
     assert.equal(tok.body.token_type, 'Bearer');
     assert.equal(tok.body.expires_in, 1800);
@@ -155,24 +161,15 @@ describe('the code flow with PKCE', () => {
 
   test('the console’s way works too: form bodies and the openziti client', async () => {
     const p = pkce();
-    const id = await startLogin(server, p, {
-      clientId: 'openziti',
-      redirectUri: 'https://localhost:1234/auth/callback',
-    });
+    const consoleClient = { clientId: 'openziti', redirectUri: 'https://localhost:1234/auth/callback' };
+    const id = await startLogin(server, p, consoleClient);
     const login = await server.request(
       'POST',
       `/oidc/login/username?authRequestID=${id}`,
       form({ username: user.username, password: user.password }),
     );
     assert.equal(login.status, 302, login.text);
-    const { code } = await callback(server, id);
-    const tok = await tokenRequest(server, {
-      grant_type: 'authorization_code',
-      code: code!,
-      code_verifier: p.verifier,
-      redirect_uri: 'https://localhost:1234/auth/callback',
-      client_id: 'openziti',
-    });
+    const tok = await exchangeCode(server, id, p, consoleClient);
     assert.equal(tok.status, 200, tok.text);
     assert.deepEqual(claimsOf(tok.body.access_token).aud, ['openziti']);
   });
@@ -212,6 +209,48 @@ describe('authorize refusals', () => {
   test('a loopback redirect URI passes whatever its port', async () => {
     const res = await authorize(server, pkce(), { redirectUri: 'http://127.0.0.1:49152/auth/callback' });
     assert.equal(res.status, 302);
+  });
+
+  test('the controller settings add redirect and post-logout URIs: the global record and this controller’s', async () => {
+    const consoleUri = 'https://console.example.test/auth/callback';
+    const ctrlUri = 'https://ctrl.example.test/auth/callback';
+    const bye = 'https://console.example.test/auth/logout';
+    for (const uri of [consoleUri, ctrlUri])
+      assert.equal((await authorize(server, pkce(), { redirectUri: uri })).status, 400);
+    const global = await admin.post('/controller-settings', {
+      controllerId: 'global',
+      oidc: { redirectUris: [consoleUri], postLogoutUris: [bye] },
+    });
+    assert.equal(global.status, 201, global.text);
+    const own = await admin.post('/controller-settings', {
+      controllerId: server.daemon.controllerId,
+      oidc: { redirectUris: [ctrlUri] },
+    });
+    assert.equal(own.status, 201, own.text);
+    try {
+      for (const uri of [consoleUri, ctrlUri]) {
+        const res = await authorize(server, pkce(), { redirectUri: uri });
+        assert.equal(res.status, 302, `${uri}: ${res.text}`);
+      }
+      const t = await oidcLogin(server, user.username, user.password, { redirectUri: consoleUri });
+      const q = new URLSearchParams({ id_token_hint: t.id_token, post_logout_redirect_uri: bye, state: 's' });
+      const out = await server.request('GET', `/oidc/end_session?${q}`);
+      assert.equal(out.status, 302);
+      assert.equal(out.headers.location, `${bye}?state=s`);
+      // Another controller's record adds nothing here.
+      const other = await admin.post('/controller-settings', {
+        controllerId: 'another-controller',
+        oidc: { redirectUris: ['https://other.example.test/auth/callback'] },
+      });
+      assert.equal(other.status, 201, other.text);
+      const res = await authorize(server, pkce(), { redirectUri: 'https://other.example.test/auth/callback' });
+      assert.equal(res.status, 400);
+      assert.equal((await admin.delete(`/controller-settings/${other.body.data.id}/effective`)).status, 200);
+    } finally {
+      for (const id of [global.body.data.id, own.body.data.id])
+        assert.equal((await admin.delete(`/controller-settings/${id}/effective`)).status, 200);
+    }
+    assert.equal((await authorize(server, pkce(), { redirectUri: consoleUri })).status, 400, 'removed: refused again');
   });
 
   test('PKCE is required, with S256: other errors go back to the redirect URI', async () => {
@@ -358,7 +397,7 @@ describe('code exchange refusals', () => {
 });
 
 const refresh = (token: string, clientId = 'native') =>
-  tokenRequest(server, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
+  refreshRequest(server, token, undefined, { client_id: clientId });
 
 describe('refresh with rotation', () => {
   test('a refresh gives new tokens of the same API session; the old refresh token is refused afterwards', async () => {
@@ -438,15 +477,11 @@ describe('lifetimes', () => {
   });
 });
 
-const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const TT = (t: string) => `urn:ietf:params:oauth:token-type:${t}`;
 
 describe('token exchange', () => {
   const exchangeToken = (subject: string, subjectType: string, requested?: string) =>
-    tokenRequest(server, {
-      grant_type: EXCHANGE,
-      client_id: 'native',
-      subject_token: subject,
+    exchangeRequest(server, subject, undefined, {
       subject_token_type: TT(subjectType),
       ...(requested && { requested_token_type: TT(requested) }),
     });

@@ -10,22 +10,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { generate } from 'otplib';
-import { generateKeyAndCsr } from '../../src/pki/index.js';
-import {
-  ADMIN,
-  createIdentity,
-  createUser,
-  startTestServer,
-  type ApiClient,
-  type TestServer,
-} from '../harness/server.js';
+import { ADMIN, createUser, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { unique } from '../harness/assert.js';
-import { tokenRequest } from '../harness/oidc.js';
+import { claimsOf, enrolledCertIdentity, enrollTotp, refreshRequest, TOTP_STEP_MS, totpCode } from '../harness/oidc.js';
 import { edgectl, edgectlEnv, type Run } from '../harness/cli.js';
 
 const ok = (r: Run, what: string) => assert.equal(r.code, 0, `${what}: exit ${r.code}\n${r.stderr}${r.stdout}`);
-const STEP_MS = 30_000;
+const STEP_MS = TOTP_STEP_MS;
 
 describe('edgectl login --oidc', () => {
   let server: TestServer;
@@ -95,11 +86,7 @@ describe('edgectl login --oidc', () => {
       const after = saved(cfg()).oidc;
       assert.notEqual(after.accessToken, before.accessToken);
       assert.notEqual(after.refreshToken, before.refreshToken);
-      const reuse = await tokenRequest(server, {
-        grant_type: 'refresh_token',
-        refresh_token: before.refreshToken,
-        client_id: 'native',
-      });
+      const reuse = await refreshRequest(server, before.refreshToken);
       assert.equal(reuse.status, 400);
       assert.equal(reuse.body.error, 'invalid_grant');
       ok(await cli('whoami'), 'whoami with the refreshed token');
@@ -116,17 +103,13 @@ describe('edgectl login --oidc', () => {
     it('logout ends the session and revokes the refresh token', async () => {
       ok(await cli('login', server.url, '--oidc', '-u', ADMIN.username, '-p', ADMIN.password, '--ca', caFile), 'login');
       const l = saved(cfg()).oidc;
-      const asid = JSON.parse(Buffer.from(l.accessToken.split('.')[1], 'base64url').toString()).z_asid;
+      const asid = claimsOf(l.accessToken).z_asid;
       const out = await cli('logout');
       ok(out, 'logout');
       assert.equal(out.stderr, '', 'no warning');
       admin = await server.admin();
       assert.equal((await admin.get(`/api-sessions/${asid}`)).status, 404, 'the session is gone');
-      const refresh = await tokenRequest(server, {
-        grant_type: 'refresh_token',
-        refresh_token: l.refreshToken,
-        client_id: 'native',
-      });
+      const refresh = await refreshRequest(server, l.refreshToken);
       assert.equal(refresh.status, 400);
       const who = await cli('whoami');
       assert.equal(who.code, 1);
@@ -138,18 +121,14 @@ describe('edgectl login --oidc', () => {
     let user: Awaited<ReturnType<typeof createUser>>;
     let secret: string;
     const cfg = () => cfgOf('mfa');
-    const totp = (steps = 0) =>
-      generate({ secret, epoch: Math.floor((server.clock.now().getTime() + steps * STEP_MS) / 1000) });
+    const totp = () => totpCode(secret, server.clock);
     const login = (...extra: string[]) =>
       edgectl(cfg(), 'login', server.url, '--oidc', '-u', user.username, '-p', user.password, '--ca', caFile, ...extra);
 
     before(async () => {
       admin = await server.admin();
       user = await createUser(server, admin, { api: 'management' });
-      assert.equal((await user.client.post('/current-identity/mfa')).status, 201);
-      const d = (await user.client.get('/current-identity/mfa')).body.data;
-      secret = new URL(d.provisioningUrl).searchParams.get('secret')!;
-      assert.equal((await user.client.post('/current-identity/mfa/verify', { code: await totp() })).status, 200);
+      ({ secret } = await enrollTotp(user.client, server.clock));
       server.clock.advance(STEP_MS);
     });
 
@@ -168,7 +147,7 @@ describe('edgectl login --oidc', () => {
 
     it('--totp CODE completes the login, and the tokens say totp', async () => {
       ok(await login('--totp', await totp()), 'login --oidc --totp');
-      const claims = JSON.parse(Buffer.from(saved(cfg()).oidc.accessToken.split('.')[1], 'base64url').toString());
+      const claims = claimsOf(saved(cfg()).oidc.accessToken);
       assert.deepEqual(claims.amr, ['password', 'totp']);
       ok(await edgectl(cfg(), 'client', 'services'), 'client services with the bearer');
     });
@@ -197,24 +176,16 @@ describe('edgectl login --oidc', () => {
   it('a certificate login names the identity and works with the bearer', async () => {
     admin = await server.admin();
     const name = unique('oidc-cli-cert');
-    const identityId = await createIdentity(admin, { name, enrollment: { ott: true } });
-    const token = (await admin.get(`/identities/${identityId}`)).body.data.enrollment.ott.token;
-    const { privateKeyPem, csrPem } = await generateKeyAndCsr({ commonName: name });
-    const enrolled = await server.request('POST', `/edge/client/v1/enroll/ott?token=${token}`, {
-      raw: csrPem,
-      contentType: 'application/pkcs10',
-      headers: { accept: 'application/x-x509-user-cert' },
-    });
-    assert.equal(enrolled.status, 200);
+    const enrolled = await enrolledCertIdentity(server, admin, { name });
     const certFile = join(tmp, 'c.pem');
     const keyFile = join(tmp, 'c.key');
-    writeFileSync(certFile, enrolled.text);
-    writeFileSync(keyFile, privateKeyPem, { mode: 0o600 });
+    writeFileSync(certFile, enrolled.cert);
+    writeFileSync(keyFile, enrolled.key, { mode: 0o600 });
     const cfg = cfgOf('cert');
     const r = await edgectl(cfg, 'login', server.url, '--oidc', '--cert', certFile, '--key', keyFile, '--ca', caFile);
     ok(r, 'login --oidc --cert');
     assert.match(r.stdout, new RegExp(`as ${name} through OIDC`));
-    const claims = JSON.parse(Buffer.from(saved(cfg).oidc.accessToken.split('.')[1], 'base64url').toString());
+    const claims = claimsOf(saved(cfg).oidc.accessToken);
     assert.deepEqual(claims.amr, ['cert']);
     ok(await edgectl(cfg, 'client', 'services'), 'client services');
   });

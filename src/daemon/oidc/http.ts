@@ -90,6 +90,16 @@ export function sendOidcError(err: unknown, shape: OidcErrorShape, reply: Fastif
   }
   const domain = err instanceof DomainError ? err : fastifyBodyError(err);
   if (!domain) return false;
+  if (shape === 'oauth' && domain.status === 429) {
+    // A CSR on a refresh or exchange beyond the signing limits (the token itself was not used up).
+    if (domain.retryAfterSeconds !== undefined) reply.header('retry-after', String(domain.retryAfterSeconds));
+    void reply
+      .code(429)
+      .header('cache-control', 'no-store')
+      .type('application/json')
+      .send({ error: 'slow_down', error_description: domain.message });
+    return true;
+  }
   if (shape === 'oauth') {
     void reply
       .code(domain.status >= 500 ? 500 : 400)

@@ -29,6 +29,7 @@ import { tokenGrant } from '../../model/services/oidc/token-grants.js';
 import { deleteInLogin, enrollInLogin, verifyInLogin } from '../../model/services/oidc/login-enrollment.js';
 import { bearerTokens, OIDC_REALM, resolveBearer } from '../../model/services/oidc/bearer.js';
 import { endSession, revokeToken } from '../../model/services/oidc/logout.js';
+import { loginCsr } from '../../model/services/oidc/session-certs.js';
 import { recordOidcStepFailure, type OidcStep } from '../../model/services/oidc/login-events.js';
 import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
 import type { AuthQuery } from '../../model/services/authentication/auth-queries.js';
@@ -137,6 +138,14 @@ function loginBody(req: FastifyRequest): LoginBody & { username?: unknown; passw
   };
 }
 
+/**
+ * The login body with its `csrPem` checked (a CSR to sign at the code exchange; refused with 400
+ * COULD_NOT_PROCESS_CSR before the credentials are looked at).
+ */
+async function primaryLoginBody(req: FastifyRequest): Promise<ReturnType<typeof loginBody>> {
+  return { ...loginBody(req), csrPem: await loginCsr(bodyObject(req).csrPem) };
+}
+
 /** A login step's answer: the callback when every factor is done, else the queries still due (§14.4). */
 function loginAnswer(reply: FastifyReply, issuer: string, id: string, queries: AuthQuery[]): FastifyReply {
   if (queries.length === 0) return redirect(reply, `${issuer}/authorize/callback?id=${encodeURIComponent(id)}`);
@@ -226,6 +235,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
         const { id, loginPage } = await startAuthorization(ctx, params.one, params.all('configTypes'), {
           remoteAddress: `${req.ip}:${req.socket.remotePort ?? 0}`,
           hasClientCert: peerCertificates(req) !== undefined,
+          controllerId: deps.controllerId,
         });
         // A relative URL on this controller (§14.3): clients follow it and read `auth-request-id`.
         return redirect(reply, `${OIDC_PREFIX}/${loginPage}?authRequestID=${encodeURIComponent(id)}`);
@@ -277,6 +287,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
           'password',
           async () => {
             const request = await openAuthRequest(ctx, authRequestId(req));
+            body.csrPem = await loginCsr(bodyObject(req).csrPem);
             const account = typeof body.username === 'string' ? `user:${body.username}` : undefined;
             // The legacy login's limits apply (daemon/auth-limiter.ts); a bearer JWT beside the password may
             // answer a secondary ext-JWT requirement, as on `POST /authenticate`.
@@ -299,7 +310,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
       scope.post('/login/cert', async (req, reply) => {
         const { request, queries } = await audited(req, 'cert', async () => {
           const request = await openAuthRequest(ctx, authRequestId(req));
-          const body = loginBody(req);
+          const body = await primaryLoginBody(req);
           const peer = peerCertificates(req);
           const queries = await deps.authLimiter.attempt(
             req.ip,
@@ -329,7 +340,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
         try {
           const { request, queries } = await audited(req, 'ext-jwt', async () => {
             const request = await openAuthRequest(ctx, authRequestId(req));
-            const body = loginBody(req);
+            const body = await primaryLoginBody(req);
             const queries = await deps.authLimiter.attempt(
               req.ip,
               undefined,
@@ -404,6 +415,8 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
         const answer = await tokenGrant(ctx, oidcParams(req).one, issuerOf(req), {
           remoteAddress: req.ip,
           certFingerprint: peerFingerprint(req),
+          // A refresh or exchange with a CSR signs a certificate: limited as the Client API's signings are.
+          limitIssuance: (apiSessionId, identityId) => deps.issuanceLimiter.take(apiSessionId, identityId),
         });
         return reply
           .header('cache-control', 'no-store')
@@ -442,7 +455,7 @@ export function registerOidcProvider(app: FastifyInstance, ctx: Ctx, deps: Daemo
 
       const endSessionRoute = async (req: FastifyRequest, reply: FastifyReply) => {
         if (req.method === 'POST') requireFormOrJson(req);
-        return redirect(reply, await endSession(oidcActor(req), oidcParams(req).one, issuerOf(req)));
+        return redirect(reply, await endSession(oidcActor(req), oidcParams(req).one, issuerOf(req), deps.controllerId));
       };
       scope.get('/end_session', endSessionRoute);
       scope.post('/end_session', endSessionRoute);

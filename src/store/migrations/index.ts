@@ -26,6 +26,7 @@ import * as m0019 from './0019-enroll-extend-fields.js';
 import * as m0020 from './0020-oidc.js';
 import * as m0021 from './0021-events.js';
 import * as m0022 from './0022-oidc-cert-binding.js';
+import * as m0023 from './0023-oidc-login-csr.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020-oidc': m0020,
   '0021-events': m0021,
   '0022-oidc-cert-binding': m0022,
+  '0023-oidc-login-csr': m0023,
 };
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Pure rules of the OIDC provider: which redirect URIs a client may use (globs, the loopback port rule), which
- * `Host` headers name an issuer, and which bearer tokens look like this controller's access tokens.
+ * `Host` headers name an issuer, which bearer tokens look like this controller's access tokens, and which
+ * certificates a token stays bound to as session certificates join it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,6 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import { DEFAULT_REDIRECT_URIS, redirectAllowed } from '../../../src/model/services/oidc/oidc-settings.js';
 import { bearerTokens, looksLikeAccessToken } from '../../../src/model/services/oidc/bearer.js';
 import { Issuers } from '../../../src/daemon/oidc/issuer.js';
+import { withBoundCertificate } from '../../../src/model/services/oidc/session-certs.js';
 
 test('redirect URIs: the defaults allow the SDK and console callbacks on loopback, any port, and nothing else', () => {
   for (const ok of [
@@ -66,4 +68,14 @@ test('bearer tokens: at most three are looked at; only controller access tokens 
   assert.ok(!looksLikeAccessToken(jwt({ z_t: 'a', z_asid: '' })));
   assert.ok(!looksLikeAccessToken(jwt({ sub: 'someone', iss: 'https://idp.example' })));
   assert.ok(!looksLikeAccessToken('not-a-jwt'));
+});
+
+test('bound certificates: a session certificate joins after the others, once; the login certificate and the latest 9 stay', () => {
+  assert.deepEqual(withBoundCertificate([], 'a'), ['a']);
+  assert.deepEqual(withBoundCertificate(['login'], 'a'), ['login', 'a']);
+  assert.deepEqual(withBoundCertificate(['login', 'a', 'b'], 'a'), ['login', 'b', 'a']);
+  let bound = ['login'];
+  for (let i = 0; i < 20; i++) bound = withBoundCertificate(bound, `s${i}`);
+  assert.equal(bound.length, 10);
+  assert.deepEqual(bound, ['login', ...Array.from({ length: 9 }, (_, i) => `s${i + 11}`)]);
 });

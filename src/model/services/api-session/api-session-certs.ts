@@ -34,13 +34,21 @@ export interface IssuedSessionCert {
   certificate: string;
   /** The controller's CA bundle, to complete the chain and trust the controller. */
   cas: string;
+  /** The new certificate's fingerprint (lowercase hex SHA-1). */
+  fingerprint: string;
 }
 
 /**
- * Signs a 12-hour client certificate for the caller's API session from `csr` and records it (fingerprint,
- * subject, validity). A missing or unusable CSR is 400 COULD_NOT_PROCESS_CSR.
+ * Signs a client certificate for the caller's API session from `csr` and records it (fingerprint, subject,
+ * validity): 12 hours unless `validityMs` says otherwise (an OIDC login's CSR: a year). A missing or unusable CSR
+ * is 400 COULD_NOT_PROCESS_CSR.
  */
-export async function createSessionCert(ctx: Ctx, owner: SessionCertOwner, csr: unknown): Promise<IssuedSessionCert> {
+export async function createSessionCert(
+  ctx: Ctx,
+  owner: SessionCertOwner,
+  csr: unknown,
+  validityMs?: number,
+): Promise<IssuedSessionCert> {
   if (typeof csr !== 'string' || csr.trim() === '')
     throw new DomainError('COULD_NOT_VALIDATE', { cause: { field: 'csr', reason: 'csr is required', value: null } });
   const pki = requirePki(ctx);
@@ -50,6 +58,7 @@ export async function createSessionCert(ctx: Ctx, owner: SessionCertOwner, csr: 
       identityId: owner.identityId,
       apiSessionId: owner.apiSessionId,
       now: ctx.now(),
+      ...(validityMs !== undefined && { validityMs }),
     });
   } catch (e) {
     if (isPkiError(e)) throw new DomainError('COULD_NOT_PROCESS_CSR', { cause: { message: e.message } });
@@ -80,7 +89,7 @@ export async function createSessionCert(ctx: Ctx, owner: SessionCertOwner, csr: 
       undefined,
     );
   });
-  return { id, certificate: issued.certPem, cas: pki.caBundlePem };
+  return { id, certificate: issued.certPem, cas: pki.caBundlePem, fingerprint: issued.fingerprint };
 }
 
 export function listSessionCerts(ctx: Ctx, apiSessionId: string, opts: ListOptions): Promise<Page> {

@@ -52,6 +52,8 @@ interface CertMatch {
   identityId: string;
   authenticatorId: string;
   withinValidity: boolean;
+  /** The client sent its leaf without the intermediate that issued it (our own CAs only). */
+  improperChain: boolean;
 }
 
 /** Who the presented certificate names, or a refusal. */
@@ -68,7 +70,12 @@ async function matchCertificate(ctx: Ctx, peer: PeerCertificates | undefined): P
   const byFingerprint = async (): Promise<CertMatch> => {
     const auth = await certAuthenticatorByFingerprint(ctx.db, leaf.fingerprint);
     if (!auth) throw refused(ctx, 'no authenticator has this certificate', { fingerprint: leaf.fingerprint });
-    return { identityId: auth.identityId, authenticatorId: auth.id, withinValidity: own.withinValidity };
+    return {
+      identityId: auth.identityId,
+      authenticatorId: auth.id,
+      withinValidity: own.withinValidity,
+      improperChain: own.ok && own.improperChain,
+    };
   };
   if (own.ok) return byFingerprint();
 
@@ -86,7 +93,12 @@ async function matchCertificate(ctx: Ctx, peer: PeerCertificates | undefined): P
     if (identityId !== undefined) {
       const authenticatorId = await authenticatorIdOf(ctx.db, identityId, 'cert');
       // An identity matched by claim may have no authenticator at all: the session then names the CA that vouched.
-      return { identityId, authenticatorId: authenticatorId ?? issuer.ca.id, withinValidity: own.withinValidity };
+      return {
+        identityId,
+        authenticatorId: authenticatorId ?? issuer.ca.id,
+        withinValidity: own.withinValidity,
+        improperChain: false,
+      };
     }
   }
   return byFingerprint();
@@ -113,7 +125,7 @@ export async function authenticateCert(
 export async function checkCertLogin(
   ctx: Ctx,
   peer: PeerCertificates | undefined,
-): Promise<{ identityId: string; authenticatorId: string }> {
+): Promise<{ identityId: string; authenticatorId: string; improperChain: boolean }> {
   const match = await matchCertificate(ctx, peer);
   const now = ctx.now();
   const identity = await identityStanding(ctx.db, match.identityId);
@@ -126,5 +138,5 @@ export async function checkCertLogin(
       identityId: identity.id,
     });
   }
-  return { identityId: identity.id, authenticatorId: match.authenticatorId };
+  return { identityId: identity.id, authenticatorId: match.authenticatorId, improperChain: match.improperChain };
 }

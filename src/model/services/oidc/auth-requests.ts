@@ -28,6 +28,8 @@ import { secondaryFactors, isMfaQuery, type AuthQuery } from '../authentication/
 import { AuthorizeRedirect, AuthorizeRefusal, withQuery } from './oidc-errors.js';
 import { DEFAULT_OIDC_SETTINGS, OIDC_CLIENTS, redirectAllowed, type OidcSettings } from './oidc-settings.js';
 import { recordOidcStepSuccess, type OidcStep } from './login-events.js';
+import { effectiveOidcSettings } from '../controller/settings.js';
+import { GLOBAL_CONTROLLER_ID } from '../../resources/controller-setting.js';
 
 /** How long an authorization request (and its code) may wait (docs/reference-notes.md §14.3). */
 export const AUTH_REQUEST_TTL_MS = 10 * 60_000;
@@ -40,6 +42,20 @@ export const LOGIN_PAGES = { password: 'username', cert: 'cert', 'ext-jwt': 'ext
 export type LoginMethod = keyof typeof LOGIN_PAGES;
 
 export const oidcSettings = (ctx: Ctx): OidcSettings => ctx.settings.oidc ?? DEFAULT_OIDC_SETTINGS;
+
+/**
+ * The redirect (or post-logout) URI patterns in force on controller `controllerId`: those of `edge.oidc` (or their
+ * defaults), then the controller settings' lists (the global record's, then this controller's). Undefined
+ * `controllerId` (not registered yet): the global record's only.
+ */
+export async function allowedUris(
+  ctx: Ctx,
+  controllerId: string | undefined,
+  list: 'redirectUris' | 'postLogoutUris',
+): Promise<string[]> {
+  const stored = await effectiveOidcSettings(ctx, controllerId ?? GLOBAL_CONTROLLER_ID);
+  return [...oidcSettings(ctx)[list], ...stored[list]];
+}
 
 /** The TOTP auth query of the OIDC flow (docs/reference-notes.md §14.4), replacing the legacy `MFA` query. */
 export const totpQuery = (isTotpEnrolled: boolean): AuthQuery => ({
@@ -68,14 +84,14 @@ export async function startAuthorization(
   ctx: Ctx,
   params: AuthorizeParams,
   configTypeNames: readonly string[],
-  from: { remoteAddress: string; hasClientCert: boolean },
+  from: { remoteAddress: string; hasClientCert: boolean; controllerId?: string | undefined },
 ): Promise<{ id: string; loginPage: string }> {
   const clientId = params.client_id;
   const redirectUri = params.redirect_uri;
   if (!clientId) throw new AuthorizeRefusal('client_id is required');
   if (!OIDC_CLIENTS.includes(clientId)) throw new AuthorizeRefusal('unknown client');
   if (!redirectUri) throw new AuthorizeRefusal('redirect_uri is required');
-  if (!redirectAllowed(redirectUri, oidcSettings(ctx).redirectUris))
+  if (!redirectAllowed(redirectUri, await allowedUris(ctx, from.controllerId, 'redirectUris')))
     throw new AuthorizeRefusal('the redirect_uri is not allowed for this client');
   const state = bounded(params.state, 2048) ?? null;
   const refuse = (error: string, description: string) => new AuthorizeRedirect(redirectUri, state, error, description);
@@ -122,6 +138,8 @@ export async function startAuthorization(
     envInfo: null,
     codeHash: null,
     certFingerprint: null,
+    csrPem: null,
+    certImproperChain: false,
   });
   const chosen: LoginMethod = (method as LoginMethod | undefined) ?? (from.hasClientCert ? 'cert' : 'password');
   return { id, loginPage: `login/${LOGIN_PAGES[chosen]}` };
@@ -155,10 +173,14 @@ export interface PrimaryLogin {
   remoteAddress?: string | undefined;
   /** A certificate login's client certificate (lowercase hex SHA-1): its tokens are bound to it. */
   certFingerprint?: string | undefined;
+  /** A certificate login whose client sent an improper chain (the `z_iccc` claim). */
+  improperChain?: boolean | undefined;
 }
 
 /** The login body fields kept for the tokens and the identity (§14.4). */
 export interface LoginBody {
+  /** A CSR already checked (session-certs.ts `loginCsr`), signed at the code exchange. */
+  csrPem?: string | undefined;
   configTypes?: unknown;
   envInfo?: unknown;
   sdkInfo?: unknown;
@@ -202,6 +224,8 @@ export async function recordPrimaryLogin(
       envInfo: envInfo ?? null,
       sdkInfo: sdkInfo ?? null,
       certFingerprint: login.certFingerprint ?? null,
+      certImproperChain: login.improperChain ?? false,
+      csrPem: body.csrPem ?? null,
     });
     await recordOidcStepSuccess(tctx, {
       step: login.method as OidcStep,
@@ -323,7 +347,9 @@ export async function finishLogin(
   ctx: Ctx,
   request: OpenAuthRequest,
   method: 'cert' | 'ext-jwt',
-  check: (ctx: Ctx) => Promise<{ identityId: string; authenticatorId: string; certFingerprint?: string }>,
+  check: (
+    ctx: Ctx,
+  ) => Promise<{ identityId: string; authenticatorId: string; certFingerprint?: string; improperChain?: boolean }>,
   body: LoginBody,
   remoteAddress?: string,
 ): Promise<AuthQuery[]> {

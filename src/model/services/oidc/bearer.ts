@@ -21,6 +21,7 @@ import { BearerRefusal } from '../ext-jwt/ext-jwt-verify.js';
 import { policyForIdentity } from '../hooks/auth-policy.js';
 import { revocationOf } from './revocations.js';
 import { totpQuery } from './auth-requests.js';
+import { bindingHolds } from './session-certs.js';
 
 export const OIDC_REALM = 'openziti-oidc';
 
@@ -56,7 +57,8 @@ export const boundCertificates = (claims: Record<string, unknown>): string[] =>
 
 /**
  * The principal of an access token. `presented` gives the fingerprint of the request's client certificate, asked
- * only for a certificate-bound token (`z_cfs`), which is refused without one of its certificates.
+ * only for a certificate-bound token (`z_cfs`), which is refused without one of its certificates or an
+ * API-session certificate of its session.
  * @throws BearerRefusal (401 UNAUTHORIZED, realm `openziti-oidc`) `expired` past `exp`, `invalid` for anything
  *   else: a bad signature, another token type, a revocation, an ended session, a disabled or deleted identity,
  *   a bound token without its certificate.
@@ -82,9 +84,9 @@ export async function resolveBearer(
     typeof asid !== 'string'
   )
     throw refuse('invalid');
-  // parity: a token of a certificate login is used only beside that certificate (§14.6, binding).
-  const bound = boundCertificates(claims);
-  if (bound.length > 0 && !bound.includes(presented() ?? '')) throw refuse('invalid');
+  // parity: a bound token is used only beside one of its certificates or an API-session certificate of its session
+  // (§14.6, binding).
+  if (!(await bindingHolds(ctx, boundCertificates(claims), asid, presented()))) throw refuse('invalid');
   if (await revocationOf(ctx, { jti, identityId: sub, apiSessionId: asid, issuedAt: Number(iat) }))
     throw refuse('invalid');
   const session = await oidcSessionById(ctx.db, asid);

@@ -5,7 +5,7 @@ import { isPkiError } from '../../../pki/index.js';
 import { type Ctx } from '../../ctx.js';
 import { requirePki } from '../../pki.js';
 import { deleteApiSessions } from '../api-session/api-session.js';
-import { oidcSettings } from './auth-requests.js';
+import { allowedUris } from './auth-requests.js';
 import { withQuery } from './oidc-errors.js';
 import { redirectAllowed } from './oidc-settings.js';
 import { revoke, revocationLifetimeMs } from './revocations.js';
@@ -50,6 +50,7 @@ export async function endSession(
   ctx: Ctx,
   params: Record<string, string | undefined>,
   issuer: string,
+  controllerId?: string,
 ): Promise<string> {
   const claims = await signedClaims(ctx, params.id_token_hint);
   if (claims && typeof claims.z_asid === 'string') {
@@ -59,7 +60,7 @@ export async function endSession(
     await revoke(ctx, { id: claims.sub, type: 'IDENTITY' });
   }
   const target = params.post_logout_redirect_uri;
-  if (target && redirectAllowed(target, oidcSettings(ctx).postLogoutUris))
+  if (target && redirectAllowed(target, await allowedUris(ctx, controllerId, 'postLogoutUris')))
     return params.state ? withQuery(target, { state: params.state }) : target;
   return `${issuer}/logged-out`;
 }

@@ -35,6 +35,7 @@ import { OIDC_CLIENTS } from './oidc-settings.js';
 import { revocationOf, type TokenIds } from './revocations.js';
 import { recordOidcSessionEvent, recordOidcStepFailure } from './login-events.js';
 import { boundCertificates } from './bearer.js';
+import { bindingHolds, certStateClaims, issueOidcSessionCert, withBoundCertificate } from './session-certs.js';
 import { DomainError } from '../../errors.js';
 
 export type TokenParams = Record<string, string | undefined>;
@@ -54,6 +55,7 @@ export interface ExchangeResponse {
   expires_in: number;
   scope: string;
   refresh_token?: string;
+  session_cert?: string;
 }
 
 /** The token endpoint's answer (§14.6). */
@@ -64,6 +66,8 @@ export interface TokenResponse {
   refresh_token?: string;
   id_token: string;
   scope: string;
+  /** The API-session certificate signed from the CSR the login or this request gave (PEM). */
+  session_cert?: string;
 }
 
 /** What every token of one API session carries over (the custom claims of §14.7, kept across refreshes). */
@@ -83,12 +87,19 @@ interface SessionClaims {
   /** The certificates the tokens are bound to (`z_cfs`) and the one that logged in (`z_acf`); none: unbound. */
   boundCertificates: string[];
   authCertificate: string | null;
+  /** The certificate login's client sent an improper chain (`z_iccc`, carried over from the login). */
+  improperChain: boolean;
 }
 
 /** Where a token request comes from: its address (for events) and its client certificate (for bound tokens). */
 export interface GrantSource {
   remoteAddress?: string | undefined;
   certFingerprint?: string | undefined;
+  /**
+   * Takes one certificate signing of the session's and identity's budgets (the limits of
+   * `POST /current-api-session/certificates`), or throws; asked before a refresh or exchange signs a CSR.
+   */
+  limitIssuance?: ((apiSessionId: string, identityId: string) => void) | undefined;
 }
 
 const grantError = (description: string) => new OAuthError('invalid_grant', description);
@@ -211,11 +222,13 @@ async function codeGrant(
       envInfo: request.envInfo,
       boundCertificates: request.certFingerprint ? [request.certFingerprint] : [],
       authCertificate: request.certFingerprint,
+      improperChain: request.certImproperChain,
     };
     const session = await liveSession(tctx, c.apiSessionId);
     // The login's TOTP step is this session's MFA pass, for MFA posture checks as `/authenticate/mfa` is.
     if (c.amr.includes('totp')) await recordMfaPassed(trx, c.apiSessionId, c.identityId, ctx.now());
-    return issueTokens(tctx, c, session, issuer, { nonce: request.nonce, parentJti: null });
+    const sessionCert = await signedSessionCert(tctx, c, request.csrPem ?? undefined);
+    return issueTokens(tctx, c, session, issuer, { nonce: request.nonce, parentJti: null, sessionCert });
   });
   if (passed.amr.includes('totp')) emitMfaPassed(ctx, passed.apiSessionId, passed.identityId, ctx.now());
   return answer;
@@ -245,11 +258,28 @@ async function verifiedClaims(ctx: Ctx, token: string): Promise<Record<string, u
 
 /**
  * A bound session's tokens are refreshed or exchanged only over a connection presenting one of its certificates
- * (parity: §14.6, `access_denied`).
+ * or an API-session certificate of its session (parity: §14.6, `access_denied`).
  */
-function checkBinding(c: SessionClaims, from: GrantSource): void {
-  if (c.boundCertificates.length > 0 && !c.boundCertificates.includes(from.certFingerprint ?? ''))
+async function checkBinding(ctx: Ctx, c: SessionClaims, from: GrantSource): Promise<void> {
+  if (!(await bindingHolds(ctx, c.boundCertificates, c.apiSessionId, from.certFingerprint)))
     throw new OAuthError('access_denied', 'the client certificate the tokens are bound to was not presented');
+}
+
+/**
+ * Signs a CSR given with the grant (the login's `csrPem`, a refresh's or exchange's `csr_pem`) into an API-session
+ * certificate, whose fingerprint joins the tokens' binding; answers its PEM (undefined without a CSR).
+ */
+async function signedSessionCert(
+  ctx: Ctx,
+  c: SessionClaims,
+  csr: string | undefined,
+  from: GrantSource = {},
+): Promise<string | undefined> {
+  if (csr === undefined || csr === '') return undefined;
+  from.limitIssuance?.(c.apiSessionId, c.identityId);
+  const issued = await issueOidcSessionCert(ctx, { apiSessionId: c.apiSessionId, identityId: c.identityId }, csr);
+  c.boundCertificates = withBoundCertificate(c.boundCertificates, issued.fingerprint);
+  return issued.certificate;
 }
 
 async function refreshGrant(
@@ -270,7 +300,7 @@ async function refreshGrant(
     throw grantError('refresh token invalid');
   if (claims.client_id !== clientId) throw grantError('the refresh token was issued to another client');
   const c = sessionClaimsOf(ctx, claims, clientId);
-  checkBinding(c, from);
+  await checkBinding(ctx, c, from);
   const requested = params.scope?.split(' ').filter(Boolean);
   if (requested && requested.some((s) => !c.scopes.includes(s)))
     throw new OAuthError('invalid_scope', 'a refresh cannot widen the scope');
@@ -305,7 +335,8 @@ async function refreshGrant(
       fullyAuthenticated: true,
       extra: { client_id: clientId },
     });
-    return issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti });
+    const sessionCert = await signedSessionCert(tctx, c, params.csr_pem, from);
+    return issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti, sessionCert });
   });
 }
 
@@ -325,6 +356,7 @@ function sessionClaimsOf(ctx: Ctx, claims: Record<string, unknown>, clientId: st
     envInfo: infoClaim(claims.z_env),
     boundCertificates: boundCertificates(claims),
     authCertificate: typeof claims.z_acf === 'string' ? claims.z_acf : null,
+    improperChain: claims.z_iccc === true,
   };
 }
 
@@ -362,7 +394,7 @@ async function exchangeGrant(
     throw grantError('subject token invalid');
   if (claims.client_id !== clientId) throw grantError('the subject token was issued to another client');
   const c = sessionClaimsOf(ctx, claims, clientId);
-  checkBinding(c, from);
+  await checkBinding(ctx, c, from);
   const scopes = params.scope?.split(' ').filter(Boolean);
   if (scopes?.some((s) => !['openid', 'offline_access'].includes(s)))
     throw new OAuthError('invalid_scope', 'only openid and offline_access may be asked for');
@@ -385,7 +417,8 @@ async function exchangeGrant(
       fullyAuthenticated: true,
       extra: { client_id: clientId },
     });
-    const t = await issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti });
+    const sessionCert = await signedSessionCert(tctx, c, params.csr_pem, from);
+    const t = await issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti, sessionCert });
     if (requested === TOKEN_TYPE.id)
       return {
         access_token: t.id_token,
@@ -393,6 +426,7 @@ async function exchangeGrant(
         token_type: 'N_A',
         expires_in: Math.floor(oidcSettings(ctx).idTokenMs / 1000),
         scope: t.scope,
+        ...(t.session_cert !== undefined && { session_cert: t.session_cert }),
       };
     return {
       access_token: t.access_token,
@@ -401,6 +435,7 @@ async function exchangeGrant(
       expires_in: t.expires_in,
       scope: t.scope,
       ...(t.refresh_token !== undefined && { refresh_token: t.refresh_token }),
+      ...(t.session_cert !== undefined && { session_cert: t.session_cert }),
     };
   });
 }
@@ -421,7 +456,7 @@ async function issueTokens(
   c: SessionClaims,
   session: OidcSessionPrincipal,
   issuer: string,
-  opts: { nonce: string | null; parentJti: string | null },
+  opts: { nonce: string | null; parentJti: string | null; sessionCert?: string | undefined },
 ): Promise<TokenResponse> {
   const jwt = requirePki(ctx).controllerJwt;
   const settings = oidcSettings(ctx);
@@ -448,6 +483,7 @@ async function issueTokens(
     z_cfs: c.boundCertificates.length > 0 ? c.boundCertificates : null,
     ...(c.authCertificate && { z_acf: c.authCertificate }),
     ...(c.authenticatorId && { z_authid: c.authenticatorId }),
+    ...(await certStateClaims(ctx, c, session.authPolicyId)),
   };
   const accessExp = iat + Math.floor(settings.accessTokenMs / 1000);
   const accessToken = await jwt.sign({ ...common, exp: accessExp, jti: randomUUID(), z_t: 'a' });
@@ -475,6 +511,7 @@ async function issueTokens(
     expires_in: accessExp - iat,
     id_token: idToken,
     scope: c.scopes.join(' '),
+    ...(opts.sessionCert !== undefined && { session_cert: opts.sessionCert }),
   };
   if (c.scopes.includes('offline_access')) {
     // Distinct from the access token's jti, so revoking a replaced refresh token leaves access tokens alone.
