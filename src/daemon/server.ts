@@ -2,8 +2,14 @@
  * Builds the HTTPS server of both APIs. It never listens by itself: `serve` and the tests decide where.
  */
 import type { Duplex } from 'node:stream';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type onSendHookHandler } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  type onSendHookHandler,
+} from 'fastify';
 import type { Ctx } from '../model/ctx.js';
+import { replicatedWrites, storePublished } from '../model/store.js';
 import { DomainError } from '../model/errors.js';
 import { newId } from '../model/ids.js';
 import type { DaemonDeps } from './deps.js';
@@ -68,6 +74,27 @@ export const DEFAULT_LIMITS: ConnectionLimits = {
 export const AJV_OPTIONS = {
   customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false },
 } as const;
+
+/**
+ * With replicas (PostgreSQL): a request that wrote the model is answered only once every other replica has
+ * learnt of the write (docs/decisions.md, "Replicas"), so what it revoked is refused everywhere by then. Reads
+ * and writes the other replicas do not follow (new sessions, activity) are answered at once.
+ */
+function answerAfterReplicas(app: FastifyInstance, db: Ctx['db']): void {
+  if (replicatedWrites(db) === undefined) return;
+  /** What each writing request saw of the store's replicated writes when it arrived. */
+  const writesAtArrival = new WeakMap<FastifyRequest, number>();
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS')
+      writesAtArrival.set(req, replicatedWrites(db) ?? 0);
+    done();
+  });
+  app.addHook('onSend', async (req, _reply, payload) => {
+    const before = writesAtArrival.get(req);
+    if (before !== undefined && replicatedWrites(db) !== before) await storePublished(db);
+    return payload;
+  });
+}
 
 export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes: RouteDef[] } {
   const limits = opts.limits ?? DEFAULT_LIMITS;
@@ -154,6 +181,7 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
   app.setErrorHandler(errorHandler);
   opts.metrics?.instrument(app);
   if (opts.onSend) app.addHook('onSend', opts.onSend);
+  answerAfterReplicas(app, opts.ctx.db);
 
   const connections = applyConnectionLimits(app.server, limits);
   // Shutdown already cuts open requests (forceCloseConnections); sockets still in their handshake go too.

@@ -4,7 +4,7 @@
  */
 export { openStore, type OpenedStore } from '../store/db.js';
 export type { ClaimName, StoreClaim } from '../store/claims.js';
-export { onTablesChanged, replicaFeedStats, storeFresh } from '../store/runtime.js';
+export { onTablesChanged, replicaFeedStats, replicatedWrites, storeFresh, storePublished } from '../store/runtime.js';
 export { databaseBytes } from '../store/health.js';
 export type { CheckpointLimits, WalStatus } from '../store/checkpointer.js';
 export { acquireLock } from '../store/lock.js';

@@ -77,8 +77,15 @@ export interface StoreRuntime {
   grouped: GroupedWrite[] | undefined;
   /** PostgreSQL's rows of the current turn, by statement, until it runs (direct.ts's `groupedRow`). */
   readonly groupedRows: Map<object, RowsQueue>;
-  /** Other replicas' writes, read before each request (pg/replica-changes.ts); PostgreSQL stores only. */
-  replicas: { fresh(): Promise<void>; readonly reads: number; readonly failures: number } | undefined;
+  /** Other replicas' writes, and this one's reaching them (pg/replica-changes.ts); PostgreSQL stores only. */
+  replicas:
+    | {
+        fresh(): Promise<void> | undefined;
+        published(): Promise<void>;
+        readonly reads: number;
+        readonly failures: number;
+      }
+    | undefined;
 }
 
 const runtimes = new WeakMap<object, StoreRuntime>();
@@ -200,6 +207,23 @@ export function onTablesChanged(db: Executor, tables: readonly string[], fn: () 
  * (pg/replica-changes.ts); undefined, at no cost, for a store no other process writes (SQLite).
  */
 export const storeFresh = (db: object): Promise<void> | undefined => runtimes.get(db)?.replicas?.fresh();
+
+/**
+ * What a request that may have written compares before it is answered: the count of this store's writes that
+ * move the change counters other replicas follow (every table but the untraced ones: migration 0015's
+ * triggers, which write `store_changes`); undefined for a store no other process follows (SQLite).
+ */
+export function replicatedWrites(db: object): number | undefined {
+  const runtime = runtimes.get(db);
+  if (!runtime?.replicas) return undefined;
+  return runtime.feed.version(runtime.feed.deps(['store_changes']));
+}
+
+/**
+ * Settles once every other replica has learnt of this store's committed writes, or stopped counting as live
+ * (pg/replica-changes.ts, `published`); undefined for SQLite.
+ */
+export const storePublished = (db: object): Promise<void> | undefined => runtimes.get(db)?.replicas?.published();
 
 /** How often the store has read other replicas' change counters, and failed to; undefined for SQLite. */
 export function replicaFeedStats(db: object): { reads: number; failures: number } | undefined {

@@ -1,25 +1,31 @@
 /**
- * Other replicas' writes, as this replica's change feed learns of them: before a request is answered, the
- * store's `*` counter (migration 0015) is read, and when it moved, every table's; the tables that moved are
- * told to the feed as writes (change-feed.ts `external`), so whatever a cache holds of them is read again.
- * A revocation made on another replica has committed before that replica answers, so any request that
- * arrives here after that answer reads the moved counter before it is served from a cache.
+ * Other replicas' writes, as this replica's change feed learns of them. The store's change counters (migration
+ * 0015) move with every model write, and the transaction that moves them notifies channel `edgectl_changes`
+ * (migration 0024). A replica reads the counters when notified, and every HEARTBEAT_MS besides; the tables that
+ * moved are told to the feed as writes (change-feed.ts `external`), so whatever a cache holds of them is read
+ * again.
  *
- * Reads are shared: a request joins the next read that begins after it arrived (at most one runs and one
- * waits; an idle store begins it at the end of the turn, so the requests of one turn share it), so under load
- * the cost is one small query per batch of requests, not per request.
+ * Revocations take effect on every replica before the revoking request is answered (docs/decisions.md,
+ * "Replicas"). Each read ends with an acknowledgement in `replica_leases`: the `*` counter applied, and a lease
+ * of LEASE_MS from the database's clock. A request that wrote the model is answered only once every other
+ * replica whose lease is live has acknowledged its write ({@link ReplicaChanges.published}), or its lease has
+ * run out. A replica serves from its caches without reading the counters only within its own lease, measured
+ * on its own clock from the moment the read began (which comes before the database's start of the lease it
+ * wrote, so a writer's wait always covers it); past that, or once its connection to the notices is lost,
+ * every request reads the counters first, shared by the requests of one turn, as before any lease.
  *
  * When the counters cannot be read (the database is unreachable), every cache is dropped and the next read
  * that succeeds drops them again: nothing is answered from what was kept while the feed was lost.
  *
- * The counters are read over a connection of their own, outside the pool and kysely: the read runs before
- * almost every request, and borrowing a pooled connection, compiling and returning it cost more CPU than the
- * query (the two-replica bench pays it once per replica).
+ * The counters are read over a connection of their own, outside the pool and kysely, which also listens for the
+ * notices: the reads run often, and borrowing a pooled connection, compiling and returning it cost more CPU than
+ * the query.
  *
  * The access engine's caches are revised by the journal of what each transaction changed
  * (access-journal.ts): the transitions other replicas stored (migration 0017) are read into this replica's
  * journal when their table's counter moved, before the request goes on.
  */
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { ChangeFeed } from '../change-feed.js';
@@ -32,6 +38,39 @@ export const COUNTERS_APPLICATION = 'edgectl change counters';
 const STAR = { name: 'edgectl_changes_star', text: "select gen from store_changes where name = '*'" };
 const EVERY_TABLE = { name: 'edgectl_changes_all', text: 'select name, gen from store_changes' };
 
+/** How long an acknowledged read lets a replica serve from its caches without reading the counters again. */
+export const LEASE_MS = 500;
+/** How often a replica reads the counters and renews its lease when nothing notifies it. */
+export const HEARTBEAT_MS = 100;
+/** The channels of the change notices and of the acknowledgements. */
+const CHANGES = 'edgectl_changes';
+const ACKS = 'edgectl_acks';
+
+/** This replica's lease, written before its first read (so a writer waits for it from then on) and by each read. */
+const LEASE = {
+  name: 'edgectl_lease',
+  // Without waiting for the log flush: a lease lost in a crash of the server goes with every connection to it,
+  // so its replica has stopped trusting its caches anyway (a lost connection ends the lease).
+  text: `with c as (select set_config('synchronous_commit', 'off', true))
+    insert into replica_leases (id, gen, "leaseUntil")
+    select $1::text, $2::bigint, clock_timestamp() + $3::int * interval '1 millisecond' from c
+    on conflict (id) do update set gen = excluded.gen, "leaseUntil" = excluded."leaseUntil"`,
+};
+const NOTIFY_ACK = { name: 'edgectl_ack_notice', text: `select pg_notify('${ACKS}', '')` };
+/** The replicas that have not acknowledged `*` at its current value (or at `$2`) and whose lease is live. */
+const LAGGING = {
+  name: 'edgectl_lagging',
+  text: `select coalesce($2, s.gen) as gen, count(r.id)::int as n from store_changes s
+    left join replica_leases r on r.id <> $1 and r.gen < coalesce($2, s.gen) and r."leaseUntil" > clock_timestamp()
+    where s.name = '*' group by s.gen`,
+};
+const RELEASE = { name: 'edgectl_release', text: 'delete from replica_leases where id = $1' };
+/** Leases run out long ago: replicas that stopped without removing theirs. */
+const FORGET = {
+  name: 'edgectl_forget',
+  text: `delete from replica_leases where "leaseUntil" < clock_timestamp() - interval '1 hour'`,
+};
+
 /**
  * The dedicated connection, opened at the first read and again after any failure (a failed query drops it,
  * so a restarted server or a failover is met by a new connection on the next read).
@@ -39,10 +78,13 @@ const EVERY_TABLE = { name: 'edgectl_changes_all', text: 'select name, gen from 
 export class CounterConnection {
   private connecting: Promise<pg.Client> | undefined;
   private closed = false;
+  /** Called with each notice's channel; `lost` when the connection ends (notices may have been missed). */
+  onNotice: ((channel: string) => void) | undefined;
+  onLost: (() => void) | undefined;
 
   constructor(private readonly config: pg.ClientConfig) {}
 
-  async rows<R>(query: { name: string; text: string }): Promise<R[]> {
+  async rows<R>(query: { name: string; text: string; values?: unknown[] }): Promise<R[]> {
     const client = await this.client();
     try {
       return (await client.query<R & pg.QueryResultRow>(query)).rows;
@@ -58,7 +100,12 @@ export class CounterConnection {
       const client = new pg.Client(this.config);
       // A connection the server ends emits 'error' (with no listener Node would throw it): the next read opens another.
       client.on('error', () => this.drop(client));
-      const connecting = client.connect().then(() => client);
+      client.on('notification', (n) => this.onNotice?.(n.channel));
+      // Listening before any read on this connection: a notice of a commit after the read is never missed.
+      const connecting = client
+        .connect()
+        .then(() => client.query(`listen ${CHANGES}; listen ${ACKS}`))
+        .then(() => client);
       connecting.catch(() => this.drop(client));
       this.connecting = connecting;
     }
@@ -69,6 +116,7 @@ export class CounterConnection {
     const connecting = this.connecting;
     if (!connecting) return;
     this.connecting = undefined;
+    this.onLost?.();
     void connecting
       .then(
         (c) => (which === undefined || c === which ? c.end() : undefined),
@@ -90,6 +138,18 @@ export class ReplicaChanges {
   private star: number | undefined;
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
+  /** This replica's name in `replica_leases`. */
+  private readonly id = randomUUID();
+  /** Until when (performance.now()) the caches may be used without reading the counters; 0: not now. */
+  private leaseUntil = 0;
+  /** The `*` counter of the last acknowledgement. */
+  private acknowledged = -1;
+  /** The lease row exists (written once before the first read). */
+  private registered = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** Writers waiting for acknowledgements, woken by each one. */
+  private readonly waiting = new Set<() => void>();
   /** Reads that succeeded and failed, for metrics and tests. */
   reads = 0;
   failures = 0;
@@ -99,14 +159,41 @@ export class ReplicaChanges {
     private readonly db: Kysely<any>,
     private readonly feed: ChangeFeed,
     private readonly counters: CounterConnection,
-  ) {}
-
-  close(): Promise<void> {
-    return this.counters.close();
+  ) {
+    counters.onNotice = (channel) => {
+      if (channel === CHANGES) void this.refresh();
+      else for (const wake of this.waiting) wake();
+    };
+    counters.onLost = () => {
+      this.leaseUntil = 0;
+    };
   }
 
-  /** Settles once a read of the counters that began after this call has been applied. Never rejects. */
-  fresh(): Promise<void> {
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    for (const wake of this.waiting) wake();
+    // Writers stop waiting for this replica at once rather than when its lease runs out.
+    if (this.registered) await this.counters.rows({ ...RELEASE, values: [this.id] }).catch(() => {});
+    await this.counters.close();
+  }
+
+  /**
+   * Settles once the caches hold every write other replicas committed before this call: at once within this
+   * replica's lease, else after a read of the counters that began after this call. Never rejects.
+   */
+  fresh(): Promise<void> | undefined {
+    if (!this.heartbeat && !this.closed) {
+      // The first request starts the notices and the lease: a store opened for the CLI never takes one.
+      this.heartbeat = setInterval(() => void this.refresh(), HEARTBEAT_MS);
+      this.heartbeat.unref();
+    }
+    if (performance.now() < this.leaseUntil) return undefined;
+    return this.refresh();
+  }
+
+  /** A read that begins after this call (the running one began before it), shared by every caller meanwhile. */
+  private refresh(): Promise<void> {
     if (this.queued) return this.queued;
     // The next read begins once the running one has ended, or else at the end of this event-loop turn, so the
     // other requests that arrived in the same turn (read off other sockets) join it rather than the one after.
@@ -116,6 +203,36 @@ export class ReplicaChanges {
     });
     this.queued = queued;
     return queued;
+  }
+
+  /**
+   * Settles once every other replica with a live lease has acknowledged the counters as they are now (after
+   * this replica's write committed), or its lease has run out; at most about two leases. Never rejects: a
+   * database that cannot be reached leaves the other replicas reading the counters for every request anyway.
+   */
+  async published(): Promise<void> {
+    const deadline = performance.now() + 2 * LEASE_MS;
+    let gen: number | null = null;
+    while (!this.closed) {
+      let lagging: { gen: number; n: number } | undefined;
+      try {
+        [lagging] = await this.counters.rows<{ gen: number; n: number }>({ ...LAGGING, values: [this.id, gen] });
+      } catch {
+        return;
+      }
+      if (!lagging || lagging.n === 0 || performance.now() > deadline) return;
+      gen = Number(lagging.gen);
+      // An acknowledgement wakes this; a lease that runs out does not, so look again every few ms too.
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          this.waiting.delete(wake);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(wake, 5);
+        this.waiting.add(wake);
+      });
+    }
   }
 
   private start(): Promise<void> {
@@ -128,31 +245,49 @@ export class ReplicaChanges {
 
   private async read(): Promise<void> {
     try {
+      if (!this.registered) {
+        // Before the first read, so a write that commits after it waits for this replica's acknowledgement.
+        await this.counters.rows({ ...LEASE, values: [this.id, -1, LEASE_MS] });
+        await this.counters.rows(FORGET);
+        this.registered = true;
+      }
+      const began = performance.now();
       const rows = await this.counters.rows<{ gen: number }>(STAR);
       const star = Number(rows[0]?.gen ?? -1);
       this.reads++;
-      if (star === this.star) return;
-      const all = { rows: await this.counters.rows<{ name: string; gen: number }>(EVERY_TABLE) };
-      const first = this.star === undefined;
-      const moved: string[] = [];
-      for (const r of all.rows) {
-        const gen = Number(r.gen);
-        if (r.name === '*') this.star = gen;
-        else if (this.seen.get(r.name) !== gen) {
-          this.seen.set(r.name, gen);
-          moved.push(r.name);
-        }
-      }
-      // The access journal's steps first, so that the caches the moved markers reach can be revised narrowly.
-      if (first || moved.includes('access_transitions')) await readStoredTransitions(this.db);
-      if (first) this.feed.everything();
-      else if (moved.length > 0) this.feed.external(moved);
+      if (star !== this.star) await this.apply();
+      const applied = this.star ?? -1;
+      await this.counters.rows({ ...LEASE, values: [this.id, applied, LEASE_MS] });
+      // Writers waiting for this replica look again when it acknowledges something new.
+      if (applied !== this.acknowledged) await this.counters.rows(NOTIFY_ACK);
+      this.acknowledged = applied;
+      this.leaseUntil = began + LEASE_MS;
     } catch {
       this.failures++;
+      this.leaseUntil = 0;
       this.star = undefined;
       this.seen.clear();
       restartStoredTransitions(this.db);
       this.feed.everything();
     }
+  }
+
+  /** Reads every table's counter and tells the feed of those that moved. */
+  private async apply(): Promise<void> {
+    const all = await this.counters.rows<{ name: string; gen: number }>(EVERY_TABLE);
+    const first = this.star === undefined;
+    const moved: string[] = [];
+    for (const r of all) {
+      const gen = Number(r.gen);
+      if (r.name === '*') this.star = gen;
+      else if (this.seen.get(r.name) !== gen) {
+        this.seen.set(r.name, gen);
+        moved.push(r.name);
+      }
+    }
+    // The access journal's steps first, so that the caches the moved markers reach can be revised narrowly.
+    if (first || moved.includes('access_transitions')) await readStoredTransitions(this.db);
+    if (first) this.feed.everything();
+    else if (moved.length > 0) this.feed.external(moved);
   }
 }
