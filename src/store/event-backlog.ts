@@ -7,12 +7,14 @@
  */
 import type { Executor } from './db.js';
 import { hotRows, hotWrite } from './direct.js';
+import { settledEventSeq } from './event-horizon.js';
 import { countFromDb } from './values.js';
 
-/** The last position in the outbox (0: empty). */
+/** The last settled position in the outbox (0: empty): no event still to commit takes a position under it. */
 export async function lastEventSeq(db: Executor): Promise<number> {
   const [row] = await hotRows<{ seq: unknown }>(db, 'select max(seq) as seq from events', []);
-  return row?.seq === null || row?.seq === undefined ? 0 : Number(row.seq);
+  const last = row?.seq === null || row?.seq === undefined ? 0 : Number(row.seq);
+  return Math.min(last, await settledEventSeq(db));
 }
 
 /** The last position of an event older than `before` (0: none). */

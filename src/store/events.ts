@@ -1,11 +1,13 @@
 /**
  * The event outbox (migration 0021): events are inserted in the transaction of what they record, read back in
- * `seq` order by the listing and the sinks, and pruned past their retention. Every write of the outbox runs in
- * a write transaction, so `seq` follows commit order (the writer lock: runtime.ts).
+ * `seq` order by the listing and the sinks, and pruned past their retention. On SQLite `seq` follows commit
+ * order (one writer connection); on PostgreSQL the readers that keep a position stop at the settled horizon
+ * (event-horizon.ts).
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { dynamic, type Executor } from './db.js';
 import { hotRows, hotWrite } from './direct.js';
+import { settledEventSeq } from './event-horizon.js';
 import { countFromDb } from './values.js';
 import { orderedBy } from './filter-sql.js';
 import type { PageOrder } from './crud.js';
@@ -60,16 +62,22 @@ export async function pageEvents(
   return { bodies: rows.map((r) => r.body), total: countFromDb(counted[0]?.n) };
 }
 
-/** Events after `seq` in outbox order, at most `limit`. */
+/**
+ * Events after `seq` in outbox order, at most `limit`, none past the settled horizon (event-horizon.ts), so a
+ * reader that goes on from the last position it got never passes over an event that commits later.
+ */
 export async function eventsAfter(
   db: Executor,
   seq: number,
   limit: number,
 ): Promise<{ seq: number; namespace: string; eventType: string; body: string }[]> {
+  const settled = await settledEventSeq(db);
   const rows = await hotRows<{ seq: unknown; namespace: string; eventType: string; body: string }>(
     db,
-    'select seq, namespace, "eventType", body from events where seq > ? order by seq limit ?',
-    [seq, limit],
+    Number.isFinite(settled)
+      ? 'select seq, namespace, "eventType", body from events where seq > ? and seq <= ? order by seq limit ?'
+      : 'select seq, namespace, "eventType", body from events where seq > ? order by seq limit ?',
+    Number.isFinite(settled) ? [seq, settled, limit] : [seq, limit],
   );
   return rows.map((r) => ({ seq: Number(r.seq), namespace: r.namespace, eventType: r.eventType, body: r.body }));
 }

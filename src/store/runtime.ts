@@ -125,7 +125,7 @@ export function createRuntime(
  * one (a name still free, a code not yet used) still holds when it commits. Single statements outside a
  * transaction (a new session, an activity touch, a failed-attempt count) do not take it.
  */
-export const WRITER_LOCK = 0x65646765; // 'edge'
+const WRITER_LOCK = 0x65646765; // 'edge'
 
 /** The runtime of the store `db` is, or of the store whose connection the transaction `db` holds now. */
 export const runtimeOf = (db: object): StoreRuntime | undefined => runtimes.get(db);

@@ -3,7 +3,6 @@
  * statements run straight on the connection when it is free (direct.ts), rather than the query builder.
  */
 import { groupedRow, groupedWrite, hotRows } from './direct.js';
-import { WRITER_LOCK } from './runtime.js';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 import { storeKind } from './dialect.js';
@@ -58,16 +57,14 @@ const INSERT_SESSION = `insert into sessions (${SESSION_COLUMNS})
 /**
  * PostgreSQL: the sessions of one event-loop turn and their events in one statement (direct.ts, `groupedRow`),
  * which commits on its own. Only sessions that met no conflict get their event, and the statement answers their
- * ids. The events' positions (`seq`) must follow commit order, as every outbox write's (runtime.ts, the writer
- * lock): the lock is a row the events' insert joins, so it is held before their first position is drawn and
- * until the statement commits, and nothing else of the request waits for it. Columns are named, never `*`, so the
- * statement is prepared (pg/open.ts).
+ * ids. It takes no lock: statements of several replicas commit side by side, and their events' positions may
+ * commit out of order, which the outbox's readers allow for (event-horizon.ts). Columns are named, never `*`,
+ * so the statement is prepared (pg/open.ts).
  */
 const V_COLUMNS = `id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId",
   "identityId", e_id, e_namespace, e_type, e_timestamp, e_actor, e_entity_type, e_entity_id, e_body`;
 const INSERT_SESSIONS_AND_EVENTS = {
-  text: `with l as materialized (select pg_advisory_xact_lock(${WRITER_LOCK})),
-  v as (select ${V_COLUMNS} from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[],
+  text: `with v as (select ${V_COLUMNS} from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[],
     $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
     $15::text[], $16::text[], $17::text[], $18::text[]) as u(${V_COLUMNS})),
   s as (insert into sessions (${SESSION_COLUMNS})
@@ -75,7 +72,7 @@ const INSERT_SESSIONS_AND_EVENTS = {
     from v on conflict ("apiSessionId", "serviceId", type) do nothing returning id),
   e as (${INSERT_EVENT_COLUMNS}
     select e_id, e_namespace, e_type, e_timestamp, e_actor, e_entity_type, e_entity_id, e_body
-    from v join s on s.id = v.id cross join l)
+    from v join s on s.id = v.id)
   select id from s`,
 };
 
