@@ -158,7 +158,8 @@ if (!useTsx) {
 /**
  * Files that share a test process: those of the folders of many short files (API, CLI and unit tests), up to
  * GROUP_SIZE in a process, one after the other. Loading the controller's modules and warming them up costs a test
- * process about a second of CPU, more than many of these files' own work; a shared process pays it once. Each
+ * process about a second of CPU (0.6 s to import them), more than many of these files' own work; a shared process
+ * pays it once, and its memos of constants (the migrated schema reference, compiled validators) serve every file. Each
  * file is imported inside a suite named after it, so what its top level registers (tests, before/after hooks)
  * belongs to that suite: its hooks run around its own tests only, as in a process of its own. Nothing in src/
  * keeps state between stores (test/repo/module-state.test.ts), and each file makes its own servers, stores and
@@ -167,7 +168,7 @@ if (!useTsx) {
  * entry, which sets EDGECTL_TEST_STORE for its process.
  */
 const SHARED = ['test/api/', 'test/cli/', 'test/unit/'];
-const GROUP_SIZE = 6;
+const GROUP_SIZE = 10;
 const isolate = process.env.EDGECTL_TEST_ISOLATE === '1';
 /** The file a test process loads for `f`: its transpiled JavaScript, or with tsx the TypeScript itself. */
 const loaded = (f) => join(useTsx ? root : mirrorDir, useTsx ? f : f.replace(/\.ts$/, '.js'));
