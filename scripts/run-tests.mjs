@@ -16,6 +16,9 @@
 // own beside the others in the same run. A PostgreSQL that cannot be reached fails the run in CI (`CI` set) and is
 // a skip with its reason elsewhere; EDGECTL_TEST_STORES=sqlite (or postgres) runs one pass only.
 //
+// EDGECTL_TEST_TIMES=FILE records each process's wall and CPU time and each shared file's, and prints the longest
+// at the end (scripts/test-times.mjs).
+//
 // Usage: node scripts/run-tests.mjs [path-prefix ...]   (e.g. test/unit, test/api/identity)
 import { execFileSync, spawn } from 'node:child_process';
 import {
@@ -137,6 +140,13 @@ if (onPostgres.length > 0) {
 
 const useTsx = process.env.EDGECTL_TEST_TSX === '1';
 const env = { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' };
+/** EDGECTL_TEST_TIMES=FILE: where the time goes, per process and per shared file (scripts/test-times.mjs). */
+const times = process.env.EDGECTL_TEST_TIMES;
+const timesModule = pathToFileURL(join(root, 'scripts', 'test-times.mjs')).href;
+// Appended to (a run inside a test, the repository's clone, adds its own lines): start from an empty file.
+if (times) {
+  env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${timesModule}`.trim();
+}
 // The transpiled mirror, or with tsx a directory for the shared processes' entries only.
 const mirrorDir = mkdtempSync(join(tmpdir(), 'edgectl-tests-'));
 if (!useTsx) {
@@ -191,11 +201,14 @@ function entry(members, postgres) {
   // loaded it, so imports in flight together would hand one file's tests and hooks to another file's suite.
   const suite = (f) =>
     `await file(${JSON.stringify(postgres ? `${f} on PostgreSQL` : f)}, ${JSON.stringify(pathToFileURL(loaded(f)).href)});\n`;
+  // With EDGECTL_TEST_TIMES, hooks of the file's suite (registered before its own) time it.
+  const timed = times ? '{ const t = fileTimer(name); before(t.start); after(t.stop); } ' : '';
   writeFileSync(
     path,
     (postgres ? "process.env.EDGECTL_TEST_STORE = 'postgres';\n" : '') +
-      "import { describe } from 'node:test';\n" +
-      'const file = (name, url) => new Promise((done) => describe(name, () => import(url).finally(done)));\n' +
+      "import { after, before, describe } from 'node:test';\n" +
+      (times ? `import { fileTimer } from ${JSON.stringify(timesModule)};\n` : '') +
+      `const file = (name, url) => new Promise((done) => describe(name, () => { ${timed}return import(url).finally(done); }));\n` +
       members.map(suite).join(''),
   );
   return path;
@@ -242,4 +255,5 @@ try {
 } finally {
   rmSync(mirrorDir, { recursive: true, force: true });
 }
+if (times) console.log((await import(timesModule)).report(times));
 process.exit(failed || interrupted ? 1 : 0);
