@@ -192,11 +192,29 @@ const groupsOf = (list) =>
           members.slice(i * GROUP_SIZE, (i + 1) * GROUP_SIZE),
         );
       });
+/**
+ * The test processes' entries, one file each in `test/run/` of the mirror, numbered in the order they are to
+ * start: Node's runner sorts the files it is given by path, whatever their order on its command line.
+ */
 let entryCount = 0;
+const entryPath = (name) => {
+  mkdirSync(join(mirrorDir, 'test', 'run'), { recursive: true });
+  return join(mirrorDir, 'test', 'run', `${String(++entryCount).padStart(3, '0')}-${name}.test.mjs`);
+};
+/** The entry of a process running the one file `f` as if it were loaded itself. */
+const single = (f) => {
+  const path = entryPath(
+    f
+      .replace(/^test\//, '')
+      .replace(/\.test\.ts$/, '')
+      .replaceAll('/', '-'),
+  );
+  writeFileSync(path, `import ${JSON.stringify(pathToFileURL(loaded(f)).href)};\n`);
+  return path;
+};
 /** Writes the entry of a shared process running `members` (on PostgreSQL when `postgres`); answers its path. */
 function entry(members, postgres) {
-  const path = join(mirrorDir, 'test', `shared-process-${++entryCount}${postgres ? '-postgres' : ''}.test.mjs`);
-  mkdirSync(join(mirrorDir, 'test'), { recursive: true });
+  const path = entryPath(`shared${postgres ? '-postgres' : ''}`);
   // One import at a time, started in the file's own suite: a module evaluates in the context of the import that
   // loaded it, so imports in flight together would hand one file's tests and hooks to another file's suite.
   const suite = (f) =>
@@ -218,12 +236,13 @@ const sqliteGroups = groupsOf(onSqlite.filter((f) => SHARED.some((dir) => f.star
 );
 const grouped = new Set(sqliteGroups.flat());
 // The long files first (the list's order), then the shared processes (PostgreSQL's first: its files take longest),
-// then every other file.
+// then every other file; each through an entry numbered in that order (see entryPath). Named by their folders
+// instead, the PostgreSQL processes sorted among the others and, the longest of all, ran last while a core idled.
 const testFiles = [
-  ...onSqlite.filter((f) => rank(f) < LONG_FIRST.length).map(loaded),
+  ...onSqlite.filter((f) => rank(f) < LONG_FIRST.length).map(single),
   ...groupsOf(onPostgres).map((g) => entry(g, true)),
   ...sqliteGroups.map((g) => entry(g, false)),
-  ...onSqlite.filter((f) => rank(f) === LONG_FIRST.length && !grouped.has(f)).map(loaded),
+  ...onSqlite.filter((f) => rank(f) === LONG_FIRST.length && !grouped.has(f)).map(single),
 ];
 /**
  * Test processes at once: 3 on the 2-core machine. Much of a test process's time is waiting, with its core idle:
