@@ -16,6 +16,9 @@
 // own beside the others in the same run. A PostgreSQL that cannot be reached fails the run in CI (`CI` set) and is
 // a skip with its reason elsewhere; EDGECTL_TEST_STORES=sqlite (or postgres) runs one pass only.
 //
+// EDGECTL_TEST_TIMES=FILE records each process's wall and CPU time and each shared file's, and prints the longest
+// at the end (scripts/test-times.mjs).
+//
 // Usage: node scripts/run-tests.mjs [path-prefix ...]   (e.g. test/unit, test/api/identity)
 import { execFileSync, spawn } from 'node:child_process';
 import {
@@ -137,6 +140,13 @@ if (onPostgres.length > 0) {
 
 const useTsx = process.env.EDGECTL_TEST_TSX === '1';
 const env = { ...process.env, EDGECTL_LOG_LEVEL: process.env.EDGECTL_LOG_LEVEL ?? 'silent' };
+/** EDGECTL_TEST_TIMES=FILE: where the time goes, per process and per shared file (scripts/test-times.mjs). */
+const times = process.env.EDGECTL_TEST_TIMES;
+const timesModule = pathToFileURL(join(root, 'scripts', 'test-times.mjs')).href;
+// Appended to (a run inside a test, the repository's clone, adds its own lines): start from an empty file.
+if (times) {
+  env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${timesModule}`.trim();
+}
 // The transpiled mirror, or with tsx a directory for the shared processes' entries only.
 const mirrorDir = mkdtempSync(join(tmpdir(), 'edgectl-tests-'));
 if (!useTsx) {
@@ -158,7 +168,8 @@ if (!useTsx) {
 /**
  * Files that share a test process: those of the folders of many short files (API, CLI and unit tests), up to
  * GROUP_SIZE in a process, one after the other. Loading the controller's modules and warming them up costs a test
- * process about a second of CPU, more than many of these files' own work; a shared process pays it once. Each
+ * process about a second of CPU (0.6 s to import them), more than many of these files' own work; a shared process
+ * pays it once, and its memos of constants (the migrated schema reference, compiled validators) serve every file. Each
  * file is imported inside a suite named after it, so what its top level registers (tests, before/after hooks)
  * belongs to that suite: its hooks run around its own tests only, as in a process of its own. Nothing in src/
  * keeps state between stores (test/repo/module-state.test.ts), and each file makes its own servers, stores and
@@ -167,7 +178,7 @@ if (!useTsx) {
  * entry, which sets EDGECTL_TEST_STORE for its process.
  */
 const SHARED = ['test/api/', 'test/cli/', 'test/unit/'];
-const GROUP_SIZE = 6;
+const GROUP_SIZE = 10;
 const isolate = process.env.EDGECTL_TEST_ISOLATE === '1';
 /** The file a test process loads for `f`: its transpiled JavaScript, or with tsx the TypeScript itself. */
 const loaded = (f) => join(useTsx ? root : mirrorDir, useTsx ? f : f.replace(/\.ts$/, '.js'));
@@ -181,20 +192,41 @@ const groupsOf = (list) =>
           members.slice(i * GROUP_SIZE, (i + 1) * GROUP_SIZE),
         );
       });
+/**
+ * The test processes' entries, one file each in `test/run/` of the mirror, numbered in the order they are to
+ * start: Node's runner sorts the files it is given by path, whatever their order on its command line.
+ */
 let entryCount = 0;
+const entryPath = (name) => {
+  mkdirSync(join(mirrorDir, 'test', 'run'), { recursive: true });
+  return join(mirrorDir, 'test', 'run', `${String(++entryCount).padStart(3, '0')}-${name}.test.mjs`);
+};
+/** The entry of a process running the one file `f` as if it were loaded itself. */
+const single = (f) => {
+  const path = entryPath(
+    f
+      .replace(/^test\//, '')
+      .replace(/\.test\.ts$/, '')
+      .replaceAll('/', '-'),
+  );
+  writeFileSync(path, `import ${JSON.stringify(pathToFileURL(loaded(f)).href)};\n`);
+  return path;
+};
 /** Writes the entry of a shared process running `members` (on PostgreSQL when `postgres`); answers its path. */
 function entry(members, postgres) {
-  const path = join(mirrorDir, 'test', `shared-process-${++entryCount}${postgres ? '-postgres' : ''}.test.mjs`);
-  mkdirSync(join(mirrorDir, 'test'), { recursive: true });
+  const path = entryPath(`shared${postgres ? '-postgres' : ''}`);
   // One import at a time, started in the file's own suite: a module evaluates in the context of the import that
   // loaded it, so imports in flight together would hand one file's tests and hooks to another file's suite.
   const suite = (f) =>
     `await file(${JSON.stringify(postgres ? `${f} on PostgreSQL` : f)}, ${JSON.stringify(pathToFileURL(loaded(f)).href)});\n`;
+  // With EDGECTL_TEST_TIMES, hooks of the file's suite (registered before its own) time it.
+  const timed = times ? '{ const t = fileTimer(name); before(t.start); after(t.stop); } ' : '';
   writeFileSync(
     path,
     (postgres ? "process.env.EDGECTL_TEST_STORE = 'postgres';\n" : '') +
-      "import { describe } from 'node:test';\n" +
-      'const file = (name, url) => new Promise((done) => describe(name, () => import(url).finally(done)));\n' +
+      "import { after, before, describe } from 'node:test';\n" +
+      (times ? `import { fileTimer } from ${JSON.stringify(timesModule)};\n` : '') +
+      `const file = (name, url) => new Promise((done) => describe(name, () => { ${timed}return import(url).finally(done); }));\n` +
       members.map(suite).join(''),
   );
   return path;
@@ -204,14 +236,21 @@ const sqliteGroups = groupsOf(onSqlite.filter((f) => SHARED.some((dir) => f.star
 );
 const grouped = new Set(sqliteGroups.flat());
 // The long files first (the list's order), then the shared processes (PostgreSQL's first: its files take longest),
-// then every other file.
+// then every other file; each through an entry numbered in that order (see entryPath). Named by their folders
+// instead, the PostgreSQL processes sorted among the others and, the longest of all, ran last while a core idled.
 const testFiles = [
-  ...onSqlite.filter((f) => rank(f) < LONG_FIRST.length).map(loaded),
+  ...onSqlite.filter((f) => rank(f) < LONG_FIRST.length).map(single),
   ...groupsOf(onPostgres).map((g) => entry(g, true)),
   ...sqliteGroups.map((g) => entry(g, false)),
-  ...onSqlite.filter((f) => rank(f) === LONG_FIRST.length && !grouped.has(f)).map(loaded),
+  ...onSqlite.filter((f) => rank(f) === LONG_FIRST.length && !grouped.has(f)).map(single),
 ];
-const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+/**
+ * Test processes at once: 3 on the 2-core machine. Much of a test process's time is waiting, with its core idle:
+ * for PostgreSQL (another process), for the programs it runs (`edgectl serve`, a build) and for timeouts; a third
+ * process fills that time. On the shared machine test/daemon took 105 s with 2, 92 s with 3 or 4. More than 3
+ * adds PostgreSQL connections (each test server's pool holds up to 10) for little more.
+ */
+const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 const loader = useTsx ? ['--import', 'tsx'] : ['--enable-source-maps'];
 let child;
 // The runner's own interruption ends the tests first; the mirror goes once they are gone.
@@ -235,4 +274,5 @@ try {
 } finally {
   rmSync(mirrorDir, { recursive: true, force: true });
 }
+if (times) console.log((await import(timesModule)).report(times));
 process.exit(failed || interrupted ? 1 : 0);

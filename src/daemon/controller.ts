@@ -14,6 +14,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { loadOrCreateControllerPki, PKI_FILES, writeCaBundle, type ControllerPki } from '../pki/ca.js';
 import { acquireLock, checkSchemaObjects, knownMigrations, openStore, type OpenedStore } from '../model/store.js';
 import type { Ctx } from '../model/ctx.js';
+import type { PasswordCost } from '../model/password.js';
 import { tokenMinter } from '../model/tokens.js';
 import { loadOrCreateSharedSecrets } from '../model/controller-secrets.js';
 import { loadOrCreateTokenKey, TOKEN_KEY_FILE } from './token-key.js';
@@ -63,6 +64,8 @@ export interface CoreOptions {
    * for the offline data-integrity scan, which reports them and whose fix repairs them before anything else.
    */
   schemaDifferencesAllowed?: boolean;
+  /** Argon2id's cost for new password hashes (`Settings.passwordCost`); tests only, production's when absent. */
+  passwordCost?: PasswordCost;
 }
 
 interface Secrets {
@@ -139,6 +142,7 @@ export async function openControllerCore(cfg: DaemonConfig, opts: CoreOptions): 
         routerEnrollmentDurationMs: cfg.routerEnrollmentDurationMs,
         totpIssuer: cfg.totpIssuer,
         oidc: cfg.oidc,
+        ...(opts.passwordCost && { passwordCost: opts.passwordCost }),
       },
       log,
       pki: pkiCapability(

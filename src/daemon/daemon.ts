@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server as TlsServer } from 'node:tls';
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import type { Ctx, Logger } from '../model/ctx.js';
+import type { PasswordCost } from '../model/password.js';
 import { sweepExpiredApiSessions } from '../model/services/api-session/api-session.js';
 import { sweepExpiredSessionCerts } from '../model/services/api-session/api-session-certs.js';
 import { sweepOidcState } from '../model/services/oidc/revocations.js';
@@ -47,6 +48,8 @@ export interface DaemonOptions {
   onSend?: onSendHookHandler;
   /** Where the stdout event sink writes (default process.stdout). */
   eventStdout?: NodeJS.WritableStream;
+  /** Argon2id's cost for new password hashes (`Settings.passwordCost`); tests only, production's when absent. */
+  passwordCost?: PasswordCost;
 }
 
 export interface RunningDaemon {
@@ -101,6 +104,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
   const core = await openControllerCore(cfg, {
     log,
     now: opts.now,
+    passwordCost: opts.passwordCost,
     prepare: async (ctx) => {
       if (await hasDefaultAdmin(ctx)) return;
       let creds = await opts.adminCredentials?.();

@@ -6,6 +6,7 @@
  */
 import type { Executor } from '../store/db.js';
 import type { Input, Row, WriteMode } from './row.js';
+import type { PasswordCost } from './password.js';
 import type { PkiCapability } from './pki.js';
 import type { TokenMinter } from './tokens.js';
 import type { ExtJwtState } from './services/ext-jwt/ext-jwt-keys.js';
@@ -28,6 +29,11 @@ export interface Settings {
   totpIssuer?: string;
   /** The OIDC provider's token lifetimes and redirect URIs (edge.oidc.*); defaults when absent. */
   oidc?: OidcSettings;
+  /**
+   * Argon2id's cost for new password hashes (password.ts): PASSWORD_COST when absent. No configuration sets it;
+   * the test servers pass a cheap one, so their thousands of logins and new passwords do not spend a core on it.
+   */
+  passwordCost?: PasswordCost;
 }
 
 export interface Ctx {

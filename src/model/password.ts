@@ -8,7 +8,21 @@
 import { hash, hashRaw, verify } from '@node-rs/argon2';
 import { fieldError } from './errors.js';
 
-const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1, outputLen: 32 } as const;
+/** Argon2id's cost: memory in KiB and passes (one lane, 32-byte output, whatever the cost). */
+export interface PasswordCost {
+  readonly memoryCost: number;
+  readonly timeCost: number;
+}
+
+/**
+ * The cost of every password hash a controller or an offline command makes: OWASP's recommended minimum. No
+ * configuration changes it; only the test servers pass a cheaper one (`Settings.passwordCost`), and a test
+ * checks that a controller started without one hashes at this cost.
+ */
+export const PASSWORD_COST: PasswordCost = Object.freeze({ memoryCost: 19456, timeCost: 2 });
+
+const options = (cost: PasswordCost) => ({ algorithm: 2 /* Argon2id */, parallelism: 1, outputLen: 32, ...cost });
+const OPTIONS = options(PASSWORD_COST);
 
 /**
  * The Argon2id functions every hash and check goes through. A seam for the timing bench only
@@ -22,15 +36,20 @@ export const argon2 = { hash, hashRaw, verify };
  * (decisions.md, "No Argon2id in transactions": one held across it stalls every request), so a caller in a
  * transaction is a programming error and is refused before any hashing, which tests rely on.
  */
-export async function hashPassword(password: string, db: { readonly isTransaction: boolean }): Promise<string> {
+export async function hashPassword(
+  password: string,
+  db: { readonly isTransaction: boolean },
+  cost: PasswordCost = PASSWORD_COST,
+): Promise<string> {
   if (db.isTransaction) throw new Error('Argon2id must not run inside a database transaction');
-  return argon2.hash(password, OPTIONS);
+  return argon2.hash(password, options(cost));
 }
 
 /**
  * Argon2id of short secrets that share one salt (an MFA enrollment's recovery codes, docs/decisions.md "TOTP
  * MFA"): a presented code is hashed once and compared with every stored hash, instead of one verification per
- * stored code. Base64. Same cost and the same no-transaction rule as passwords.
+ * stored code. Base64. Always at {@link PASSWORD_COST} (a presented code must hash as its enrollment's did, in any
+ * process), with the same no-transaction rule as passwords.
  */
 export async function hashWithSalt(
   secret: string,
@@ -44,7 +63,8 @@ export async function hashWithSalt(
   );
 }
 
-let dummyHash: Promise<string> | undefined;
+/** The dummy hash compared against for unknown users, per cost (a constant each). */
+const dummyHashes = new Map<string, Promise<string>>();
 
 /**
  * How many verifications ran against stored hashes and against the dummy hash, since start. Observability for
@@ -52,12 +72,21 @@ let dummyHash: Promise<string> | undefined;
  */
 export const verificationCounts = { stored: 0, dummy: 0 };
 
-/** Checks a password against a stored hash; with no hash (unknown user) it spends the same time and fails. */
-export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
+/**
+ * Checks a password against a stored hash (at the cost the hash names); with no hash (unknown user) it spends the
+ * time of a check at `cost`, the cost new hashes get, and fails.
+ */
+export async function verifyPassword(
+  stored: string | null | undefined,
+  password: string,
+  cost: PasswordCost = PASSWORD_COST,
+): Promise<boolean> {
   if (!stored) {
     verificationCounts.dummy++;
-    dummyHash ??= argon2.hash('edgectl-dummy-password-for-timing', OPTIONS);
-    await argon2.verify(await dummyHash, password).catch(() => false);
+    const key = `${cost.memoryCost}/${cost.timeCost}`;
+    let dummy = dummyHashes.get(key);
+    if (!dummy) dummyHashes.set(key, (dummy = argon2.hash('edgectl-dummy-password-for-timing', options(cost))));
+    await argon2.verify(await dummy, password).catch(() => false);
     return false;
   }
   verificationCounts.stored++;

@@ -7,7 +7,7 @@ import { chmodSync, closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Migration } from 'kysely';
-import { describeSchemaDifference, schemaDifferencesOf, withMigratedReference } from './schema-objects.js';
+import { describeSchemaDifference, migratedReference, schemaDifferencesOf, tableColumnsOf } from './schema-objects.js';
 
 export const INTEGRITY_HINT = 'check it with `edgectl db check-integrity --data-dir DIR`, or restore a backup';
 
@@ -52,24 +52,6 @@ export function quickCheck(raw: Database.Database, file: string): void {
     throw new StoreRefused(`the store ${file} is damaged (${problems.join('; ')}); ${INTEGRITY_HINT}`);
 }
 
-type Shape = Map<string, string[]>;
-
-/** Tables and their columns, without SQLite's internal tables. */
-function shapeOf(raw: Database.Database): Shape {
-  const shape: Shape = new Map();
-  const tables = raw
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
-    .all() as { name: string }[];
-  for (const { name } of tables) {
-    const cols = raw.prepare(`SELECT name FROM pragma_table_info(?) ORDER BY name`).all(name) as { name: string }[];
-    shape.set(
-      name,
-      cols.map((c) => c.name),
-    );
-  }
-  return shape;
-}
-
 /**
  * After migrating: the store must record exactly the migrations this version knows (none it does not: a newer
  * edgectl wrote it), and hold every table and column they create. The expected shape is what the same
@@ -87,8 +69,8 @@ export async function checkSchema(
       `the store ${file} was written by a newer edgectl (unknown migrations: ${unknown.join(', ')}); run that version or restore a backup`,
     );
   }
-  const expected = await withMigratedReference(migrations, shapeOf);
-  const actual = shapeOf(raw);
+  const expected = (await migratedReference(migrations)).columns;
+  const actual = tableColumnsOf(raw);
   const missing: string[] = [];
   for (const [table, cols] of expected) {
     const have = actual.get(table);

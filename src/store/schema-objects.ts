@@ -1,7 +1,8 @@
 /**
  * The store's schema objects (every table, index, trigger and view in `sqlite_master`) against what its
- * recorded migrations create (docs/decisions.md, "Database operations"). The expected objects are never kept
- * anywhere: the same migrations are run in an empty in-memory database, so the comparison cannot drift from
+ * recorded migrations create (docs/decisions.md, "Database operations"). The expected objects are never stored
+ * anywhere: the same migrations are run in an empty in-memory database (once per process for each set of
+ * migrations and list of applied ones, see {@link migratedReference}), so the comparison cannot drift from
  * them. A difference is an object no migration creates (a foreign trigger can rewrite every write the
  * controller makes), one whose statement differs, or one that is missing. The start, `db restore` and the
  * data-integrity scan all use this module; the scan's repair makes one object what the migrations say.
@@ -78,7 +79,7 @@ export const migrationsAt = (
  * Runs `migrations` in an empty in-memory database and answers what `read` finds there. `between` is awaited
  * before each migration (the scan lets the event loop turn: running them all takes about 100 ms).
  */
-export async function withMigratedReference<T>(
+async function withMigratedReference<T>(
   migrations: Readonly<Record<string, Migration>>,
   read: (raw: Database.Database) => T,
   between?: () => Promise<void>,
@@ -93,11 +94,73 @@ export async function withMigratedReference<T>(
   }
 }
 
-/** What `migrations` (a store's recorded ones: {@link migrationsAt}) create. */
-export const expectedSchemaObjects = (
+/** Tables and their columns (each table's sorted by name), without SQLite's internal tables. */
+export function tableColumnsOf(raw: Database.Database): Map<string, string[]> {
+  const shape = new Map<string, string[]>();
+  const tables = raw
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .all() as { name: string }[];
+  for (const { name } of tables) {
+    const cols = raw.prepare(`SELECT name FROM pragma_table_info(?) ORDER BY name`).all(name) as { name: string }[];
+    shape.set(
+      name,
+      cols.map((c) => c.name),
+    );
+  }
+  return shape;
+}
+
+/** What a set of migrations creates in an empty database: its schema objects and its tables' columns. */
+export interface MigratedReference {
+  readonly objects: readonly Readonly<SchemaObject>[];
+  readonly columns: ReadonlyMap<string, readonly string[]>;
+}
+
+/** How many references are kept per set of migrations (one per list of applied ones). */
+const REFERENCES_KEPT = 8;
+
+/**
+ * The references made, per set of migrations, by the list of applied ones. Running every migration in memory
+ * costs about 100 ms of CPU, and every store open (the start's checks), scan and restore needs it; the answer
+ * depends on nothing but the migrations (the SQLite library is the process's). Bounded: the oldest goes first.
+ */
+const references = new WeakMap<object, Map<string, Promise<MigratedReference>>>();
+
+/**
+ * What the migrations `applied` of `migrations` (all of them by default) create, made once per process. `between`
+ * is awaited before each migration when it has to be made.
+ */
+export function migratedReference(
   migrations: Readonly<Record<string, Migration>>,
+  applied: readonly string[] = Object.keys(migrations),
   between?: () => Promise<void>,
-): Promise<SchemaObject[]> => withMigratedReference(migrations, schemaObjectsOf, between);
+): Promise<MigratedReference> {
+  let made = references.get(migrations);
+  if (!made) references.set(migrations, (made = new Map()));
+  const key = applied.join('\n');
+  const known = made.get(key);
+  if (known) return known;
+  const reference = withMigratedReference(
+    migrationsAt(migrations, applied),
+    (raw): MigratedReference =>
+      Object.freeze({
+        objects: Object.freeze(schemaObjectsOf(raw).map((o) => Object.freeze(o))),
+        columns: tableColumnsOf(raw),
+      }),
+    between,
+  );
+  made.set(key, reference);
+  if (made.size > REFERENCES_KEPT) made.delete(made.keys().next().value!);
+  reference.catch(() => made.delete(key));
+  return reference;
+}
+
+/** What the migrations `applied` of `migrations` create. */
+export const expectedSchemaObjects = async (
+  migrations: Readonly<Record<string, Migration>>,
+  applied: readonly string[],
+  between?: () => Promise<void>,
+): Promise<readonly SchemaObject[]> => (await migratedReference(migrations, applied, between)).objects;
 
 /**
  * A statement in a form that ignores what SQLite ignores: whitespace and comments, the case of keywords and
@@ -194,7 +257,7 @@ export async function schemaDifferencesOf(
   migrations: Readonly<Record<string, Migration>>,
 ): Promise<SchemaDifference[]> {
   const applied = (raw.prepare('select name from schema_migrations').all() as { name: string }[]).map((r) => r.name);
-  return compareSchema(schemaObjectsOf(raw), await expectedSchemaObjects(migrationsAt(migrations, applied)));
+  return compareSchema(schemaObjectsOf(raw), await expectedSchemaObjects(migrations, applied));
 }
 
 /** The same for the store behind `db` (the data-integrity scan, which passes its pause as `between`). */
@@ -203,7 +266,7 @@ export async function storeSchemaDifferences(
   migrations: Readonly<Record<string, Migration>>,
   between?: () => Promise<void>,
 ): Promise<SchemaDifference[]> {
-  const expected = await expectedSchemaObjects(migrationsAt(migrations, await appliedMigrations(db)), between);
+  const expected = await expectedSchemaObjects(migrations, await appliedMigrations(db), between);
   // Read after the reference is built: the store's objects as they are now, not before the pauses.
   return compareSchema(await storeSchemaObjects(db), expected);
 }

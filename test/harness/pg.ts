@@ -3,6 +3,11 @@
  * SQLite. Each server gets a database of its own, copied from a template that has every migration applied (made
  * once per version of the migrations, under an advisory lock so parallel test processes make it once), and
  * dropped when the server closes. The server is `EDGECTL_TEST_PG` (default: the machine's local PostgreSQL).
+ *
+ * Test databases commit without waiting for the server's log flush (`synchronous_commit = off`, set on each
+ * database): a commit answers in about 0.1-0.2 ms instead of 2.5-3 ms of waiting for the disk on the 2-core
+ * machine. What a client sees is the same unless the server itself crashes, which no test does (a controller
+ * killed mid-write still finds every acknowledged commit: the server has it).
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -111,6 +116,7 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
   const name = `edgectl_t_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
   await withServer(async (c) => {
     await c.query(`create database "${name}" template "${tpl}"`);
+    await c.query(`alter database "${name}" set synchronous_commit = off`);
     await c.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
   });
   return {
@@ -124,6 +130,7 @@ export async function emptyDatabase(): Promise<{ url: string; drop(): Promise<vo
   const name = `edgectl_t_empty_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
   await withServer(async (c) => {
     await c.query(`create database "${name}"`);
+    await c.query(`alter database "${name}" set synchronous_commit = off`);
     await c.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
   });
   return {

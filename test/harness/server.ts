@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type DaemonConfig } from '../../src/daemon/config.js';
 import { DB_FILE, startDaemon, type RunningDaemon } from '../../src/daemon/daemon.js';
+import type { PasswordCost } from '../../src/model/password.js';
 import { makeTemplateStore } from './store-template.js';
 import { injectTransport, tlsTransport, type HttpResponse, type RequestOptions, type Transport } from './http.js';
 import { freshDatabase, testStoreKind } from './pg.js';
@@ -94,7 +95,16 @@ export interface StartOptions {
    * PKI and token key the first one stored, sealed under it.
    */
   masterKey?: string;
+  /**
+   * Argon2id's cost for the passwords the server hashes: `test` (default) a cheap one, so the suite's thousands of
+   * logins and new passwords cost no core; `production` the controller's own (PASSWORD_COST), as every server
+   * started without one has (test/api/password-hashing-outside-transactions.test.ts checks it).
+   */
+  passwordCost?: 'test' | 'production';
 }
+
+/** The test servers' Argon2id cost: the least Argon2 accepts (about 0.1 ms a hash instead of 6-7 ms). */
+export const TEST_PASSWORD_COST: PasswordCost = Object.freeze({ memoryCost: 64, timeCost: 1 });
 
 let template: Promise<string> | undefined;
 
@@ -152,6 +162,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       now: clock.now,
       backgroundSweep: opts.backgroundSweep ?? opts.clock !== 'frozen',
       onSend: schemaGuard,
+      ...(opts.passwordCost !== 'production' && { passwordCost: TEST_PASSWORD_COST }),
       ...(opts.eventStdout && { eventStdout: opts.eventStdout }),
     });
   } catch (e) {
@@ -180,7 +191,10 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     },
     async close() {
       await daemon.close();
-      await database?.drop();
+      // Dropped in the background: a drop waits 0.1-0.4 s for the server's checkpoint, and nothing needs it done
+      // (the name is this server's alone). The pending drop keeps the process alive until it ends; one that fails
+      // or is cut short leaves a database the next run's orphan sweep drops (pg.ts).
+      database?.drop().catch(() => {});
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

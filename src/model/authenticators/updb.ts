@@ -31,7 +31,7 @@ export async function hashUnderPolicy(
 ): Promise<string> {
   const policy = await policyForIdentity(ctx.db, authPolicyId);
   checkPasswordRules(field, password, policy.primary.updb);
-  return hashPassword(password, ctx.db);
+  return hashPassword(password, ctx.db, ctx.settings.passwordCost);
 }
 
 export const updbMethod: AuthenticatorMethodModule = {

@@ -4,7 +4,8 @@
  * `sqlite_master` does, so each object is described by what the catalog says of it (`pg_get_indexdef`,
  * `pg_get_triggerdef`, `pg_get_functiondef`, `pg_get_ruledef`, a table's columns and constraints), and the
  * expected objects are read the same way from a reference: the same migrations run in a schema of their own,
- * inside a transaction on one connection that is rolled back, so nothing of it ever stays in the database.
+ * inside a transaction on one connection that is rolled back, so nothing of it ever stays in the database. The
+ * reference is made once per process for each server environment and list of applied migrations.
  *
  * Besides SQLite's kinds (tables, indexes, triggers, views) PostgreSQL has functions (a trigger's body lives in
  * one) and rules (which can rewrite a write, as a trigger can). Extension objects (`pg_trgm`'s) and the indexes
@@ -196,6 +197,48 @@ export async function postgresReferenceObjects(
 
 const keyOf = (o: SchemaObject) => `${o.type}\0${o.name}\0${o.type === 'trigger' || o.type === 'rule' ? o.table : ''}`;
 
+/**
+ * What the database's surroundings are that the reference depends on besides the migrations: the server's
+ * version, the store's search path and every extension with its version and schema (`pg_trgm`'s operator classes
+ * and the portable functions are found through them). Equal answers give equal references.
+ */
+async function referenceEnvironment(db: Kysely<unknown>): Promise<string> {
+  const { rows } = await sql<{ env: string }>`select concat_ws(' | ', version(), current_schemas(false)::text,
+      (select string_agg(e.extname || ' ' || e.extversion || ' in ' || n.nspname, ', ' order by e.extname)
+        from pg_extension e join pg_namespace n on n.oid = e.extnamespace)) as env`.execute(db);
+  return rows[0]!.env;
+}
+
+/** How many references are kept per set of migrations (one per server environment and applied list). */
+const REFERENCES_KEPT = 8;
+
+/**
+ * The references made, per set of migrations, by environment and applied migrations: running every migration in a
+ * schema of its own takes seconds of the server's work, and its answer depends on nothing else (a scan repeated,
+ * a fix's scans, every store of one server). Bounded: the oldest goes first.
+ */
+const references = new WeakMap<object, Map<string, readonly SchemaObject[]>>();
+
+/** {@link postgresReferenceObjects} for the migrations `applied` of `migrations`, made once per environment. */
+async function referenceFor(
+  db: Kysely<unknown>,
+  migrations: Readonly<Record<string, Migration>>,
+  applied: readonly string[],
+  between?: () => Promise<void>,
+): Promise<readonly SchemaObject[]> {
+  let made = references.get(migrations);
+  if (!made) references.set(migrations, (made = new Map()));
+  const key = `${await referenceEnvironment(db)}\n${applied.join(',')}`;
+  const known = made.get(key);
+  if (known) return known;
+  const objects = Object.freeze(
+    (await postgresReferenceObjects(db, migrationsAt(migrations, applied), between)).map((o) => Object.freeze(o)),
+  );
+  made.set(key, objects);
+  if (made.size > REFERENCES_KEPT) made.delete(made.keys().next().value!);
+  return objects;
+}
+
 /** Every difference of the store's objects from what its recorded migrations create. */
 export async function postgresSchemaDifferences(
   db: Kysely<unknown>,
@@ -203,7 +246,7 @@ export async function postgresSchemaDifferences(
   between?: () => Promise<void>,
 ): Promise<SchemaDifference[]> {
   const applied = await appliedMigrations(db as Executor);
-  const expected = await postgresReferenceObjects(db, migrationsAt(migrations, applied), between);
+  const expected = await referenceFor(db, migrations, applied, between);
   return compareSchema(await postgresSchemaObjects(db), expected, keyOf);
 }
 

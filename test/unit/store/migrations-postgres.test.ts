@@ -21,6 +21,8 @@ async function withEmptyDatabase(fn: (url: string) => Promise<void>): Promise<vo
   await admin.connect();
   try {
     await admin.query(`create database "${name}"`);
+    // As the harness's test databases (pg.ts): commits do not wait for the log flush.
+    await admin.query(`alter database "${name}" set synchronous_commit = off`);
     const url = new URL(PG_SERVER);
     url.pathname = `/${name}`;
     await fn(url.toString());

@@ -148,7 +148,7 @@ export async function checkPassword(ctx: Ctx, body: AuthenticateBody): Promise<A
     ctx,
     auth ? { authenticatorId: auth.id, identityId: auth.identityId } : undefined,
   );
-  const ok = await verifyPassword(reservation.ok ? auth!.passwordHash : undefined, password);
+  const ok = await verifyPassword(reservation.ok ? auth!.passwordHash : undefined, password, ctx.settings.passwordCost);
   if (!reservation.ok) {
     if (reservation.reason !== 'unknown')
       ctx.log.debug({ identityId: auth?.identityId, reason: reservation.reason }, 'password authentication refused');

@@ -49,7 +49,11 @@ export async function updateOwnAuthenticator(
   }
 
   const reservation = await reserveAttempt(ctx, { authenticatorId: id, identityId }, 'change');
-  const verified = await verifyPassword(reservation.ok ? (row.passwordHash ?? '') : undefined, body.currentPassword);
+  const verified = await verifyPassword(
+    reservation.ok ? (row.passwordHash ?? '') : undefined,
+    body.currentPassword,
+    ctx.settings.passwordCost,
+  );
   if (!reservation.ok) throw wrongCurrentPassword(id);
   if (!verified) {
     await recordFailedAttempt(ctx, reservation);
