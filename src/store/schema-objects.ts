@@ -116,15 +116,34 @@ export interface MigratedReference {
   readonly columns: ReadonlyMap<string, readonly string[]>;
 }
 
-/** How many references are kept per set of migrations (one per list of applied ones). */
+/** How many references are kept per set of migrations (one per list of applied ones and environment). */
 const REFERENCES_KEPT = 8;
 
 /**
- * The references made, per set of migrations, by the list of applied ones. Running every migration in memory
- * costs about 100 ms of CPU, and every store open (the start's checks), scan and restore needs it; the answer
- * depends on nothing but the migrations (the SQLite library is the process's). Bounded: the oldest goes first.
+ * The references made from a set of migrations (what they create: in memory on SQLite, in a schema of its own on
+ * PostgreSQL), per set and by key (the kind, the applied list, a server's environment). Making one runs every
+ * migration (about 100 ms of CPU in memory, seconds of a server's work), and every store open (the start's
+ * checks), scan and restore needs one; the answer depends on nothing but the key. The process's one memo of
+ * such constants. Bounded per set: the oldest goes first; a failed one is forgotten.
  */
-const references = new WeakMap<object, Map<string, Promise<MigratedReference>>>();
+const references = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/** The reference of `migrations` under `key`, made by `make` the first time it is asked for. */
+export function migrationReference<T>(
+  migrations: Readonly<Record<string, Migration>>,
+  key: string,
+  make: () => Promise<T>,
+): Promise<T> {
+  let made = references.get(migrations);
+  if (!made) references.set(migrations, (made = new Map()));
+  const known = made.get(key) as Promise<T> | undefined;
+  if (known) return known;
+  const reference = make();
+  made.set(key, reference);
+  if (made.size > REFERENCES_KEPT) made.delete(made.keys().next().value!);
+  reference.catch(() => made.delete(key));
+  return reference;
+}
 
 /**
  * What the migrations `applied` of `migrations` (all of them by default) create, made once per process. `between`
@@ -135,24 +154,17 @@ export function migratedReference(
   applied: readonly string[] = Object.keys(migrations),
   between?: () => Promise<void>,
 ): Promise<MigratedReference> {
-  let made = references.get(migrations);
-  if (!made) references.set(migrations, (made = new Map()));
-  const key = applied.join('\n');
-  const known = made.get(key);
-  if (known) return known;
-  const reference = withMigratedReference(
-    migrationsAt(migrations, applied),
-    (raw): MigratedReference =>
-      Object.freeze({
-        objects: Object.freeze(schemaObjectsOf(raw).map((o) => Object.freeze(o))),
-        columns: tableColumnsOf(raw),
-      }),
-    between,
+  return migrationReference(migrations, `sqlite\n${applied.join('\n')}`, () =>
+    withMigratedReference(
+      migrationsAt(migrations, applied),
+      (raw): MigratedReference =>
+        Object.freeze({
+          objects: Object.freeze(schemaObjectsOf(raw).map((o) => Object.freeze(o))),
+          columns: tableColumnsOf(raw),
+        }),
+      between,
+    ),
   );
-  made.set(key, reference);
-  if (made.size > REFERENCES_KEPT) made.delete(made.keys().next().value!);
-  reference.catch(() => made.delete(key));
-  return reference;
 }
 
 /** What the migrations `applied` of `migrations` create. */

@@ -25,16 +25,12 @@ const JUSTIFIED: Record<string, string> = {
   'src/store/file-integrity.ts: db': 'the worker thread’s own connection (the module is a worker entry point)',
   'src/store/crud.ts: storedByProps': 'memo of a resource definition’s stored properties, keyed by the definition',
   'src/store/schema-objects.ts: references':
-    'what the migrations create in an empty SQLite database, keyed by the migrations and the applied list (depends only on its key; bounded)',
-  'src/store/pg/schema-drift.ts: references':
-    'what the migrations create on a PostgreSQL server, keyed by the migrations, the server’s environment and the applied list (depends only on its key; bounded)',
+    'what the migrations create (in an empty SQLite database, or on a PostgreSQL server), keyed by the migrations, the kind, the server’s environment and the applied list (depends only on its key; bounded)',
   'src/model/ids.ts: next': 'position in a pool of random bytes (entropy, not data)',
   'src/model/password.ts: dummyHashes': 'memo of constants: the hash compared against for unknown users, per cost',
   'src/model/json-schema.ts: ajv': 'the compiler of JSON schemas; its registry follows the cache below',
   'src/model/json-schema.ts: cache': 'compiled validators by schema text (depends only on its key; bounded)',
   'src/model/ca/trust.ts: parsed': 'parsed certificates by PEM text (depends only on its key; bounded)',
-  'src/model/services/service-access/service-listing.ts: filterable':
-    'memo of a constant: the service resource’s filterable fields',
   'src/model/access/engine.ts: keys': 'memo of a policy id list’s joined key, keyed by the (immutable) list',
   'src/model/services/session/session-routers.ts: sessionRouterLists':
     'memo of a rendering, keyed by the (immutable) objects it is rendered from',

@@ -29,6 +29,7 @@ import { runMigrations } from '../migrations/index.js';
 import {
   appliedMigrations,
   compareSchema,
+  migrationReference,
   migrationsAt,
   normaliseSql,
   type SchemaDifference,
@@ -209,16 +210,6 @@ async function referenceEnvironment(db: Kysely<unknown>): Promise<string> {
   return rows[0]!.env;
 }
 
-/** How many references are kept per set of migrations (one per server environment and applied list). */
-const REFERENCES_KEPT = 8;
-
-/**
- * The references made, per set of migrations, by environment and applied migrations: running every migration in a
- * schema of its own takes seconds of the server's work, and its answer depends on nothing else (a scan repeated,
- * a fix's scans, every store of one server). Bounded: the oldest goes first.
- */
-const references = new WeakMap<object, Map<string, readonly SchemaObject[]>>();
-
 /** {@link postgresReferenceObjects} for the migrations `applied` of `migrations`, made once per environment. */
 async function referenceFor(
   db: Kysely<unknown>,
@@ -226,17 +217,15 @@ async function referenceFor(
   applied: readonly string[],
   between?: () => Promise<void>,
 ): Promise<readonly SchemaObject[]> {
-  let made = references.get(migrations);
-  if (!made) references.set(migrations, (made = new Map()));
-  const key = `${await referenceEnvironment(db)}\n${applied.join(',')}`;
-  const known = made.get(key);
-  if (known) return known;
-  const objects = Object.freeze(
-    (await postgresReferenceObjects(db, migrationsAt(migrations, applied), between)).map((o) => Object.freeze(o)),
+  // Running every migration in a schema of its own takes seconds of the server's work, and its answer depends on
+  // nothing but the server's environment and the applied list (a scan repeated, a fix's scans, every store of
+  // one server): made once per process (schema-objects.ts).
+  const key = `postgres\n${await referenceEnvironment(db)}\n${applied.join(',')}`;
+  return migrationReference(migrations, key, async () =>
+    Object.freeze(
+      (await postgresReferenceObjects(db, migrationsAt(migrations, applied), between)).map((o) => Object.freeze(o)),
+    ),
   );
-  made.set(key, objects);
-  if (made.size > REFERENCES_KEPT) made.delete(made.keys().next().value!);
-  return objects;
 }
 
 /** Every difference of the store's objects from what its recorded migrations create. */

@@ -48,8 +48,9 @@ export interface ServicePage {
   page: Pick<Page, 'pagination' | 'filterableFields'>;
 }
 
-let filterable: string[] | undefined;
-const filterableFields = () => (filterable ??= Object.keys(filterFields(services)));
+/** The fields a service listing may filter on (the definition's, fixed). */
+const FILTERABLE = Object.keys(filterFields(services));
+const filterableFields = () => FILTERABLE;
 
 /** The config types of a request: the query's when given, else the API session's. */
 async function configSelection(
