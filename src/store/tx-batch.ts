@@ -51,6 +51,11 @@ export class TxBatcher {
    * members writes lifts it, so a slow machine does not split the batch it counts.
    */
   maxBatchMs = MAX_BATCH_MS;
+  /**
+   * How long a batch waits for its cohort (COHORT_WAIT_MS). A test of the cohort lifts it, so a loaded machine
+   * that pauses the process for longer than the bound between the writers' turns does not split the cohort.
+   */
+  cohortWaitMs = COHORT_WAIT_MS;
   /** Batches committed and members run, since the store opened (for the bench and metrics). */
   batches = 0;
   members = 0;
@@ -121,7 +126,7 @@ export class TxBatcher {
     const want = Math.min(this.lastWriters, MAX_MEMBERS);
     if (want <= 1 || this.queue.length >= want) return;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => wake(), COHORT_WAIT_MS);
+      const timer = setTimeout(() => wake(), this.cohortWaitMs);
       const wake = () => {
         clearTimeout(timer);
         this.cohort = undefined;
