@@ -67,24 +67,7 @@ export async function up(db: AnyDb): Promise<void> {
     .insertInto('store_changes')
     .values([{ name: '*' }, ...tables.map((t) => ({ name: t.table }))])
     .execute();
-  await sql
-    .raw(
-      // Once per table per transaction: the tables already counted are kept in a transaction-local setting.
-      `create function store_changes_bump() returns trigger language plpgsql as $body$
-      declare
-        counted text := coalesce(current_setting('edgectl.changed', true), '');
-      begin
-        if counted = '' then
-          update store_changes set gen = gen + 1 where name = '*';
-        end if;
-        if position('|' || TG_TABLE_NAME || '|' in counted) = 0 then
-          update store_changes set gen = gen + 1 where name = TG_TABLE_NAME;
-          perform set_config('edgectl.changed', counted || '|' || TG_TABLE_NAME || '|', true);
-        end if;
-        return null;
-      end $body$`,
-    )
-    .execute(db);
+  await sql.raw(storeChangesBumpFunction(false)).execute(db);
   for (const t of tables)
     await sql
       .raw(
@@ -117,3 +100,23 @@ export async function traceTable(db: AnyDb, table: string): Promise<void> {
     )
     .execute(db);
 }
+
+/**
+ * The trigger function that moves the counters: once per table per transaction (the tables already counted are
+ * kept in a transaction-local setting), and `*` once per transaction, which also notifies channel
+ * `edgectl_changes` when `notify` (migration 0024).
+ */
+export const storeChangesBumpFunction = (notify: boolean): string =>
+  `create or replace function store_changes_bump() returns trigger language plpgsql as $body$
+      declare
+        counted text := coalesce(current_setting('edgectl.changed', true), '');
+      begin
+        if counted = '' then
+          update store_changes set gen = gen + 1 where name = '*';${notify ? "\n          perform pg_notify('edgectl_changes', '');" : ''}
+        end if;
+        if position('|' || TG_TABLE_NAME || '|' in counted) = 0 then
+          update store_changes set gen = gen + 1 where name = TG_TABLE_NAME;
+          perform set_config('edgectl.changed', counted || '|' || TG_TABLE_NAME || '|', true);
+        end if;
+        return null;
+      end $body$`;

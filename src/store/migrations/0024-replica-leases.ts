@@ -9,30 +9,14 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { onPostgres } from './helpers.js';
+import { storeChangesBumpFunction } from './0015-change-log.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyDb = Kysely<any>;
 
 export async function up(db: AnyDb): Promise<void> {
   if (!onPostgres(db)) return;
-  await sql
-    .raw(
-      `create or replace function store_changes_bump() returns trigger language plpgsql as $body$
-      declare
-        counted text := coalesce(current_setting('edgectl.changed', true), '');
-      begin
-        if counted = '' then
-          update store_changes set gen = gen + 1 where name = '*';
-          perform pg_notify('edgectl_changes', '');
-        end if;
-        if position('|' || TG_TABLE_NAME || '|' in counted) = 0 then
-          update store_changes set gen = gen + 1 where name = TG_TABLE_NAME;
-          perform set_config('edgectl.changed', counted || '|' || TG_TABLE_NAME || '|', true);
-        end if;
-        return null;
-      end $body$`,
-    )
-    .execute(db);
+  await sql.raw(storeChangesBumpFunction(true)).execute(db);
   await db.schema
     .createTable('replica_leases')
     .addColumn('id', 'text', (c) => c.primaryKey())
