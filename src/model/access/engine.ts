@@ -104,10 +104,21 @@ export class AccessEngine {
     'serviceAccess',
     'router',
   ]);
-  private readonly grants = new JournaledCache<string, ServiceGrants>(1024, ['serviceAccess']);
-  private readonly policyRouters = new JournaledCache<string, Set<string>>(1024, ['router']);
+  // The policy sets' entries grow with the model (at the xlarge model a set grants most of 20,000 services): each
+  // is bounded by what its entries hold together too, not only by their count (`MAX_SET_MEMBERS`).
+  private readonly grants = new JournaledCache<string, ServiceGrants>(1024, ['serviceAccess'], {
+    max: MAX_SET_MEMBERS,
+    of: (g) => g.ids.length + 1,
+  });
+  private readonly policyRouters = new JournaledCache<string, Set<string>>(1024, ['router'], {
+    max: MAX_SET_MEMBERS,
+    of: (ids) => ids.size + 1,
+  });
   private readonly serviceRouterPolicies = new JournaledCache<string, string[]>(20_000, ['router']);
-  private readonly serviceRouters = new JournaledCache<string, ServiceRouters>(1024, ['router']);
+  private readonly serviceRouters = new JournaledCache<string, ServiceRouters>(1024, ['router'], {
+    max: MAX_SET_MEMBERS,
+    of: (r) => r.ids.size + 1,
+  });
   /**
    * The session of (API session, service, type), for the idempotent `POST /sessions`. Sessions never change;
    * any removal moves the `sessions` marker. A session just created is added with the version read before.
@@ -345,6 +356,14 @@ function keyOf(ids: readonly string[]): string {
   if (key === undefined) keys.set(ids, (key = ids.join(',')));
   return key;
 }
+
+/**
+ * The services (edge routers) the entries of one policy-set cache may hold together: ~100 bytes each, so ~100 MB
+ * per cache at most. At the large model (2,000 services) the count bound of 1,024 sets comes first; at the xlarge
+ * model one set grants most of 20,000 services (15,000 for an identity of one attribute, measured on a partial
+ * build), so ~60 sets are kept, where 1,024 would take ~1.5 GB.
+ */
+const MAX_SET_MEMBERS = 1_000_000;
 
 /** Distinct policy id lists shared by the engine's entries, and the ids they may hold together (`shared`). */
 const MAX_SHARED_LISTS = 4096;
