@@ -8,6 +8,8 @@
  * Management API of the built controller with CONNECTIONS clients, default 16; the default path is the size's,
  * `DEFAULT_BUILD` in bench/model.ts).
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildModel, DEFAULT_BUILD, SIZES, type BuildPath } from './model.js';
 
 const [dir, sizeName, users, fresh, db, via, connections] = process.argv.slice(2);
@@ -24,4 +26,7 @@ const model = await buildModel(
   path,
   Number(connections || 16),
 );
-process.stdout.write(JSON.stringify({ ...model, peakRssMiB: process.resourceUsage().maxRSS / 1024 }) + '\n');
+const out = JSON.stringify({ ...model, peakRssMiB: process.resourceUsage().maxRSS / 1024 });
+// Kept beside the model, so a data dir kept by the bench (`--keep`) can be measured again (`--model DIR`).
+writeFileSync(join(dir, 'bench-model.json'), out + '\n', { mode: 0o600 });
+process.stdout.write(out + '\n');

@@ -63,7 +63,15 @@ export async function provisionModel(opts: {
   const agent = new https.Agent({ keepAlive: true, maxSockets: connections, ca: opts.target.ca });
   const headers = { 'zt-session': opts.adminToken };
   const create = async (path: string, body: Record<string, unknown>): Promise<string> => {
-    const res = await send(opts.target, agent, { method: 'POST', path: MGMT + path, headers, body });
+    // A create may wait behind every other connection's for the one writer, and behind a checkpoint of a large
+    // store: a provisioning script waits as long as it takes (minutes), it does not give up at 30 s.
+    const res = await send(opts.target, agent, {
+      method: 'POST',
+      path: MGMT + path,
+      headers,
+      body,
+      timeoutMs: 600_000,
+    });
     if (res.status !== 201) throw new Error(`POST ${path} ${JSON.stringify(body)}: ${res.status} ${res.body}`);
     return (JSON.parse(res.body) as { data: { id: string } }).data.id;
   };

@@ -1,11 +1,13 @@
 /**
- * `npm run bench [-- --size small|medium|large|xlarge] [--build store|api] [--build-connections N] [--seconds N] [--connections N] [--repeat N] [--warmup N]
+ * `npm run bench [-- --size small|medium|large|xlarge] [--build store|api] [--build-connections N] [--model DIR] [--seconds N] [--connections N] [--repeat N] [--warmup N]
  *  [--only KEY,...] [--write-rate N] [--write-seconds N] [--fresh N] [--posture] [--compare FILE] [--cpu-prof DIR] [--keep]
  *  [--db postgres://USER@HOST:PORT/DB [--replicas N]]`
  *
  * Builds a model of the given size (in its own process) through the model services, or with `--build api` (the
  * xlarge size's default) through the built controller's Management API by `--build-connections` clients (16), the
- * figure reported being that provisioning's wall time (bench/model.ts, bench/provision.ts); starts the built
+ * figure reported being that provisioning's wall time (bench/model.ts, bench/provision.ts), or with `--model DIR`
+ * reuses a SQLite data dir an earlier run kept (`--keep`; its bench-model.json, and whatever that run's writes left
+ * in it); starts the built
  * controller and a bare Fastify server with the same TLS material and options (each in its own process), and
  * drives both with autocannon from this process over loopback. Every scenario: a warm-up, then the
  * controller's measured run, then right after it the bare server sending the controller's own response bytes
@@ -75,6 +77,7 @@ const { values: args } = parseArgs({
     db: { type: 'string' },
     replicas: { type: 'string', default: '1' },
     build: { type: 'string' },
+    model: { type: 'string' },
     'build-connections': { type: 'string', default: '16' },
   },
 });
@@ -174,7 +177,9 @@ function peakRssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), `edgectl-bench-${args.size}-`));
+if (args.model && args.db) throw new Error('--model reuses a SQLite data dir; it does not take --db');
+/** `--model DIR`: a data dir a earlier run built and kept (`--keep`), measured again; never removed here. */
+const dataDir = args.model ? resolve(args.model) : mkdtempSync(join(tmpdir(), `edgectl-bench-${args.size}-`));
 /** The data dirs of the replicas after the first (`--replicas`). */
 const replicaDirs: string[] = [];
 /** The run's own PostgreSQL database (`--db`). */
@@ -183,7 +188,8 @@ let database: { name: string; url: string } | undefined;
 const children: ChildProcess[] = [];
 process.on('exit', () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  if (!args.keep) for (const dir of [dataDir, ...replicaDirs]) rmSync(dir, { recursive: true, force: true });
+  if (!args.keep)
+    for (const dir of [...(args.model ? [] : [dataDir]), ...replicaDirs]) rmSync(dir, { recursive: true, force: true });
   if (database && !args.keep) dropDatabaseSync(args.db!, database.name);
 });
 // Nor an interrupted one (the exit handler above runs on process.exit, not on a signal's default action).
@@ -194,23 +200,27 @@ if (args.db) {
   const name = `edgectl_bench_${args.size}_${at}_${process.pid}`.toLowerCase();
   database = { name, url: await createDatabase(args.db, name) };
 }
-console.log(
-  `building the ${args.size} model in ${database ? `PostgreSQL database ${database.name} (PKI in ${dataDir})` : dataDir}` +
-    (buildPath === 'api' ? ` through the Management API (${buildConnections} connections) …` : ' …'),
-);
+if (!args.model)
+  console.log(
+    `building the ${args.size} model in ${database ? `PostgreSQL database ${database.name} (PKI in ${dataDir})` : dataDir}` +
+      (buildPath === 'api' ? ` through the Management API (${buildConnections} connections) …` : ' …'),
+  );
+// The build also leaves what it printed in the data dir (bench-model.json), which `--model` reads.
 const model = JSON.parse(
-  await runScript([
-    '--import',
-    'tsx',
-    'bench/build-model.ts',
-    dataDir,
-    args.size!,
-    String(MIX_USERS),
-    String(only && !only.has('new-sessions') ? 0 : freshCount),
-    database ? database.url : '',
-    buildPath,
-    String(buildConnections),
-  ]),
+  args.model
+    ? readFileSync(join(dataDir, 'bench-model.json'), 'utf8')
+    : await runScript([
+        '--import',
+        'tsx',
+        'bench/build-model.ts',
+        dataDir,
+        args.size!,
+        String(MIX_USERS),
+        String(only && !only.has('new-sessions') ? 0 : freshCount),
+        database ? database.url : '',
+        buildPath,
+        String(buildConnections),
+      ]),
 ) as {
   users: { id: string; username: string; password: string }[];
   serviceIds: string[];
@@ -224,7 +234,8 @@ const model = JSON.parse(
   };
 };
 console.log(
-  `model built in ${model.seconds.toFixed(1)} s` +
+  (args.model ? `the model kept in ${dataDir}, ` : '') +
+    `model built in ${model.seconds.toFixed(1)} s` +
     (model.api
       ? ` through the Management API, ${model.api.connections} connections: ` +
         model.api.kinds
