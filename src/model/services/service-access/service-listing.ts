@@ -105,7 +105,16 @@ interface PlainPage {
   page: ServicePage;
 }
 const MAX_PLAIN_PAGES = 20_000;
-const PLAIN_PAGES = defineCache('plain-service-pages', () => new WeighedMap<PlainPage>(MAX_PLAIN_PAGES));
+/**
+ * And by their bytes: a page of `limit=500` is ~340 KB, and at the xlarge model (20,000 services) a client
+ * reading its whole list makes ~30 of them. Counted alone, 100 such clients grew the controller from ~320 MB
+ * to over 2 GB (bench/RESULTS.md); 64 MiB keeps ~9,000 default pages (~7 KB) or ~190 of 500 records.
+ */
+const MAX_PLAIN_PAGE_BYTES = 64 * 1024 * 1024;
+const PLAIN_PAGES = defineCache(
+  'plain-service-pages',
+  () => new WeighedMap<PlainPage>(MAX_PLAIN_PAGES, MAX_PLAIN_PAGE_BYTES),
+);
 
 const sameView = (a: PlainPage['view'], b: AccessView) =>
   a.grants === b.grants && a.catalog === b.catalog && a.identity === b.identity;
@@ -149,7 +158,11 @@ export async function listServicesOf(
       encoded: [Buffer.concat(encoded)],
       page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() },
     };
-    cache?.set(key, { view: { grants: view.grants, catalog: view.catalog, identity: view.identity }, page });
+    cache?.set(
+      key,
+      { view: { grants: view.grants, catalog: view.catalog, identity: view.identity }, page },
+      page.encoded![0]!.length,
+    );
     return page;
   }
   const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
