@@ -178,7 +178,9 @@ function peakRssMiB(pid: number): number {
 }
 
 if (args.model && args.db) throw new Error('--model reuses a SQLite data dir; it does not take --db');
-/** `--model DIR`: a data dir a earlier run built and kept (`--keep`), measured again; never removed here. */
+/** `--model DIR`: a data dir an earlier run built and kept (`--keep`), measured again; never removed here. */
+/** What this run creates is named apart from what an earlier run on the same kept model (`--model`) created. */
+const runTag = args.model ? `-${Date.now().toString(36)}` : '';
 const dataDir = args.model ? resolve(args.model) : mkdtempSync(join(tmpdir(), `edgectl-bench-${args.size}-`));
 /** The data dirs of the replicas after the first (`--replicas`). */
 const replicaDirs: string[] = [];
@@ -235,7 +237,7 @@ const model = JSON.parse(
 };
 console.log(
   (args.model ? `the model kept in ${dataDir}, ` : '') +
-    `model built in ${model.seconds.toFixed(1)} s` +
+    `model built in ${typeof model.seconds === 'number' ? model.seconds.toFixed(1) : '(unknown)'} s` +
     (model.api
       ? ` through the Management API, ${model.api.connections} connections: ` +
         model.api.kinds
@@ -663,7 +665,7 @@ async function write(): Promise<boolean> {
           path: `${MGMT}/services`,
           headers: asAdmin,
           body: JSON.stringify({
-            name: `bench-mixed-svc-${i}`,
+            name: `bench-mixed-svc${runTag}-${i}`,
             encryptionRequired: true,
             roleAttributes: attributesOf(i),
           }),
@@ -673,7 +675,7 @@ async function write(): Promise<boolean> {
           path: `${MGMT}/service-policies`,
           headers: asAdmin,
           body: JSON.stringify({
-            name: `bench-mixed-sp-${i}`,
+            name: `bench-mixed-sp${runTag}-${i}`,
             type: 'Dial',
             semantic: 'AnyOf',
             identityRoles: [`#${attr}`],
@@ -737,10 +739,10 @@ async function adminCreate(path: string, body: Record<string, unknown>): Promise
   return JSON.parse(res.body).data.id;
 }
 // A new service no policy grants yet, then a policy giving it to #all identities (seen by a load client).
-const newService = await adminCreate('/services', { name: 'bench-new-service', encryptionRequired: true });
+const newService = await adminCreate('/services', { name: `bench-new-service${runTag}`, encryptionRequired: true });
 const policyAllIdentities = await visibleAfter(
   {
-    name: 'bench-one-service-all-identities',
+    name: `bench-one-service-all-identities${runTag}`,
     type: 'Dial',
     semantic: 'AnyOf',
     identityRoles: ['#all'],
@@ -750,18 +752,22 @@ const policyAllIdentities = await visibleAfter(
   tokens[0]!,
 );
 // A new identity with no attributes (it sees nothing), then a policy giving it #all services.
-const newIdentity = await adminCreate('/identities', { name: 'bench-new-identity', type: 'User', isAdmin: false });
+const newIdentity = await adminCreate('/identities', {
+  name: `bench-new-identity${runTag}`,
+  type: 'User',
+  isAdmin: false,
+});
 await adminCreate('/authenticators', {
   identityId: newIdentity,
   method: 'updb',
-  username: 'bench-new-user',
+  username: `bench-new-user${runTag}`,
   password: model.users[0]!.password,
 });
-const newToken = await login('bench-new-user', model.users[0]!.password);
+const newToken = await login(`bench-new-user${runTag}`, model.users[0]!.password);
 const someService = model.serviceIds[Math.floor(model.serviceIds.length / 2)]!;
 const policyAllServices = await visibleAfter(
   {
-    name: 'bench-all-services-one-identity',
+    name: `bench-all-services-one-identity${runTag}`,
     type: 'Bind',
     semantic: 'AnyOf',
     identityRoles: [`@${newIdentity}`],
@@ -950,7 +956,7 @@ if (!only || only.has('writes')) {
       writes.push(
         ...(
           await measureWrites({
-            kinds: writeKinds(attributesOf, `bench-writes-${c}${replicas > 1 && !many ? '-1r' : ''}`),
+            kinds: writeKinds(attributesOf, `bench-writes${runTag}-${c}${replicas > 1 && !many ? '-1r' : ''}`),
             connections: c,
             seconds: writeSeconds,
             post: async (path, body) =>
@@ -1099,7 +1105,7 @@ if (writes.length > 0) {
     );
 }
 console.log(
-  `model build ${fmt(model.seconds)} s; ${database ? 'database' : 'data dir'} ${fmt(dataMiB)} MiB; ` +
+  `model build ${fmt(model.seconds ?? undefined)} s; ${database ? 'database' : 'data dir'} ${fmt(dataMiB)} MiB; ` +
     `controller peak RSS ${replicaRss.map((m) => fmt(m)).join(' / ')} MiB`,
 );
 
@@ -1135,7 +1141,8 @@ const targets: [string, boolean | undefined][] = [
   [`${database ? 'database' : 'data dir'} < ${limits.storeMiB / 1024} GB`, dataMiB < limits.storeMiB],
   [
     `model built in < ${limits.buildSeconds / 60} min${buildPath === 'api' ? ' through the Management API' : ''}`,
-    model.seconds < limits.buildSeconds,
+    // A kept model (`--model`) may not know its build time (null).
+    typeof model.seconds === 'number' ? model.seconds < limits.buildSeconds : undefined,
   ],
   [`controller peak RSS < ${limits.rssMiB} MB`, rss < limits.rssMiB],
   // SQLite's own write-ahead log (PostgreSQL's is the server's, shared with every database on it).
