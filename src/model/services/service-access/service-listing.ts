@@ -101,7 +101,11 @@ const isPlainPage = (req: ServiceListRequest) =>
  * controller: `postureQueries` also follow the caller's posture and the clock (MFA timeouts).
  */
 interface PlainPage {
-  view: Pick<AccessView, 'grants' | 'catalog' | 'identity'>;
+  /**
+   * The view it was made from, held weakly: a kept page must not keep a replaced catalog (every service write
+   * makes a new one, ~3 MB at 20,000 services) or grants alive. A view collected since is not the current one.
+   */
+  view: { [K in 'grants' | 'catalog' | 'identity']: WeakRef<AccessView[K]> };
   page: ServicePage;
 }
 const MAX_PLAIN_PAGES = 20_000;
@@ -117,7 +121,7 @@ const PLAIN_PAGES = defineCache(
 );
 
 const sameView = (a: PlainPage['view'], b: AccessView) =>
-  a.grants === b.grants && a.catalog === b.catalog && a.identity === b.identity;
+  a.grants.deref() === b.grants && a.catalog.deref() === b.catalog && a.identity.deref() === b.identity;
 
 /** Client `GET /services`: the services the identity may Dial or Bind. */
 export async function listServicesOf(
@@ -160,7 +164,14 @@ export async function listServicesOf(
     };
     cache?.set(
       key,
-      { view: { grants: view.grants, catalog: view.catalog, identity: view.identity }, page },
+      {
+        view: {
+          grants: new WeakRef(view.grants),
+          catalog: new WeakRef(view.catalog),
+          identity: new WeakRef(view.identity),
+        },
+        page,
+      },
       page.encoded![0]!.length,
     );
     return page;
