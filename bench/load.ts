@@ -16,6 +16,8 @@ export interface Call {
   body?: unknown;
   /** Statuses that count as success (default 200). */
   ok?: number[];
+  /** How long the answer may take (default 30 s). */
+  timeoutMs?: number;
 }
 
 export function send(target: Target, agent: https.Agent, call: Call): Promise<{ status: number; body: string }> {
@@ -43,7 +45,7 @@ export function send(target: Target, agent: https.Agent, call: Call): Promise<{ 
       },
     );
     req.on('error', reject);
-    req.setTimeout(30_000, () => req.destroy(new Error('timeout')));
+    req.setTimeout(call.timeoutMs ?? 30_000, () => req.destroy(new Error(`timeout: ${call.method} ${call.path}`)));
     if (payload) req.write(payload);
     req.end();
   });

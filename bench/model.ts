@@ -1,15 +1,23 @@
 /**
- * Builds a benchmark model in a data dir through the same model services the API uses (resource
- * definitions, generic create with its hooks and policy matching), in large transactions for speed.
- * Sizes and attribute spread follow the reference's scenarios (docs/reference-notes.md §12).
+ * Builds a benchmark model in a data dir (or a PostgreSQL database), by one of two paths: in process through the
+ * same model services the API uses (resource definitions, generic create with its hooks and policy matching), in
+ * large transactions for speed (`store`, the small to large sizes' default); or through the Management API of the
+ * built controller, by concurrent clients, as a user would provision a network (`api`, bench/provision.ts; the
+ * xlarge size's default, whose build time is a target). Sizes and attribute spread follow the reference's
+ * scenarios (docs/reference-notes.md §12); xlarge is large scaled ten times, with 2,500 policies of each kind.
  */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import https from 'node:https';
 import { openStore, withTx } from '../src/store/db.js';
 import { loadOrCreateControllerPki, PKI_FILES, writeCaBundle, type ControllerPki } from '../src/pki/ca.js';
 import { MasterKey } from '../src/pki/master-key.js';
 import { loadOrCreateSharedSecrets } from '../src/model/controller-secrets.js';
 import { BENCH_MASTER_KEY } from './master-key.js';
+import { send } from './load.js';
+import { provisionModel, type Provisioned } from './provision.js';
+import { ADMIN, spawnController } from './stack.js';
 import { pkiCapability } from '../src/daemon/pki-capability.js';
 import { createEntity } from '../src/model/crud.js';
 import { silentLogger, withDb, type Ctx } from '../src/model/ctx.js';
@@ -61,7 +69,18 @@ export const SIZES: Record<string, Size> = {
     edgeRouterPolicies: 250,
     serviceEdgeRouterPolicies: 100,
   },
+  xlarge: {
+    services: 20000,
+    identities: 1000000,
+    edgeRouters: 5000,
+    servicePolicies: 2500,
+    edgeRouterPolicies: 2500,
+    serviceEdgeRouterPolicies: 2500,
+  },
 };
+
+/** The build path of each size unless the bench is told otherwise (`--build`). */
+export const DEFAULT_BUILD: Record<string, BuildPath> = { xlarge: 'api' };
 
 /** Eight attributes held by 1/2, 1/2, 1/3, 1/4, 1/5, 1/8, 1/10 and 1/10 of the entities. */
 const SPREAD = [2, 2, 3, 4, 5, 8, 10, 10];
@@ -80,6 +99,81 @@ function rolesFor(j: number, salt: number): { roles: string[]; semantic: 'AllOf'
   return { roles: a === b || j % 2 === 0 ? [`#${a}`] : [`#${a}`, `#${b}`], semantic };
 }
 
+export interface PolicyBody {
+  path: '/service-policies' | '/edge-router-policies' | '/service-edge-router-policies';
+  body: Record<string, unknown>;
+}
+
+/**
+ * The model's policies, as Management API bodies: the size's service, edge router and service edge router
+ * policies, then the scenarios' own: every load client can Dial and Bind something (`clients`: their identity
+ * ids) and reach a router through `#all` policies.
+ */
+export function policyBodies(size: Size, clients: string[], serviceIds: string[]): PolicyBody[] {
+  const out: PolicyBody[] = [];
+  for (let j = 0; j < size.servicePolicies; j++) {
+    const ids = rolesFor(j, 0);
+    const svc = rolesFor(j, 3);
+    out.push({
+      path: '/service-policies',
+      body: {
+        name: `sp-${j}`,
+        type: j % 2 === 0 ? 'Dial' : 'Bind',
+        semantic: ids.semantic,
+        identityRoles: ids.roles,
+        serviceRoles: svc.roles,
+      },
+    });
+  }
+  for (let j = 0; j < size.edgeRouterPolicies; j++) {
+    const ids = rolesFor(j, 1);
+    out.push({
+      path: '/edge-router-policies',
+      body: {
+        name: `erp-${j}`,
+        semantic: ids.semantic,
+        identityRoles: ids.roles,
+        edgeRouterRoles: rolesFor(j, 5).roles,
+      },
+    });
+  }
+  for (let j = 0; j < size.serviceEdgeRouterPolicies; j++) {
+    const svc = rolesFor(j, 2);
+    out.push({
+      path: '/service-edge-router-policies',
+      body: {
+        name: `serp-${j}`,
+        semantic: svc.semantic,
+        serviceRoles: svc.roles,
+        edgeRouterRoles: rolesFor(j, 6).roles,
+      },
+    });
+  }
+  const dialBind = (type: 'Dial' | 'Bind', service: string): PolicyBody => ({
+    path: '/service-policies',
+    body: {
+      name: `sp-bench-${type.toLowerCase()}`,
+      type,
+      semantic: 'AnyOf',
+      identityRoles: clients.map((id) => `@${id}`),
+      serviceRoles: [`@${service}`],
+    },
+  });
+  out.push(
+    {
+      path: '/edge-router-policies',
+      body: { name: 'erp-all', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] },
+    },
+    {
+      path: '/service-edge-router-policies',
+      body: { name: 'serp-all', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] },
+    },
+    dialBind('Dial', serviceIds[0]!),
+    dialBind('Bind', serviceIds[1] ?? serviceIds[0]!),
+  );
+  return out;
+}
+
 export interface BuiltModel {
   /** Identities with a password authenticator, for the load clients: [username, password]. */
   users: { id: string; username: string; password: string }[];
@@ -89,7 +183,10 @@ export interface BuiltModel {
    * their tokens, and the index of the user each belongs to.
    */
   fresh: { token: string; user: number }[];
+  /** The build's wall time: through the API, the provisioning's alone (the fresh API sessions are bench setup). */
   seconds: number;
+  /** Built through the Management API: its connections, wall time, and each kind's creates and time. */
+  api?: { connections: number; seconds: number; kinds: Provisioned['kinds']; controllerPeakRssMiB: number };
 }
 
 const USER_PASSWORD = 'bench-Passw0rd!';
@@ -116,6 +213,9 @@ async function sharedSecrets(
   return { pki: shared.pki, tokenKey: shared.tokenKey };
 }
 
+/** How a model is built: in process through the model services (`store`), or through the Management API (`api`). */
+export type BuildPath = 'store' | 'api';
+
 export async function buildModel(
   dataDir: string,
   size: Size,
@@ -123,10 +223,13 @@ export async function buildModel(
   freshApiSessions = 0,
   /** A PostgreSQL store (postgres://…) to build into instead of the SQLite file in the data dir. */
   db?: string,
+  /** `api`: a controller is started on the data dir (or database) and `connections` clients provision it. */
+  via: BuildPath = 'store',
+  connections = 16,
 ): Promise<BuiltModel> {
   const started = performance.now();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const store = await openStore(db ?? join(dataDir, 'edgectl.db'));
+  let store = await openStore(db ?? join(dataDir, 'edgectl.db'));
   // The daemon started on this data dir (or database) later reads the same key, so the tokens made here stay valid.
   const { pki, tokenKey } = db
     ? await sharedSecrets(store, dataDir)
@@ -134,19 +237,21 @@ export async function buildModel(
         pki: await loadOrCreateControllerPki(join(dataDir, 'pki'), { hosts: ['127.0.0.1'] }),
         tokenKey: loadOrCreateTokenKey(dataDir).key,
       };
-  const ctx: Ctx = {
-    db: store.db,
-    now: () => new Date(),
-    settings: {
-      sessionTimeoutMs: 30 * 60_000,
-      identityEnrollmentDurationMs: 3 * 3600_000,
-      routerEnrollmentDurationMs: 3 * 3600_000,
-    },
-    log: silentLogger,
-    pki: pkiCapability(pki, () => 'https://127.0.0.1:1280'),
-    tokens: tokenMinter(tokenKey),
-    hooks: RESOURCE_HOOKS,
-  } as Ctx;
+  const ctxOf = (s: typeof store): Ctx =>
+    ({
+      db: s.db,
+      now: () => new Date(),
+      settings: {
+        sessionTimeoutMs: 30 * 60_000,
+        identityEnrollmentDurationMs: 3 * 3600_000,
+        routerEnrollmentDurationMs: 3 * 3600_000,
+      },
+      log: silentLogger,
+      pki: pkiCapability(pki, () => 'https://127.0.0.1:1280'),
+      tokens: tokenMinter(tokenKey),
+      hooks: RESOURCE_HOOKS,
+    }) as Ctx;
+  let ctx = ctxOf(store);
 
   const inBatches = async (n: number, batch: number, make: (tctx: Ctx, i: number) => Promise<unknown>) => {
     for (let start = 0; start < n; start += batch) {
@@ -157,6 +262,54 @@ export async function buildModel(
     }
   };
 
+  let users: BuiltModel['users'];
+  let serviceIds: string[];
+  let authenticatorIds: string[];
+  let api: BuiltModel['api'];
+  if (via === 'api') {
+    // The store is the controller's while it runs; the fresh API sessions below are made after it stopped.
+    await store.close();
+    const built = await buildThroughApi(dataDir, size, loginUsers, connections, db);
+    users = built.users.map(({ id, username, password }) => ({ id, username, password }));
+    authenticatorIds = built.users.map((u) => u.authenticatorId);
+    serviceIds = built.serviceIds;
+    api = {
+      connections,
+      seconds: built.seconds,
+      kinds: built.kinds,
+      controllerPeakRssMiB: built.controllerPeakRssMiB,
+    };
+    store = await openStore(db ?? join(dataDir, 'edgectl.db'));
+    ctx = ctxOf(store);
+  } else {
+    ({ users, serviceIds, authenticatorIds } = await buildInProcess(ctx, size, loginUsers, inBatches));
+  }
+
+  // As many API sessions as a login would make, without an Argon2id verification each (the new-session
+  // scenario needs a fresh (API session, service) pair per request; a login per pair would measure Argon2id).
+  const fresh: BuiltModel['fresh'] = [];
+  await inBatches(users.length ? freshApiSessions : 0, 5000, async (t, k) => {
+    const user = k % users.length;
+    const id = await createApiSession(t, {
+      identityId: users[user]!.id,
+      authenticatorId: authenticatorIds[user]!,
+      ipAddress: '127.0.0.1',
+      configTypes: [],
+    });
+    fresh.push({ token: t.tokens.token('api-session', id), user });
+  });
+  await store.close();
+  const seconds = (performance.now() - started) / 1000;
+  return { users, serviceIds, fresh, seconds: api?.seconds ?? seconds, ...(api && { api }) };
+}
+
+/** The in-process build: the model services in large transactions. */
+async function buildInProcess(
+  ctx: Ctx,
+  size: Size,
+  loginUsers: number,
+  inBatches: (n: number, batch: number, make: (tctx: Ctx, i: number) => Promise<unknown>) => Promise<void>,
+): Promise<{ users: BuiltModel['users']; serviceIds: string[]; authenticatorIds: string[] }> {
   const serviceIds: string[] = [];
   await inBatches(size.services, 500, async (t, i) => {
     serviceIds.push(
@@ -194,80 +347,83 @@ export async function buildModel(
       }),
     );
   }
-  // As many API sessions as a login would make, without an Argon2id verification each (the new-session
-  // scenario needs a fresh (API session, service) pair per request; a login per pair would measure Argon2id).
-  const fresh: BuiltModel['fresh'] = [];
-  await inBatches(users.length ? freshApiSessions : 0, 5000, async (t, k) => {
-    const user = k % users.length;
-    const id = await createApiSession(t, {
-      identityId: users[user]!.id,
-      authenticatorId: authenticatorIds[user]!,
-      ipAddress: '127.0.0.1',
-      configTypes: [],
-    });
-    fresh.push({ token: t.tokens.token('api-session', id), user });
-  });
+  const byPath = {
+    '/service-policies': servicePolicies,
+    '/edge-router-policies': edgeRouterPolicies,
+    '/service-edge-router-policies': serviceEdgeRouterPolicies,
+  } as const;
+  const policies = policyBodies(
+    size,
+    users.map((u) => u.id),
+    serviceIds,
+  );
+  await inBatches(policies.length, 50, (t, j) => createEntity(t, byPath[policies[j]!.path], policies[j]!.body));
+  return { users, serviceIds, authenticatorIds };
+}
 
-  await inBatches(size.servicePolicies, 50, (t, j) => {
-    const ids = rolesFor(j, 0);
-    const svc = rolesFor(j, 3);
-    return createEntity(t, servicePolicies, {
-      name: `sp-${j}`,
-      type: j % 2 === 0 ? 'Dial' : 'Bind',
-      semantic: ids.semantic,
-      identityRoles: ids.roles,
-      serviceRoles: svc.roles,
+/**
+ * The build through the Management API: the built controller started on the data dir (or database) as the bench
+ * starts it, the bench's admin logged in, `provisionModel` run, the controller stopped. Its wall time is the
+ * controller's start to the last create's answer.
+ */
+async function buildThroughApi(
+  dataDir: string,
+  size: Size,
+  loginUsers: number,
+  connections: number,
+  db: string | undefined,
+): Promise<Provisioned & { seconds: number; controllerPeakRssMiB: number }> {
+  const started = performance.now();
+  const port = await freePort();
+  const child = spawnController(dataDir, port, undefined, db ? { db } : {});
+  const stopped = new Promise((r) => child.once('exit', r));
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  try {
+    const target = {
+      ca: readFileSync(join(dataDir, 'pki', 'ca-bundle.pem'), 'utf8'),
+      base: `https://127.0.0.1:${port}`,
+    };
+    const agent = new https.Agent({ keepAlive: true, ca: target.ca });
+    let adminToken: string | undefined;
+    for (let waited = 0; adminToken === undefined; waited += 100) {
+      const res = await send(target, agent, {
+        method: 'POST',
+        path: '/edge/management/v1/authenticate?method=password',
+        body: ADMIN,
+      }).catch(() => undefined);
+      if (res?.status === 200) adminToken = (JSON.parse(res.body) as { data: { token: string } }).data.token;
+      else if (waited > 60_000 || child.exitCode !== null) throw new Error('the controller did not start');
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    agent.destroy();
+    const built = await provisionModel({
+      target,
+      adminToken,
+      size,
+      loginUsers,
+      password: USER_PASSWORD,
+      connections,
+    });
+    const seconds = (performance.now() - started) / 1000;
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+    child.kill('SIGTERM');
+    await stopped;
+    return { ...built, seconds, controllerPeakRssMiB: hwm ? Number(hwm[1]) / 1024 : NaN };
+  } finally {
+    process.off('exit', kill);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await stopped;
+    }
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
     });
   });
-  await inBatches(size.edgeRouterPolicies, 50, (t, j) => {
-    const ids = rolesFor(j, 1);
-    return createEntity(t, edgeRouterPolicies, {
-      name: `erp-${j}`,
-      semantic: ids.semantic,
-      identityRoles: ids.roles,
-      edgeRouterRoles: rolesFor(j, 5).roles,
-    });
-  });
-  await inBatches(size.serviceEdgeRouterPolicies, 50, (t, j) => {
-    const svc = rolesFor(j, 2);
-    return createEntity(t, serviceEdgeRouterPolicies, {
-      name: `serp-${j}`,
-      semantic: svc.semantic,
-      serviceRoles: svc.roles,
-      edgeRouterRoles: rolesFor(j, 6).roles,
-    });
-  });
-  // Every load client can Dial and Bind something and reach a router (the scenarios' "#all" policies).
-  await withTx(ctx.db, async (trx) => {
-    const t = withDb(ctx, trx);
-    await createEntity(t, edgeRouterPolicies, {
-      name: 'erp-all',
-      semantic: 'AnyOf',
-      identityRoles: ['#all'],
-      edgeRouterRoles: ['#all'],
-    });
-    await createEntity(t, serviceEdgeRouterPolicies, {
-      name: 'serp-all',
-      semantic: 'AnyOf',
-      serviceRoles: ['#all'],
-      edgeRouterRoles: ['#all'],
-    });
-    const clients = users.map((u) => `@${u.id}`);
-    await createEntity(t, servicePolicies, {
-      name: 'sp-bench-dial',
-      type: 'Dial',
-      semantic: 'AnyOf',
-      identityRoles: clients,
-      serviceRoles: [`@${serviceIds[0]}`],
-    });
-    await createEntity(t, servicePolicies, {
-      name: 'sp-bench-bind',
-      type: 'Bind',
-      semantic: 'AnyOf',
-      identityRoles: clients,
-      serviceRoles: [`@${serviceIds[1] ?? serviceIds[0]}`],
-    });
-  });
-  await store.close();
-  return { users, serviceIds, fresh, seconds: (performance.now() - started) / 1000 };
 }

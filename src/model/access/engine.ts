@@ -47,6 +47,7 @@ import {
 import { BIND, DIAL, edgeRouterPoliciesOf, grantsOf, servicePoliciesOf, type ServiceGrants } from './queries.js';
 import { VersionedCache } from './versioned-cache.js';
 import { JournaledCache } from './journaled-cache.js';
+import { WeighedMap } from '../../store/weighed-map.js';
 import type { AccessChange } from './changes.js';
 import { roleMatches, type Semantic } from '../policy/roles.js';
 
@@ -103,10 +104,21 @@ export class AccessEngine {
     'serviceAccess',
     'router',
   ]);
-  private readonly grants = new JournaledCache<string, ServiceGrants>(1024, ['serviceAccess']);
-  private readonly policyRouters = new JournaledCache<string, Set<string>>(1024, ['router']);
+  // The policy sets' entries grow with the model (at the xlarge model a set grants most of 20,000 services): each
+  // is bounded by what its entries hold together too, not only by their count (`MAX_SET_MEMBERS`).
+  private readonly grants = new JournaledCache<string, ServiceGrants>(1024, ['serviceAccess'], {
+    max: MAX_SET_MEMBERS,
+    of: (g) => g.ids.length + 1,
+  });
+  private readonly policyRouters = new JournaledCache<string, Set<string>>(1024, ['router'], {
+    max: MAX_SET_MEMBERS,
+    of: (ids) => ids.size + 1,
+  });
   private readonly serviceRouterPolicies = new JournaledCache<string, string[]>(20_000, ['router']);
-  private readonly serviceRouters = new JournaledCache<string, ServiceRouters>(1024, ['router']);
+  private readonly serviceRouters = new JournaledCache<string, ServiceRouters>(1024, ['router'], {
+    max: MAX_SET_MEMBERS,
+    of: (r) => r.ids.size + 1,
+  });
   /**
    * The session of (API session, service, type), for the idempotent `POST /sessions`. Sessions never change;
    * any removal moves the `sessions` marker. A session just created is added with the version read before.
@@ -114,6 +126,24 @@ export class AccessEngine {
   readonly sessions = new VersionedCache<string, StoredSession | undefined>(50_000);
   /** API sessions never change their config types or creation time, so these entries have one version. */
   private readonly apiSessions = new VersionedCache<string, ApiSessionInfo | undefined>(50_000);
+
+  /**
+   * One array per distinct policy id list, by its key: the entries of identities (services) selected by the same
+   * policies hold the same list, and its key (`keyOf`) is joined once. Without it each entry held its own copy: at
+   * the xlarge model's 2,500 policies of each kind an identity is selected by ~600 of each, ~60 KB of ids and keys
+   * per cached identity (bench/access-memory.ts). Bounded by the ids held (`MAX_SHARED_IDS`); a list pushed out
+   * stays with the entries holding it, and the next equal list read is kept in its place.
+   */
+  private readonly lists = new WeighedMap<string[]>(MAX_SHARED_LISTS, MAX_SHARED_IDS);
+
+  private shared(ids: string[]): string[] {
+    const key = ids.join(',');
+    const had = this.lists.get(key, true);
+    if (had) return had;
+    this.lists.set(key, ids, ids.length + 1);
+    keys.set(ids, key);
+    return ids;
+  }
 
   /** Policy sets whose grants were derived from the smaller set's (`grownGrants`; tests and metrics). */
   grownSets = 0;
@@ -174,8 +204,8 @@ export class AccessEngine {
         identityId,
         ...(stale && { previousServicePolicyIds: stale.servicePolicyIds }),
         roleAttributes: await identityRoleAttributes(ctx.db, identityId),
-        servicePolicyIds: await servicePoliciesOf(ctx.db, identityId),
-        edgeRouterPolicyIds: await edgeRouterPoliciesOf(ctx.db, identityId),
+        servicePolicyIds: this.shared(await servicePoliciesOf(ctx.db, identityId)),
+        edgeRouterPolicyIds: this.shared(await edgeRouterPoliciesOf(ctx.db, identityId)),
         overrides: await serviceConfigOverrides(ctx.db, identityId),
       }),
       (entry, changes) => (changes.some((c) => reachesIdentity(c, entry)) ? undefined : entry),
@@ -230,7 +260,7 @@ export class AccessEngine {
       ctx.db,
       serviceId,
       m,
-      () => serviceEdgeRouterPoliciesOfService(ctx.db, serviceId),
+      async () => this.shared(await serviceEdgeRouterPoliciesOfService(ctx.db, serviceId)),
       (ids, changes) => (changes.some((c) => c.type === 'service' && c.id === serviceId) ? undefined : ids),
     );
     return this.serviceRouters.get(
@@ -326,6 +356,18 @@ function keyOf(ids: readonly string[]): string {
   if (key === undefined) keys.set(ids, (key = ids.join(',')));
   return key;
 }
+
+/**
+ * The services (edge routers) the entries of one policy-set cache may hold together: ~100 bytes each, so ~100 MB
+ * per cache at most. At the large model (2,000 services) the count bound of 1,024 sets comes first; at the xlarge
+ * model one set grants most of 20,000 services (15,000 for an identity of one attribute, measured on a partial
+ * build), so ~60 sets are kept, where 1,024 would take ~1.5 GB.
+ */
+const MAX_SET_MEMBERS = 1_000_000;
+
+/** Distinct policy id lists shared by the engine's entries, and the ids they may hold together (`shared`). */
+const MAX_SHARED_LISTS = 4096;
+const MAX_SHARED_IDS = 1_000_000;
 
 /** How many policies a set may have gained for its grants to be derived from the smaller set's. */
 const MAX_ADDED_POLICIES = 8;

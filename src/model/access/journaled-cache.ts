@@ -31,8 +31,13 @@ export class JournaledCache<K, V> {
   constructor(
     maxEntries: number,
     private readonly kinds: readonly MarkerName[],
+    /**
+     * A second bound, on the entries' summed weights (`of` an entry's value, once it is computed): what caps
+     * the memory of a cache whose entries grow with the model (a policy set's services).
+     */
+    private readonly weight?: { max: number; of: (value: V) => number },
   ) {
-    this.entries = new WeighedMap(maxEntries);
+    this.entries = new WeighedMap(maxEntries, weight ? weight.max : maxEntries);
   }
 
   /**
@@ -80,7 +85,11 @@ export class JournaledCache<K, V> {
     const entry: Entry<V> = { gens, value };
     this.entries.set(key, entry);
     value.then(
-      (v) => (entry.settled = { v }),
+      (v) => {
+        entry.settled = { v };
+        // Weighed once known: kept again under its weight, which evicts the oldest entries past the bound.
+        if (this.weight && this.entries.get(key) === entry) this.entries.set(key, entry, this.weight.of(v));
+      },
       () => {
         if (this.entries.get(key) === entry) this.entries.delete(key);
       },

@@ -218,3 +218,27 @@ test('a write the journal cannot explain invalidates everything', async () => {
   assert.notEqual((await cached(A)).catalog, c0);
   await agreesWithFresh('unexplained writes');
 });
+
+test('identities selected by the same policies share one list of them; the answers stay their own', async () => {
+  const C = await createEntity(ctx, identities, {
+    name: name('C'),
+    type: 'User',
+    isAdmin: false,
+    roleAttributes: ['a'],
+  });
+  const a = await cached(A);
+  const c = await cached(C);
+  assert.notEqual(c.identity, a.identity);
+  assert.equal(c.identity.identityId, C);
+  assert.ok(a.identity.servicePolicyIds.length > 0);
+  assert.equal(c.identity.servicePolicyIds, a.identity.servicePolicyIds, 'one array for both');
+  assert.equal(c.identity.edgeRouterPolicyIds, a.identity.edgeRouterPolicyIds);
+  assert.equal(c.grants, a.grants, 'the same policy set: the same grants entry');
+  // A policy naming C alone gives C a list of its own; A's stays as it was.
+  const before = [...a.identity.servicePolicyIds];
+  await dial([`@${C}`], ['#sb']);
+  assert.notEqual((await cached(C)).identity.servicePolicyIds, (await cached(A)).identity.servicePolicyIds);
+  assert.deepEqual((await cached(A)).identity.servicePolicyIds, before);
+  assert.deepEqual(await seen(accessEngine(ctx), C), await seen(new AccessEngine(), C));
+  await agreesWithFresh('shared policy lists');
+});

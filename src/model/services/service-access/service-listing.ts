@@ -102,14 +102,27 @@ const isPlainPage = (req: ServiceListRequest) =>
  * controller: `postureQueries` also follow the caller's posture and the clock (MFA timeouts).
  */
 interface PlainPage {
-  view: Pick<AccessView, 'grants' | 'catalog' | 'identity'>;
+  /**
+   * The view it was made from, held weakly: a kept page must not keep a replaced catalog (every service write
+   * makes a new one, ~3 MB at 20,000 services) or grants alive. A view collected since is not the current one.
+   */
+  view: { [K in 'grants' | 'catalog' | 'identity']: WeakRef<AccessView[K]> };
   page: ServicePage;
 }
 const MAX_PLAIN_PAGES = 20_000;
-const PLAIN_PAGES = defineCache('plain-service-pages', () => new WeighedMap<PlainPage>(MAX_PLAIN_PAGES));
+/**
+ * And by their bytes: a page of `limit=500` is ~340 KB, and at the xlarge model (20,000 services) a client
+ * reading its whole list makes ~30 of them. Counted alone, 100 such clients grew the controller from ~320 MB
+ * to over 2 GB (bench/RESULTS.md); 64 MiB keeps ~9,000 default pages (~7 KB) or ~190 of 500 records.
+ */
+const MAX_PLAIN_PAGE_BYTES = 64 * 1024 * 1024;
+const PLAIN_PAGES = defineCache(
+  'plain-service-pages',
+  () => new WeighedMap<PlainPage>(MAX_PLAIN_PAGES, MAX_PLAIN_PAGE_BYTES),
+);
 
 const sameView = (a: PlainPage['view'], b: AccessView) =>
-  a.grants === b.grants && a.catalog === b.catalog && a.identity === b.identity;
+  a.grants.deref() === b.grants && a.catalog.deref() === b.catalog && a.identity.deref() === b.identity;
 
 /** Client `GET /services`: the services the identity may Dial or Bind. */
 export async function listServicesOf(
@@ -150,7 +163,18 @@ export async function listServicesOf(
       encoded: [Buffer.concat(encoded)],
       page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() },
     };
-    cache?.set(key, { view: { grants: view.grants, catalog: view.catalog, identity: view.identity }, page });
+    cache?.set(
+      key,
+      {
+        view: {
+          grants: new WeakRef(view.grants),
+          catalog: new WeakRef(view.catalog),
+          identity: new WeakRef(view.identity),
+        },
+        page,
+      },
+      page.encoded![0]!.length,
+    );
     return page;
   }
   const selection = await configSelection(ctx, view, apiSessionId, req.configTypes);
