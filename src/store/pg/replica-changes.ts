@@ -84,14 +84,22 @@ export class CounterConnection {
 
   constructor(private readonly config: pg.ClientConfig) {}
 
-  async rows<R>(query: { name: string; text: string; values?: unknown[] }): Promise<R[]> {
-    const client = await this.client();
-    try {
-      return (await client.query<R & pg.QueryResultRow>(query)).rows;
-    } catch (e) {
-      this.drop();
-      throw e;
-    }
+  /** The queries of this connection, one at a time (pg queues a second one itself, but is dropping that). */
+  private last: Promise<unknown> = Promise.resolve();
+
+  rows<R>(query: { name: string; text: string; values?: unknown[] }): Promise<R[]> {
+    const run = async (): Promise<R[]> => {
+      const client = await this.client();
+      try {
+        return (await client.query<R & pg.QueryResultRow>(query)).rows;
+      } catch (e) {
+        this.drop();
+        throw e;
+      }
+    };
+    const result = this.last.then(run, run);
+    this.last = result.catch(() => undefined);
+    return result;
   }
 
   private client(): Promise<pg.Client> {
