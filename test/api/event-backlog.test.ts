@@ -6,11 +6,12 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createIdentity, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
+import { jsonLines } from '../harness/events.js';
 
 type Ev = Record<string, any>;
 
@@ -44,11 +45,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const lines = (file: string): Ev[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Ev);
+const lines = (file: string): Ev[] => jsonLines<Ev>(file);
 
 async function listed(filter = 'true'): Promise<Ev[]> {
   const res = await admin.get(

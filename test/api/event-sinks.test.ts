@@ -27,6 +27,7 @@ import {
   tokenRequest,
   type Pkce,
 } from '../harness/oidc.js';
+import { jsonLines } from '../harness/events.js';
 
 type Ev = Record<string, any>;
 
@@ -74,11 +75,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const lines = (file: string): Ev[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Ev);
+const lines = (file: string): Ev[] => jsonLines<Ev>(file);
 
 async function allEvents(): Promise<Ev[]> {
   const out: Ev[] = [];

@@ -5,12 +5,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, postgresSkip } from '../harness/pg.js';
 import { createIdentity, startTestServer, type ApiClient, type TestServer } from '../harness/server.js';
 import { startReceiver, type Receiver } from '../harness/https-receiver.js';
+import { jsonLines } from '../harness/events.js';
 
 const skip = await postgresSkip();
 
@@ -43,11 +44,7 @@ describe('events across replicas', { skip }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const delivered = () =>
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => (JSON.parse(l) as { id: string }).id);
+  const delivered = () => jsonLines<{ id: string }>(file).map((e) => e.id);
 
   async function listed(admin: ApiClient): Promise<string[]> {
     const res = await admin.get('/events?limit=500&sort=timestamp%20asc');

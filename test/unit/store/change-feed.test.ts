@@ -11,19 +11,7 @@ import { touchApiSession } from '../../../src/store/api-sessions.js';
 import { insertSessionIfAbsent } from '../../../src/store/sessions.js';
 import { feedOf } from '../../../src/store/runtime.js';
 import type { ChangeFeed } from '../../../src/store/change-feed.js';
-import type { StoredEvent } from '../../../src/store/events.js';
-
-/** A stored event for a session insert (its body is not what these tests look at). */
-const sessionEventFor = (id: string): StoredEvent => ({
-  id: `event-${id}`,
-  namespace: 'session',
-  eventType: 'created',
-  timestamp: '2026-01-01T00:00:00.000Z',
-  actorId: null,
-  entityType: 'sessions',
-  entityId: id,
-  body: '{}',
-});
+import { sessionEventFor } from '../../harness/events.js';
 
 let store: OpenedStore;
 let feed: ChangeFeed;

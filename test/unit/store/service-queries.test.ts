@@ -30,19 +30,7 @@ import { createEntity } from '../../../src/model/crud.js';
 import { tokenMinter } from '../../../src/model/tokens.js';
 import { RESOURCE_HOOKS } from '../../../src/model/services/hooks/index.js';
 import { identities, services } from '../../../src/model/resources/index.js';
-import type { StoredEvent } from '../../../src/store/events.js';
-
-/** A stored event for a session insert (its body is not what these tests look at). */
-const sessionEventFor = (id: string): StoredEvent => ({
-  id: `event-${id}`,
-  namespace: 'session',
-  eventType: 'created',
-  timestamp: '2026-01-01T00:00:00.000Z',
-  actorId: null,
-  entityType: 'sessions',
-  entityId: id,
-  body: '{}',
-});
+import { sessionEventFor } from '../../harness/events.js';
 
 let dir: string;
 let store: OpenedStore;
