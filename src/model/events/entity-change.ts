@@ -79,22 +79,16 @@ export function entityChangeEvent(
   before: Row | undefined,
   after: Row | undefined,
 ): EventRecord {
-  return {
-    namespace: 'entityChange',
-    typeField: 'eventType',
+  const event = otherChangeEvent(
+    ctx,
+    def.name,
+    id,
     eventType,
-    actorId: ctx.actor?.author?.id,
-    entityType: def.name,
-    entityId: id,
-    fields: {
-      metadata: metadataOf(ctx),
-      entityType: def.name,
-      entityId: id,
-      initialState: before ? auditState(def, before) : null,
-      finalState: after ? auditState(def, after) : null,
-      ...(before && after && { changes: changedFields(def, before, after) }),
-    },
-  };
+    before ? auditState(def, before) : null,
+    after ? auditState(def, after) : null,
+  );
+  if (before && after) event.fields.changes = changedFields(def, before, after);
+  return event;
 }
 
 /** Records the change in the transaction `ctx.db`. */

@@ -325,18 +325,31 @@ async function refreshGrant(
       expiresAt: iso(exp),
       issuedBefore: iso(now),
     });
-    // A refresh is activity of the API session (the idle timeout applies to OIDC sessions too).
-    await touchApiSession(trx, asid, iso(now));
-    await recordOidcSessionEvent(tctx, {
-      eventType: 'refreshed',
-      id: asid,
-      identityId: sub,
-      reason: 'token refresh',
-      fullyAuthenticated: true,
-      extra: { client_id: clientId },
-    });
+    await sessionRefreshed(tctx, asid, sub, clientId, 'token refresh');
     const sessionCert = await signedSessionCert(tctx, c, params.csr_pem, from);
     return issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti, sessionCert });
+  });
+}
+
+/**
+ * A refresh or exchange continues the API session: it is activity (the idle timeout applies to OIDC sessions
+ * too) and records the session `refreshed`; `ctx.db` is the grant's transaction.
+ */
+async function sessionRefreshed(
+  ctx: Ctx,
+  asid: string,
+  identityId: string,
+  clientId: string,
+  reason: string,
+): Promise<void> {
+  await touchApiSession(ctx.db, asid, iso(ctx.now()));
+  await recordOidcSessionEvent(ctx, {
+    eventType: 'refreshed',
+    id: asid,
+    identityId,
+    reason,
+    fullyAuthenticated: true,
+    extra: { client_id: clientId },
   });
 }
 
@@ -408,15 +421,7 @@ async function exchangeGrant(
       throw grantError('subject token revoked');
     const live = await liveSession(tctx, asid);
     if (live.identityId !== sub) throw grantError('subject token invalid');
-    await touchApiSession(trx, asid, iso(ctx.now()));
-    await recordOidcSessionEvent(tctx, {
-      eventType: 'refreshed',
-      id: asid,
-      identityId: sub,
-      reason: 'token exchange',
-      fullyAuthenticated: true,
-      extra: { client_id: clientId },
-    });
+    await sessionRefreshed(tctx, asid, sub, clientId, 'token exchange');
     const sessionCert = await signedSessionCert(tctx, c, params.csr_pem, from);
     const t = await issueTokens(tctx, c, live, issuer, { nonce: null, parentJti: jti, sessionCert });
     if (requested === TOKEN_TYPE.id)
