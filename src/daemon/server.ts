@@ -89,10 +89,12 @@ function answerAfterReplicas(app: FastifyInstance, db: Ctx['db']): void {
       writesAtArrival.set(req, replicatedWrites(db) ?? 0);
     done();
   });
-  app.addHook('onSend', async (req, _reply, payload) => {
+  // Not async: a promise per request for the rare write that must wait.
+  app.addHook('onSend', (req, _reply, payload, done) => {
     const before = writesAtArrival.get(req);
-    if (before !== undefined && replicatedWrites(db) !== before) await storePublished(db);
-    return payload;
+    const published = before !== undefined && replicatedWrites(db) !== before ? storePublished(db) : undefined;
+    if (!published) done(null, payload);
+    else void published.then(() => done(null, payload));
   });
 }
 

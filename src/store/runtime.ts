@@ -6,7 +6,7 @@
  * own) has none and runs plain transactions.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { ChangeFeed } from './change-feed.js';
+import type { ChangeFeed, Deps } from './change-feed.js';
 import type { StoreKind } from './dialect.js';
 import type { Checkpointer } from './checkpointer.js';
 import type { Executor } from './executor.js';
@@ -216,8 +216,11 @@ export const storeFresh = (db: object): Promise<void> | undefined => runtimes.ge
 export function replicatedWrites(db: object): number | undefined {
   const runtime = runtimes.get(db);
   if (!runtime?.replicas) return undefined;
-  return runtime.feed.version(runtime.feed.deps(['store_changes']));
+  return runtime.feed.version(storeState(db as Executor, REPLICATED_WRITES)!);
 }
+
+/** The feed's dependency on the change counters' table, made once per store. */
+const REPLICATED_WRITES = defineCache('replicated-writes', (feed): Deps => feed.deps(['store_changes']));
 
 /**
  * Settles once every other replica has learnt of this store's committed writes, or stopped counting as live
