@@ -217,8 +217,10 @@ describe('the bounds set in the config file (events.stream)', () => {
   let t: TestServer;
   let tAdmin: ApiClient;
   before(async () => {
+    // The write timeout is what the reading client must never reach: it reads in this process, beside the
+    // controller and its 200 KB creates, and at 2 s a loaded machine (load 10) once kept it from reading in time.
     t = await startTestServer({
-      yaml: 'events:\n  stream:\n    maxClients: 2\n    bufferKiB: 16\n    writeTimeout: 2s\n    pollInterval: 50ms\n',
+      yaml: 'events:\n  stream:\n    maxClients: 2\n    bufferKiB: 16\n    writeTimeout: 6s\n    pollInterval: 50ms\n',
     });
     tAdmin = await t.admin();
   });
