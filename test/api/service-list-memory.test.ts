@@ -1,8 +1,9 @@
 /**
  * What the client's default service pages keep is bounded by bytes (model/services/service-access/service-listing.ts,
  * `MAX_PLAIN_PAGE_BYTES`): every byte a kept page holds alive is counted, the answer sent included. Measured as the
- * process's array-buffer memory after a full collection, once far more page bytes than the bound were made: a copy
- * kept beside the cache (the route's envelope of each page used to be) shows as twice the bound.
+ * page-sized buffers a heap snapshot still finds once twice the bound of page bytes was made: a copy kept beside
+ * the cache (the route's envelope of each page used to be) shows as twice the bound. Over TLS: an in-process
+ * request without a body leaves the body-drain timers holding it and its answer for a while.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -74,7 +75,7 @@ test('kept service pages hold no more bytes than their bound', async () => {
     serviceRoles: [`#${tag}`],
   });
 
-  // Each request a page of its own (the config types asked are part of its key): 3× the bound made in all.
+  // Each request a page of its own (the config types asked are part of its key): twice the bound made in all.
   const page = async (n: number) => {
     const res = await u.client.get(`/services?limit=500&configTypes=all,${n}`);
     assert.equal(res.status, 200, res.text);
