@@ -37,7 +37,6 @@ const JUSTIFIED: Record<string, string> = {
   'src/model/services/ext-jwt/ext-jwt-secondary.ts: evidence': 'side data of one request, keyed by its body object',
   'src/daemon/http/route.ts: principals': 'side data of one request, keyed by the request',
   'src/daemon/http/envelope.ts: envelopes': 'memo of an encoding, keyed by the (immutable) text it encodes',
-  'src/daemon/routes/services-access.ts: envelopes': 'memo of an encoding, keyed by the (immutable) page it encodes',
 };
 
 const TOP_LET = /^(?:export )?(?:let|var) ([A-Za-z_$][\w$]*)/;

@@ -17,6 +17,7 @@ import {
   resolveIdentityRef,
   serviceAs,
   serviceOf,
+  type PageAnswer,
   type ServiceListRequest,
   type ServicePage,
 } from '../../model/services/service-access/service-listing.js';
@@ -42,26 +43,20 @@ function configTypesParam(rc: RequestContext): string[] | undefined {
 
 const DATA_OPEN = Buffer.from('{"data":');
 
-/** The envelope bytes of each encoded page, kept while the model keeps handing out that page (a repeat). */
-const envelopes = new WeakMap<ServicePage, Buffer>();
-
 /**
- * A service page as the list envelope. The default client page arrives already encoded (the access engine
- * keeps each service's JSON), so its envelope is written as bytes; it is the same `{data, meta}` as `listOf`.
+ * The default client page's answer: its records arrive already encoded (the access engine keeps each service's
+ * JSON), so the list envelope around them is written as bytes, the same `{data, meta}` as `listOf`. The model
+ * keeps the page with this answer, its one copy of the bytes (service-listing.ts).
  */
+const pageAnswer: PageAnswer = (data, page) => {
+  const meta = JSON.stringify({ ...baseMeta(), pagination: page.pagination, filterableFields: page.filterableFields });
+  return Buffer.concat([DATA_OPEN, ...data, Buffer.from(`,"meta":${meta}}`)]);
+};
+
+/** A service page as the list envelope: the default client page's answer as it is, any other from its records. */
 function servicePage(rc: RequestContext, p: ServicePage): Envelope | typeof RAW {
-  if (!p.encoded) return listOf(p.records ?? [], p.page);
-  let bytes = envelopes.get(p);
-  if (!bytes) {
-    const meta = JSON.stringify({
-      ...baseMeta(),
-      pagination: p.page.pagination,
-      filterableFields: p.page.filterableFields,
-    });
-    bytes = Buffer.concat([DATA_OPEN, ...p.encoded, Buffer.from(`,"meta":${meta}}`)]);
-    envelopes.set(p, bytes);
-  }
-  void rc.reply.code(200).type('application/json').send(bytes);
+  if (!p.answer) return listOf(p.records ?? [], p.page);
+  void rc.reply.code(200).type('application/json').send(p.answer);
   return RAW;
 }
 
@@ -89,7 +84,7 @@ export const servicesAccessRoutes: RouteDef[] = [
     envelope: 'listServicesEnvelope',
     async handler(rc) {
       const p = rc.principal;
-      return servicePage(rc, await listServicesOf(rc.ctx, p.identity.id, p.apiSessionId, listRequest(rc)));
+      return servicePage(rc, await listServicesOf(rc.ctx, p.identity.id, p.apiSessionId, listRequest(rc), pageAnswer));
     },
   }),
   route({

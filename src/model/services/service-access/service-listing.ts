@@ -42,11 +42,17 @@ export interface ServiceListRequest {
 }
 
 export interface ServicePage {
-  /** The records, or (default client page) `encoded`: the JSON array of the records, as byte chunks. */
+  /** The records, or (default client page) `answer`: the whole answer, made by the caller's `PageAnswer`. */
   records?: Record<string, unknown>[];
-  encoded?: Buffer[];
+  answer?: Buffer;
   page: Pick<Page, 'pagination' | 'filterableFields'>;
 }
+
+/**
+ * How the caller writes a default page's answer from the JSON array of its records (byte chunks, valid only
+ * during the call) and its paging: the answer is what the page keeps, its only copy of the records' bytes.
+ */
+export type PageAnswer = (data: readonly Buffer[], page: ServicePage['page']) => Buffer;
 
 /** The fields a service listing may filter on (the definition's, fixed). */
 const FILTERABLE = Object.keys(filterFields(services));
@@ -113,9 +119,11 @@ const MAX_PLAIN_PAGES = 20_000;
 /**
  * And by their bytes: a page of `limit=500` is ~340 KB, and at the xlarge model (20,000 services) a client
  * reading its whole list makes ~30 of them. Counted alone, 100 such clients grew the controller from ~320 MB
- * to over 2 GB (bench/RESULTS.md); 64 MiB keeps ~9,000 default pages (~7 KB) or ~190 of 500 records.
+ * to over 2 GB (bench/RESULTS.md); 64 MiB keeps ~9,000 default pages (~7 KB) or ~190 of 500 records. A page
+ * keeps one copy of its bytes, the answer (the route's envelope around the records was a second copy, kept
+ * beside the cache and not counted: 64 MiB of pages held ~130 MiB on the large bench).
  */
-const MAX_PLAIN_PAGE_BYTES = 64 * 1024 * 1024;
+export const MAX_PLAIN_PAGE_BYTES = 64 * 1024 * 1024;
 const PLAIN_PAGES = defineCache(
   'plain-service-pages',
   () => new WeighedMap<PlainPage>(MAX_PLAIN_PAGES, MAX_PLAIN_PAGE_BYTES),
@@ -130,6 +138,7 @@ export async function listServicesOf(
   identityId: string,
   apiSessionId: string,
   req: ServiceListRequest,
+  answer: PageAnswer,
 ): Promise<ServicePage> {
   const view = await accessEngine(ctx).view(ctx, identityId);
   if (isPlainPage(req)) {
@@ -159,10 +168,11 @@ export async function listServicesOf(
       );
     }
     encoded.push(CLOSE);
-    const page: ServicePage = {
-      encoded: [Buffer.concat(encoded)],
-      page: { pagination: { limit, offset, totalCount: view.grants.ids.length }, filterableFields: filterableFields() },
+    const meta: ServicePage['page'] = {
+      pagination: { limit, offset, totalCount: view.grants.ids.length },
+      filterableFields: filterableFields(),
     };
+    const page: ServicePage = { answer: answer(encoded, meta), page: meta };
     cache?.set(
       key,
       {
@@ -173,7 +183,7 @@ export async function listServicesOf(
         },
         page,
       },
-      page.encoded![0]!.length,
+      page.answer!.length,
     );
     return page;
   }
