@@ -4,7 +4,8 @@
  * With `--results FILE` (the bench's JSON of the same run), only the samples taken during the controller's
  * measured runs count (both use the system's monotonic clock), so start-up, model checks and idle time between
  * runs are left out.
- * Usage: node --import tsx bench/profile-top.ts FILE.cpuprofile [--results RESULTS.json] [--top N]
+ * `--window FROM,TO`: only the samples in that span (the `window` bench/identity-creates.ts prints).
+ * Usage: node --import tsx bench/profile-top.ts FILE.cpuprofile [--results RESULTS.json | --window FROM,TO] [--top N]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,7 +24,7 @@ interface Profile {
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
-  options: { results: { type: 'string' }, top: { type: 'string', default: '25' } },
+  options: { results: { type: 'string' }, window: { type: 'string' }, top: { type: 'string', default: '25' } },
 });
 const file = positionals[0];
 if (!file) throw new Error('usage: profile-top.ts FILE.cpuprofile [--results RESULTS.json] [--top N]');
@@ -37,7 +38,9 @@ const windows: [number, number][] = opts.results
         }
       ).scenarios,
     ).flatMap((s) => s.runs.map((r) => r.edgectl.window))
-  : [[-Infinity, Infinity]];
+  : opts.window
+    ? [opts.window.split(',').map(Number) as [number, number]]
+    : [[-Infinity, Infinity]];
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const selfUs = new Map<number, number>();
 let at = profile.startTime;

@@ -26,6 +26,14 @@ export interface Page<R extends Row = Row> {
   filterableFields: string[];
 }
 
+/** A prop's default, as a value of the record's own: an empty list or object is made anew, anything else cloned. */
+function defaultOf(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v) && v.length === 0) return [];
+  if (Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0) return {};
+  return structuredClone(v);
+}
+
 /** Fills defaults for a create, or resets absent optional props for a full update (PUT replaces). */
 function completeInput(def: ResourceDef, input: Input, mode: WriteMode): Input {
   if (mode === 'patch') return input;
@@ -33,12 +41,12 @@ function completeInput(def: ResourceDef, input: Input, mode: WriteMode): Input {
   for (const name of writableProps(def, mode)) {
     const p = def.props[name]!;
     if (out[name] !== undefined || p.virtual) continue;
-    if (p.default !== undefined) out[name] = structuredClone(p.default);
+    if (p.default !== undefined) out[name] = defaultOf(p.default);
     else if (p.nullable) out[name] = null;
   }
   if (mode === 'create') {
     for (const [name, p] of Object.entries(def.props)) {
-      if (out[name] === undefined && p.default !== undefined) out[name] = structuredClone(p.default);
+      if (out[name] === undefined && p.default !== undefined) out[name] = defaultOf(p.default);
     }
   }
   return out;
@@ -57,7 +65,7 @@ function resolveNulls(def: ResourceDef, input: Input): void {
     }
     const p = def.props[name];
     if (!p || p.nullable) continue;
-    if (p.default !== undefined) input[name] = structuredClone(p.default);
+    if (p.default !== undefined) input[name] = defaultOf(p.default);
     else throw fieldError(name, `${name} must not be null`, null);
   }
 }

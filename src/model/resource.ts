@@ -183,8 +183,13 @@ export function bodySchema(def: ResourceDef, mode: WriteMode): TSchema {
 }
 
 /** The props a write mode may set. */
-export function writableProps(def: ResourceDef, mode: WriteMode): string[] {
-  return Object.entries(def.props)
+/** Each definition's writable props by mode, worked out once (every write asks). */
+const writableByDef = new WeakMap<ResourceDef, Partial<Record<WriteMode, readonly string[]>>>();
+
+export function writableProps(def: ResourceDef, mode: WriteMode): readonly string[] {
+  let byMode = writableByDef.get(def);
+  if (!byMode) writableByDef.set(def, (byMode = {}));
+  return (byMode[mode] ??= Object.entries(def.props)
     .filter(([, p]) => (mode === 'create' ? p.create : mode === 'update' ? p.update : p.patch))
-    .map(([n]) => n);
+    .map(([n]) => n));
 }

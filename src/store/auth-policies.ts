@@ -12,7 +12,7 @@ export interface StoredAuthPolicy {
 }
 
 export async function authPolicyExists(db: TypedExecutor, id: string): Promise<boolean> {
-  return (await db.selectFrom('auth_policies').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+  return (await hotRows(db, 'select id from auth_policies where id = ?', [id])).length > 0;
 }
 
 /** Every policy's id and name. */

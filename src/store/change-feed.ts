@@ -13,6 +13,11 @@
  * channel `table.column` instead of the table, so what depends on the table's other columns ignores it. A read
  * of the table's rows depends on both.
  *
+ * Adding inserts: an insert that can only add rows (statement-tables.ts, `adds`) moves the channel `table+insert`
+ * instead of the table. Every dependency includes both, except where its holder says the table's new rows do not
+ * concern it ({@link ChangeFeed.deps}'s `addsIgnored`): the API-session principals, so that provisioning (a new
+ * identity a request) does not empty them for every next request.
+ *
  * Transactions are followed per connection ({@link FeedSession}): SQLite's store has one, PostgreSQL's pool
  * one per pooled connection. Where statements of other connections can run while one is in flight (the pool),
  * the connection also reports when each has finished ({@link FeedSession.finished}), and a write or commit
@@ -32,6 +37,9 @@ export interface Deps {
   readonly cells: readonly Cell[];
   readonly tables: readonly string[];
 }
+
+/** The channel a table's adding inserts move (statement-tables.ts, `adds`), beside the table's own. */
+const ADDED = '+insert';
 
 export type Compiled =
   | { kind: 'read' | 'txStart' | 'txEnd' | 'undo' }
@@ -66,9 +74,18 @@ export class ChangeFeed {
     private readonly split: Readonly<Record<string, readonly string[]>> = {},
   ) {}
 
-  /** The dependency on `tables` (and on writes of unknown reach). */
-  deps(tables: readonly string[]): Deps {
-    return { cells: [this.epoch, ...tables.map((t) => this.cell(t))], tables };
+  /**
+   * The dependency on `tables` (and on writes of unknown reach). `addsIgnored`: tables of `tables` whose
+   * inserts that only add rows do not concern the dependent (a cache of answers about rows that exist, e.g. an
+   * API session token's principal: a new identity or session cannot change what an existing token resolves to).
+   */
+  deps(tables: readonly string[], addsIgnored: readonly string[] = []): Deps {
+    const cells = [this.epoch];
+    for (const t of tables) {
+      cells.push(this.cell(t));
+      if (!t.includes('.') && !addsIgnored.includes(t)) cells.push(this.cell(t + ADDED));
+    }
+    return { cells, tables };
   }
 
   /** The dependency on every write but the split columns'. */
@@ -185,7 +202,10 @@ export class ChangeFeed {
     const splitCols = this.split[k.table];
     const onlySplit = k.op === 'update' && splitCols && k.columns && k.columns.every((col) => splitCols.includes(col));
     const tables = graph.writeClosure(k.table, k.op, k.columns);
-    const cells = tables.map((t) => (onlySplit && t === k.table ? undefined : this.cell(t))).filter((c) => !!c);
+    // An insert that only adds rows moves its table's adding channel; what its triggers write moves as usual.
+    const cells = tables
+      .map((t) => (t !== k.table ? this.cell(t) : onlySplit ? undefined : this.cell(k.adds ? t + ADDED : t)))
+      .filter((c) => !!c);
     if (onlySplit) for (const col of k.columns!) cells.push(this.cell(`${k.table}.${col}`));
     else cells.push(this.any);
     return { kind: 'write', cells, tables };

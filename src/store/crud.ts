@@ -15,7 +15,7 @@ import type { Scope } from './scopes.js';
 import { boolFromDb, boolToDb, countFromDb, jsonFromDb, jsonToDb } from './values.js';
 import { linkTable } from './link-tables.js';
 import { readWithCache } from './list-cache.js';
-import { hotRows } from './direct.js';
+import { hotRows, hotWrite } from './direct.js';
 import { orderedBy } from './filter-sql.js';
 import type { Database } from './schema.js';
 
@@ -95,6 +95,31 @@ function fromDb(p: StoredProp, v: unknown): unknown {
   }
 }
 
+/** A link table's columns, in the order its hot inserts bind them. */
+const SET_COLUMNS = ['ownerId', 'value', 'position'] as const;
+/** Up to this many values a set is written by a fixed text per count (a few texts), beyond it through kysely. */
+const HOT_SET_ROWS = 8;
+/** Insert texts by table, columns and rows: a table is written with a handful of column sets. */
+const insertTexts = new Map<string, string>();
+const COLUMN_NAME = /^\w+$/;
+
+/**
+ * The text of an insert of `rows` rows into `table`'s `columns` (names from a resource definition), run as a
+ * hot statement (direct.ts): the query builder's compile of a 20-column insert cost more than SQLite's insert.
+ */
+function insertText(table: string, columns: readonly string[], rows = 1): string {
+  const key = `${table}\u0000${columns.join(',')}\u0000${rows}`;
+  let text = insertTexts.get(key);
+  if (text === undefined) {
+    for (const c of [table, ...columns]) if (!COLUMN_NAME.test(c)) throw new Error(`not a plain name: ${c}`);
+    const tuple = `(${columns.map(() => '?').join(', ')})`;
+    text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${Array(rows).fill(tuple).join(', ')}`;
+    if (insertTexts.size >= 1000) insertTexts.clear();
+    insertTexts.set(key, text);
+  }
+  return text;
+}
+
 /** Splits a record into table columns and set values. */
 function columnsOf(t: StoredTable, values: Row): { cols: Row; sets: Record<string, string[] | null> } {
   const cols: Row = {};
@@ -125,6 +150,12 @@ async function writeSets(
     if (replace) await dynamic(db).deleteFrom(table).where('ownerId', '=', id).execute();
     const unique = [...new Set(values ?? [])];
     if (unique.length === 0) continue;
+    if (unique.length <= HOT_SET_ROWS) {
+      const params: unknown[] = [];
+      unique.forEach((value, position) => params.push(id, value, position));
+      await hotWrite(db, insertText(table, SET_COLUMNS, unique.length), params);
+      continue;
+    }
     // Batches keep each statement well under SQLite's bound-parameter limit (three per row).
     for (let i = 0; i < unique.length; i += SET_INSERT_BATCH) {
       await dynamic(db)
@@ -156,18 +187,23 @@ async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void
   const setProps = storedEntries(t).filter(([, p]) => p.storage === 'set');
   if (setProps.length === 0 || rows.length === 0) return;
   // The ids as one JSON array: one bound value and one statement text for any page size. One record (a detail,
-  // a write's before and after) is looked up by its id alone, which every planner answers from the key's index
-  // (PostgreSQL's estimate of a JSON list's length can lead it to scan the table while its statistics lag a bulk
-  // load).
+  // a write's before and after) is looked up by its id alone, a fixed text per link table run as a hot statement
+  // (direct.ts), which every planner answers from the key's index (PostgreSQL's estimate of a JSON list's length
+  // can lead it to scan the table while its statistics lag a bulk load).
   const distinct = [...new Set(rows.map(idOf))];
-  const ids = JSON.stringify(distinct);
-  const owners = distinct.length === 1 ? sql`(${distinct[0]})` : sql`(select value from json_each(${ids}))`;
+  const owners = sql`(select value from json_each(${JSON.stringify(distinct)}))`;
   for (const [prop] of setProps) {
     const lists = new Map<string, string[]>();
     for (const r of rows) {
       const list: string[] = [];
       r[prop] = list;
       lists.set(idOf(r), list);
+    }
+    if (distinct.length === 1) {
+      const list = lists.get(distinct[0]!)!;
+      const text = `select "value" from "${linkTable(t.table, prop)}" where "ownerId" = ? order by "position"`;
+      for (const l of await hotRows<{ value: string }>(db, text, distinct)) list.push(l.value);
+      continue;
     }
     const links = await dynamic(db)
       .selectFrom(linkTable(t.table, prop))
@@ -183,7 +219,8 @@ async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void
 export async function insertRow(db: Executor, t: StoredTable, values: Row): Promise<void> {
   const { cols, sets } = columnsOf(t, values);
   try {
-    await dynamic(db).insertInto(t.table).values(cols).execute();
+    const columns = Object.keys(cols);
+    await hotWrite(db, insertText(t.table, columns), Object.values(cols));
     await writeSets(db, t, idOf(values), sets, false);
   } catch (e) {
     throw describeConstraintError(e, values);

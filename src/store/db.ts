@@ -13,6 +13,7 @@ import { ChangeFeed, SPLIT_COLUMNS } from './change-feed.js';
 import type { SchemaObject } from './statement-tables.js';
 import { startCheckpointer } from './checkpointer.js';
 import { createRuntime, runTransaction, type DirectConnection, type StoreRuntime } from './runtime.js';
+import { flushSearchQueue } from './search-queue.js';
 import type { TxBatcher } from './tx-batch.js';
 import type { Executor, Store } from './executor.js';
 import { WriteGate } from './write-gate.js';
@@ -84,7 +85,13 @@ export async function openStore(file: string, opts: OpenOptions = {}): Promise<O
       prepare: (text) => statements.prepare(text) as unknown as ReturnType<DirectConnection['prepare']>,
       inTransaction: () => connection.inTransaction,
     };
-    runtime = createRuntime(db as Kysely<unknown>, { kind: 'sqlite', connection: direct, gate, feed });
+    runtime = createRuntime(db as Kysely<unknown>, {
+      kind: 'sqlite',
+      connection: direct,
+      gate,
+      feed,
+      beforeCommit: flushSearchQueue,
+    });
     if (opts.migrate ?? !opts.readonly) applied = await migrateToLatest(db);
     if (opts.verify) await checkSchema(raw, file, knownMigrations);
     // The -wal and -shm files exist only now; SQLite created them with the database's mode, checked again here.

@@ -17,9 +17,17 @@ export async function lastEventSeq(db: Executor): Promise<number> {
   return Math.min(last, await settledEventSeq(db));
 }
 
+/**
+ * The text of {@link lastSeqBefore}. `max(seq + 0)`, not `max(seq)`: SQLite answers `max` of the key by walking
+ * the table back from its newest row until one is old enough, i.e. through the whole outbox while every event is
+ * within the retention (a full scan at every sweep: ~50 ms for 100,000 events, seconds for a million); an
+ * expression makes it read the timestamp index's entries before `before` instead, the events about to go.
+ */
+export const LAST_SEQ_BEFORE = 'select max(seq + 0) as seq from events where timestamp < ?';
+
 /** The last position of an event older than `before` (0: none). */
 export async function lastSeqBefore(db: Executor, before: string): Promise<number> {
-  const [row] = await hotRows<{ seq: unknown }>(db, 'select max(seq) as seq from events where timestamp < ?', [before]);
+  const [row] = await hotRows<{ seq: unknown }>(db, LAST_SEQ_BEFORE, [before]);
   return row?.seq === null || row?.seq === undefined ? 0 : Number(row.seq);
 }
 

@@ -92,7 +92,14 @@ const runtimes = new WeakMap<object, StoreRuntime>();
 
 export function createRuntime(
   db: Kysely<unknown>,
-  parts: { kind: StoreKind; connection?: DirectConnection; gate: WriteGate; feed: ChangeFeed },
+  parts: {
+    kind: StoreKind;
+    connection?: DirectConnection;
+    gate: WriteGate;
+    feed: ChangeFeed;
+    /** Run by the group commit in each batch's transaction before it commits (db.ts: the search indexes' queue). */
+    beforeCommit?: (trx: Executor) => Promise<void>;
+  },
 ): StoreRuntime {
   const { connection, gate } = parts;
   const runtime: StoreRuntime = {
@@ -113,6 +120,7 @@ export function createRuntime(
         (trx, fn) => lendToTransaction(db, trx, fn),
         () => (runtime.checkpointer ? runtime.checkpointer.admit() : gate.wait()),
         () => gate.isOpen,
+        parts.beforeCommit && ((trx) => parts.beforeCommit!(trx as unknown as Executor)),
       ),
   };
   runtimes.set(db, runtime);

@@ -365,6 +365,11 @@ export interface SchemaMigrationsTable {
   timestamp: string;
 }
 
+export interface SearchIndexPendingTable {
+  ix: string;
+  docid: number;
+}
+
 export interface ServiceEdgeRouterPoliciesTable extends EntityColumns {
   name: string;
   semantic: Generated<string>;
@@ -513,6 +518,7 @@ export interface Database {
   posture_identities: PostureIdentitiesTable;
   revocations: RevocationsTable;
   schema_migrations: SchemaMigrationsTable;
+  search_index_pending: SearchIndexPendingTable;
   service_edge_router_policies: ServiceEdgeRouterPoliciesTable;
   service_edge_router_policies_edgeRouterRoles: ServiceEdgeRouterPoliciesEdgeRouterRolesTable;
   service_edge_router_policies_serviceRoles: ServiceEdgeRouterPoliciesServiceRolesTable;

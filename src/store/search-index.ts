@@ -15,9 +15,9 @@ import {
   SEARCH_INDEXES,
   searchIndexName,
   searchTableStatement,
-  searchTriggerStatements,
   type SearchIndexDef,
 } from './migrations/0012-search-indexes.js';
+import { flushPendingStatements, pendingTriggerStatements } from './migrations/0027-search-index-pending.js';
 
 export { SEARCH_INDEXES, searchIndexName, type SearchIndexDef };
 
@@ -48,6 +48,8 @@ export async function searchIndexProblems(db: Executor, ix: SearchIndexDef): Pro
     where type = 'table' and name = ${name}`.execute(db);
   if (rows.length === 0) return [`the table ${name} is missing`];
   try {
+    // Queued names first (migration 0027): the comparison below would count them as missing entries.
+    for (const text of flushPendingStatements(ix)) await sql.raw(text).execute(db);
     // rank 1: compare the index with the rows of the content table too, not only its own structure.
     await sql`insert into ${sql.table(name)}(${sql.ref(name)}, rank) values ('integrity-check', 1)`.execute(db);
     return [];
@@ -67,8 +69,10 @@ export async function repairSearchIndex(db: Executor, ix: SearchIndexDef): Promi
     where (type = 'table' and name = ${name}) or (type = 'trigger' and tbl_name = ${ix.table})`.execute(db);
   const present = new Set(rows.map((r) => r.name));
   if (!present.has(name)) await sql.raw(searchTableStatement(ix)).execute(db);
-  for (const t of searchTriggerStatements(ix)) if (!present.has(t.name)) await sql.raw(t.sql).execute(db);
+  for (const t of pendingTriggerStatements(ix)) if (!present.has(t.name)) await sql.raw(t.sql).execute(db);
+  // The rebuild indexes every row, queued ones included: the queue empties with it.
   await sql.raw(rebuildStatement(ix)).execute(db);
+  await sql.raw(flushPendingStatements(ix)[1]).execute(db);
 }
 
 /**

@@ -17,7 +17,11 @@ export type StatementKind =
   | { kind: 'txEnd' }
   /** `rollback to`: undoes some of the open transaction's writes and leaves it open. */
   | { kind: 'undo' }
-  | { kind: 'write'; table: string; op: WriteOp; columns?: readonly string[] }
+  /**
+   * `adds`: an insert that can only add rows to its table (no `or replace`, no upsert): the table's existing
+   * rows stay as they were, which a cache of answers about existing rows may ignore (change-feed.ts).
+   */
+  | { kind: 'write'; table: string; op: WriteOp; columns?: readonly string[]; adds?: boolean }
   /** DDL, pragmas that write, or a write whose table could not be read. */
   | { kind: 'unknown'; ddl: boolean };
 
@@ -33,6 +37,9 @@ const NAME = String.raw`(?:"([^"]+)"|(\w+))`;
 const INSERT = new RegExp(String.raw`\b(?:insert(?:\s+or\s+\w+)?|replace)\s+into\s+${NAME}`, 'i');
 const UPDATE = new RegExp(String.raw`\bupdate(?:\s+or\s+\w+)?\s+${NAME}\s+set\b`, 'i');
 const DELETE = new RegExp(String.raw`\bdelete\s+from\s+${NAME}`, 'i');
+/** An insert that only adds rows: `insert into` or `insert or ignore/abort/fail/rollback into`. */
+const ADDING_INSERT = /^\s*insert(?:\s+or\s+(?:ignore|abort|fail|rollback))?\s+into\b/i;
+const UPSERT = /\bon\s+conflict\b[^;]*\bdo\s+update\b/i;
 const SET_COLUMN = /(?:"([^"]+)"|\b(\w+))\s*=/g;
 
 const nameOf = (m: RegExpExecArray): string => m[1] ?? m[2]!;
@@ -47,7 +54,10 @@ export function classifyStatement(sql: string, reader: boolean): StatementKind {
   if (TX_END.test(sql)) return { kind: 'txEnd' };
   if (DDL.test(sql)) return { kind: 'unknown', ddl: true };
   const write = firstWrite(sql);
-  return write ? { kind: 'write', ...write } : { kind: 'unknown', ddl: false };
+  if (!write) return { kind: 'unknown', ddl: false };
+  // Only a statement that starts with its insert (no CTE that might write first) and updates nothing on conflict.
+  const adds = write.op === 'insert' && ADDING_INSERT.test(sql) && !UPSERT.test(sql);
+  return { kind: 'write', ...write, ...(adds && { adds }) };
 }
 
 /** The first write in `sql` (a statement has one; a CTE before it only reads). */

@@ -73,6 +73,11 @@ export class TxBatcher {
     /** Resolves when new write transactions may begin (write-gate.ts); undefined when they may now. */
     private readonly admit: () => Promise<void> | undefined,
     private readonly mayContinue: () => boolean,
+    /**
+     * Runs in the batch's transaction after its last member, outside every savepoint (the search indexes' queue,
+     * migration 0027); a failure loses the batch like a failed commit.
+     */
+    private readonly beforeCommit?: (trx: Transaction<unknown>) => Promise<void>,
   ) {}
 
   run<T>(fn: (trx: Transaction<unknown>) => Promise<T>): Promise<T> {
@@ -174,6 +179,7 @@ export class TxBatcher {
             performance.now() - started < this.maxBatchMs &&
             this.mayContinue()
           );
+          if (done.length > 0) await this.beforeCommit?.(trx);
         }),
       );
     } catch (e) {

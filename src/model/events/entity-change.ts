@@ -25,14 +25,22 @@ export function isSecretProp(name: string, p: PropDef | undefined): boolean {
   return p?.hidden === true && p.audited !== true;
 }
 
+/** Each definition's shown props, worked out once (every write's event asks). */
+const shownByDef = new WeakMap<ResourceDef, readonly string[]>();
+
 /** The props an event shows of a record: the base fields and every stored prop that is not a secret. */
-function shownProps(def: ResourceDef): string[] {
-  return [
-    ...BASE,
-    ...Object.entries(def.props)
-      .filter(([n, p]) => !p.virtual && !isSecretProp(n, p))
-      .map(([n]) => n),
-  ];
+function shownProps(def: ResourceDef): readonly string[] {
+  let shown = shownByDef.get(def);
+  if (!shown) {
+    shown = [
+      ...BASE,
+      ...Object.entries(def.props)
+        .filter(([n, p]) => !p.virtual && !isSecretProp(n, p))
+        .map(([n]) => n),
+    ];
+    shownByDef.set(def, shown);
+  }
+  return shown;
 }
 
 /** A stored record as an event shows it (secrets left out). */

@@ -99,6 +99,25 @@ test('the principal cache depends on every table the token lookup reads', async 
   );
 });
 
+test('the principal cache keeps its answers across new identities and sessions, and drops them when an identity changes', async () => {
+  // Behaviour locked in: provisioning does not make every next request look its session up again (issue #25).
+  const identityId = await createEntity(t.ctx, identities, { name: 'cd-keep', type: 'User', isAdmin: false });
+  const now = new Date().toISOString();
+  await sql`insert into authenticators (id, "identityId", method, username, "createdAt", "updatedAt", tags, "isSystem")
+    values ('cd-keep-auth', ${identityId}, 'updb', 'cd-keep', ${now}, ${now}, '{}', 0)`.execute(t.store.db);
+  const session = { identityId, authenticatorId: 'cd-keep-auth', ipAddress: '127.0.0.1', configTypes: [] };
+  const token = t.ctx.tokens.token('api-session', await createApiSession(t.ctx, session));
+  const kept = () => storeCache(t.store.db, PRINCIPALS)!.current().get(token) !== undefined;
+  assert.ok(await resolveToken(t.ctx, token));
+  assert.ok(kept(), 'kept after a lookup');
+  await createEntity(t.ctx, identities, { name: 'cd-keep-2', type: 'Device', isAdmin: false, roleAttributes: ['a'] });
+  await createApiSession(t.ctx, session);
+  assert.ok(kept(), 'a new identity and a new session leave it');
+  await sql`update identities set "disabledAt" = ${now} where id = ${identityId}`.execute(t.store.db);
+  assert.equal(kept(), false, 'a changed identity drops it');
+  assert.equal(await resolveToken(t.ctx, token), null, 'and the disabled identity is refused at once');
+});
+
 /** The tables the read statements `fn` runs name (the feed's own reading of them). */
 async function tablesRead(fn: () => Promise<unknown>): Promise<Set<string>> {
   const feed = feedOf(t.store.db)!;

@@ -96,6 +96,41 @@ test('the activity touch moves only its split column; a new session moves no acc
   assert.deepEqual(insert, ['sessions']);
 });
 
+test('an insert that only adds rows moves its table for every dependent except those that ignore new rows', async () => {
+  // Behaviour locked in: provisioning (a new identity a request) keeps the API-session principals (issue #25).
+  const ignoring = feed.deps(['identities', 'auth_policies'], ['identities']);
+  const plain = feed.deps(['identities']);
+  const changes = async (run: () => Promise<unknown>) => {
+    const [a, b] = [feed.version(ignoring), feed.version(plain)];
+    await run();
+    return { ignoring: feed.version(ignoring) !== a, plain: feed.version(plain) !== b };
+  };
+  // Foreign keys refuse these rows; what counts is that each was run.
+  const run = (text: string) => () =>
+    sql
+      .raw(text)
+      .execute(store.db)
+      .catch(() => undefined);
+  const adding = "insert into identities (id, name) values ('feed-probe', 'feed-probe')";
+  assert.deepEqual(await changes(run(adding)), { ignoring: false, plain: true });
+  assert.deepEqual(await changes(run(adding.replace('insert', 'insert or ignore'))), {
+    ignoring: false,
+    plain: true,
+  });
+  for (const changing of [
+    adding.replace('insert', 'insert or replace'),
+    adding.replace('insert', 'replace'),
+    `${adding} on conflict (id) do update set name = excluded.name`,
+    "update identities set name = name where id = 'none'",
+    "delete from identities where id = 'none'",
+  ])
+    assert.deepEqual(await changes(run(changing)), { ignoring: true, plain: true }, changing);
+  // The tables its triggers write move as usual (the name-search index's queue).
+  assert.deepEqual(await moved(['search_index_pending'], run(adding)), ['search_index_pending']);
+  const policies = await changes(run("insert into auth_policies (id, name) values ('feed-probe', 'feed-probe')"));
+  assert.deepEqual(policies, { ignoring: true, plain: false }, 'a table not ignored moves on any write');
+});
+
 test("a transaction's tables move when it writes and again when it ends", async () => {
   const deps = feed.deps(['auth_policies']);
   const start = feed.version(deps);

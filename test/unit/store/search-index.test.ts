@@ -13,6 +13,9 @@ import { repairIntegrity, scanIntegrity } from '../../../src/model/integrity/run
 import type { FieldTable } from '../../../src/model/filter/fields.js';
 import { openTestStore, type TestStore } from '../../harness/store.js';
 import { sqliteDialect } from '../../../src/store/filter-sql.js';
+import { createEntity } from '../../../src/model/crud.js';
+import { runtimeOf, runTransaction } from '../../../src/store/runtime.js';
+import type { Store } from '../../../src/store/executor.js';
 
 const NAMES = ['alpha-one', 'Alpha-Two', 'beta "quoted" one', 'gamma', 'ALPHABET', 'zeta one', 'éclair Élan', 'x'];
 
@@ -139,5 +142,62 @@ test('a dropped index table is recreated and refilled', async () => {
   const found = (await scanIntegrity(t.ctx)).map((f) => f.description);
   assert.deepEqual(found, ['search index services_name_search: the table services_name_search is missing']);
   await repairIntegrity(t.ctx, await scanIntegrity(t.ctx));
+  assert.deepEqual(await scanIntegrity(t.ctx), []);
+});
+
+/** The index's count of segments written (FTS5's structure record: cookie, levels, segments, write counter). */
+function segmentsWritten(index: string): number {
+  const row = t.store.raw.prepare(`select block from "${index}_data" where id = 10`).get() as { block: Buffer };
+  const b = row.block;
+  let i = 4;
+  if (b.subarray(4, 8).toString('latin1') === '\xff\x00\x00\x01') i += 4;
+  const varint = (): number => {
+    let v = 0;
+    for (let n = 0; n < 9; n++) {
+      const byte = b[i++]!;
+      if (n === 8) return v * 256 + byte;
+      v = v * 128 + (byte & 0x7f);
+      if (byte < 0x80) return v;
+    }
+    return v;
+  };
+  varint(); // levels
+  varint(); // segments
+  return varint();
+}
+
+test('new names reach the index once per commit, and are found before it', async () => {
+  // Behaviour locked in (issue #25): a group commit of creates writes one FTS5 segment, not one per create
+  // (each member's savepoint flushed the index's pending entries); a name still queued is a search candidate.
+  const batcher = runtimeOf(t.store.db)!.batcher!;
+  const bound = batcher.maxBatchMs;
+  batcher.maxBatchMs = Infinity;
+  try {
+    const before = segmentsWritten('identities_name_search');
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        createEntity(t.ctx, identities, { name: `queued-${i}`, type: 'Device', isAdmin: false, roleAttributes: ['q'] }),
+      ),
+    );
+    assert.equal(segmentsWritten('identities_name_search') - before, 1, 'one segment for the commit of eight');
+  } finally {
+    batcher.maxBatchMs = bound;
+  }
+  const queued = t.store.raw.prepare('select count(*) as n from search_index_pending').get() as { n: number };
+  assert.equal(queued.n, 0, 'the queue is empty');
+  assert.equal((await same('name contains "queued-"', true)).length, 8);
+  // Inside a transaction: found while queued; renamed and deleted while queued, the index stays whole.
+  await runTransaction(t.store.db as Store, async (trx) => {
+    await sql`insert into identities (id, "createdAt", "updatedAt", name, "typeId", "authPolicyId")
+      values ('q1', '', '', 'pending-one', 'User', 'default'), ('q2', '', '', 'pending-two', 'User', 'default')`.execute(
+      trx,
+    );
+    const q = compileListQuery({ filter: 'name contains "pending-"' }, indexed, sqliteDialect);
+    const found = await trx.selectFrom('identities as t').select('t.id').where(q.where!).execute();
+    assert.deepEqual(found.map((r) => r.id).sort(), ['q1', 'q2']);
+    await sql`update identities set name = 'pending-renamed' where id = 'q1'`.execute(trx);
+    await sql`delete from identities where id = 'q2'`.execute(trx);
+  });
+  assert.deepEqual(await same('name contains "pending-"', true), ['q1']);
   assert.deepEqual(await scanIntegrity(t.ctx), []);
 });

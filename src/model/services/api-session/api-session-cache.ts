@@ -4,7 +4,8 @@
  *
  * Validity rests on the store's change feed (store/change-feed.ts): the cache empties when a write reaches API
  * sessions, identities or auth policies, whichever code path made it (a logout, the sweeper, an identity
- * disabled, deleted or demoted, an MFA completed, an auth policy changed, a cascade from any of them). The
+ * disabled, deleted or demoted, an MFA completed, an auth policy changed, a cascade from any of them), except
+ * an insert that only adds identities or API sessions, which no kept answer reads (a login, provisioning). The
  * activity touch sets a split column and does not reach it: the cache keeps the last recorded activity and the
  * request still judges expiry against it and writes it at its granularity.
  */
@@ -32,13 +33,20 @@ export const MAX_CACHED_PRINCIPALS = 20_000;
 /** The tables a token's answer is read from. */
 export const PRINCIPAL_TABLES: readonly string[] = ['api_sessions', 'identities', 'auth_policies'];
 
+/**
+ * Of those, the tables whose new rows cannot change an answer kept: a new API session has a token of its own
+ * (and a token not found is not kept), a new identity has no session yet. A new auth policy still counts (an
+ * identity's policy id that named none falls back to the default's until it exists).
+ */
+const ADDS_IGNORED: readonly string[] = ['api_sessions', 'identities'];
+
 class PrincipalCache {
   readonly byToken = new WeighedMap<CachedPrincipal>(MAX_CACHED_PRINCIPALS);
   readonly deps: Deps;
   private version: number;
 
   constructor(readonly feed: ChangeFeed) {
-    this.deps = feed.deps(PRINCIPAL_TABLES);
+    this.deps = feed.deps(PRINCIPAL_TABLES, ADDS_IGNORED);
     this.version = feed.version(this.deps);
   }
 
