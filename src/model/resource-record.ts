@@ -1,11 +1,13 @@
 /**
  * The record types of resource definitions. `defineResource` keeps a definition's props and table as literal
  * types and checks, at compile time, that the store's table keeps each stored prop as its kind says; `RecordOf`
- * is then the record the generic CRUD reads for it. Types and one identity function only: the definitions
- * import this and must stay cheap to load (docs/design.md, "Cheap definitions").
+ * is then the record the generic CRUD reads for it. Types and one small function only (it adds the lists every
+ * write asks for: prop-lists.ts): the definitions import this and must stay cheap to load (docs/design.md,
+ * "Cheap definitions").
  */
 import type { ColumnName, ColumnValue, StorageKind, TableName } from '../store/crud.js';
 import type { PropDef, ResourceDef } from './resource.js';
+import { propLists } from './prop-lists.js';
 import type { Row } from './row.js';
 
 /**
@@ -14,7 +16,7 @@ import type { Row } from './row.js';
  */
 export const defineResource = <const Props extends Readonly<Record<string, PropDef>>, const Table extends TableName>(
   def: ResourceDef<Props, Table> & ColumnCheck<Props, Table>,
-): ResourceDef<Props, Table> => def;
+): ResourceDef<Props, Table> => ({ ...def, lists: propLists(def.props) });
 
 /** How the store keeps each kind (booleans as 0/1, JSON as text: src/store/values.ts; sets in link tables). */
 interface KindColumns {

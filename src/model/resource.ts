@@ -6,6 +6,7 @@
  */
 import { Type, type TSchema } from './schema-type.js';
 import type { WriteMode } from './row.js';
+import { writableOf, type PropLists } from './prop-lists.js';
 import type { FieldDef, FieldTable } from './filter/fields.js';
 import type { StorageKind } from '../store/crud.js';
 import { linkTable, linkTableField } from '../store/link-tables.js';
@@ -111,6 +112,8 @@ export interface ResourceDef<
   schemaName: string;
   /** `isSystem` is part of the wire record (edge router policies); elsewhere it stays internal. */
   showSystem?: boolean;
+  /** Lists every write asks for, worked out once by `defineResource` (prop-lists.ts). */
+  readonly lists?: PropLists;
 }
 
 /** Base fields every record has; filterable on every entity (parity: §1.7). */
@@ -182,14 +185,6 @@ export function bodySchema(def: ResourceDef, mode: WriteMode): TSchema {
   return Type.Object(properties, { additionalProperties: true });
 }
 
-/** The props a write mode may set. */
-/** Each definition's writable props by mode, worked out once (every write asks). */
-const writableByDef = new WeakMap<ResourceDef, Partial<Record<WriteMode, readonly string[]>>>();
-
-export function writableProps(def: ResourceDef, mode: WriteMode): readonly string[] {
-  let byMode = writableByDef.get(def);
-  if (!byMode) writableByDef.set(def, (byMode = {}));
-  return (byMode[mode] ??= Object.entries(def.props)
-    .filter(([, p]) => (mode === 'create' ? p.create : mode === 'update' ? p.update : p.patch))
-    .map(([n]) => n));
-}
+/** The props a write mode may set (worked out when the definition was made: prop-lists.ts). */
+export const writableProps = (def: ResourceDef, mode: WriteMode): readonly string[] =>
+  def.lists?.writable[mode] ?? writableOf(def.props, mode);

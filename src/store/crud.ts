@@ -99,25 +99,17 @@ function fromDb(p: StoredProp, v: unknown): unknown {
 const SET_COLUMNS = ['ownerId', 'value', 'position'] as const;
 /** Up to this many values a set is written by a fixed text per count (a few texts), beyond it through kysely. */
 const HOT_SET_ROWS = 8;
-/** Insert texts by table, columns and rows: a table is written with a handful of column sets. */
-const insertTexts = new Map<string, string>();
 const COLUMN_NAME = /^\w+$/;
 
 /**
  * The text of an insert of `rows` rows into `table`'s `columns` (names from a resource definition), run as a
  * hot statement (direct.ts): the query builder's compile of a 20-column insert cost more than SQLite's insert.
+ * Made anew each time (a few string joins); the connection's statement cache keeps its prepared statement.
  */
 function insertText(table: string, columns: readonly string[], rows = 1): string {
-  const key = `${table}\u0000${columns.join(',')}\u0000${rows}`;
-  let text = insertTexts.get(key);
-  if (text === undefined) {
-    for (const c of [table, ...columns]) if (!COLUMN_NAME.test(c)) throw new Error(`not a plain name: ${c}`);
-    const tuple = `(${columns.map(() => '?').join(', ')})`;
-    text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${Array(rows).fill(tuple).join(', ')}`;
-    if (insertTexts.size >= 1000) insertTexts.clear();
-    insertTexts.set(key, text);
-  }
-  return text;
+  for (const c of [table, ...columns]) if (!COLUMN_NAME.test(c)) throw new Error(`not a plain name: ${c}`);
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  return `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values ${Array(rows).fill(tuple).join(', ')}`;
 }
 
 /** Splits a record into table columns and set values. */

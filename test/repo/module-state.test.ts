@@ -24,10 +24,6 @@ const JUSTIFIED: Record<string, string> = {
   'src/store/checkpointer.ts: db': 'the worker thread’s own connection (the module is a worker entry point)',
   'src/store/file-integrity.ts: db': 'the worker thread’s own connection (the module is a worker entry point)',
   'src/store/crud.ts: storedByProps': 'memo of a resource definition’s stored properties, keyed by the definition',
-  'src/store/crud.ts: insertTexts': 'insert texts by table, columns and row count (depends only on its key; bounded)',
-  'src/model/resource.ts: writableByDef': 'memo of a resource definition’s writable props, keyed by the definition',
-  'src/model/events/entity-change.ts: shownByDef':
-    'memo of the props a definition’s events show, keyed by the definition',
   'src/store/schema-objects.ts: references':
     'what the migrations create (in an empty SQLite database, or on a PostgreSQL server), keyed by the migrations, the kind, the server’s environment and the applied list (depends only on its key; bounded)',
   'src/model/ids.ts: next': 'position in a pool of random bytes (entropy, not data)',

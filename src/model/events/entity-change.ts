@@ -11,37 +11,12 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Ctx } from '../ctx.js';
-import type { PropDef, ResourceDef, Row } from '../resource.js';
+import type { ResourceDef, Row } from '../resource.js';
+import { BASE_PROPS, isSecretProp, shownOf } from '../prop-lists.js';
 import { recordEvents, type EventRecord } from './event.js';
 
-/** Prop names that are secrets whatever their definition says (a safety net behind `hidden`). */
-const SECRET_NAME = /password|secret|token|private|hash|otp|recovery/i;
-
-const BASE = ['id', 'createdAt', 'updatedAt', 'tags', 'isSystem'] as const;
-
-/** Whether a prop's values stay out of events. */
-export function isSecretProp(name: string, p: PropDef | undefined): boolean {
-  if (SECRET_NAME.test(name)) return true;
-  return p?.hidden === true && p.audited !== true;
-}
-
-/** Each definition's shown props, worked out once (every write's event asks). */
-const shownByDef = new WeakMap<ResourceDef, readonly string[]>();
-
-/** The props an event shows of a record: the base fields and every stored prop that is not a secret. */
-function shownProps(def: ResourceDef): readonly string[] {
-  let shown = shownByDef.get(def);
-  if (!shown) {
-    shown = [
-      ...BASE,
-      ...Object.entries(def.props)
-        .filter(([n, p]) => !p.virtual && !isSecretProp(n, p))
-        .map(([n]) => n),
-    ];
-    shownByDef.set(def, shown);
-  }
-  return shown;
-}
+/** The props an event shows of a record (worked out when the definition was made: prop-lists.ts). */
+const shownProps = (def: ResourceDef): readonly string[] => def.lists?.shown ?? shownOf(def.props);
 
 /** A stored record as an event shows it (secrets left out). */
 export function auditState(def: ResourceDef, row: Row): Row {
@@ -54,7 +29,7 @@ export function auditState(def: ResourceDef, row: Row): Row {
 export function changedFields(def: ResourceDef, before: Row, after: Row): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const names = [
-    ...BASE,
+    ...BASE_PROPS,
     ...Object.entries(def.props)
       .filter(([, p]) => !p.virtual)
       .map(([n]) => n),

@@ -10,7 +10,8 @@ import { openStore, withTx, type OpenedStore } from '../../../src/store/db.js';
 import { eventsAfter, insertEvents, pruneEvents, readCursor, writeCursor } from '../../../src/store/events.js';
 import { LAST_SEQ_BEFORE } from '../../../src/store/event-backlog.js';
 import { newEventId, storedEvent } from '../../../src/model/events/event.js';
-import { auditState, changedFields, isSecretProp } from '../../../src/model/events/entity-change.js';
+import { auditState, changedFields } from '../../../src/model/events/entity-change.js';
+import { isSecretProp } from '../../../src/model/prop-lists.js';
 import type { ResourceDef } from '../../../src/model/resource.js';
 
 let store: OpenedStore;
