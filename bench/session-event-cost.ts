@@ -88,10 +88,13 @@ async function run(withEvent: boolean): Promise<number> {
   const worker = async () => {
     while (next < owners.length) {
       const apiSessionId = owners[next++]!;
+      // As the session service makes it: the time taken per session (the event's time is the session's).
+      const at = ctx.now();
+      const createdAt = at.toISOString();
       const s: StoredSession = {
         id: `s-${apiSessionId}`,
-        createdAt: now,
-        updatedAt: now,
+        createdAt,
+        updatedAt: createdAt,
         tags: {},
         isSystem: false,
         tokenHash: `t-${apiSessionId}`,
@@ -100,7 +103,7 @@ async function run(withEvent: boolean): Promise<number> {
         serviceId: 'bench-service',
         identityId: 'bench-identity',
       };
-      if (withEvent) await insertSessionIfAbsent(db, s, sessionCreatedEvent(ctx, s));
+      if (withEvent) await insertSessionIfAbsent(db, s, sessionCreatedEvent(ctx, s, at));
       else {
         const row = [
           s.id,

@@ -20,7 +20,7 @@ import type { CheckedExpr, CheckedQuery, SetRef, Subject, ValueType } from './fi
 import { storeKind } from './dialect.js';
 import type { Executor } from './executor.js';
 import { SEARCH_INDEXES, searchIndexName } from './migrations/0012-search-indexes.js';
-import { PENDING_TABLE } from './migrations/0027-search-index-pending.js';
+import { PENDING_TABLE } from './migrations/0026-search-index-pending.js';
 
 /** The SQL-engine specific pieces of the compiler. */
 export interface FilterDialect {
@@ -78,7 +78,7 @@ export const sqliteDialect: FilterDialect = {
   // FTS5 trigram index (migration 0012): a quoted phrase of the needle's trigrams matches exactly the rows
   // containing it with letters case-folded, a superset of both `contains` and `icontains` (upper() folds
   // ASCII only). The quoted FTS5 string takes every character literally but `"`, which is doubled. Rows whose
-  // names are still queued for the index (migration 0027: until their transaction commits) are candidates too.
+  // names are still queued for the index (migration 0026: until their transaction commits) are candidates too.
   substringCandidates: (alias, index, needle) => {
     if ([...needle].length < MIN_INDEXED_NEEDLE) return null;
     const phrase = `"${needle.replace(/"/g, '""')}"`;

@@ -17,7 +17,7 @@ import {
   searchTableStatement,
   type SearchIndexDef,
 } from './migrations/0012-search-indexes.js';
-import { flushPendingStatements, pendingTriggerStatements } from './migrations/0027-search-index-pending.js';
+import { flushPendingStatements, pendingTriggerStatements } from './migrations/0026-search-index-pending.js';
 
 export { SEARCH_INDEXES, searchIndexName, type SearchIndexDef };
 
@@ -48,7 +48,7 @@ export async function searchIndexProblems(db: Executor, ix: SearchIndexDef): Pro
     where type = 'table' and name = ${name}`.execute(db);
   if (rows.length === 0) return [`the table ${name} is missing`];
   try {
-    // Queued names first (migration 0027): the comparison below would count them as missing entries.
+    // Queued names first (migration 0026): the comparison below would count them as missing entries.
     for (const text of flushPendingStatements(ix)) await sql.raw(text).execute(db);
     // rank 1: compare the index with the rows of the content table too, not only its own structure.
     await sql`insert into ${sql.table(name)}(${sql.ref(name)}, rank) values ('integrity-check', 1)`.execute(db);

@@ -6,7 +6,7 @@ import { groupedRow, groupedWrite, hotRows } from './direct.js';
 import type { TypedExecutor } from './executor.js';
 import { boolFromDb, boolToDb, jsonFromDb, jsonToDb } from './values.js';
 import { storeKind } from './dialect.js';
-import { eventParams, INSERT_EVENT, INSERT_EVENT_COLUMNS, type StoredEvent } from './events.js';
+import { INSERT_EVENT_COLUMNS } from './events.js';
 
 export interface StoredSession {
   id: string;
@@ -55,6 +55,21 @@ const INSERT_SESSION = `insert into sessions (${SESSION_COLUMNS})
   on conflict ("apiSessionId", "serviceId", type) do nothing`;
 
 /**
+ * A new session's `created` event (model/events/session-events.ts) as the store inserts it with the session: its
+ * own values. The rest of its outbox row is the session's: its time the session's `createdAt`, its entity the
+ * session (`sessions`, its id), its namespace and type `session` `created`, written as constants.
+ */
+export interface NewSessionEvent {
+  id: string;
+  actorId: string;
+  /** The whole event as JSON text. */
+  body: string;
+}
+
+/** SQLite: the event's insert, the session insert's follow-up in its transaction (direct.ts, `groupedWrite`). */
+const INSERT_SESSION_EVENT = `${INSERT_EVENT_COLUMNS} values (?, 'session', 'created', ?, ?, 'sessions', ?, ?)`;
+
+/**
  * PostgreSQL: the sessions of one event-loop turn and their events in one statement (direct.ts, `groupedRow`),
  * which commits on its own. Only sessions that met no conflict get their event, and the statement answers their
  * ids. It takes no lock: statements of several replicas commit side by side, and their events' positions may
@@ -62,25 +77,28 @@ const INSERT_SESSION = `insert into sessions (${SESSION_COLUMNS})
  * so the statement is prepared (pg/open.ts).
  */
 const V_COLUMNS = `id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId",
-  "identityId", e_id, e_namespace, e_type, e_timestamp, e_actor, e_entity_type, e_entity_id, e_body`;
+  "identityId", e_id, e_actor, e_body`;
 const INSERT_SESSIONS_AND_EVENTS = {
   text: `with v as (select ${V_COLUMNS} from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[],
-    $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
-    $15::text[], $16::text[], $17::text[], $18::text[]) as u(${V_COLUMNS})),
+    $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[]) as u(${V_COLUMNS})),
   s as (insert into sessions (${SESSION_COLUMNS})
     select id, "createdAt", "updatedAt", tags, "isSystem", "tokenHash", type, "apiSessionId", "serviceId", "identityId"
     from v on conflict ("apiSessionId", "serviceId", type) do nothing returning id),
   e as (${INSERT_EVENT_COLUMNS}
-    select e_id, e_namespace, e_type, e_timestamp, e_actor, e_entity_type, e_entity_id, e_body
+    select e_id, 'session', 'created', v."createdAt", e_actor, 'sessions', v.id, e_body
     from v join s on s.id = v.id)
   select id from s`,
 };
 
 /**
  * Inserts a session unless one of the same API session, service and type exists (a concurrent create won the
- * unique index), and its event with it; answers whether this one was stored.
+ * unique index), and its `created` event with it; answers whether this one was stored.
  */
-export async function insertSessionIfAbsent(db: TypedExecutor, s: StoredSession, event: StoredEvent): Promise<boolean> {
+export async function insertSessionIfAbsent(
+  db: TypedExecutor,
+  s: StoredSession,
+  event: NewSessionEvent,
+): Promise<boolean> {
   const params = [
     s.id,
     s.createdAt,
@@ -95,9 +113,9 @@ export async function insertSessionIfAbsent(db: TypedExecutor, s: StoredSession,
   ];
   // Concurrent creates share one commit (direct.ts, `groupedWrite`), their events too.
   if (storeKind(db) === 'postgres')
-    return groupedRow(db, INSERT_SESSIONS_AND_EVENTS, [...params, ...eventParams(event)]);
+    return groupedRow(db, INSERT_SESSIONS_AND_EVENTS, [...params, event.id, event.actorId, event.body]);
   const changed = await groupedWrite(db, INSERT_SESSION, params, {
-    then: { text: INSERT_EVENT, params: eventParams(event) },
+    then: { text: INSERT_SESSION_EVENT, params: [event.id, s.createdAt, event.actorId, s.id, event.body] },
   });
   return changed === 1;
 }

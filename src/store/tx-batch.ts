@@ -75,7 +75,7 @@ export class TxBatcher {
     private readonly mayContinue: () => boolean,
     /**
      * Runs in the batch's transaction after its last member, outside every savepoint (the search indexes' queue,
-     * migration 0027); a failure loses the batch like a failed commit.
+     * migration 0026); a failure loses the batch like a failed commit.
      */
     private readonly beforeCommit?: (trx: Transaction<unknown>) => Promise<void>,
   ) {}

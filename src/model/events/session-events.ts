@@ -5,10 +5,9 @@
  * refused by posture, or taken with its API session (logout, idle expiry, MFA failures), its identity or its
  * service. The reference's `id` (the session's) is `session_id` here, and its `token` is never written.
  */
-import { sessionsWhere, type EndingSession } from '../../store/sessions.js';
+import { sessionsWhere, type EndingSession, type NewSessionEvent } from '../../store/sessions.js';
 import { EVENT_VERSION, newEventId, recordEvents, type EventRecord } from './event.js';
-import { iso, type Ctx } from '../ctx.js';
-import type { StoredEvent } from '../../store/events.js';
+import type { Ctx } from '../ctx.js';
 
 /** Why sessions went, as their `deleted` events say. */
 export type SessionEndReason =
@@ -49,33 +48,28 @@ export function sessionEvent(
   };
 }
 
+/** JSON text of a string: quoted as it is when nothing in it needs escaping (ids), else by JSON.stringify. */
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+const jsonString = (v: string): string => (PLAIN.test(v) ? `"${v}"` : JSON.stringify(v));
+
 /**
- * The stored `created` event of a new session, for the store to insert with it (store/sessions.ts). Built as
- * text directly, on the session create's hot path: the same object, field for field and in the same order, as
- * `storedEvent(now, sessionEvent(ctx, 'created', s))` makes (a unit test holds them equal), in about half its CPU.
+ * The `created` event of a new session made at `at` (its `createdAt` is `iso(at)`), for the store to insert with
+ * it (store/sessions.ts): its id, actor and text; its time is the session's `createdAt` and its entity the
+ * session, which the store takes from the row. Built as text directly, on the session create's hot path: the
+ * same event, field for field and in the same order, as `storedEvent(at, sessionEvent(ctx, 'created', s))`
+ * makes (a unit test holds them equal), in about a third of its CPU.
  */
-export function sessionCreatedEvent(ctx: Ctx, s: SessionFacts): StoredEvent {
-  const now = ctx.now();
-  const id = newEventId(now);
-  const timestamp = iso(now);
+export function sessionCreatedEvent(ctx: Ctx, s: SessionFacts & { createdAt: string }, at: Date): NewSessionEvent {
+  const id = newEventId(at);
   const author = ctx.actor?.author;
   const actorId = author?.id ?? s.identityId;
   const body =
-    `{"id":"${id}","namespace":"session","version":${EVENT_VERSION},"timestamp":"${timestamp}",` +
-    `"event_type":"created","session_id":${JSON.stringify(s.id)},"session_type":${JSON.stringify(s.type)},` +
-    `"api_session_id":${JSON.stringify(s.apiSessionId)},"identity_id":${JSON.stringify(s.identityId)},` +
-    `"service_id":${JSON.stringify(s.serviceId)}` +
+    `{"id":"${id}","namespace":"session","version":${EVENT_VERSION},"timestamp":"${s.createdAt}",` +
+    `"event_type":"created","session_id":${jsonString(s.id)},"session_type":${jsonString(s.type)},` +
+    `"api_session_id":${jsonString(s.apiSessionId)},"identity_id":${jsonString(s.identityId)},` +
+    `"service_id":${jsonString(s.serviceId)}` +
     (author && author.id !== s.identityId ? `,"author_id":${JSON.stringify(author.id)}}` : '}');
-  return {
-    id,
-    namespace: 'session',
-    eventType: 'created',
-    timestamp,
-    actorId,
-    entityType: 'sessions',
-    entityId: s.id,
-    body,
-  };
+  return { id, actorId, body };
 }
 
 /**

@@ -28,7 +28,8 @@ import * as m0021 from './0021-events.js';
 import * as m0022 from './0022-oidc-cert-binding.js';
 import * as m0023 from './0023-oidc-login-csr.js';
 import * as m0024 from './0024-replica-leases.js';
-import * as m0027 from './0027-search-index-pending.js';
+import * as m0025 from './0025-events-id-not-indexed.js';
+import * as m0026 from './0026-search-index-pending.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -56,7 +57,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022-oidc-cert-binding': m0022,
   '0023-oidc-login-csr': m0023,
   '0024-replica-leases': m0024,
-  '0027-search-index-pending': m0027,
+  '0025-events-id-not-indexed': m0025,
+  '0026-search-index-pending': m0026,
 };
 
 /**

@@ -60,3 +60,35 @@ test('0013 keeps verified MFA enrollments and drops pending ones, which have no 
   assert.deepEqual(rows, [{ id: 'verified', apiSessionId: null }]);
   await store.close();
 });
+
+test('0025 keeps the outbox rows and their positions, and never gives a position again, pruned or not', async () => {
+  for (const kept of [1, 0]) {
+    const store = await openStore(':memory:', { migrate: false });
+    const upTo24 = Object.fromEntries(Object.entries(knownMigrations).filter(([name]) => name < '0025'));
+    await runMigrations(store.db, upTo24);
+    const insert = store.raw.prepare(
+      `insert into events (id, namespace, "eventType", timestamp, "actorId", "entityType", "entityId", body)
+       values (?, 'session', 'created', '2026-01-01T00:00:00.000Z', 'a', 'sessions', ?, '{}')`,
+    );
+    for (const n of [1, 2, 3]) insert.run(`e${n}`, `s${n}`);
+    // Pruned: the newest two, or all three.
+    store.raw.prepare('delete from events where seq > ?').run(kept);
+    await runMigrations(store.db, knownMigrations);
+    const rows = () => store.raw.prepare('select seq, id, "entityId" from events order by seq').all();
+    assert.deepEqual(rows(), kept ? [{ seq: 1, id: 'e1', entityId: 's1' }] : []);
+    store.raw
+      .prepare(
+        `insert into events (id, namespace, "eventType", timestamp, "actorId", "entityType", "entityId", body)
+         values ('e4', 'session', 'created', '2026-01-01T00:00:00.000Z', 'a', 'sessions', 's4', '{}')`,
+      )
+      .run();
+    assert.equal((rows().at(-1) as { seq: number }).seq, 4, 'after the last position ever given');
+    const indexes = store.raw.prepare(`select name from sqlite_master where tbl_name = 'events' and type = 'index'`);
+    assert.deepEqual(
+      (indexes.all() as { name: string }[]).map((r) => r.name).sort(),
+      ['events_by_entity', 'events_by_timestamp'],
+      'no index on the id',
+    );
+    await store.close();
+  }
+});

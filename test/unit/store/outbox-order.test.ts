@@ -96,7 +96,7 @@ test('a reader following the outbox by position sees every event of concurrent w
             serviceId: 'order-service',
             identityId: 'order-identity',
           };
-          assert.equal(await insertSessionIfAbsent(store.db, s, sessionCreatedEvent(ctx, s)), true);
+          assert.equal(await insertSessionIfAbsent(store.db, s, sessionCreatedEvent(ctx, s, new Date(now))), true);
         }
       }),
     ),

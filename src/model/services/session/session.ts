@@ -92,7 +92,8 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
   let row = await engine.sessions.peek(key, version);
   let token: string | undefined;
   if (!row) {
-    const now = iso(ctx.now());
+    const at = ctx.now();
+    const now = iso(at);
     const id = newEntityId();
     token = ctx.tokens.token('session', id);
     const values: StoredSession = {
@@ -110,7 +111,7 @@ export async function createSession(ctx: Ctx, caller: SessionCaller, body: Sessi
     };
     // A concurrent create of the same (API session, service, type) may win the unique index: then use its row
     // (and no event is stored: the insert and its event go together).
-    if (await insertSessionIfAbsent(ctx.db, values, sessionCreatedEvent(ctx, values))) row = values;
+    if (await insertSessionIfAbsent(ctx.db, values, sessionCreatedEvent(ctx, values, at))) row = values;
     else {
       row = await findSession(ctx, caller.apiSessionId, serviceId, type);
       token = undefined;
