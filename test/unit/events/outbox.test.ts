@@ -63,6 +63,11 @@ test('event ids are UUID v7 and sort by time', () => {
   assert.match(a, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.ok(a < b);
   assert.notEqual(newEventId(new Date(0)), newEventId(new Date(0)));
+  // The first 48 bits are the time in milliseconds, at the edges of each byte too.
+  for (const t of [0, 255, 0xffffff, 0x1000000, Date.parse('2026-11-29T07:00:00.123Z'), 2 ** 48 - 1]) {
+    const id = newEventId(new Date(t));
+    assert.equal(id.slice(0, 8) + id.slice(9, 13), t.toString(16).padStart(12, '0'), `the time of ${t}`);
+  }
 });
 
 test('pruning removes events older than the retention; cursors remember where a sink stopped', async () => {
