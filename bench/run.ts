@@ -6,8 +6,9 @@
  * Builds a model of the given size (in its own process) through the model services, or with `--build api` (the
  * xlarge size's default) through the built controller's Management API by `--build-connections` clients (16), the
  * figure reported being that provisioning's wall time (bench/model.ts, bench/provision.ts), or with `--model DIR`
- * reuses a SQLite data dir an earlier run kept (`--keep`; its bench-model.json, and whatever that run's writes left
- * in it); starts the built
+ * reuses a data dir an earlier run kept (`--keep`; its bench-model.json, and whatever that run's writes left
+ * in it; on PostgreSQL `--db` then names the database that run kept, and the model's fresh API sessions end after
+ * the session timeout, 30 minutes unused by default, so `new-sessions` needs a model that recent); starts the built
  * controller and a bare Fastify server with the same TLS material and options (each in its own process), and
  * drives both with autocannon from this process over loopback. Every scenario: a warm-up, then the
  * controller's measured run, then right after it the bare server sending the controller's own response bytes
@@ -177,8 +178,10 @@ function peakRssMiB(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-if (args.model && args.db) throw new Error('--model reuses a SQLite data dir; it does not take --db');
-/** `--model DIR`: a data dir an earlier run built and kept (`--keep`), measured again; never removed here. */
+/**
+ * `--model DIR`: a data dir an earlier run built and kept (`--keep`), measured again; never removed here. With
+ * `--db URL` the URL names that run's kept database itself (printed at its end), likewise never dropped here.
+ */
 /** What this run creates is named apart from what an earlier run on the same kept model (`--model`) created. */
 const runTag = args.model ? `-${Date.now().toString(36)}` : '';
 const dataDir = args.model ? resolve(args.model) : mkdtempSync(join(tmpdir(), `edgectl-bench-${args.size}-`));
@@ -192,12 +195,14 @@ process.on('exit', () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
   if (!args.keep)
     for (const dir of [...(args.model ? [] : [dataDir]), ...replicaDirs]) rmSync(dir, { recursive: true, force: true });
-  if (database && !args.keep) dropDatabaseSync(args.db!, database.name);
+  if (database && !args.keep && !args.model) dropDatabaseSync(args.db!, database.name);
 });
 // Nor an interrupted one (the exit handler above runs on process.exit, not on a signal's default action).
 process.on('SIGINT', () => process.exit(130));
 process.on('SIGTERM', () => process.exit(143));
-if (args.db) {
+if (args.db && args.model) {
+  database = { name: decodeURIComponent(new URL(args.db).pathname.slice(1)), url: args.db };
+} else if (args.db) {
   const at = new Date().toISOString().replace(/[-:]/g, '').replace('T', '_').slice(0, 15);
   const name = `edgectl_bench_${args.size}_${at}_${process.pid}`.toLowerCase();
   database = { name, url: await createDatabase(args.db, name) };
@@ -390,6 +395,15 @@ async function measure(s: Scenario): Promise<void> {
     totalBytes += Buffer.byteLength(res.body);
     bareRequests.push({ ...sample, path: `/${s.bare ?? 'same'}/${key}` });
   }
+  // With replicas, every other one answers each sample once too, before anything is measured: the one-replica
+  // run warms only the first, so the others would otherwise fill their caches (the access engine's identities and
+  // policy sets, the sessions made through the first) inside the measured all-replica run, a cost a replica
+  // pays once in its life (on the large model most of a run's time on the second replica, the first time).
+  for (const c of controllers.slice(1))
+    for (const sample of samples) {
+      const res = await call({ ca, base: c.origin }, sample);
+      if (!(s.ok ?? [200]).includes(res.status)) throw new Error(`${s.name} on ${c.origin}: ${res.status} ${res.body}`);
+    }
   // A mix's figure is its answers' mean size.
   const bytes = Math.round(totalBytes / samples.length);
   const each = s.each;

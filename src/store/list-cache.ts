@@ -7,11 +7,16 @@
  * Exactness rests on the store's change feed (change-feed.ts): an entry depends on every table its SQL names,
  * and an API session's activity touch reaches only the reads of `api_sessions`. Reads inside a transaction are
  * neither answered nor kept: the transaction's view includes its own uncommitted writes.
+ *
+ * With replicas (PostgreSQL), other replicas' writes reach the feed through the change counters, which some
+ * writes do not move (migration 0015's `UNTRACED`: a new session, an activity time, a failed-attempt count, a
+ * heartbeat, events). A listing reading one of those tables never learns of them, so there it is read each time.
  */
 import type { CompiledQuery } from 'kysely';
 import type { Executor } from './executor.js';
 import { FeedCache } from './feed-cache.js';
-import { defineCache, storeCache } from './runtime.js';
+import { defineCache, runtimeOf, storeCache } from './runtime.js';
+import { UNTRACED } from './migrations/0015-change-log.js';
 
 /** At most this many results, and this many records summed over them (a page weighs its rows). */
 const BOUNDS = { maxEntries: 500, maxWeight: 20_000 };
@@ -32,6 +37,8 @@ export function readWithCache<T>(
 ): Promise<T> {
   const cache = storeCache(db, LIST_CACHE);
   if (!cache) return read();
+  const deps = cache.feed.readDeps(q.sql, also);
+  if (runtimeOf(db)?.replicas && deps.tables.some((t) => t === '*' || Object.hasOwn(UNTRACED, t))) return read();
   const key = `${q.sql}\u0000${JSON.stringify(q.parameters)}`;
-  return cache.read(key, cache.feed.readDeps(q.sql, also), read, weigh as (v: unknown) => number) as Promise<T>;
+  return cache.read(key, deps, read, weigh as (v: unknown) => number) as Promise<T>;
 }

@@ -173,6 +173,21 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
     );
   });
 
+  test('a session listing on one replica shows a session created through another', async () => {
+    // New sessions move no change counter (migration 0015): the listing must not be answered from a kept page.
+    const u = await createUser(replicas[0]!, admins[0]!);
+    const service = await dialableService(admins[0]!, u.id);
+    const mine = `/sessions?filter=${encodeURIComponent(`identity = "${u.id}"`)}`;
+    for (let i = 0; i < 2; i++) assert.equal((await admins[1]!.get(mine)).body.meta.pagination.totalCount, 0);
+    const made = await on(0, u.client).post('/sessions', { serviceId: service });
+    assert.equal(made.status, 201, made.text);
+    const listed = await admins[1]!.get(mine);
+    assert.deepEqual(
+      (listed.body.data as { id: string }[]).map((s) => s.id),
+      [made.body.data.id],
+    );
+  });
+
   test('a TOTP code sent to two replicas at once is accepted by one of them only', async () => {
     const u = await createUser(replicas[0]!, admins[0]!);
     assert.equal((await u.client.post('/current-identity/mfa')).status, 201);

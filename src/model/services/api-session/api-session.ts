@@ -128,9 +128,18 @@ async function lookupToken(ctx: Ctx, token: string): Promise<CachedPrincipal | u
  */
 export async function resolveToken(ctx: Ctx, token: string): Promise<Principal | null> {
   if (!isUuid(token)) return null;
-  const found = cachedPrincipal(ctx.db, token) ?? (await lookupToken(ctx, token));
+  const cached = cachedPrincipal(ctx.db, token);
+  let found = cached ?? (await lookupToken(ctx, token));
   if (!found) return null;
   const now = ctx.now();
+  if (cached && isExpired(ctx, found.lastActivityMs, now)) {
+    // The cache holds this controller's last view of the activity time. Replicas sharing the store record
+    // activity without telling each other (the touch moves no change counter, migration 0015): the session
+    // may have been used through another one since, so the stored time decides.
+    forgetPrincipal(ctx.db, token);
+    found = await lookupToken(ctx, token);
+    if (!found) return null;
+  }
   if (isExpired(ctx, found.lastActivityMs, now)) {
     forgetPrincipal(ctx.db, token);
     await deleteApiSessions(ctx, [found.sessionId], 'expired');
