@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/daemon/config.js';
 import { startDaemon } from '../src/daemon/daemon.js';
-import { attributesOf } from './model.js';
+import { injectedIdentityCreates } from './inject-identity-creates.js';
 import { BENCH_MASTER_KEY } from './master-key.js';
 import { databaseUrl, dropDatabaseSync } from './postgres.js';
 
@@ -65,34 +65,7 @@ const daemon = await startDaemon(
   { adminCredentials: async () => ADMIN },
 );
 const app = daemon.app;
-const MGMT = '/edge/management/v1';
-const login = await app.inject({ method: 'POST', url: `${MGMT}/authenticate?method=password`, payload: ADMIN });
-const token = JSON.parse(login.body).data.token;
-let serial = 0;
-const tag = `pg${Date.now().toString(36)}`;
-const post = async () => {
-  const n = serial++;
-  const r = await app.inject({
-    method: 'POST',
-    url: `${MGMT}/identities`,
-    headers: { 'zt-session': token, 'content-type': 'application/json' },
-    payload: JSON.stringify({
-      name: `${tag}-id-${n}`,
-      type: 'Device',
-      isAdmin: false,
-      roleAttributes: attributesOf(n),
-    }),
-  });
-  if (r.statusCode !== 201) throw new Error(r.body);
-};
-const run = async (n: number) => {
-  let left = n;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (left-- > 0) await post();
-    }),
-  );
-};
+const run = await injectedIdentityCreates(app, ADMIN, `pg${Date.now().toString(36)}`);
 await run(200);
 on = true;
 const cpu0 = process.cpuUsage();

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/daemon/config.js';
 import { startDaemon } from '../src/daemon/daemon.js';
 import { runtimeOf } from '../src/store/runtime.js';
-import { attributesOf } from './model.js';
+import { injectedIdentityCreates } from './inject-identity-creates.js';
 
 const model = process.argv[2]!;
 const count = Number(process.argv[3] ?? 2000);
@@ -75,34 +75,7 @@ if (process.env.PRE_SQL) {
 }
 const batcher = runtimeOf(daemon.store.db)?.batcher;
 if (batcher) batcher.maxBatchMs = Infinity;
-const MGMT = '/edge/management/v1';
-const login = await app.inject({ method: 'POST', url: `${MGMT}/authenticate?method=password`, payload: ADMIN });
-const token = JSON.parse(login.body).data.token;
-let serial = 0;
-const tag = `st${Date.now().toString(36)}`;
-const post = async () => {
-  const n = serial++;
-  const r = await app.inject({
-    method: 'POST',
-    url: `${MGMT}/identities`,
-    headers: { 'zt-session': token, 'content-type': 'application/json' },
-    payload: JSON.stringify({
-      name: `${tag}-id-${n}`,
-      type: 'Device',
-      isAdmin: false,
-      roleAttributes: attributesOf(n),
-    }),
-  });
-  if (r.statusCode !== 201) throw new Error(r.body);
-};
-const run = async (n: number) => {
-  let left = n;
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      while (left-- > 0) await post();
-    }),
-  );
-};
+const run = await injectedIdentityCreates(app, ADMIN, `st${Date.now().toString(36)}`);
 await run(500);
 on = true;
 const cpu0 = process.cpuUsage();
