@@ -94,8 +94,6 @@ export function registerServe(program: Command, io: CliIo): void {
         try {
           // Loaded here, not at the top: the admin commands share this program and need neither Fastify nor SQLite.
           const { startDaemon } = await import('../../daemon/daemon.js');
-          // The controller process's heap growth between full collections (heap-growth.ts).
-          (await import('../../daemon/heap-growth.js')).applyHeapGrowth();
           daemon = await startDaemon(cfg, { adminCredentials: () => adminFromEnvOrPrompt(io) });
         } catch (e) {
           const cause = (e as { errorCause?: { field?: string; reason?: string } }).errorCause;
