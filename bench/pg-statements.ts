@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/daemon/config.js';
 import { startDaemon } from '../src/daemon/daemon.js';
-import { injectedIdentityCreates } from './inject-identity-creates.js';
+import { injectedIdentityCreates, measuredCreates } from './inject-identity-creates.js';
 import { BENCH_MASTER_KEY } from './master-key.js';
 import { databaseUrl, dropDatabaseSync } from './postgres.js';
 
@@ -66,18 +66,11 @@ const daemon = await startDaemon(
 );
 const app = daemon.app;
 const run = await injectedIdentityCreates(app, ADMIN, `pg${Date.now().toString(36)}`);
-await run(200);
-on = true;
-const cpu0 = process.cpuUsage();
-const t0 = performance.now();
-await run(count);
-const wall = performance.now() - t0;
-const cpu = process.cpuUsage(cpu0);
-on = false;
+const m = await measuredCreates(run, 200, count, (measuring) => (on = measuring));
 let n = 0;
 for (const s of stats.values()) n += s.n;
 console.log(
-  `${count} creates: ${((count / wall) * 1000).toFixed(0)}/s, wall ${((wall * 1000) / count).toFixed(0)} µs/create, cpu ${((cpu.user + cpu.system) / count).toFixed(0)} µs/create, ${(n / count).toFixed(2)} statements/create`,
+  `${count} creates: ${m.perSecond.toFixed(0)}/s, wall ${m.wallUs.toFixed(0)} µs/create, cpu ${m.cpuUs.toFixed(0)} µs/create, ${(n / count).toFixed(2)} statements/create`,
 );
 for (const [k, s] of [...stats].sort((a, b) => b[1].n - a[1].n).slice(0, 25))
   console.log(`${(s.n / count).toFixed(2).padStart(6)}/create ${(s.ms / s.n).toFixed(2).padStart(7)} ms each  ${k}`);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/daemon/config.js';
 import { startDaemon } from '../src/daemon/daemon.js';
 import { runtimeOf } from '../src/store/runtime.js';
-import { injectedIdentityCreates } from './inject-identity-creates.js';
+import { injectedIdentityCreates, measuredCreates } from './inject-identity-creates.js';
 
 const model = process.argv[2]!;
 const count = Number(process.argv[3] ?? 2000);
@@ -76,18 +76,11 @@ if (process.env.PRE_SQL) {
 const batcher = runtimeOf(daemon.store.db)?.batcher;
 if (batcher) batcher.maxBatchMs = Infinity;
 const run = await injectedIdentityCreates(app, ADMIN, `st${Date.now().toString(36)}`);
-await run(500);
-on = true;
-const cpu0 = process.cpuUsage();
-const t0 = performance.now();
-await run(count);
-const wall = performance.now() - t0;
-const cpu = process.cpuUsage(cpu0);
-on = false;
+const m = await measuredCreates(run, 500, count, (measuring) => (on = measuring));
 let total = 0n;
 for (const s of stats.values()) total += s.ns;
 console.log(
-  `${count} creates: wall ${((wall * 1000) / count).toFixed(0)} µs/create, cpu ${((cpu.user + cpu.system) / count).toFixed(0)} µs/create, sqlite ${(Number(total) / 1000 / count).toFixed(0)} µs/create`,
+  `${count} creates: wall ${m.wallUs.toFixed(0)} µs/create, cpu ${m.cpuUs.toFixed(0)} µs/create, sqlite ${(Number(total) / 1000 / count).toFixed(0)} µs/create`,
 );
 if (!quiet)
   for (const [k, s] of [...stats].sort((a, b) => Number(b[1].ns - a[1].ns)).slice(0, 30))

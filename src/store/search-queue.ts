@@ -21,8 +21,10 @@ export async function flushSearchQueue(trx: Executor): Promise<void> {
   let queued: unknown[];
   try {
     queued = await hotRows(trx, ANY_QUEUED, []);
-  } catch {
-    return;
+  } catch (e) {
+    // Only the missing table means "nothing to move"; any other failure fails the batch like its commit would.
+    if (/no such table/.test((e as Error).message)) return;
+    throw e;
   }
   if (queued.length === 0) return;
   for (const text of FLUSH_SEARCH_QUEUE) await hotWrite(trx, text, []);
