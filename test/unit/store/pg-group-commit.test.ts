@@ -10,6 +10,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { dynamic, withTx, type Executor } from '../../../src/store/db.js';
 import { runtimeOf } from '../../../src/store/runtime.js';
+import { touchApiSession } from '../../../src/store/api-sessions.js';
 import { postgresSkip, postgresStoreForTests } from '../../harness/pg.js';
 
 const skip = await postgresSkip();
@@ -140,4 +141,23 @@ test('a batch takes the writer lock: another holder of it keeps the whole batch 
   } finally {
     await other.end();
   }
+});
+
+test("an activity touch inside a member leaves the batch's commit waiting for the log flush", { skip }, async () => {
+  const db = pgStore.store.db;
+  let setting = '';
+  const done = withTx(db, async (trx) => {
+    // Test databases commit without waiting (harness/pg.ts): on for this transaction, as on a production server.
+    await sql`set local synchronous_commit = on`.execute(trx);
+    // An API session to touch, without its identity and authenticator (foreign keys off), all undone below.
+    await sql`set local session_replication_role = replica`.execute(trx);
+    const now = new Date().toISOString();
+    await sql`insert into api_sessions (id, "createdAt", "updatedAt", "tokenHash", "identityId", "authenticatorId",
+      "lastActivityAt") values ('touched', ${now}, ${now}, 'h', 'i', 'a', ${now})`.execute(trx);
+    await touchApiSession(trx, 'touched', now);
+    setting = (await sql<{ s: string }>`select current_setting('synchronous_commit') as s`.execute(trx)).rows[0]!.s;
+    throw new Error('undone');
+  });
+  await assert.rejects(done, /undone/);
+  assert.equal(setting, 'on');
 });
