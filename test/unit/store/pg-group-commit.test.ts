@@ -16,13 +16,6 @@ import { postgresSkip, postgresStoreForTests } from '../../harness/pg.js';
 const skip = await postgresSkip();
 const pgStore = postgresStoreForTests(skip);
 
-/** A second connection, outside the store's pool: what another client of the database sees. */
-async function observer(): Promise<pg.Client> {
-  const c = new pg.Client({ connectionString: pgStore.url });
-  await c.connect();
-  return c;
-}
-
 const insert = (table: string, k: string) => (trx: Executor) =>
   sql`insert into ${sql.table(table)} (k) values (${k})`.execute(dynamic(trx));
 
@@ -30,105 +23,89 @@ async function keysOf(c: pg.Client, table: string): Promise<string[]> {
   return (await c.query<{ k: string }>(`select k from ${table} order by k`)).rows.map((r) => r.k);
 }
 
-/** Lifts the batch's time bound, so a loaded machine does not split the batch a test counts. */
-function oneBatchAtMost(): () => void {
+/**
+ * Runs `fn` with a new table of keys and a second connection, outside the store's pool (what another client of
+ * the database sees), with the batch's time bound lifted, so a loaded machine does not split a batch it counts.
+ */
+async function withTable(table: string, fn: (other: pg.Client) => Promise<void>): Promise<void> {
+  await sql`create table ${sql.table(table)} (k text primary key)`.execute(dynamic(pgStore.store.db));
+  const other = new pg.Client({ connectionString: pgStore.url });
+  await other.connect();
   const batcher = runtimeOf(pgStore.store.db)!.batcher;
-  const was = batcher.maxBatchMs;
+  const bound = batcher.maxBatchMs;
   batcher.maxBatchMs = 60_000;
-  return () => {
-    batcher.maxBatchMs = was;
-  };
+  try {
+    await fn(other);
+  } finally {
+    batcher.maxBatchMs = bound;
+    await other.end();
+  }
 }
 
-test(
-  'concurrent transactions share one commit; each is answered only once another connection sees it',
-  { skip },
-  async () => {
+test('concurrent transactions share one commit; each is answered only once another connection sees it', { skip }, () =>
+  withTable('gc_all', async (other) => {
     const db = pgStore.store.db;
-    await sql`create table gc_all (k text primary key)`.execute(dynamic(db));
-    const other = await observer();
-    const restore = oneBatchAtMost();
-    try {
-      const before = pgStore.store.commits();
-      const names = Array.from({ length: 8 }, (_, i) => `k${i}`);
-      /** What the other connection saw of the batch's earlier rows while each member ran. */
-      const seenWhileRunning: string[][] = [];
-      /** What it saw of each member's own row once that member was answered. */
-      const seenWhenAnswered: boolean[] = [];
-      await Promise.all(
-        names.map((k, i) =>
-          withTx(db, async (trx) => {
-            await insert('gc_all', k)(trx);
-            if (i > 0) seenWhileRunning.push(await keysOf(other, 'gc_all'));
-          }).then(async () => {
-            seenWhenAnswered[i] = (await keysOf(other, 'gc_all')).includes(k);
-          }),
-        ),
-      );
-      const after = pgStore.store.commits();
-      assert.equal(after.members - before.members, 8);
-      assert.equal(after.batches - before.batches, 1, 'one transaction, one commit, for the eight');
-      assert.deepEqual(
-        seenWhileRunning,
-        Array.from({ length: 7 }, () => []),
-        'nothing was visible before the commit',
-      );
-      assert.deepEqual(
-        seenWhenAnswered,
-        Array.from({ length: 8 }, () => true),
-        'each answered after its commit',
-      );
-      assert.deepEqual(await keysOf(other, 'gc_all'), names);
-    } finally {
-      restore();
-      await other.end();
-    }
-  },
+    const before = pgStore.store.commits();
+    const names = Array.from({ length: 8 }, (_, i) => `k${i}`);
+    /** What the other connection saw of the batch's earlier rows while each member ran. */
+    const seenWhileRunning: string[][] = [];
+    /** What it saw of each member's own row once that member was answered. */
+    const seenWhenAnswered: boolean[] = [];
+    await Promise.all(
+      names.map((k, i) =>
+        withTx(db, async (trx) => {
+          await insert('gc_all', k)(trx);
+          if (i > 0) seenWhileRunning.push(await keysOf(other, 'gc_all'));
+        }).then(async () => {
+          seenWhenAnswered[i] = (await keysOf(other, 'gc_all')).includes(k);
+        }),
+      ),
+    );
+    const after = pgStore.store.commits();
+    assert.equal(after.members - before.members, 8);
+    assert.equal(after.batches - before.batches, 1, 'one transaction, one commit, for the eight');
+    const none = Array.from({ length: 7 }, () => []);
+    assert.deepEqual(seenWhileRunning, none, 'nothing was visible before the commit');
+    assert.deepEqual(
+      seenWhenAnswered,
+      names.map(() => true),
+      'each answered after its commit',
+    );
+    assert.deepEqual(await keysOf(other, 'gc_all'), names);
+  }),
 );
 
-test(
-  'a member that violates a constraint or throws after writing is undone alone; the others commit',
-  { skip },
-  async () => {
+test('a member that violates a constraint or throws after writing is undone alone; the others commit', { skip }, () =>
+  withTable('gc_fail', async (other) => {
     const db = pgStore.store.db;
-    await sql`create table gc_fail (k text primary key)`.execute(dynamic(db));
     await withTx(db, insert('gc_fail', 'taken'));
-    const other = await observer();
-    const restore = oneBatchAtMost();
-    try {
-      const before = pgStore.store.commits();
-      const results = await Promise.allSettled([
-        withTx(db, insert('gc_fail', 'a')),
-        withTx(db, async (trx) => {
-          await insert('gc_fail', 'b')(trx);
-          await insert('gc_fail', 'taken')(trx); // a unique violation: PostgreSQL aborts up to the savepoint
-        }),
-        withTx(db, async (trx) => {
-          await insert('gc_fail', 'c')(trx);
-          throw new Error('refused after writing');
-        }),
-        withTx(db, insert('gc_fail', 'd')),
-      ]);
-      assert.deepEqual(
-        results.map((r) => r.status),
-        ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
-      );
-      assert.equal((results[1] as PromiseRejectedResult).reason.code, '23505', 'its own unique violation');
-      assert.equal(((results[2] as PromiseRejectedResult).reason as Error).message, 'refused after writing');
-      assert.equal(pgStore.store.commits().batches - before.batches, 1, 'the failures did not end the batch');
-      assert.deepEqual(await keysOf(other, 'gc_fail'), ['a', 'd', 'taken']);
-    } finally {
-      restore();
-      await other.end();
-    }
-  },
+    const before = pgStore.store.commits();
+    const results = await Promise.allSettled([
+      withTx(db, insert('gc_fail', 'a')),
+      withTx(db, async (trx) => {
+        await insert('gc_fail', 'b')(trx);
+        await insert('gc_fail', 'taken')(trx); // a unique violation: PostgreSQL aborts up to the savepoint
+      }),
+      withTx(db, async (trx) => {
+        await insert('gc_fail', 'c')(trx);
+        throw new Error('refused after writing');
+      }),
+      withTx(db, insert('gc_fail', 'd')),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+    );
+    assert.equal((results[1] as PromiseRejectedResult).reason.code, '23505', 'its own unique violation');
+    assert.equal(((results[2] as PromiseRejectedResult).reason as Error).message, 'refused after writing');
+    assert.equal(pgStore.store.commits().batches - before.batches, 1, 'the failures did not end the batch');
+    assert.deepEqual(await keysOf(other, 'gc_fail'), ['a', 'd', 'taken']);
+  }),
 );
 
-test('a batch takes the writer lock: another holder of it keeps the whole batch waiting', { skip }, async () => {
-  const db = pgStore.store.db;
-  await sql`create table gc_lock (k text primary key)`.execute(dynamic(db));
-  const other = await observer();
-  try {
+test('a batch takes the writer lock: another holder of it keeps the whole batch waiting', { skip }, () =>
+  withTable('gc_lock', async (other) => {
+    const db = pgStore.store.db;
     await other.query('begin');
     await other.query(`select pg_advisory_xact_lock(${0x65646765})`);
     let answered = 0;
@@ -138,10 +115,8 @@ test('a batch takes the writer lock: another holder of it keeps the whole batch 
     await other.query('commit');
     await Promise.all(writes);
     assert.deepEqual(await keysOf(other, 'gc_lock'), ['x', 'y', 'z']);
-  } finally {
-    await other.end();
-  }
-});
+  }),
+);
 
 test("an activity touch inside a member leaves the batch's commit waiting for the log flush", { skip }, async () => {
   const db = pgStore.store.db;
