@@ -337,8 +337,14 @@ export class ReplicaChanges {
    */
   private async apply(): Promise<void> {
     const all = await this.counters.rows<{ name: string; gen: number }>(EVERY_TABLE);
-    const before = this.star;
     const star = Number(all.find((r) => r.name === '*')?.gen ?? -1);
+    // Counters that went back (the database restored from a dump) say nothing of what changed, and a `*` value
+    // this replica once committed may come again from another's commit: start over, as at the first read.
+    if (this.star !== undefined && star < this.star) {
+      this.star = undefined;
+      this.own.clear();
+    }
+    const before = this.star;
     const ownMoves = new Map<string, number>();
     for (const [gen, tables] of this.own) {
       if (gen > star) continue;

@@ -101,6 +101,18 @@ test('moves only this replica made are not told again; moves of another writer a
     counters.commit(['services']);
     await counters.read();
     assert.deepEqual(told, [['services'], ['services']], 'a later move of another is still told');
+    told.length = 0;
+
+    // Counters that went back (a restored database) say nothing of what changed: everything is dropped.
+    replica.ownCommit(counters.commit(['identities']), ['identities']);
+    replica.ownCommit(counters.commit(['identities']), ['identities']);
+    counters.gens.set('*', counters.gens.get('*')! - 5);
+    await counters.read();
+    assert.deepEqual(told, [['*']]);
+    told.length = 0;
+    counters.commit(['identities']);
+    await counters.read();
+    assert.deepEqual(told, [['identities']], "another's commit after the restore is told");
   } finally {
     await replica.close();
   }
