@@ -93,8 +93,10 @@ try {
   const headers = { 'zt-session': JSON.parse(auth.body).data.token as string };
   const metrics = async () => (await send(target, agent, { method: 'GET', path: '/metrics' })).body;
   const wal = dbUrl ? await databaseWal(dbUrl) : undefined;
-  const walWritten = dbUrl ? () => wal!.written() : walFromMetrics(metrics);
-  const commits = dbUrl ? undefined : fromMetrics(metrics, 'edgectl_store_commits_total');
+  // On a server shared with other work a checkpoint may recycle the log the run wrote before it is read: no figure then.
+  const walWritten = dbUrl ? () => wal!.written().catch(() => NaN) : walFromMetrics(metrics);
+  // PostgreSQL's group commit counts its batches too (a build without it reports none: no figure).
+  const commits = fromMetrics(metrics, 'edgectl_store_commits_total');
   const backend = dbName ? new BackendCpu(dbName) : undefined;
 
   let serial = 0;
@@ -148,7 +150,7 @@ try {
       perSecond: Math.round(creates / elapsed),
       controllerCpuUsPerCreate: Math.round((cpu / creates) * 1e6),
       ...(pgCpu !== undefined && { pgCpuUsPerCreate: Math.round((pgCpu / creates) * 1e6) }),
-      walKBPerCreate: Math.round((walBytes / creates / 1024) * 10) / 10,
+      walKBPerCreate: Number.isNaN(walBytes) ? null : Math.round((walBytes / creates / 1024) * 10) / 10,
       ...(commitCount && { perCommit: Math.round((creates / commitCount) * 10) / 10 }),
       window: [from, to],
       load: [load0, ...loadavg()].map((l) => Math.round(l * 100) / 100),

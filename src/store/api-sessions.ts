@@ -138,9 +138,11 @@ export async function touchApiSession(db: TypedExecutor, id: string, at: string)
   const running = underWay?.get(id);
   if (running) return running;
   // PostgreSQL's concurrent touches share one statement (TOUCH_API_SESSIONS).
-  // SQLite's are cheap on its one connection, and run there directly.
+  // SQLite's are cheap on its one connection, and run there directly. Inside a transaction (an OIDC refresh's
+  // grant) the plain update: the grouped statement's `synchronous_commit` off would hold for the whole
+  // transaction, and on PostgreSQL for every writer sharing its group commit, answered before their log is flushed.
   const write = (
-    storeKind(db) === 'postgres'
+    storeKind(db) === 'postgres' && !db.isTransaction
       ? groupedRow(db, TOUCH_API_SESSIONS, [id, at])
       : hotWrite(db, TOUCH_API_SESSION_SQL, [at, id])
   ).then(() => undefined);

@@ -70,8 +70,8 @@ export interface StoreRuntime {
   /** Every cache of this store, by its spec (see {@link storeCache}). */
   readonly caches: Map<CacheSpec<unknown>, unknown>;
   readonly gate: WriteGate;
-  /** SQLite's group commit (tx-batch.ts); PostgreSQL commits each transaction on its own connection. */
-  readonly batcher: TxBatcher | undefined;
+  /** The group commit (tx-batch.ts): SQLite's on its one connection, PostgreSQL's on one pooled connection at a time. */
+  readonly batcher: TxBatcher;
   checkpointer: Checkpointer | undefined;
   /** The grouped writes of the current turn, until their batch runs. */
   grouped: GroupedWrite[] | undefined;
@@ -97,11 +97,15 @@ export function createRuntime(
     connection?: DirectConnection;
     gate: WriteGate;
     feed: ChangeFeed;
-    /** Run by the group commit in each batch's transaction before it commits (db.ts: the search indexes' queue). */
-    beforeCommit?: (trx: Executor) => Promise<void>;
+    /**
+     * Run by the group commit in each batch's transaction before it commits (db.ts: the search indexes' queue;
+     * pg/open.ts: which change counters the batch moved); what it answers runs once the batch has committed.
+     */
+    beforeCommit?: (trx: Executor) => Promise<(() => void) | void>;
   },
 ): StoreRuntime {
   const { connection, gate } = parts;
+  const beforeCommit = parts.beforeCommit;
   const runtime: StoreRuntime = {
     kind: parts.kind,
     connection,
@@ -112,16 +116,19 @@ export function createRuntime(
     grouped: undefined,
     groupedRows: new Map(),
     replicas: undefined,
-    batcher:
-      connection &&
-      new TxBatcher(
-        db,
-        () => connection.inTransaction(),
-        (trx, fn) => lendToTransaction(db, trx, fn),
-        () => (runtime.checkpointer ? runtime.checkpointer.admit() : gate.wait()),
-        () => gate.isOpen,
-        parts.beforeCommit && ((trx) => parts.beforeCommit!(trx as unknown as Executor)),
-      ),
+    batcher: new TxBatcher(
+      db,
+      // A failed statement aborts PostgreSQL's transaction only back to the member's savepoint; whether the
+      // transaction itself is gone shows when rolling back to it fails.
+      connection ? () => connection.inTransaction() : () => true,
+      (trx, fn) => lendToTransaction(db, trx, fn),
+      () => (runtime.checkpointer ? runtime.checkpointer.admit() : gate.wait()),
+      () => gate.isOpen,
+      {
+        ...(!connection && { begin: takeWriterLock, combinedStatements: true }),
+        ...(beforeCommit && { beforeCommit: (trx) => beforeCommit(trx as unknown as Executor) }),
+      },
+    ),
   };
   runtimes.set(db, runtime);
   return runtime;
@@ -130,10 +137,15 @@ export function createRuntime(
 /**
  * The key of the advisory lock every PostgreSQL write transaction takes first: transactions that change the
  * model run one at a time across every replica, as they do on SQLite's one connection, so a check made inside
- * one (a name still free, a code not yet used) still holds when it commits. Single statements outside a
+ * one (a name still free, a code not yet used) still holds when it commits. The group commit takes it once per
+ * batch (tx-batch.ts): the members run in turn under it and share its commit. Single statements outside a
  * transaction (a new session, an activity touch, a failed-attempt count) do not take it.
  */
 const WRITER_LOCK = 0x65646765; // 'edge'
+
+const takeWriterLock = async (trx: Transaction<unknown>): Promise<void> => {
+  await sql`select pg_advisory_xact_lock(${WRITER_LOCK})`.execute(trx);
+};
 
 /** The runtime of the store `db` is, or of the store whose connection the transaction `db` holds now. */
 export const runtimeOf = (db: object): StoreRuntime | undefined => runtimes.get(db);
@@ -160,13 +172,7 @@ async function lendToTransaction<T>(db: object, trx: object, fn: () => Promise<T
 export function runTransaction<D, T>(db: Kysely<D>, fn: (trx: Transaction<D>) => Promise<T>): Promise<T> {
   const runtime = runtimes.get(db);
   if (!runtime) return db.transaction().execute(fn);
-  if (runtime.batcher) return runtime.batcher.run(fn as unknown as (trx: Transaction<unknown>) => Promise<T>);
-  return db.transaction().execute((trx) =>
-    lendToTransaction(db, trx, async () => {
-      await sql`select pg_advisory_xact_lock(${WRITER_LOCK})`.execute(trx);
-      return fn(trx);
-    }),
-  );
+  return runtime.batcher.run(fn as unknown as (trx: Transaction<unknown>) => Promise<T>);
 }
 
 /** The store's write gate (write-gate.ts), for tests of back-pressure. */

@@ -10,6 +10,12 @@
  * Members run strictly in turn (SQLite has one connection and savepoints nest), so a batch is bounded in
  * members and in time, after which it commits and the next one starts; readers waiting for the connection get
  * their turn between batches. Before a batch begins it passes the store's write gate (write-gate.ts).
+ *
+ * PostgreSQL batches the same way, on one pooled connection: the batch's transaction takes the writer lock once
+ * (`begin`, runtime.ts) and pays one commit flush, so the model writes that queue while one batch holds the lock
+ * go together in the next instead of each waiting for the lock and the log on its own. A statement that fails
+ * there aborts the transaction only back to the member's savepoint; a savepoint that cannot be rolled back to
+ * (the connection lost) loses the batch.
  */
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 
@@ -31,6 +37,9 @@ const COHORT_WAIT_MS = 2;
 const SAVEPOINT = CompiledQuery.raw('savepoint tx_member');
 const RELEASE = CompiledQuery.raw('release tx_member');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to tx_member');
+/** The same, two statements in one round trip, where the driver takes several in one query (PostgreSQL's). */
+const NEXT_SAVEPOINT = CompiledQuery.raw('release tx_member; savepoint tx_member');
+const UNDO_MEMBER = CompiledQuery.raw('rollback to tx_member; release tx_member');
 
 interface Member {
   fn(trx: Transaction<unknown>): Promise<unknown>;
@@ -40,6 +49,24 @@ interface Member {
 
 /** A failure that ended the whole transaction (SQLite rolled it back): every member of the batch fails with it. */
 class BatchLost extends Error {}
+
+/** What a store adds to each batch's transaction. */
+export interface BatchHooks {
+  /** Runs first in the transaction, before any member (PostgreSQL: the writer lock); a failure loses the batch. */
+  begin?(trx: Transaction<unknown>): Promise<void>;
+  /**
+   * Runs in the batch's transaction after its last member, outside every savepoint (the search indexes' queue,
+   * migration 0026); a failure loses the batch like a failed commit. What it answers runs once the batch has
+   * committed, before any member is answered (PostgreSQL: which change counters this process moved).
+   */
+  beforeCommit?(trx: Transaction<unknown>): Promise<(() => void) | void>;
+  /**
+   * The connection takes several statements in one query (PostgreSQL's simple protocol; not better-sqlite3):
+   * a member's savepoint is released together with the next one's begin, a round trip less per member, which
+   * counts where each member's statements run in turn under the writer lock.
+   */
+  combinedStatements?: boolean;
+}
 
 export class TxBatcher {
   private readonly queue: Member[] = [];
@@ -73,11 +100,7 @@ export class TxBatcher {
     /** Resolves when new write transactions may begin (write-gate.ts); undefined when they may now. */
     private readonly admit: () => Promise<void> | undefined,
     private readonly mayContinue: () => boolean,
-    /**
-     * Runs in the batch's transaction after its last member, outside every savepoint (the search indexes' queue,
-     * migration 0026); a failure loses the batch like a failed commit.
-     */
-    private readonly beforeCommit?: (trx: Transaction<unknown>) => Promise<void>,
+    private readonly hooks: BatchHooks = {},
   ) {}
 
   run<T>(fn: (trx: Transaction<unknown>) => Promise<T>): Promise<T> {
@@ -153,24 +176,39 @@ export class TxBatcher {
   private async batch(): Promise<void> {
     const done: { member: Member; value: unknown }[] = [];
     let taken = 0;
+    const committed: { run?: (() => void) | void } = {};
     try {
       await this.db.transaction().execute((trx) =>
         this.lend(trx, async () => {
+          await this.hooks.begin?.(trx);
           const started = performance.now();
+          const combined = this.hooks.combinedStatements === true;
+          /** The last member's savepoint, left open to be released with the next one's begin (`combined`). */
+          let held = false;
           do {
             const member = this.queue.shift()!;
             taken++;
-            await trx.executeQuery(SAVEPOINT);
             try {
+              await trx.executeQuery(held ? NEXT_SAVEPOINT : SAVEPOINT);
+              held = false;
               done.push({ member, value: await member.fn(trx) });
-              await trx.executeQuery(RELEASE);
+              if (combined) held = true;
+              else await trx.executeQuery(RELEASE);
             } catch (e) {
               if (!this.inTransaction()) {
                 member.reject(e);
                 throw new BatchLost('the transaction ended with a member', { cause: e });
               }
-              await trx.executeQuery(ROLLBACK_TO);
-              await trx.executeQuery(RELEASE);
+              try {
+                if (combined) await trx.executeQuery(UNDO_MEMBER);
+                else {
+                  await trx.executeQuery(ROLLBACK_TO);
+                  await trx.executeQuery(RELEASE);
+                }
+              } catch (lost) {
+                member.reject(e);
+                throw new BatchLost('the transaction ended with a member', { cause: lost });
+              }
               member.reject(e);
             }
           } while (
@@ -179,7 +217,8 @@ export class TxBatcher {
             performance.now() - started < this.maxBatchMs &&
             this.mayContinue()
           );
-          if (done.length > 0) await this.beforeCommit?.(trx);
+          if (held) await trx.executeQuery(RELEASE);
+          if (done.length > 0) committed.run = await this.hooks.beforeCommit?.(trx);
         }),
       );
     } catch (e) {
@@ -194,6 +233,7 @@ export class TxBatcher {
     this.members += taken;
     this.lastBatch = taken;
     this.lastWriters = taken + this.queue.length;
+    committed.run?.();
     for (const d of done) d.member.resolve(d.value);
   }
 }

@@ -133,6 +133,27 @@ describe('identity CRUD', () => {
     assert.equal(auths.body.meta.pagination.totalCount, 0);
   });
 
+  test('concurrent creates are each answered once stored; a duplicate name among them fails alone', async () => {
+    // On both stores these share a group commit (one transaction, a savepoint each).
+    const names = Array.from({ length: 6 }, (_, i) => `concurrent-${i}`);
+    const results = await Promise.all(
+      [...names, 'concurrent-2'].map((name) => admin.post('/identities', { name, type: 'Device', isAdmin: false })),
+    );
+    const statuses = results.map((r) => r.status);
+    assert.deepEqual(
+      [...statuses.slice(0, 2), ...statuses.slice(3, 6)],
+      [201, 201, 201, 201, 201],
+      JSON.stringify(results.map((r) => r.body)),
+    );
+    assert.deepEqual([statuses[2], statuses[6]].sort(), [201, 400], 'one of the two same names is refused');
+    const refused = results[statuses[2] === 400 ? 2 : 6]!;
+    assert.equal(refused.body.error.code, 'COULD_NOT_VALIDATE', JSON.stringify(refused.body));
+    for (const r of results.filter((r) => r.status === 201))
+      assert.equal((await admin.get(`/identities/${r.body.data.id}`)).status, 200, 'stored when answered');
+    const listed = await admin.get(`/identities?filter=${encodeURIComponent('name contains "concurrent-"')}`);
+    assert.equal(listed.body.meta.pagination.totalCount, 6);
+  });
+
   test('filters on tags, type and dates work', async () => {
     await createIdentity(admin, { name: 'tagged-one', type: 'Service', tags: { team: 'red' } });
     let res = await admin.get(`/identities?filter=${encodeURIComponent('tags.team = "red"')}`);

@@ -12,12 +12,13 @@ import type { SchemaObject } from '../statement-tables.js';
 import { createRuntime } from '../runtime.js';
 import { HOT_STATEMENT } from '../direct.js';
 import { WriteGate } from '../write-gate.js';
+import type { TxBatcher } from '../tx-batch.js';
 import { knownMigrations, migrateToLatest } from '../migrations/index.js';
 import { StoreRefused } from '../open-checks.js';
 import type { OpenedStore, OpenOptions } from '../opened-store.js';
 import { TextCollationPlugin } from './text-collation.js';
 import { loadSchemaObjects } from './schema-objects.js';
-import { COUNTERS_APPLICATION, CounterConnection, ReplicaChanges } from './replica-changes.js';
+import { COUNTERS_APPLICATION, CounterConnection, ownMove, ReplicaChanges } from './replica-changes.js';
 import { claimOnPostgres } from './claims.js';
 import { dumpDatabase } from './dump.js';
 
@@ -120,13 +121,25 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
     await db.destroy().catch(() => {});
     throw new StoreRefused(`cannot reach the PostgreSQL store ${location}: ${(e as Error).message}`);
   }
+  let changes: ReplicaChanges | undefined;
+  let batcher: TxBatcher | undefined;
   try {
-    const runtime = createRuntime(db as Kysely<unknown>, { kind: 'postgres', gate: new WriteGate(), feed });
+    const runtime = createRuntime(db as Kysely<unknown>, {
+      kind: 'postgres',
+      gate: new WriteGate(),
+      feed,
+      // Which counters the group commit moved, so that this replica does not take them for another's.
+      beforeCommit: async (trx) => {
+        const move = changes && (await ownMove(trx));
+        return move && (() => changes?.ownCommit(move.star, move.tables));
+      },
+    });
+    batcher = runtime.batcher;
     if (opts.migrate ?? !opts.readonly) applied = await migrateOnce(pool, db);
     if (opts.verify) await refuseNewer(db, location);
     objects = await loadSchemaObjects(db);
     feed.schemaChanged();
-    runtime.replicas = new ReplicaChanges(db, feed, counters);
+    runtime.replicas = changes = new ReplicaChanges(db, feed, counters);
   } catch (e) {
     await counters.close();
     await db.destroy().catch(() => {});
@@ -143,7 +156,7 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
     location,
     applied,
     wal: () => undefined,
-    commits: () => ({ batches: 0, members: 0 }),
+    commits: () => ({ batches: batcher?.batches ?? 0, members: batcher?.members ?? 0 }),
     claim: (name) => claimOnPostgres(url, name),
     snapshot: (dest) => dumpDatabase(url, dest),
     async close() {

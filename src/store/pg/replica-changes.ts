@@ -24,11 +24,24 @@
  * The access engine's caches are revised by the journal of what each transaction changed
  * (access-journal.ts): the transitions other replicas stored (migration 0017) are read into this replica's
  * journal when their table's counter moved, before the request goes on.
+ *
+ * This replica's own commits move the counters too, and come back here like another's. Its own feed has already
+ * seen those writes, statement by statement (pg/open.ts), and more narrowly than a moved counter says: a new
+ * identity moves only the identities' adding channel, which the API-session principals ignore, where a moved
+ * counter moves the whole table. So a moved table is told to the feed only when some other writer moved it too:
+ * each group commit reads, before it commits, the `*` value its commit makes and the tables it moved
+ * ({@link ownMove}), and a read that finds a table moved exactly as many times as this replica's own commits in
+ * the range it covers moved it leaves the table alone. Exact, not a guess: the trigger moves `*` and each table
+ * it counts once per transaction, and holds the `*` row from its first move to the commit, so each `*` value
+ * belongs to one committed transaction. A commit whose answer was lost, a read that raced its bookkeeping, or a
+ * write outside the group commit counts as another's (the caches read again, as before).
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import type { ChangeFeed } from '../change-feed.js';
+import type { Executor } from '../executor.js';
+import { hotRows } from '../direct.js';
 import { readStoredTransitions, restartStoredTransitions } from '../access-journal.js';
 
 /** How the dedicated connection names itself to the server (`pg_stat_activity.application_name`). */
@@ -37,6 +50,20 @@ export const COUNTERS_APPLICATION = 'edgectl change counters';
 /** The counters' reads, prepared once on the dedicated connection. */
 const STAR = { name: 'edgectl_changes_star', text: "select gen from store_changes where name = '*'" };
 const EVERY_TABLE = { name: 'edgectl_changes_all', text: 'select name, gen from store_changes' };
+
+/**
+ * What the open transaction has moved of the counters: the trigger keeps the tables it counted in the
+ * transaction-local `edgectl.changed` (empty until the first traced write, and rolled back with a savepoint), and
+ * while it is set the transaction holds the `*` row, so the `*` value read is the one its commit makes.
+ */
+const OWN_MOVE = `select gen, current_setting('edgectl.changed', true) as changed from store_changes where name = '*'`;
+
+/** The `*` value the transaction `trx` will commit and the tables whose counters it moved; undefined if none. */
+export async function ownMove(trx: Executor): Promise<{ star: number; tables: string[] } | undefined> {
+  const [row] = await hotRows<{ gen: number; changed: string | null }>(trx, OWN_MOVE, []);
+  const tables = (row?.changed ?? '').split('|').filter((t) => t !== '');
+  return row && tables.length > 0 ? { star: Number(row.gen), tables } : undefined;
+}
 
 /** How long an acknowledged read lets a replica serve from its caches without reading the counters again. */
 export const LEASE_MS = 500;
@@ -158,6 +185,10 @@ export class ReplicaChanges {
   private closed = false;
   /** Writers waiting for acknowledgements, woken by each one. */
   private readonly waiting = new Set<() => void>();
+  /** The wait for acknowledgements that this turn's callers of `published` share, until it begins. */
+  private nextWait: Promise<void> | undefined;
+  /** This replica's committed moves of the counters not yet read back: the tables, by the `*` value made. */
+  private readonly own = new Map<number, readonly string[]>();
   /** Reads that succeeded and failed, for metrics and tests. */
   reads = 0;
   failures = 0;
@@ -217,8 +248,20 @@ export class ReplicaChanges {
    * Settles once every other replica with a live lease has acknowledged the counters as they are now (after
    * this replica's write committed), or its lease has run out; at most about two leases. Never rejects: a
    * database that cannot be reached leaves the other replicas reading the counters for every request anyway.
+   * The callers of one event-loop turn share one wait, begun after the last of them called (the writers of one
+   * group commit are answered in the same turn): one look at the acknowledgements instead of one each.
    */
-  async published(): Promise<void> {
+  published(): Promise<void> {
+    if (this.nextWait) return this.nextWait;
+    const wait: Promise<void> = new Promise<void>((r) => setImmediate(r)).then(() => {
+      this.nextWait = undefined;
+      return this.awaitAcknowledgements();
+    });
+    this.nextWait = wait;
+    return wait;
+  }
+
+  private async awaitAcknowledgements(): Promise<void> {
     const deadline = performance.now() + 2 * LEASE_MS;
     let gen: number | null = null;
     while (!this.closed) {
@@ -241,6 +284,13 @@ export class ReplicaChanges {
         this.waiting.add(wake);
       });
     }
+  }
+
+  /** This replica's group commit made `*` = `star` and moved the counters of `tables` (see {@link ownMove}). */
+  ownCommit(star: number, tables: readonly string[]): void {
+    // A read already past it told the feed of it as another's write.
+    if (this.star !== undefined && star <= this.star) return;
+    this.own.set(star, tables);
   }
 
   private start(): Promise<void> {
@@ -275,22 +325,42 @@ export class ReplicaChanges {
       this.leaseUntil = 0;
       this.star = undefined;
       this.seen.clear();
+      this.own.clear();
       restartStoredTransitions(this.db);
       this.feed.everything();
     }
   }
 
-  /** Reads every table's counter and tells the feed of those that moved. */
+  /**
+   * Reads every table's counter and tells the feed of those that moved, but for the moves this replica's own
+   * commits account for (see the top of this file).
+   */
   private async apply(): Promise<void> {
     const all = await this.counters.rows<{ name: string; gen: number }>(EVERY_TABLE);
-    const first = this.star === undefined;
+    const star = Number(all.find((r) => r.name === '*')?.gen ?? -1);
+    // Counters that went back (the database restored from a dump) say nothing of what changed, and a `*` value
+    // this replica once committed may come again from another's commit: start over, as at the first read.
+    if (this.star !== undefined && star < this.star) {
+      this.star = undefined;
+      this.own.clear();
+    }
+    const before = this.star;
+    const ownMoves = new Map<string, number>();
+    for (const [gen, tables] of this.own) {
+      if (gen > star) continue;
+      this.own.delete(gen);
+      if (before !== undefined && gen > before) for (const t of tables) ownMoves.set(t, (ownMoves.get(t) ?? 0) + 1);
+    }
+    const first = before === undefined;
     const moved: string[] = [];
     for (const r of all) {
       const gen = Number(r.gen);
       if (r.name === '*') this.star = gen;
-      else if (this.seen.get(r.name) !== gen) {
+      else {
+        const was = this.seen.get(r.name);
+        if (was === gen) continue;
         this.seen.set(r.name, gen);
-        moved.push(r.name);
+        if (was === undefined || gen - was !== (ownMoves.get(r.name) ?? 0)) moved.push(r.name);
       }
     }
     // The access journal's steps first, so that the caches the moved markers reach can be revised narrowly.
