@@ -17,7 +17,7 @@ import { compileListQueryJudged, type ListOptions } from './list-query.js';
 import { hooksOf } from './resource-hooks.js';
 import { broadNeedles } from '../store/search-index.js';
 import { filterDialectOf } from '../store/filter-sql.js';
-import { textOr } from './row.js';
+import { copyOf, textOr } from './row.js';
 import { recordEntityChange } from './events/entity-change.js';
 
 export interface Page<R extends Row = Row> {
@@ -37,7 +37,7 @@ function defaultOf(v: unknown): unknown {
 /** Fills defaults for a create, or resets absent optional props for a full update (PUT replaces). */
 function completeInput(def: ResourceDef, input: Input, mode: WriteMode): Input {
   if (mode === 'patch') return input;
-  const out: Input = { ...input };
+  const out = copyOf(input);
   for (const name of writableProps(def, mode)) {
     const p = def.props[name]!;
     if (out[name] !== undefined || p.virtual) continue;
@@ -99,13 +99,19 @@ export async function createEntity(
     const now = iso(ctx.now());
     // A prepare hook may choose the id (e.g. when a stored value derives from it); bodies cannot set `id`.
     const id = textOr(extra.id ?? input.id, '') || newEntityId();
-    await mappingConstraints(() =>
-      insertRow(trx, def, { ...input, ...extra, id, createdAt: now, updatedAt: now, tags: input.tags ?? {} }),
-    );
+    const values = Object.assign(copyOf(input), extra);
+    values.id = id;
+    values.createdAt = now;
+    values.updatedAt = now;
+    values.tags = input.tags ?? {};
+    const inserted = await mappingConstraints(() => insertRow(trx, def, values));
     await hooks.afterWrite?.(tctx, id, 'create', input);
     await noteEntityWrite(tctx, def, id, false);
-    // Last in the transaction: the event shows the record as committed (hooks included).
-    await recordEntityChange(tctx, def, id, 'created', undefined, await findRowById(trx, def, id));
+    // Last in the transaction: the event shows the record as committed (hooks included), which is the row as
+    // inserted unless a hook may have changed it since.
+    const keptAsInserted = !hooks.afterWrite || hooks.afterWriteKeepsRow === true;
+    const created = (keptAsInserted && inserted) || (await findRowById(trx, def, id));
+    await recordEntityChange(tctx, def, id, 'created', undefined, created);
     return id;
   });
 }

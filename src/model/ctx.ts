@@ -5,7 +5,7 @@
  * them: one module, so neither imports the other.
  */
 import type { Executor } from '../store/db.js';
-import type { Input, Row, WriteMode } from './row.js';
+import { copyOf, type Input, type Row, type WriteMode } from './row.js';
 import type { PasswordCost } from './password.js';
 import type { PkiCapability } from './pki.js';
 import type { TokenMinter } from './tokens.js';
@@ -93,6 +93,11 @@ export interface ResourceHooks<R extends Row = Row> {
   beforeTx?(ctx: Ctx, body: Input, mode: WriteMode, id?: string): Promise<Row | undefined>;
   /** Runs in the write's transaction after the row is stored. */
   afterWrite?(ctx: Ctx, id: string, mode: WriteMode, input: Input, existing?: R): Promise<void> | void;
+  /**
+   * `afterWrite` never changes the row it follows nor its sets, so a create's event is built from the values
+   * inserted instead of reading the row again (src/model/crud.ts).
+   */
+  afterWriteKeepsRow?: boolean;
   /** Runs in the delete's transaction before the row is removed; may throw to refuse. */
   beforeDelete?(ctx: Ctx, row: R): Promise<void> | void;
   /** Runs once the row is gone (after the delete's transaction when it opened one): in-memory state to forget. */
@@ -112,7 +117,18 @@ export interface ResourceHooks<R extends Row = Row> {
 export type HookTable = Readonly<Record<string, ResourceHooks>>;
 
 /** The same context bound to another executor (used to run a service inside a transaction). */
-export const withDb = (ctx: Ctx, db: Executor): Ctx => ({ ...ctx, db });
+export const withDb = (ctx: Ctx, db: Executor): Ctx => {
+  const out = copyOf(ctx);
+  out.db = db;
+  return out;
+};
+
+/** The same context carrying the actor of a writing request. */
+export const withActor = (ctx: Ctx, actor: EventActor): Ctx => {
+  const out = copyOf(ctx);
+  out.actor = actor;
+  return out;
+};
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };
 

@@ -13,6 +13,7 @@
  */
 import type { Executor, Store } from './executor.js';
 import { readMarkers, type MarkerName, type Markers } from './access-markers.js';
+import type { ChangeFeed, Deps } from './change-feed.js';
 import { defineCache, runTransaction, runtimeOf, storeState } from './runtime.js';
 import { hotRows, hotWrite } from './direct.js';
 
@@ -33,10 +34,32 @@ type Moves = Partial<Record<MarkerName, [from: number, to: number]>>;
 
 class Journal {
   private readonly kinds = new Map<MarkerName, Map<number, Transition>>();
+  /** The markers' table: its version moves with every statement that may write it (change-feed.ts). */
+  private readonly markerDeps: Deps;
+  /** The last markers read, at the markers' version then (SQLite: see {@link Journal.markers}). */
+  private lastRead: { version: number; markers: Markers } | undefined;
   /** The notes of each open transaction run by withAccessTx (one at a time holds the connection). */
   readonly pending = new WeakMap<Executor, AccessNote[]>();
   /** The newest row of `access_transitions` this process has read (replicas on PostgreSQL). */
   storedUpTo: number | undefined;
+
+  constructor(private readonly feed: ChangeFeed) {
+    this.markerDeps = feed.deps(['access_markers']);
+  }
+
+  /**
+   * The markers as the transaction `trx` sees them. With `reuse` (SQLite: one connection, the store's only
+   * writer) the last read is answered again while the change feed says no statement has written the markers
+   * since (a trigger's, a rollback to a savepoint's and a transaction's end move it too): in a group commit a
+   * member's first read is then the member before it's last, one statement less per write.
+   */
+  async markers(trx: Executor, reuse: boolean): Promise<Markers> {
+    const version = this.feed.version(this.markerDeps);
+    if (reuse && this.lastRead?.version === version) return this.lastRead.markers;
+    const markers = await readMarkers(trx);
+    this.lastRead = { version, markers };
+    return markers;
+  }
 
   record(moves: Moves, notes: readonly AccessNote[]): void {
     for (const [name, [from, to]] of Object.entries(moves) as [MarkerName, [number, number]][]) {
@@ -61,7 +84,7 @@ class Journal {
 }
 
 /** One journal per store, kept by its runtime. */
-const JOURNAL = defineCache('access-journal', () => new Journal());
+const JOURNAL = defineCache('access-journal', (feed) => new Journal(feed));
 
 /** The marker kinds a transaction moved, from the markers read at its start and before its commit. */
 function movesOf(before: Markers, after: Markers): Moves {
@@ -156,7 +179,8 @@ export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promi
   let transition: { moves: Moves; notes: AccessNote[] } | undefined;
   const out = await runTransaction(db as Store, async (trx) => {
     const notes: AccessNote[] = [];
-    const before = await readMarkers(trx);
+    // Other replicas move PostgreSQL's markers unseen until their changes are read: read them each time there.
+    const before = await journal.markers(trx, !shared);
     journal.pending.set(trx, notes);
     let result: T;
     try {
@@ -165,7 +189,7 @@ export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promi
       journal.pending.delete(trx);
     }
     if (notes.length > 0 && !notes.includes(UNEXPLAINED)) {
-      const moves = movesOf(before, await readMarkers(trx));
+      const moves = movesOf(before, await journal.markers(trx, !shared));
       if (Object.keys(moves).length > 0) {
         transition = { moves, notes };
         if (shared) await storeTransition(trx, moves, notes);

@@ -208,7 +208,62 @@ async function loadSets(db: Executor, t: StoredTable, rows: Row[]): Promise<void
   }
 }
 
-export async function insertRow(db: Executor, t: StoredTable, values: Row): Promise<void> {
+/**
+ * The record a row inserted with `values` reads back as (fromRow's), worked out from what was inserted, so a
+ * create need not read its row again. Undefined where only a read can tell: a stored prop without a value (its
+ * column's default decides it) or a value the store would keep as another kind (a number in a text column).
+ */
+function insertedRecord(t: StoredTable, values: Row, cols: Row): Row | undefined {
+  const { id, createdAt, updatedAt } = values;
+  if (typeof id !== 'string' || typeof createdAt !== 'string' || typeof updatedAt !== 'string') return undefined;
+  const out: Row = {
+    id,
+    createdAt,
+    updatedAt,
+    tags: cols.tags === undefined ? {} : jsonFromDb(cols.tags),
+    isSystem: boolFromDb(cols.isSystem),
+  };
+  for (const [k, p] of storedEntries(t)) {
+    const v = values[k];
+    if (v === undefined) return undefined;
+    if (p.storage === 'set') {
+      // As written: without repeats, in the order given (writeSets).
+      out[k] = [...new Set(textListOf(k, v))];
+      continue;
+    }
+    if (v === null) {
+      out[k] = null;
+      continue;
+    }
+    switch (p.storage) {
+      case 'text':
+      case 'datetime':
+        if (typeof v !== 'string') return undefined;
+        out[k] = v;
+        break;
+      case 'int':
+      case 'real':
+        if (typeof v !== 'number' || !(p.storage === 'int' ? Number.isInteger(v) : Number.isFinite(v)))
+          return undefined;
+        out[k] = v;
+        break;
+      case 'bool':
+        out[k] = boolFromDb(cols[k]);
+        break;
+      case 'json':
+        // Parsed from the text stored, so the record holds what a read would (and none of the caller's objects).
+        out[k] = jsonFromDb(cols[k]);
+        break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Inserts a row and its sets; answers the record as a read of it would (fromRow), or undefined where only a
+ * read can tell (insertedRecord).
+ */
+export async function insertRow(db: Executor, t: StoredTable, values: Row): Promise<Row | undefined> {
   const { cols, sets } = columnsOf(t, values);
   try {
     const columns = Object.keys(cols);
@@ -217,6 +272,7 @@ export async function insertRow(db: Executor, t: StoredTable, values: Row): Prom
   } catch (e) {
     throw describeConstraintError(e, values);
   }
+  return insertedRecord(t, values, cols);
 }
 
 export async function updateRow(db: Executor, t: StoredTable, id: string, values: Row): Promise<void> {

@@ -72,6 +72,39 @@ test('a create, a patch and a delete each record an entityChange event with auth
   assert.ok(new Set(events.map((e) => e.id)).size === 3, 'ids are unique');
 });
 
+test("a create's event shows the record as a read of it shows it", async () => {
+  // The create builds its event from the values it inserted (src/store/crud.ts, insertedRecord); the update's
+  // `initialState` is the row read back. Repeated attributes, tags, JSON maps, a default and a null among them.
+  const name = `id-${Math.random().toString(36).slice(2, 8)}`;
+  const writes: [string, Record<string, unknown>][] = [
+    [
+      '/identities',
+      {
+        name,
+        type: 'Device',
+        isAdmin: false,
+        roleAttributes: ['b', 'a', 'b'],
+        tags: { k: 'v', n: 1, t: true, z: null },
+        appData: { nested: { list: [1, 'x'] } },
+        serviceHostingCosts: { svc: 5 },
+        externalId: `ext-${name}`,
+        enrollment: { ott: true },
+      },
+    ],
+    ['/identities', { name: `${name}-2`, type: 'User', isAdmin: true }],
+    ['/services', { name: `svc-${name}`, encryptionRequired: false, roleAttributes: ['x', 'x'] }],
+  ];
+  for (const [path, body] of writes) {
+    const created = await admin.post(path, body);
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id;
+    assert.equal((await admin.patch(`${path}/${id}`, { tags: { later: 'yes' } })).status, 200);
+    const [c, u] = (await eventsWhere(`entityId = "${id}"`)) as [Ev, Ev];
+    assert.deepEqual(c.finalState, u.initialState, path);
+    assert.ok(c.finalState.createdAt && c.finalState.id === id);
+  }
+});
+
 test('a refused change records no event', async () => {
   const name = `dup-${Math.random().toString(36).slice(2, 8)}`;
   await admin.post('/services', { name, encryptionRequired: true });

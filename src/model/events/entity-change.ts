@@ -50,7 +50,8 @@ export type EntityChangeType = 'created' | 'updated' | 'deleted';
 export function metadataOf(ctx: Ctx): Record<string, unknown> {
   const a = ctx.actor;
   if (!a) return { source: { type: 'controller' } };
-  return { ...(a.author && { author: a.author }), source: a.source };
+  // Two literals, not a spread of the author: a spread followed by a key is slow (copyOf in row.ts).
+  return a.author ? { author: a.author, source: a.source } : { source: a.source };
 }
 
 /** The event of one change of `def`'s record `id`: before is absent for a create, after for a delete. */

@@ -111,8 +111,9 @@ export const identities = defineResource({
     },
     envInfo: { schema: ObjectSchema, storage: 'json', default: {} },
     sdkInfo: { schema: ObjectSchema, storage: 'json', default: {} },
-    disabledAt: { schema: Type.String(), storage: 'datetime', renderNull: true },
-    disabledUntil: { schema: Type.String(), storage: 'datetime', renderNull: true },
+    // A new identity is enabled; the null default also makes every stored prop's value known on a create.
+    disabledAt: { schema: Type.String(), storage: 'datetime', renderNull: true, default: null },
+    disabledUntil: { schema: Type.String(), storage: 'datetime', renderNull: true, default: null },
     enrollment: { schema: EnrollmentCreateSchema, storage: 'json', virtual: true, create: 'optional' },
   },
   unique: ['name', 'externalId'],
