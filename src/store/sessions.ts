@@ -62,7 +62,7 @@ const INSERT_SESSION = `insert into sessions (${SESSION_COLUMNS})
 export interface NewSessionEvent {
   id: string;
   actorId: string;
-  /** The whole event as JSON text. */
+  /** The event as JSON text without its common fields, which its row's columns hold (events.ts, `wholeBody`). */
   body: string;
 }
 

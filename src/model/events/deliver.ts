@@ -142,8 +142,11 @@ export interface PruneOptions extends DeliveryOptions {
  */
 export async function pruneEvents(ctx: Ctx, opts: PruneOptions): Promise<number> {
   const before = iso(new Date(ctx.now().getTime() - opts.retentionMs));
-  const byTime = await lastSeqBefore(ctx.db, before);
-  const byCount = (await lastEventSeq(ctx.db)) - opts.maxEvents;
+  const last = await lastEventSeq(ctx.db);
+  // The newest event always stays: SQLite's next position is the newest one kept plus one (migration 0030), so
+  // removing it would give its position again, which cursors already point past.
+  const byTime = Math.min(await lastSeqBefore(ctx.db, before), last - 1);
+  const byCount = last - opts.maxEvents;
   const upTo = Math.max(byTime, byCount);
   if (upTo <= 0) return 0;
   const reason = byTime >= byCount ? 'retention' : 'maxEvents';

@@ -10,6 +10,8 @@ import { openStore, withTx, type OpenedStore } from '../../../src/store/db.js';
 import { eventsAfter, insertEvents, pruneEvents, readCursor, writeCursor } from '../../../src/store/events.js';
 import { LAST_SEQ_BEFORE } from '../../../src/store/event-backlog.js';
 import { newEventId, storedEvent } from '../../../src/model/events/event.js';
+import { pruneEvents as pruneOutbox } from '../../../src/model/events/deliver.js';
+import type { Ctx } from '../../../src/model/ctx.js';
 import { auditState, changedFields } from '../../../src/model/events/entity-change.js';
 import { isSecretProp } from '../../../src/model/prop-lists.js';
 import type { ResourceDef } from '../../../src/model/resource.js';
@@ -72,12 +74,34 @@ test('event ids are UUID v7 and sort by time', () => {
 
 test('pruning removes events older than the retention; cursors remember where a sink stopped', async () => {
   await withTx(store.db, (trx) => insertEvents(trx, [ev(10, new Date('2000-01-01T00:00:00Z'))]));
+  // The newest event stays, however old: SQLite would give its position again.
+  assert.equal(await withTx(store.db, (trx) => pruneEvents(trx, '2001-01-01T00:00:00.000Z', 100)), 0);
+  await withTx(store.db, (trx) => insertEvents(trx, [ev(11)]));
   const removed = await withTx(store.db, (trx) => pruneEvents(trx, '2001-01-01T00:00:00.000Z', 100));
   assert.equal(removed, 1);
   assert.equal(await readCursor(store.db, 'file:a'), 0);
   await withTx(store.db, (trx) => writeCursor(trx, 'file:a', 7, new Date().toISOString()));
   await withTx(store.db, (trx) => writeCursor(trx, 'file:a', 9, new Date().toISOString()));
   assert.equal(await readCursor(store.db, 'file:a'), 9);
+});
+
+test('the retention prune keeps the newest event, however old: SQLite would give its position again', async () => {
+  const ctx = { db: store.db, now: () => new Date() } as unknown as Ctx;
+  const old = new Date('2000-01-01T00:00:00Z');
+  await withTx(store.db, (trx) => insertEvents(trx, [ev(20, old), ev(21, old)]));
+  const last = (await eventsAfter(store.db, 0, 1000)).at(-1)!;
+  await pruneOutbox(ctx, { retentionMs: 3_600_000, maxEvents: 1000, sinks: [] });
+  assert.deepEqual(
+    (await eventsAfter(store.db, 0, 1000)).map((r) => r.seq),
+    [last.seq],
+  );
+  await withTx(store.db, (trx) => insertEvents(trx, [ev(22)]));
+  assert.equal((await eventsAfter(store.db, 0, 1000)).at(-1)!.seq, last.seq + 1, 'after the newest position given');
+  await pruneOutbox(ctx, { retentionMs: 3_600_000, maxEvents: 1000, sinks: [] });
+  assert.deepEqual(
+    (await eventsAfter(store.db, 0, 1000)).map((r) => JSON.parse(r.body).n),
+    [22],
+  );
 });
 
 test('finding the events past the retention reads the timestamp index, not the whole outbox', () => {

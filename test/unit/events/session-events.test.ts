@@ -1,11 +1,13 @@
 /**
- * The new session's `created` event is built as text on the hot path (session-events.ts): it must be the same
- * event, field for field and in the same order, as the generic builder makes; ids are UUID v7 in time order.
+ * The new session's `created` event is built as text on the hot path (session-events.ts): read back from the
+ * outbox it must be the same event, field for field and in the same order, as the generic builder makes; other
+ * events' bodies are read as stored; ids are UUID v7 in time order.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sessionCreatedEvent, sessionEvent } from '../../../src/model/events/session-events.js';
 import { newEventId, storedEvent } from '../../../src/model/events/event.js';
+import { wholeBody } from '../../../src/store/events.js';
 import type { Ctx, EventActor } from '../../../src/model/ctx.js';
 
 const now = new Date('2026-03-04T05:06:07.089Z');
@@ -44,10 +46,22 @@ test('the hot-path text is the generic event, field for field and in order', () 
       },
     );
     assert.deepEqual([generic.entityType, generic.entityId], ['sessions', session.id]);
-    assert.equal(fast.body.replace(fast.id, 'ID'), generic.body.replace(generic.id, 'ID'), 'the same text');
-    assert.equal(JSON.parse(fast.body).id, fast.id);
+    // Stored without the common fields, which its row's columns hold; read back whole.
+    assert.doesNotMatch(fast.body, /"(id|namespace|version|timestamp|event_type)":/);
+    const read = wholeBody({ ...fast, namespace: 'session', eventType: 'created', timestamp: session.createdAt });
+    assert.equal(read.replace(fast.id, 'ID'), generic.body.replace(generic.id, 'ID'), 'the same text');
+    assert.equal(JSON.parse(read).id, fast.id);
     assert.equal(fast.id.slice(0, 14), generic.id.slice(0, 14), 'the same time in the id');
   }
+});
+
+test("only a new session's event stored without its common fields is rebuilt; whole bodies are read as stored", () => {
+  const row = { id: 'x', namespace: 'session', eventType: 'created', timestamp: 't' };
+  const whole = '{"id":"x","namespace":"session","version":1,"timestamp":"t","event_type":"created","session_id":"s"}';
+  assert.equal(wholeBody({ ...row, body: whole }), whole, 'written before the short form');
+  assert.equal(wholeBody({ ...row, body: '{"session_id":"s"}' }), whole);
+  const deleted = { ...row, eventType: 'deleted', body: '{"a":1}' };
+  assert.equal(wholeBody(deleted), '{"a":1}', 'other events are whole as stored');
 });
 
 test('event ids are UUID v7 and sort by time', () => {

@@ -73,7 +73,10 @@ test('0025 keeps the outbox rows and their positions, and never gives a position
     for (const n of [1, 2, 3]) insert.run(`e${n}`, `s${n}`);
     // Pruned: the newest two, or all three.
     store.raw.prepare('delete from events where seq > ?').run(kept);
-    await runMigrations(store.db, knownMigrations);
+    await runMigrations(
+      store.db,
+      Object.fromEntries(Object.entries(knownMigrations).filter(([name]) => name < '0026')),
+    );
     const rows = () => store.raw.prepare('select seq, id, "entityId" from events order by seq').all();
     assert.deepEqual(rows(), kept ? [{ seq: 1, id: 'e1', entityId: 's1' }] : []);
     store.raw
@@ -89,6 +92,56 @@ test('0025 keeps the outbox rows and their positions, and never gives a position
       ['events_by_entity', 'events_by_timestamp'],
       'no index on the id',
     );
+    await store.close();
+  }
+});
+
+test('0030 keeps the outbox rows and positions without AUTOINCREMENT; a cursor past the newest kept moves back to it', async () => {
+  for (const kept of [2, 0]) {
+    const store = await openStore(':memory:', { migrate: false });
+    await runMigrations(
+      store.db,
+      Object.fromEntries(Object.entries(knownMigrations).filter(([name]) => name < '0030')),
+    );
+    const insert = store.raw.prepare(
+      `insert into events (id, namespace, "eventType", timestamp, "actorId", "entityType", "entityId", body)
+       values (?, 'session', 'created', '2026-01-01T00:00:00.000Z', 'a', 'sessions', ?, '{}')`,
+    );
+    for (const n of [1, 2, 3]) insert.run(`e${n}`, `s${n}`);
+    const cursor = store.raw.prepare(`insert into event_cursors (name, seq, "updatedAt") values (?, ?, '2026')`);
+    cursor.run('behind', 1);
+    cursor.run('done', 3);
+    // Pruned by the old rules: the oldest, or all three.
+    store.raw.prepare('delete from events where seq <= ?').run(3 - kept);
+    await runMigrations(store.db, knownMigrations);
+    const rows = () => store.raw.prepare('select seq, id from events order by seq').all();
+    assert.deepEqual(
+      rows(),
+      kept
+        ? [
+            { seq: 2, id: 'e2' },
+            { seq: 3, id: 'e3' },
+          ]
+        : [],
+    );
+    const table = store.raw.prepare(`select sql from sqlite_master where name = 'events'`).get() as { sql: string };
+    assert.doesNotMatch(table.sql, /autoincrement/i);
+    insert.run('e4', 's4');
+    assert.equal((rows().at(-1) as { seq: number }).seq, kept ? 4 : 1, 'after the newest position kept');
+    const cursors = store.raw.prepare('select name, seq from event_cursors order by name').all();
+    assert.deepEqual(
+      cursors,
+      [
+        { name: 'behind', seq: kept ? 1 : 0 },
+        { name: 'done', seq: kept ? 3 : 0 },
+      ],
+      'no cursor past the next position, so the next event reaches every sink',
+    );
+    const indexes = store.raw.prepare(`select name from sqlite_master where tbl_name = 'events' and type = 'index'`);
+    assert.deepEqual((indexes.all() as { name: string }[]).map((r) => r.name).sort(), [
+      'events_by_entity',
+      'events_by_timestamp',
+    ]);
     await store.close();
   }
 });
