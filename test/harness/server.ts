@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type DaemonConfig } from '../../src/daemon/config.js';
 import { DB_FILE, startDaemon, type RunningDaemon } from '../../src/daemon/daemon.js';
+import { BodyValidators } from '../../src/daemon/http/validators.js';
 import type { PasswordCost } from '../../src/model/password.js';
 import type { ScryptParams } from '../../src/pki/index.js';
 import { makeTemplateStore } from './store-template.js';
@@ -119,6 +120,12 @@ export const TEST_SEAL_COST: ScryptParams = Object.freeze({ log2N: 10, r: 8, p: 
 let template: Promise<string> | undefined;
 
 /**
+ * The body validators every test server of the process compiles into and takes from: the schemas and options are
+ * the same constants for all of them (src/daemon/http/validators.ts).
+ */
+const bodyValidators = new BodyValidators();
+
+/**
  * A store file with every migration applied and nothing else (store-template.ts): the test runner's, made once
  * for the whole run, or else one made once per test process. Each new data dir starts from a copy, so a start
  * checks it as it checks any existing store (quick_check, schema) instead of running every migration on an empty
@@ -174,6 +181,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       now: clock.now,
       backgroundSweep: opts.backgroundSweep ?? opts.clock !== 'frozen',
       onSend: schemaGuard,
+      bodyValidators,
       ...(opts.passwordCost !== 'production' && { passwordCost: TEST_PASSWORD_COST }),
       ...(opts.eventStdout && { eventStdout: opts.eventStdout }),
     });
