@@ -167,9 +167,13 @@ if (!useTsx) {
 }
 /**
  * Files that share a test process: those of the folders of many short files (API, CLI and unit tests), up to
- * GROUP_SIZE in a process, one after the other. Loading the controller's modules and warming them up costs a test
- * process about a second of CPU (0.6 s to import them), more than many of these files' own work; a shared process
- * pays it once, and its memos of constants (the migrated schema reference, compiled validators) serve every file. Each
+ * GROUP_SIZE of their folder in a process, one after the other, the folder's files split evenly. Loading the
+ * controller's modules and warming them up costs an API test process about 3 s of CPU (0.6 s to import them; then
+ * compiling and optimising its code, the response schemas, the body validators), more than many of these files'
+ * own work; a shared process pays it once, and its memos of constants (the migrated schema reference, compiled
+ * validators) serve every file. 20 API files from 2 processes took 21 s of CPU, from 1 process 18 s. The run's
+ * wall time is the test processes' summed wall time over TEST_CONCURRENCY as long as none of them is near that
+ * long: a few long processes cost no wall time, a few more processes' start-up did. Each
  * file is imported inside a suite named after it, so what its top level registers (tests, before/after hooks)
  * belongs to that suite: its hooks run around its own tests only, as in a process of its own. Nothing in src/
  * keeps state between stores (test/repo/module-state.test.ts), and each file makes its own servers, stores and
@@ -178,18 +182,20 @@ if (!useTsx) {
  * entry, which sets EDGECTL_TEST_STORE for its process.
  */
 const SHARED = ['test/api/', 'test/cli/', 'test/unit/'];
-const GROUP_SIZE = 10;
+/** Files in one process, by SHARED folder: 3 processes for each pass of the API files, 2 for CLI, 3 for unit. */
+const GROUP_SIZE = { 'test/api/': 21, 'test/cli/': 13, 'test/unit/': 25 };
 const isolate = process.env.EDGECTL_TEST_ISOLATE === '1';
 /** The file a test process loads for `f`: its transpiled JavaScript, or with tsx the TypeScript itself. */
 const loaded = (f) => join(useTsx ? root : mirrorDir, useTsx ? f : f.replace(/\.ts$/, '.js'));
-/** `list` in groups of up to GROUP_SIZE files of one SHARED folder, or of one file each when isolated. */
+/** `list` in even groups of up to GROUP_SIZE files of one SHARED folder, or of one file each when isolated. */
 const groupsOf = (list) =>
   isolate
     ? list.map((f) => [f])
     : SHARED.flatMap((dir) => {
         const members = list.filter((f) => f.startsWith(dir));
-        return Array.from({ length: Math.ceil(members.length / GROUP_SIZE) }, (_, i) =>
-          members.slice(i * GROUP_SIZE, (i + 1) * GROUP_SIZE),
+        const size = Math.ceil(members.length / Math.ceil(members.length / GROUP_SIZE[dir]));
+        return Array.from({ length: Math.ceil(members.length / size) }, (_, i) =>
+          members.slice(i * size, (i + 1) * size),
         );
       });
 /**

@@ -20,6 +20,7 @@ import { loadOrCreateSharedSecrets } from '../model/controller-secrets.js';
 import { loadOrCreateTokenKey, TOKEN_KEY_FILE } from './token-key.js';
 import { MISSING_MASTER_KEY, type DaemonConfig } from './config.js';
 import { buildServer, type TlsMaterial } from './server.js';
+import type { BodyValidators } from './http/validators.js';
 import { listenerCaPem } from './listener-trust.js';
 import { pkiCapability } from './pki-capability.js';
 import type { DaemonDeps } from './deps.js';
@@ -218,6 +219,7 @@ export interface AppOptions {
   serveMetrics?: boolean;
   eventSource?: 'rest' | 'offline';
   onSend?: onSendHookHandler;
+  bodyValidators?: BodyValidators;
 }
 
 /** The Fastify app with the whole route table, validation and error envelope; it does not listen. */
@@ -233,5 +235,6 @@ export function buildControllerApp(cfg: DaemonConfig, core: ControllerCore, opts
     serveMetrics: opts.serveMetrics,
     eventSource: opts.eventSource,
     onSend: opts.onSend,
+    bodyValidators: opts.bodyValidators,
   }).app;
 }

@@ -30,6 +30,7 @@ import { controllerSelf, loadOrCreateControllerId, startControllerPresence } fro
 import { forgetOldControllers } from '../model/services/controller/registry.js';
 import { controllerEvent, databaseEvent, recordOwnEvent } from '../model/events/system-events.js';
 import { EventDelivery } from './event-delivery.js';
+import type { BodyValidators } from './http/validators.js';
 
 export interface AdminCredentials {
   username: string;
@@ -50,6 +51,8 @@ export interface DaemonOptions {
   eventStdout?: NodeJS.WritableStream;
   /** Argon2id's cost for new password hashes (`Settings.passwordCost`); tests only, production's when absent. */
   passwordCost?: PasswordCost;
+  /** Compiled body validators shared with other controllers of the process (the tests'); its own when absent. */
+  bodyValidators?: BodyValidators;
 }
 
 export interface RunningDaemon {
@@ -159,6 +162,7 @@ export async function startDaemon(cfg: DaemonConfig, opts: DaemonOptions = {}): 
       metrics,
       serveMetrics: cfg.metrics.enabled,
       onSend: opts.onSend,
+      bodyValidators: opts.bodyValidators,
     });
     const refreshTrust = listenerTrustRefresher(app.server as unknown as TlsServer, tls, pki.caBundlePem, ctx, log);
     core.onTrustChanged(refreshTrust);

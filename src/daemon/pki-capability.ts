@@ -3,13 +3,7 @@
  * issuer is read lazily because the advertised URL is only known once the listener has bound its port; trust
  * changes are forwarded to whatever the daemon registers once its listener exists.
  */
-import {
-  controllerJwk,
-  controllerJwtKey,
-  signControllerJwt,
-  verifyControllerJwt,
-  type ControllerPki,
-} from '../pki/index.js';
+import { controllerJwk, signControllerJwt, verifyControllerJwt, type ControllerPki } from '../pki/index.js';
 import type { PkiCapability } from '../model/pki.js';
 
 export function pkiCapability(
@@ -17,8 +11,8 @@ export function pkiCapability(
   issuer: () => string,
   onTrustChanged: () => void = () => {},
 ): PkiCapability {
-  // Parsed once: every token issued or presented uses it.
-  const jwtKey = controllerJwtKey({ key: pki.serverKeyPem, cert: pki.serverCertPem });
+  // Made once from the loaded PKI: every token issued or presented uses it.
+  const jwtKey = pki.jwtKey();
   return {
     get issuer() {
       return issuer();

@@ -26,7 +26,7 @@ import { applyConnectionLimits } from './http/connection-limits.js';
 import { drainUnreadBodies } from './http/body-drain.js';
 import { listenerSecureContext } from './http/tls.js';
 import { lazyChildLogger, safeUrl } from './log.js';
-import { buildValidator } from './http/validators.js';
+import { BodyValidators } from './http/validators.js';
 import type { Logger } from 'pino';
 import { registerHealthRoute, registerMetricsRoute, type DaemonMetrics } from './metrics.js';
 import { registerOidcProvider } from './oidc/provider.js';
@@ -54,6 +54,8 @@ export interface ServerOptions {
   eventSource?: 'rest' | 'offline';
   /** A last look at every response before it is sent (the test harness checks each against the response schemas). */
   onSend?: onSendHookHandler;
+  /** The compiled body validators to use and add to (http/validators.ts); the server's own when absent. */
+  bodyValidators?: BodyValidators;
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -125,8 +127,10 @@ export function buildServer(opts: ServerOptions): { app: FastifyInstance; routes
     genReqId: () => `${reqIdPrefix}${(++reqSeq).toString(36)}`,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     ajv: AJV_OPTIONS,
-    // Fastify's compiler with the options above, compiling each body schema on first use, once per process.
-    schemaController: { compilersFactory: { buildValidator } },
+    // Fastify's compiler with the options above, compiling each body schema on first use, once per set.
+    schemaController: {
+      compilersFactory: { buildValidator: (opts.bodyValidators ?? new BodyValidators()).buildValidator },
+    },
     return503OnClosing: true,
     // Shutdown does not wait for idle or silent connections; a connection idle this long is closed.
     forceCloseConnections: true,

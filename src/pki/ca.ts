@@ -30,11 +30,18 @@ import { certificateCoversHost, normalizeHost, parseCertificate } from './certif
 import type { CertificateInput, ParsedCertificate } from './certificate.js';
 import type { ParsedCsr } from './csr.js';
 import { PkiError } from './errors.js';
-import { describeKey, generateKeyPair, keysMatch, parsePrivateKeyPem, privateKeyToPem } from './keys.js';
+import {
+  describeKey,
+  generateKeyPair,
+  jwsAlgorithmFor,
+  keysMatch,
+  parsePrivateKeyPem,
+  privateKeyToPem,
+} from './keys.js';
 import type { KeyDescription, KeyType } from './keys.js';
 import { signEnrollmentJwt, verifyEnrollmentJwt } from './jwt.js';
 import { certificateJwk, jwsSignature, type PublicJwk } from './enrollment-keys.js';
-import type { EnrollmentClaims, EnrollmentJwtInput, VerifyEnrollmentJwtOptions } from './jwt.js';
+import type { ControllerJwtKey, EnrollmentClaims, EnrollmentJwtInput, VerifyEnrollmentJwtOptions } from './jwt.js';
 import { joinPem } from './pem.js';
 import { caBundlePkcs7Base64 } from './pkcs7.js';
 import {
@@ -501,6 +508,19 @@ export class ControllerPki {
     options: Omit<SessionCertificateOptions, 'trustDomain'>,
   ): Promise<IssuedCertificate> {
     return signSessionCsr(this.intermediate, csr, { ...options, trustDomain: this.trustDomain });
+  }
+
+  /**
+   * The key of the controller's own JWTs (jwt.ts, `controllerJwtKey`), from what is loaded already: parsing the
+   * server certificate again cost a start about 6 ms of CPU.
+   */
+  jwtKey(): ControllerJwtKey {
+    return {
+      alg: jwsAlgorithmFor(this.serverKey),
+      kid: this.server.fingerprint,
+      privateKey: this.serverKey,
+      publicKey: this.server.publicKey,
+    };
   }
 
   /** Signs an enrollment JWT with the server key (see {@link signEnrollmentJwt}). */

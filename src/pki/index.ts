@@ -113,3 +113,4 @@ export {
 export type { ControllerPkiChanges, ControllerPkiOptions, PkiItem, PkiStorage } from './ca.js';
 
 export { MASTER_KEY_MIN_LENGTH, MasterKey, SealError, newSalt, saltOf, seal, unseal } from './master-key.js';
+export type { ScryptParams } from './master-key.js';

@@ -11,7 +11,7 @@
  *   file into the store, does not open.
  *
  * Text form: `edgectl-sealed-v1.scrypt-15-8-1.<salt>.<nonce | tag | ciphertext>` (base64url), self-describing, so
- * values sealed with other salts or (later) other parameters open alike. The master key itself is never
+ * values sealed with other salts or other parameters open alike (the test controllers seal at N = 2^10). The master key itself is never
  * written anywhere; {@link MasterKey} keeps it from logs and JSON.
  */
 import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:crypto';
@@ -25,7 +25,7 @@ const SALT_BYTES = 16;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
-interface ScryptParams {
+export interface ScryptParams {
   readonly log2N: number;
   readonly r: number;
   readonly p: number;
@@ -34,11 +34,14 @@ interface ScryptParams {
 /** The parameters new values are sealed with. */
 const DEFAULT_PARAMS: ScryptParams = { log2N: 15, r: 8, p: 1 };
 /** Bounds on what a sealed value may ask for, so a forged one cannot make a start spend minutes or gigabytes. */
+const MIN_LOG2N = 10;
 const MAX_LOG2N = 20;
 const MAX_R = 16;
 const MAX_P = 4;
 
 const paramsText = (p: ScryptParams): string => `scrypt-${p.log2N}-${p.r}-${p.p}`;
+const withinBounds = (p: ScryptParams): boolean =>
+  p.log2N >= MIN_LOG2N && p.log2N <= MAX_LOG2N && p.r >= 1 && p.r <= MAX_R && p.p >= 1 && p.p <= MAX_P;
 
 /** Why a sealed value did not open. Its message never holds any part of the key or the value. */
 export class SealError extends Error {
@@ -60,11 +63,27 @@ export class SealError extends Error {
 export class MasterKey {
   readonly #text: string;
   readonly #derived = new Map<string, Promise<Buffer>>();
-
-  constructor(text: string) {
+  /**
+   * @param sealParams the scrypt cost {@link seal} uses; the production one unless {@link sealingAt} gives
+   *   another.
+   */
+  constructor(
+    text: string,
+    readonly sealParams: ScryptParams = DEFAULT_PARAMS,
+  ) {
     if ([...text].length < MASTER_KEY_MIN_LENGTH)
       throw new Error(`the master key must be at least ${MASTER_KEY_MIN_LENGTH} characters long`);
+    if (!withinBounds(sealParams)) throw new Error(`scrypt parameters out of bounds: ${paramsText(sealParams)}`);
     this.#text = text;
+  }
+
+  /**
+   * The same key sealing new values at another scrypt cost (every value opens at the cost it names). Tests
+   * only, as the cheap password cost is: a test controller on PostgreSQL otherwise spends ~0.1 s of CPU on the
+   * derivation for the secrets it creates, and each replica again for the ones it opens.
+   */
+  sealingAt(params: ScryptParams): MasterKey {
+    return new MasterKey(this.#text, Object.freeze({ ...params }));
   }
 
   /** The AES key of `salt` under `params` (derived once per salt). */
@@ -111,9 +130,7 @@ function parse(sealed: string): Parsed {
   const m = /^scrypt-(\d{1,2})-(\d{1,2})-(\d)$/.exec(parts[1]!);
   if (!m) throw malformed();
   const params = { log2N: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
-  if (params.log2N < 10 || params.log2N > MAX_LOG2N || params.r < 1 || params.r > MAX_R || params.p < 1)
-    throw malformed();
-  if (params.p > MAX_P) throw malformed();
+  if (!withinBounds(params)) throw malformed();
   const salt = Buffer.from(parts[2]!, 'base64url');
   const body = Buffer.from(parts[3]!, 'base64url');
   if (salt.length < SALT_BYTES || body.length < NONCE_BYTES + TAG_BYTES) throw malformed();
@@ -134,13 +151,13 @@ export function saltOf(sealed: string): Buffer | undefined {
 
 /** Seals `plaintext` under `key`, bound to `aad` (purpose and name of the value). */
 export async function seal(key: MasterKey, aad: string, plaintext: string, salt: Buffer = newSalt()): Promise<string> {
-  const aes = await key.derive(DEFAULT_PARAMS, salt);
+  const aes = await key.derive(key.sealParams, salt);
   const nonce = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', aes, nonce);
   cipher.setAAD(Buffer.from(aad, 'utf8'));
   const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   const body = Buffer.concat([nonce, cipher.getAuthTag(), ct]).toString('base64url');
-  return `${FORMAT}.${paramsText(DEFAULT_PARAMS)}.${salt.toString('base64url')}.${body}`;
+  return `${FORMAT}.${paramsText(key.sealParams)}.${salt.toString('base64url')}.${body}`;
 }
 
 /**

@@ -15,6 +15,12 @@
  * that cannot finish, e.g. a long reader, or a long pass under way), writers wait until the log is cut.
  * When writes stop, the next pass finds the log caught up and idle and cuts it to zero as well.
  *
+ * The worker starts once the log's file first passes `startBytes` (looked at every `intervalMs` and before write
+ * transactions): a store that is written little, like most controllers between provisioning runs and every
+ * test server, never pays for a thread with its own V8 and connection (about a third of a test server's start).
+ * Until then the log is only ever that large, the connection's automatic checkpoints stay on (they start at
+ * `wal_autocheckpoint` pages, far above it), and nothing cuts the log: it is emptied when the store closes.
+ *
  * If the worker cannot start (e.g. inside the one-file binary, where the SQLite addon is not a module a worker
  * can load) or stops, the connection's automatic checkpoints are switched back on: with one writer and no other
  * connection those always catch up, so the log stays bounded by `wal_autocheckpoint` and `journal_size_limit`.
@@ -94,7 +100,7 @@ export interface WalStatus {
   /** Times the log was cut to zero, and times writers had to wait for that. */
   truncations: number;
   writerWaits: number;
-  /** Bytes appended to the log since the background checkpoints started (frames with their headers): wal-counter.ts. */
+  /** Bytes appended to the log since the store opened (frames with their headers): wal-counter.ts. */
   writtenBytes: number;
 }
 
@@ -102,9 +108,17 @@ export interface CheckpointLimits {
   /** Past this size, a log that checkpoints do not catch up with is cut while writers wait. */
   restartBytes: number;
   intervalMs: number;
+  /**
+   * The worker starts once the log's file passes this size (0: at once). Default: a quarter of `restartBytes`,
+   * at most 4 MiB, so a log that never reached it is all an idle store keeps.
+   */
+  startBytes?: number;
 }
 
 export const DEFAULT_CHECKPOINT_LIMITS: CheckpointLimits = { restartBytes: 32 * 1024 * 1024, intervalMs: 1000 };
+
+/** The log's size at which the worker starts when the limits do not say. */
+const defaultStartBytes = (restartBytes: number): number => Math.min(4 * 1024 * 1024, Math.floor(restartBytes / 4));
 
 export interface Checkpointer {
   status(): WalStatus;
@@ -126,8 +140,8 @@ const walBytes = (file: string): number => {
 };
 
 /**
- * Starts checkpointing `file` from a worker thread; `raw` is the controller's connection, whose automatic
- * checkpoints (`autoPages`) are off while the worker runs. Undefined when no worker could be started.
+ * Checkpoints `file` from a worker thread, started once the log has grown (see the module comment); `raw` is the
+ * controller's connection, whose automatic checkpoints (`autoPages`) are off while the worker runs.
  */
 export function startCheckpointer(
   file: string,
@@ -137,16 +151,13 @@ export function startCheckpointer(
   settled: () => Promise<void>,
   autoPages: number,
   limits: CheckpointLimits = DEFAULT_CHECKPOINT_LIMITS,
-): Checkpointer | undefined {
-  let worker: Worker;
-  try {
-    const module = createRequire(import.meta.url).resolve('better-sqlite3');
-    worker = new Worker(WORKER, { eval: true, workerData: { file, module } });
-  } catch {
-    return undefined;
-  }
-  // A background helper: it never keeps the process alive on its own.
-  worker.unref();
+): Checkpointer {
+  /** The worker, once started; undefined before, or for good when it could not start or the store stops. */
+  let worker: Worker | undefined;
+  /** No worker (any more): it could not start, it stopped, or the store is stopping. */
+  let ended = false;
+  let exited: Promise<void> = Promise.resolve();
+  const startBytes = limits.startBytes ?? defaultStartBytes(limits.restartBytes);
   const hardBytes = 4 * limits.restartBytes;
   let running = false;
   let inFlight: Mode | undefined;
@@ -165,7 +176,7 @@ export function startCheckpointer(
   const ask = (mode: Mode) => {
     if (inFlight || !running) return;
     inFlight = mode;
-    worker.postMessage(mode);
+    worker?.postMessage(mode);
   };
   // A cut takes the write lock and waits for readers of the log: it is asked with the gate closed and no
   // transaction of ours open, so none of them can need the lock midway and fail.
@@ -177,18 +188,19 @@ export function startCheckpointer(
       if (!running) return (inFlight = undefined);
       // The last frames before the log is emptied, counted now (no transaction of ours is open).
       countFrames();
-      worker.postMessage('TRUNCATE');
+      worker?.postMessage('TRUNCATE');
     });
   };
   const giveBack = () => {
     if (running && raw.open) raw.pragma(`wal_autocheckpoint = ${autoPages}`);
     running = false;
+    ended = true;
     status.background = false;
     clearInterval(timer);
     gate.open();
   };
   // Frames appended, counted from the log's index by this (the writing) thread: wal-counter.ts.
-  let frameBytes = 0;
+  const frameBytes = Number(raw.pragma('page_size', { simple: true })) + 24;
   const frames = new WalFrameCounter(`${file}-shm`);
   const countFrames = () => {
     frames.sample();
@@ -228,21 +240,39 @@ export function startCheckpointer(
       cut();
     }
   };
-  worker.on('message', (m: unknown) => {
-    if (typeof m !== 'object' || m === null) return;
-    if ('ready' in m) {
-      if (!raw.open) return;
-      raw.pragma('wal_autocheckpoint = 0');
-      frameBytes = Number((m as { pageSize?: unknown }).pageSize) + 24;
-      frames.sample();
-      running = true;
-      status.background = true;
-    } else onPass(m as Pass);
-  });
-  worker.on('error', giveBack);
-  const exited = once(worker, 'exit').then(giveBack);
-  const timer = setInterval(() => ask('PASSIVE'), limits.intervalMs);
+  const launch = () => {
+    if (worker || ended || !raw.open) return;
+    let started: Worker;
+    try {
+      const module = createRequire(import.meta.url).resolve('better-sqlite3');
+      started = new Worker(WORKER, { eval: true, workerData: { file, module } });
+    } catch {
+      ended = true;
+      return;
+    }
+    worker = started;
+    // A background helper: it never keeps the process alive on its own.
+    started.unref();
+    started.on('message', (m: unknown) => {
+      if (typeof m !== 'object' || m === null) return;
+      if ('ready' in m) {
+        if (!raw.open || ended) return;
+        raw.pragma('wal_autocheckpoint = 0');
+        running = true;
+        status.background = true;
+      } else onPass(m as Pass);
+    });
+    started.on('error', giveBack);
+    exited = once(started, 'exit').then(giveBack);
+  };
+  /** Starts the worker once the log has grown past `startBytes`. */
+  const launchIfGrown = () => {
+    if (!worker && !ended && walBytes(file) > startBytes) launch();
+  };
+  const timer = setInterval(() => (worker ? ask('PASSIVE') : launchIfGrown()), limits.intervalMs);
   timer.unref();
+  frames.sample();
+  if (startBytes === 0) launch();
 
   return {
     status() {
@@ -255,16 +285,20 @@ export function startCheckpointer(
     admit() {
       // Before each write transaction: the frames of the ones before it (a log that starts over does so
       // inside the transaction that follows a caught-up checkpoint, and holds only frames written since).
-      if (running) countFrames();
+      countFrames();
       const wait = gate.wait();
-      if (wait || !running) return wait;
-      // The log's size, looked at most every few milliseconds (a stat is cheap, but not free): past the
-      // restart size it is cut now if the worker is free (else its pass under way will see it), past the hard
-      // bound writers wait for that in any case.
+      if (wait || ended) return wait;
+      // The log's size, looked at most every few milliseconds (a stat is cheap, but not free): past the start
+      // size the worker starts; past the restart size the log is cut now if the worker is free (else its pass
+      // under way will see it), past the hard bound writers wait for that in any case.
       const now = performance.now();
       if (now - lastSizeCheck < 5) return undefined;
       lastSizeCheck = now;
       const size = walBytes(file);
+      if (!running) {
+        if (!worker && size > startBytes) launch();
+        return undefined;
+      }
       if (size <= limits.restartBytes || (inFlight && size <= hardBytes)) return undefined;
       gate.close();
       cut();
@@ -273,9 +307,11 @@ export function startCheckpointer(
     async stop() {
       giveBack();
       frames.close();
-      worker.postMessage('close');
+      const started = worker;
+      if (!started) return;
+      started.postMessage('close');
       // A worker that does not finish closing within 5 s is ended (its connection goes with the thread).
-      const kill = setTimeout(() => void worker.terminate(), 5000);
+      const kill = setTimeout(() => void started.terminate(), 5000);
       await exited;
       clearTimeout(kill);
     },

@@ -84,6 +84,8 @@ export interface StoreRuntime {
         published(): Promise<void>;
         readonly reads: number;
         readonly failures: number;
+        /** Whether its heartbeat runs (only while requests come). */
+        readonly beating: boolean;
       }
     | undefined;
 }

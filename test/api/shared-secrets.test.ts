@@ -213,3 +213,29 @@ describe('three controllers started at once on an empty database', { skip }, () 
     }
   });
 });
+
+describe('the scrypt cost of the sealed secrets', { skip }, () => {
+  const databases: Database[] = [];
+  after(async () => {
+    for (const d of databases) await d.drop();
+  });
+
+  test('a controller seals at N = 2^15, r = 8, p = 1; the test servers at the least cost a value may name', async () => {
+    for (const [sealCost, params] of [
+      ['production', 'scrypt-15-8-1'],
+      ['test', 'scrypt-10-8-1'],
+    ] as const) {
+      const database = await freshDatabase();
+      databases.push(database);
+      const server = await startTestServer({ db: database.url, sealCost });
+      try {
+        const rows = await secretRows(server);
+        assert.equal(rows.length, 7);
+        for (const r of rows)
+          assert.ok(r.ciphertext.startsWith(`edgectl-sealed-v1.${params}.`), `${sealCost}: ${r.name}`);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+});

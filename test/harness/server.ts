@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type DaemonConfig } from '../../src/daemon/config.js';
 import { DB_FILE, startDaemon, type RunningDaemon } from '../../src/daemon/daemon.js';
+import { BodyValidators } from '../../src/daemon/http/validators.js';
 import type { PasswordCost } from '../../src/model/password.js';
+import type { ScryptParams } from '../../src/pki/index.js';
 import { makeTemplateStore } from './store-template.js';
 import { injectTransport, tlsTransport, type HttpResponse, type RequestOptions, type Transport } from './http.js';
 import { freshDatabase, testStoreKind } from './pg.js';
@@ -101,12 +103,27 @@ export interface StartOptions {
    * started without one has (test/api/password-hashing-outside-transactions.test.ts checks it).
    */
   passwordCost?: 'test' | 'production';
+  /**
+   * scrypt's cost for the secrets a server on PostgreSQL seals under its master key: `test` (default) the least
+   * a sealed value may name, so a start does not spend ~0.1 s of CPU deriving the key; `production` the
+   * controller's own, as every server given its master key otherwise has (test/api/shared-secrets.test.ts checks it).
+   */
+  sealCost?: 'test' | 'production';
 }
 
 /** The test servers' Argon2id cost: the least Argon2 accepts (about 0.1 ms a hash instead of 6-7 ms). */
 export const TEST_PASSWORD_COST: PasswordCost = Object.freeze({ memoryCost: 64, timeCost: 1 });
 
+/** The test servers' scrypt cost for sealed secrets: the least a sealed value may name (1 MiB, about 3 ms). */
+export const TEST_SEAL_COST: ScryptParams = Object.freeze({ log2N: 10, r: 8, p: 1 });
+
 let template: Promise<string> | undefined;
+
+/**
+ * The body validators every test server of the process compiles into and takes from: the schemas and options are
+ * the same constants for all of them (src/daemon/http/validators.ts).
+ */
+const bodyValidators = new BodyValidators();
 
 /**
  * A store file with every migration applied and nothing else (store-template.ts): the test runner's, made once
@@ -156,12 +173,15 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       },
       env: dbUrl ? { EDGECTL_MASTER_KEY: opts.masterKey ?? TEST_MASTER_KEY } : {},
     });
+    if (cfg.masterKey && opts.sealCost !== 'production')
+      cfg = { ...cfg, masterKey: cfg.masterKey.sealingAt(TEST_SEAL_COST) };
     // With a frozen clock nothing falls due on its own: the test sweeps when it has moved the clock.
     daemon = await startDaemon(cfg, {
       adminCredentials: async () => ADMIN,
       now: clock.now,
       backgroundSweep: opts.backgroundSweep ?? opts.clock !== 'frozen',
       onSend: schemaGuard,
+      bodyValidators,
       ...(opts.passwordCost !== 'production' && { passwordCost: TEST_PASSWORD_COST }),
       ...(opts.eventStdout && { eventStdout: opts.eventStdout }),
     });

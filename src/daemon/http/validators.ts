@@ -6,9 +6,11 @@
  * - lazily, on a route's first validation: a start compiles nothing, and a route never called (most of them in
  *   an offline CLI command, which builds the whole app) costs nothing. Compiling every route at start took
  *   about 0.3 s of CPU, a large part of a start;
- * - once per server for each schema text: routes sharing a body schema share its validator. Each server keeps
- *   its own (nothing is kept by the module), and the schemas are constants of the route declarations
- *   (src/daemon/routes, the resource definitions), so a server's set is fixed.
+ * - once per {@link BodyValidators} for each option set and schema text: routes sharing a body schema share its
+ *   validator. A controller has its own, made with its server; the test servers of one process share one, as
+ *   their schemas and options are the same constants (compiling them for every test server cost about 4 % of
+ *   the suite's CPU). Nothing is kept by the module, and the schemas are constants of the route declarations
+ *   (src/daemon/routes, the resource definitions), so a set's size is fixed.
  *
  * test/unit/daemon/route-table.test.ts compiles every route's schema, as a start used to.
  */
@@ -59,8 +61,22 @@ function lazyValidator(c: Compiler, route: RouteSchema): ValidateFunction {
   return validate;
 }
 
-/** `schemaController.compilersFactory.buildValidator` for Fastify: lazy validators, shared within a server. */
-export const buildValidator = ((externalSchemas: unknown, options: unknown) => {
-  const c = compilerFor(externalSchemas, options);
-  return (route: RouteSchema) => lazyValidator(c, route);
-}) as unknown as ValidatorFactory;
+/** Compiled body validators, for the servers built with this object: one compiler per option set. */
+export class BodyValidators {
+  /** By the text of the external schemas and the Ajv options Fastify hands the factory (plugins by their source). */
+  readonly #compilers = new Map<string, Compiler>();
+
+  /** `schemaController.compilersFactory.buildValidator` for Fastify: lazy validators from this set. */
+  readonly buildValidator = ((externalSchemas: unknown, options: unknown) => {
+    const key = JSON.stringify([externalSchemas, options], (_k, v: unknown) =>
+      typeof v === 'function' ? `function ${v.name} ${String(v)}` : v,
+    );
+    let c = this.#compilers.get(key);
+    if (!c) {
+      c = compilerFor(externalSchemas, options);
+      this.#compilers.set(key, c);
+    }
+    const compiler = c;
+    return (route: RouteSchema) => lazyValidator(compiler, route);
+  }) as unknown as ValidatorFactory;
+}

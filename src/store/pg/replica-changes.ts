@@ -1,9 +1,9 @@
 /**
  * Other replicas' writes, as this replica's change feed learns of them. The store's change counters (migration
  * 0015) move with every model write, and the transaction that moves them notifies channel `edgectl_changes`
- * (migration 0024). A replica reads the counters when notified, and every HEARTBEAT_MS besides; the tables that
- * moved are told to the feed as writes (change-feed.ts `external`), so whatever a cache holds of them is read
- * again.
+ * (migration 0024). A replica reads the counters when notified, and every HEARTBEAT_MS besides while requests
+ * arrive (IDLE_MS after the last one it stops, and the next request reads first); the tables that moved are
+ * told to the feed as writes (change-feed.ts `external`), so whatever a cache holds of them is read again.
  *
  * Revocations take effect on every replica before the revoking request is answered (docs/decisions.md,
  * "Replicas"). Each read ends with an acknowledgement in `replica_leases`: the `*` counter applied, and a lease
@@ -69,6 +69,13 @@ export async function ownMove(trx: Executor): Promise<{ star: number; tables: st
 export const LEASE_MS = 500;
 /** How often a replica reads the counters and renews its lease when nothing notifies it. */
 export const HEARTBEAT_MS = 100;
+/**
+ * How long after the last request the heartbeat goes on, once its last read succeeded. An idle replica then
+ * neither reads the counters nor writes its lease ten times a second (a query and an update each time, on both
+ * sides); notices still reach it over its connection (a lost one starts the heartbeat again, which reconnects),
+ * and its first request after the lease ran out reads the counters before it is served, as past any lease.
+ */
+export const IDLE_MS = 2000;
 /** The channels of the change notices and of the acknowledgements. */
 const CHANGES = 'edgectl_changes';
 const ACKS = 'edgectl_acks';
@@ -182,6 +189,8 @@ export class ReplicaChanges {
   /** The lease row exists (written once before the first read). */
   private registered = false;
   private heartbeat: NodeJS.Timeout | undefined;
+  /** When (performance.now()) a request last asked for fresh caches. */
+  private askedAt = 0;
   private closed = false;
   /** Writers waiting for acknowledgements, woken by each one. */
   private readonly waiting = new Set<() => void>();
@@ -205,6 +214,7 @@ export class ReplicaChanges {
     };
     counters.onLost = () => {
       this.leaseUntil = 0;
+      this.wake();
     };
   }
 
@@ -222,13 +232,34 @@ export class ReplicaChanges {
    * replica's lease, else after a read of the counters that began after this call. Never rejects.
    */
   fresh(): Promise<void> | undefined {
-    if (!this.heartbeat && !this.closed) {
-      // The first request starts the notices and the lease: a store opened for the CLI never takes one.
-      this.heartbeat = setInterval(() => void this.refresh(), HEARTBEAT_MS);
-      this.heartbeat.unref();
-    }
-    if (performance.now() < this.leaseUntil) return undefined;
+    const now = performance.now();
+    this.askedAt = now;
+    // The first request starts the notices and the lease (a store opened for the CLI never takes one), and
+    // the first after a quiet spell starts the heartbeat again.
+    this.wake();
+    if (now < this.leaseUntil) return undefined;
     return this.refresh();
+  }
+
+  /** Whether the heartbeat runs (it stops once the replica is idle: IDLE_MS). */
+  get beating(): boolean {
+    return this.heartbeat !== undefined;
+  }
+
+  private wake(): void {
+    if (this.heartbeat || this.closed) return;
+    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  /** A heartbeat's read; none, and the heartbeat's end, once no request came for IDLE_MS and the last read succeeded. */
+  private beat(): void {
+    if (performance.now() - this.askedAt > IDLE_MS && this.leaseUntil > 0 && !this.running) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+      return;
+    }
+    void this.refresh();
   }
 
   /** A read that begins after this call (the running one began before it), shared by every caller meanwhile. */

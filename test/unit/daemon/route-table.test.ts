@@ -9,7 +9,7 @@ import { normalisedPath, referenceOperations, RENAMED_IN_HEAD } from '../../harn
 import { SPEC_VERSION } from '../../../src/daemon/openapi.js';
 import { allRoutes } from '../../../src/daemon/routes/index.js';
 import { API_PREFIX } from '../../../src/daemon/http/route.js';
-import { buildValidator } from '../../../src/daemon/http/validators.js';
+import { BodyValidators } from '../../../src/daemon/http/validators.js';
 import { AJV_OPTIONS } from '../../../src/daemon/server.js';
 
 const norm = normalisedPath;
@@ -55,7 +55,7 @@ test('no route is declared twice', () => {
 });
 
 test("every route's body schema compiles with the server's Ajv options (a start no longer compiles them)", () => {
-  const compile = buildValidator({}, { plugins: [], ...AJV_OPTIONS }) as unknown as (route: {
+  const compile = new BodyValidators().buildValidator({}, { plugins: [], ...AJV_OPTIONS }) as unknown as (route: {
     schema: unknown;
     method: string;
     url: string;

@@ -71,4 +71,20 @@ describe('sealed values', () => {
     for (const bad of ['', 'plain', sealed.replace('scrypt-15-8-1', 'scrypt-30-8-1'), sealed.replace('v1', 'v9')])
       await assert.rejects(unseal(key, 'n', bad), isSealError('malformed'), bad.slice(0, 40));
   });
+
+  it('sealed at another cost name it, open with any instance of the key, and the cost stays within bounds', async () => {
+    const cheap = new MasterKey(KEY).sealingAt({ log2N: 10, r: 8, p: 1 });
+    const sealed = await seal(cheap, 'n', 'v');
+    assert.match(sealed, /^edgectl-sealed-v1\.scrypt-10-8-1\./);
+    assert.equal(await unseal(new MasterKey(KEY), 'n', sealed), 'v');
+    // The key it came from still seals at the production cost.
+    assert.match(await seal(new MasterKey(KEY), 'n', 'v'), /^edgectl-sealed-v1\.scrypt-15-8-1\./);
+    for (const params of [
+      { log2N: 9, r: 8, p: 1 },
+      { log2N: 21, r: 8, p: 1 },
+      { log2N: 10, r: 0, p: 1 },
+      { log2N: 10, r: 8, p: 5 },
+    ])
+      assert.throws(() => new MasterKey(KEY).sealingAt(params), /out of bounds/);
+  });
 });

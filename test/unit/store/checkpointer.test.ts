@@ -1,7 +1,8 @@
 /**
- * WAL checkpoints from a worker thread (src/store/checkpointer.ts): while it runs, the connection does not
- * checkpoint on its own, yet what is written reaches the database file; the log stays bounded under writes
- * and is emptied when they stop; closing the store stops the worker.
+ * WAL checkpoints from a worker thread (src/store/checkpointer.ts): it starts once the log has grown past its
+ * start size; while it runs, the connection does not checkpoint on its own, yet what is written reaches the
+ * database file; the log stays bounded under writes and is emptied when they stop; closing the store stops the
+ * worker.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openStore, withTx } from '../../../src/store/db.js';
+import { DEFAULT_CHECKPOINT_LIMITS } from '../../../src/store/checkpointer.js';
 
 async function until(what: string, ok: () => boolean, ms = 8000): Promise<void> {
   for (const t0 = Date.now(); !ok();) {
@@ -18,18 +20,26 @@ async function until(what: string, ok: () => boolean, ms = 8000): Promise<void> 
   }
 }
 
-test('a background checkpointer copies the WAL into the database file; the connection does not', async () => {
+test('a background checkpointer starts once the log passes 4 MiB and copies it into the database file; the connection does not', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'edgectl-ckpt-'));
   const file = join(dir, 'store.db');
-  const store = await openStore(file, { backgroundCheckpoints: true });
+  const store = await openStore(file, {
+    backgroundCheckpoints: true,
+    checkpointLimits: { ...DEFAULT_CHECKPOINT_LIMITS, intervalMs: 50 },
+  });
   try {
     const auto = () => store.raw.pragma('wal_autocheckpoint', { simple: true }) as number;
-    await until('the worker to take over', () => auto() === 0);
     store.raw.exec('create table blobs (b blob)');
-    const before = statSync(file).size;
     const insert = store.raw.prepare('insert into blobs (b) values (randomblob(?))');
-    for (let i = 0; i < 64; i++) insert.run(64 * 1024); // 4 MiB, into the WAL
-    await until('the database file to grow by the checkpointed pages', () => statSync(file).size > before + 3_000_000);
+    for (let i = 0; i < 32; i++) insert.run(64 * 1024); // 2 MiB, into the WAL
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(auto(), 10000, 'no worker while the log is under its start size');
+    assert.equal(store.wal()!.background, false);
+    const before = statSync(file).size;
+    for (let i = 0; i < 48; i++) insert.run(64 * 1024); // 3 MiB more
+    await until('the worker to take over', () => auto() === 0);
+    assert.equal(store.wal()!.background, true);
+    await until('the database file to grow by the checkpointed pages', () => statSync(file).size > before + 4_000_000);
     assert.equal(auto(), 0, 'the connection still leaves checkpoints to the worker');
   } finally {
     await store.close();
@@ -56,7 +66,7 @@ test('under a steady stream of write transactions the log is cut, stays near its
   // interval's writes.
   const store = await openStore(file, {
     backgroundCheckpoints: true,
-    checkpointLimits: { restartBytes: MiB, intervalMs: 50 },
+    checkpointLimits: { restartBytes: MiB, intervalMs: 50, startBytes: 0 },
   });
   try {
     const auto = () => store.raw.pragma('wal_autocheckpoint', { simple: true }) as number;

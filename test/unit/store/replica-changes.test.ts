@@ -4,7 +4,8 @@
  * column added by a later migration without being added to its trigger fails here (`replica_leases`, the
  * replicas' own bookkeeping, is the exception: nothing caches it). A replica learns of another's committed
  * write from its notice, and acknowledges it before the writer's `published()` settles; outside its lease it
- * reads the counters when asked, the asks of one turn sharing one read (pg/replica-changes.ts).
+ * reads the counters when asked, the asks of one turn sharing one read, and its heartbeat stops while no request
+ * comes (pg/replica-changes.ts).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { dynamic, openStore } from '../../../src/store/db.js';
 import { runtimeOf } from '../../../src/store/runtime.js';
 import { storeChangesTriggerName, tracedEvents } from '../../../src/store/migrations/0015-change-log.js';
 import { postgresSkip, postgresStoreForTests } from '../../harness/pg.js';
-import { COUNTERS_APPLICATION } from '../../../src/store/pg/replica-changes.js';
+import { COUNTERS_APPLICATION, HEARTBEAT_MS, IDLE_MS } from '../../../src/store/pg/replica-changes.js';
 
 const skip = await postgresSkip();
 
@@ -108,6 +109,35 @@ test("outside a lease one turn's asks share one read", { skip }, async () => {
     await c.close();
   }
 });
+
+test(
+  'an idle replica stops its heartbeat; its next request reads the counters first and starts it again',
+  { skip },
+  async () => {
+    const c = await openStore(pgStore.url);
+    try {
+      const replicas = runtimeOf(c.db)!.replicas!;
+      await replicas.fresh();
+      assert.equal(replicas.beating, true, 'a request starts the heartbeat');
+      const started = Date.now();
+      while (replicas.beating) {
+        assert.ok(Date.now() - started < IDLE_MS + 3000, 'the heartbeat stops once no request comes');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(Date.now() - started >= IDLE_MS - 100, 'not before IDLE_MS without requests');
+      const reads = replicas.reads;
+      await new Promise((r) => setTimeout(r, 5 * HEARTBEAT_MS));
+      assert.equal(replicas.reads, reads, 'no reads while idle');
+      const fresh = replicas.fresh();
+      assert.notEqual(fresh, undefined, 'past its lease, a request waits for a read');
+      await fresh;
+      assert.equal(replicas.reads, reads + 1);
+      assert.equal(replicas.beating, true);
+    } finally {
+      await c.close();
+    }
+  },
+);
 
 test(
   'the counters are read over a connection of their own; one the server ends is opened anew at the next read',
