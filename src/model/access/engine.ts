@@ -38,13 +38,20 @@ import {
 import {
   apiSessionAccess,
   identityRoleAttributes,
-  routersOfEdgeRouterPolicies,
-  routersOfServiceEdgeRouterPolicies,
   serviceConfigOverrides,
-  serviceEdgeRouterPoliciesOfService,
   type ApiSessionAccess,
 } from '../../store/access.js';
-import { BIND, DIAL, edgeRouterPoliciesOf, grantsOf, servicePoliciesOf, type ServiceGrants } from './queries.js';
+import {
+  BIND,
+  DIAL,
+  edgeRouterPoliciesOf,
+  grantsOf,
+  routersOfEdgeRouterPolicies,
+  routersOfServiceEdgeRouterPolicies,
+  serviceEdgeRouterPoliciesOf,
+  servicePoliciesOf,
+  type ServiceGrants,
+} from './queries.js';
 import { VersionedCache } from './versioned-cache.js';
 import { JournaledCache } from './journaled-cache.js';
 import { WeighedMap } from '../../store/weighed-map.js';
@@ -260,7 +267,7 @@ export class AccessEngine {
       ctx.db,
       serviceId,
       m,
-      async () => this.shared(await serviceEdgeRouterPoliciesOfService(ctx.db, serviceId)),
+      async () => this.shared(await serviceEdgeRouterPoliciesOf(ctx.db, serviceId)),
       (ids, changes) => (changes.some((c) => c.type === 'service' && c.id === serviceId) ? undefined : ids),
     );
     return this.serviceRouters.get(
