@@ -1,10 +1,10 @@
 /**
  * The access engine's queries (docs/policy-engine.md, "Answering access per request"). Each is an index
  * walk over the stored representation: the policies selecting an entity, and the entities a set of policies
- * selects, both through the role and attribute indexes (policy-match.ts; no match is stored, so each side is
- * passed in as its tables). None evaluates a policy in JavaScript, and
- * none runs per request once the engine has cached its answer, so the typed query builder is used where
- * it fits; the policy-match sub-selects stay `sql` templates.
+ * selects, both through the role and attribute indexes (policy-match.ts; no match is stored, so the caller
+ * names the policy side). None evaluates a policy in JavaScript, and none runs per request once the engine
+ * has cached its answer, so the typed query builder is used where it fits; the policy-match sub-selects stay
+ * `sql` templates.
  *
  * Functions take the executor and domain values and return domain values (booleans, parsed JSON).
  */

@@ -92,19 +92,21 @@ export function selectsSql(
   policy: RawBuilder<unknown>,
   entity: RawBuilder<unknown>,
 ): RawBuilder<SqlBool> {
+  // Aliases of their own: `policy` and `entity` name the enclosing query's rows, which a `p` or `r` here would hide.
   const R = sql.table(side.rolesTable);
   const P = sql.table(side.policyTable);
   const A = sql.table(side.attrTable);
-  const rv = sql.ref('r.value');
-  const semantic = sql`(select p.semantic from ${P} p where p.id = ${policy})`;
+  const rv = sql.ref('sel_r.value');
+  const semantic = sql`(select sel_p.semantic from ${P} sel_p where sel_p.id = ${policy})`;
   return sql<SqlBool>`(
-    exists (select 1 from ${R} r where r."ownerId" = ${policy} and r."value" = '#all')
-    or exists (select 1 from ${R} r where r."ownerId" = ${policy} and r."value" = '@' || ${entity})
-    or (${semantic} = 'AnyOf' and exists (select 1 from ${R} r join ${A} a on a."ownerId" = ${entity} and a."value" = substr(r."value", 2)
-      where r."ownerId" = ${policy} and ${ATTR_RANGE(rv)}))
-    or (${semantic} = 'AllOf' and exists (select 1 from ${R} r where r."ownerId" = ${policy} and ${ATTR_RANGE(rv)})
-      and not exists (select 1 from ${R} r where r."ownerId" = ${policy} and ${ATTR_RANGE(rv)}
-        and not exists (select 1 from ${A} a where a."ownerId" = ${entity} and a."value" = substr(r."value", 2))))
+    exists (select 1 from ${R} sel_r where sel_r."ownerId" = ${policy} and sel_r."value" = '#all')
+    or exists (select 1 from ${R} sel_r where sel_r."ownerId" = ${policy} and sel_r."value" = '@' || ${entity})
+    or (${semantic} = 'AnyOf' and exists (select 1 from ${R} sel_r
+      join ${A} sel_a on sel_a."ownerId" = ${entity} and sel_a."value" = substr(sel_r."value", 2)
+      where sel_r."ownerId" = ${policy} and ${ATTR_RANGE(rv)}))
+    or (${semantic} = 'AllOf' and exists (select 1 from ${R} sel_r where sel_r."ownerId" = ${policy} and ${ATTR_RANGE(rv)})
+      and not exists (select 1 from ${R} sel_r where sel_r."ownerId" = ${policy} and ${ATTR_RANGE(rv)}
+        and not exists (select 1 from ${A} sel_a where sel_a."ownerId" = ${entity} and sel_a."value" = substr(sel_r."value", 2))))
   )`;
 }
 

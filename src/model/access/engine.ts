@@ -299,8 +299,8 @@ export class AccessEngine {
 
 /**
  * Router-side entries (router catalog, routers of edge router and service edge router policy sets): the only
- * explained changes that move the `router` marker are a service's own SERP matches and an identity's `@id`
- * leaving router policies, which change none of them (changes.ts). Router and router-policy writes are not
+ * explained changes that move the `router` marker are a service's write (which SERPs select it: its own entry)
+ * and an identity's `@id` leaving router policies, which change none of them (changes.ts). Router and router-policy writes are not
  * explained, so they still recompute these.
  */
 const keepForRouters = <V>(value: V): V => value;
