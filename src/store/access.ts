@@ -11,7 +11,7 @@
 import { sql } from 'kysely';
 import type { TypedExecutor } from './executor.js';
 import { idList, inIdList } from './id-list.js';
-import { matchedBySql, matchingPoliciesSql, matchPairsSql, type MatchSide } from './policy-match.js';
+import { matchedBySql, matchingPoliciesSql, type MatchSide } from './policy-match.js';
 import { boolFromDb, jsonFromDb } from './values.js';
 
 /** Ids of the policies of a side whose roles select entity `entityId`, sorted (a stable cache key). */
@@ -30,7 +30,9 @@ export interface ServiceGrant {
 
 /**
  * Every service any of the service policies selects, with Dial/Bind folded per service, in id order. `side` is
- * the service policies' service side; the pairs are grouped per service.
+ * the service policies' service side. Each service is tested against the set's Dial policies and its Bind
+ * policies (`matchedBySql`: each rule branch is evaluated once for the whole set, then probed per service), so
+ * the cost follows the services and the distinct attributes the set names, not the (policy, service) pairs.
  */
 export async function servicesGrantedBy(
   db: TypedExecutor,
@@ -38,13 +40,18 @@ export async function servicesGrantedBy(
   servicePolicyIds: readonly string[],
 ): Promise<ServiceGrant[]> {
   if (servicePolicyIds.length === 0) return [];
-  const { rows } = await sql<{ serviceId: string; dial: number; bind: number }>`select m."entityId" as "serviceId",
-      max(case when p.type = 'Dial' then 1 else 0 end) as dial,
-      max(case when p.type = 'Bind' then 1 else 0 end) as bind
-    from (${matchPairsSql(side, idList(servicePolicyIds))}) m
-    join ${sql.table(side.policyTable)} p on p.id = m."policyId"
-    group by m."entityId"
-    order by m."entityId"`.execute(db);
+  const ofType = (type: 'Dial' | 'Bind') =>
+    sql`select p.id from ${sql.table(side.policyTable)} p where p.id in (${idList(servicePolicyIds)}) and p.type = ${type}`;
+  const { rows } = await sql<{
+    serviceId: string;
+    dial: number;
+    bind: number;
+  }>`select x.id as "serviceId", x.dial, x.bind
+    from (select t.id, case when ${matchedBySql(side, ofType('Dial'))} then 1 else 0 end as dial,
+        case when ${matchedBySql(side, ofType('Bind'))} then 1 else 0 end as bind
+      from ${sql.table(side.targetTable)} t) x
+    where x.dial = 1 or x.bind = 1
+    order by x.id`.execute(db);
   return rows.map((r) => ({ serviceId: r.serviceId, dial: boolFromDb(r.dial), bind: boolFromDb(r.bind) }));
 }
 

@@ -32,6 +32,11 @@ const ID_RANGE = (col: RawBuilder<unknown>) => sql<SqlBool>`${col} >= '@' and ${
 /**
  * Entities (rows aliased `alias`) selected by at least one policy whose id is in `policyIds` (a value list
  * or a sub-select). Each of the four rule branches is its own sub-select, which SQLite evaluates once.
+ *
+ * A policy with one `#` entry selects the same entities under either semantic, so it joins the `AnyOf` branch,
+ * which looks up each distinct attribute once (a set of hundreds of policies names a few attributes: the
+ * entities are read once per attribute, not once per policy naming it). Only `AllOf` policies with several `#`
+ * entries are grouped per (policy, entity) and counted.
  */
 export function matchedBySql(side: MatchSide, policyIds: RawBuilder<unknown>, alias = 't'): RawBuilder<SqlBool> {
   const R = sql.table(side.rolesTable);
@@ -39,16 +44,17 @@ export function matchedBySql(side: MatchSide, policyIds: RawBuilder<unknown>, al
   const A = sql.table(side.attrTable);
   const id = sql.ref(`${alias}.id`);
   const rv = sql.ref('r.value');
-  const attrMatches = (semantic: 'AllOf' | 'AnyOf') =>
-    sql`select a."ownerId" from ${R} r join ${P} p on p.id = r."ownerId" join ${A} a on a."value" = substr(r."value", 2)
-        where r."ownerId" in (${policyIds}) and ${ATTR_RANGE(rv)} and p.semantic = ${semantic}`;
+  const attrEntries = sql`(select count(*) from ${R} r2 where r2."ownerId" = r."ownerId" and ${ATTR_RANGE(sql.ref('r2.value'))})`;
   return sql<SqlBool>`(
     exists (select 1 from ${R} r where r."ownerId" in (${policyIds}) and r."value" = '#all')
     or ${id} in (select substr(r."value", 2) from ${R} r where r."ownerId" in (${policyIds}) and ${ID_RANGE(rv)})
-    or ${id} in (${attrMatches('AnyOf')})
-    or ${id} in (${attrMatches('AllOf')}
+    or ${id} in (select a."ownerId" from ${A} a where a."value" in (
+      select substr(r."value", 2) from ${R} r join ${P} p on p.id = r."ownerId"
+      where r."ownerId" in (${policyIds}) and ${ATTR_RANGE(rv)} and (p.semantic = 'AnyOf' or ${attrEntries} = 1)))
+    or ${id} in (select a."ownerId" from ${R} r join ${P} p on p.id = r."ownerId" join ${A} a on a."value" = substr(r."value", 2)
+      where r."ownerId" in (${policyIds}) and ${ATTR_RANGE(rv)} and p.semantic = 'AllOf' and ${attrEntries} > 1
       group by r."ownerId", a."ownerId"
-      having count(*) = (select count(*) from ${R} r2 where r2."ownerId" = r."ownerId" and ${ATTR_RANGE(sql.ref('r2.value'))}))
+      having count(*) = ${attrEntries})
   )`;
 }
 
