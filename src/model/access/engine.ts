@@ -17,7 +17,7 @@
  * | the session of an API session, service and type | the three ids | sessions |
  *
  * Identities with the same attributes and no `@id` entries are selected by the same policies, so the
- * expensive entry (a policy set's services, ~25 ms at 100,000 identities and 250 policies) is computed once
+ * expensive entry (a policy set's services, ~10 ms at 100,000 identities and 250 policies) is computed once
  * per distinct policy set and generation, not per identity. One engine exists per open store; inside a
  * transaction a throw-away engine is used, so uncommitted state never enters the shared caches.
  */
@@ -233,7 +233,7 @@ export class AccessEngine {
   /**
    * A policy set's grants from those of the set it grew from. A new policy selecting an identity changes its
    * policy set, and the new set's grants would otherwise be one query over every service of every policy in it
-   * (~30 ms on the large model, for each distinct set the policy reaches). Grants are a union over policies,
+   * (~10 ms on the large model, for each distinct set the policy reaches). Grants are a union over policies,
    * so when the identity's previous set is still cached (kept or patched up to now) and the new set only adds
    * a few policies, the new grants are the old ones plus what the added policies grant. Undefined: no base.
    */
