@@ -11,8 +11,7 @@ import {
   servicePoliciesSelectingService,
   servicesGrantedBy,
 } from '../../store/access.js';
-import { EDGE_ROUTER_POLICY, SERVICE_EDGE_ROUTER_POLICY, SERVICE_POLICY } from '../policy/kinds.js';
-import { matchSideOf } from '../policy/matches.js';
+import { EDGE_ROUTER_POLICY, matchSideOf, SERVICE_EDGE_ROUTER_POLICY, SERVICE_POLICY } from '../policy/kinds.js';
 
 const SP_IDENTITY = matchSideOf(SERVICE_POLICY, 'identity');
 const SP_SERVICE = matchSideOf(SERVICE_POLICY, 'service');

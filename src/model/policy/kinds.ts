@@ -7,6 +7,7 @@
  */
 
 import type { PolicyTargetTable } from '../../store/policies.js';
+import type { MatchSide } from '../../store/policy-match.js';
 
 export type TargetKind = 'identity' | 'service' | 'edgeRouter' | 'postureCheck';
 
@@ -92,3 +93,14 @@ export function sideFor(kind: PolicyKind, target: TargetKind): PolicySide {
   if (!s) throw new Error(`${kind.table} has no ${target} roles`);
   return s;
 }
+
+/** A side's tables, as the store's matching SQL (src/store/policy-match.ts) takes them. */
+export const matchSide = (kind: PolicyKind, side: PolicySide): MatchSide => ({
+  policyTable: kind.table,
+  rolesTable: side.rolesTable,
+  attrTable: TARGETS[side.target].attrTable,
+  targetTable: TARGETS[side.target].table,
+});
+
+/** The tables of the side of `kind` that selects `target`. */
+export const matchSideOf = (kind: PolicyKind, target: TargetKind): MatchSide => matchSide(kind, sideFor(kind, target));

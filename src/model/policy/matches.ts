@@ -1,21 +1,10 @@
 /**
- * The policy sides as the store's matching SQL sees them (src/store/policy-match.ts), and what an entity's
- * delete does to the role lists. Nothing is materialised (docs/policy-engine.md): a policy or entity write
+ * Which policy sides select a kind of entity, and what an entity's delete does to the role lists. Nothing is materialised (docs/policy-engine.md): a policy or entity write
  * writes only its own rows, and every answer is computed from the role and attribute indexes when asked.
  */
-import { removeRoleEntry, type MatchSide } from '../../store/policy-match.js';
+import { removeRoleEntry } from '../../store/policy-match.js';
 import type { Ctx } from '../ctx.js';
-import { POLICY_KINDS, TARGETS, sideFor, type PolicyKind, type PolicySide, type TargetKind } from './kinds.js';
-
-export const matchSide = (kind: PolicyKind, side: PolicySide): MatchSide => ({
-  policyTable: kind.table,
-  rolesTable: side.rolesTable,
-  attrTable: TARGETS[side.target].attrTable,
-  targetTable: TARGETS[side.target].table,
-});
-
-/** The side of `kind` that selects `target`, for the store's matching SQL. */
-export const matchSideOf = (kind: PolicyKind, target: TargetKind): MatchSide => matchSide(kind, sideFor(kind, target));
+import { POLICY_KINDS, type PolicyKind, type PolicySide, type TargetKind } from './kinds.js';
 
 /** Every (policy kind, side) pair whose role list selects entities of `target`. */
 export function sidesTargeting(target: TargetKind): { kind: PolicyKind; side: PolicySide }[] {

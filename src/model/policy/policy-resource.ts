@@ -7,8 +7,7 @@ import { Type } from '../schema-type.js';
 import type { PropDef, ResourceDef } from '../resource.js';
 import { NameSchema, StringListSchema } from '../schemas.js';
 import type { FieldDef } from '../filter/fields.js';
-import { TARGETS, type PolicyKind } from './kinds.js';
-import { matchSide } from './matches.js';
+import { matchSide, TARGETS, type PolicyKind } from './kinds.js';
 
 export const RolesSchema = StringListSchema();
 

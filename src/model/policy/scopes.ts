@@ -13,8 +13,7 @@ import {
   type PolicyIdSource,
   type Scope,
 } from '../../store/scopes.js';
-import type { PolicyKind, TargetKind } from './kinds.js';
-import { matchSideOf as tables } from './matches.js';
+import { matchSideOf as tables, type PolicyKind, type TargetKind } from './kinds.js';
 
 export type { Scope } from '../../store/scopes.js';
 

@@ -12,10 +12,9 @@ import { dynamic } from '../../../src/store/db.js';
 import type { Ctx } from '../../../src/model/ctx.js';
 import { createEntity, deleteEntity, getEntity, updateEntity } from '../../../src/model/crud.js';
 import type { ResourceDef } from '../../../src/model/resource.js';
-import { POLICY_KINDS, TARGETS, type PolicyKind, type TargetKind } from '../../../src/model/policy/kinds.js';
+import { matchSide, POLICY_KINDS, TARGETS, type PolicyKind, type TargetKind } from '../../../src/model/policy/kinds.js';
 import { roleMatches, type Semantic } from '../../../src/model/policy/roles.js';
 import { policiesOf, selectedByPolicy } from '../../../src/model/policy/scopes.js';
-import { matchSide } from '../../../src/model/policy/matches.js';
 import { matchPairsSql, selectsSql } from '../../../src/store/policy-match.js';
 import {
   edgeRouterPolicies,

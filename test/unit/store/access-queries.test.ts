@@ -26,8 +26,7 @@ import {
 import type { Ctx } from '../../../src/model/ctx.js';
 import { createEntity, updateEntity } from '../../../src/model/crud.js';
 import { edgeRouterPoliciesOf, servicePoliciesOf } from '../../../src/model/access/queries.js';
-import { EDGE_ROUTER_POLICY, SERVICE_POLICY } from '../../../src/model/policy/kinds.js';
-import { matchSideOf } from '../../../src/model/policy/matches.js';
+import { EDGE_ROUTER_POLICY, matchSideOf, SERVICE_POLICY } from '../../../src/model/policy/kinds.js';
 import {
   configs,
   configTypes,
