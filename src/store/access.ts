@@ -1,16 +1,17 @@
 /**
  * The access engine's queries (docs/policy-engine.md, "Answering access per request"). Each is an index
- * walk over the stored representation: the policies selecting an identity through the role and attribute
- * indexes, then the materialised match rows of those policies. None evaluates a policy in JavaScript, and
- * none runs per request once the engine has cached its answer, so the typed query builder is used where
- * it fits; the policy-match sub-selects stay `sql` templates.
+ * walk over the stored representation: the policies selecting an entity, and the entities a set of policies
+ * selects, both through the role and attribute indexes (policy-match.ts; no match is stored, so the caller
+ * names the policy side). None evaluates a policy in JavaScript, and none runs per request once the engine
+ * has cached its answer, so the typed query builder is used where it fits; the policy-match sub-selects stay
+ * `sql` templates.
  *
  * Functions take the executor and domain values and return domain values (booleans, parsed JSON).
  */
 import { sql } from 'kysely';
 import type { TypedExecutor } from './executor.js';
-import { inIdList } from './id-list.js';
-import { matchingPoliciesSql, type MatchSide } from './policy-match.js';
+import { idList, inIdList } from './id-list.js';
+import { matchedBySql, matchingPoliciesSql, type MatchSide } from './policy-match.js';
 import { boolFromDb, jsonFromDb } from './values.js';
 
 /** Ids of the policies of a side whose roles select entity `entityId`, sorted (a stable cache key). */
@@ -27,66 +28,43 @@ export interface ServiceGrant {
   bind: boolean;
 }
 
-/** Every service any of the service policies selects, with Dial/Bind folded per service, in id order. */
+/**
+ * Every service any of the service policies selects, with Dial/Bind folded per service, in id order. `side` is
+ * the service policies' service side. Each service is tested against the set's Dial policies and its Bind
+ * policies (`matchedBySql`: each rule branch is evaluated once for the whole set, then probed per service), so
+ * the cost follows the services and the distinct attributes the set names, not the (policy, service) pairs.
+ */
 export async function servicesGrantedBy(
   db: TypedExecutor,
+  side: MatchSide,
   servicePolicyIds: readonly string[],
 ): Promise<ServiceGrant[]> {
   if (servicePolicyIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('service_policy_services as m')
-    .innerJoin('service_policies as p', 'p.id', 'm.policyId')
-    .select([
-      'm.entityId as serviceId',
-      sql<number>`max(case when p.type = 'Dial' then 1 else 0 end)`.as('dial'),
-      sql<number>`max(case when p.type = 'Bind' then 1 else 0 end)`.as('bind'),
-    ])
-    .where('m.policyId', 'in', servicePolicyIds)
-    .groupBy('m.entityId')
-    .orderBy('m.entityId')
-    .execute();
+  const ofType = (type: 'Dial' | 'Bind') =>
+    sql`select p.id from ${sql.table(side.policyTable)} p where p.id in (${idList(servicePolicyIds)}) and p.type = ${type}`;
+  const { rows } = await sql<{
+    serviceId: string;
+    dial: number;
+    bind: number;
+  }>`select x.id as "serviceId", x.dial, x.bind
+    from (select t.id, case when ${matchedBySql(side, ofType('Dial'))} then 1 else 0 end as dial,
+        case when ${matchedBySql(side, ofType('Bind'))} then 1 else 0 end as bind
+      from ${sql.table(side.targetTable)} t) x
+    where x.dial = 1 or x.bind = 1
+    order by x.id`.execute(db);
   return rows.map((r) => ({ serviceId: r.serviceId, dial: boolFromDb(r.dial), bind: boolFromDb(r.bind) }));
 }
 
-/** Edge routers selected by any of the edge router policies. */
-export async function routersOfEdgeRouterPolicies(
+/** Entities (edge routers) of a side's target selected by any of the policies. */
+export async function entitiesSelectedBy(
   db: TypedExecutor,
+  side: MatchSide,
   policyIds: readonly string[],
 ): Promise<Set<string>> {
   if (policyIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('edge_router_policy_edge_routers')
-    .select('entityId')
-    .distinct()
-    .where('policyId', 'in', policyIds)
-    .execute();
-  return new Set(rows.map((r) => r.entityId));
-}
-
-/** Ids of the service edge router policies selecting a service, sorted (a stable cache key). */
-export async function serviceEdgeRouterPoliciesOfService(db: TypedExecutor, serviceId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('service_edge_router_policy_services')
-    .select('policyId')
-    .where('entityId', '=', serviceId)
-    .orderBy('policyId')
-    .execute();
-  return rows.map((r) => r.policyId);
-}
-
-/** Edge routers selected by any of the service edge router policies (those serving their services). */
-export async function routersOfServiceEdgeRouterPolicies(
-  db: TypedExecutor,
-  policyIds: readonly string[],
-): Promise<Set<string>> {
-  if (policyIds.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('service_edge_router_policy_edge_routers')
-    .select('entityId')
-    .distinct()
-    .where('policyId', 'in', policyIds)
-    .execute();
-  return new Set(rows.map((r) => r.entityId));
+  const { rows } = await sql<{ id: string }>`select t.id from ${sql.table(side.targetTable)} t
+    where ${matchedBySql(side, idList(policyIds))}`.execute(db);
+  return new Set(rows.map((r) => r.id));
 }
 
 /** An identity's own configs per service: serviceId → configTypeId → configId. */
@@ -114,9 +92,13 @@ export interface GrantingPolicy {
   type: string;
 }
 
-/** Service policies (of one type, if given) among `identityPolicyIds` that also select the service, by id. */
+/**
+ * Service policies (of one type, if given) among `identityPolicyIds` that also select the service, by id.
+ * `side` is the service policies' service side.
+ */
 export async function policiesGranting(
   db: TypedExecutor,
+  side: MatchSide,
   identityPolicyIds: readonly string[],
   serviceId: string,
   type?: 'Dial' | 'Bind',
@@ -124,11 +106,9 @@ export async function policiesGranting(
   if (identityPolicyIds.length === 0) return [];
   return db
     .selectFrom('service_policies as p')
-    .innerJoin('service_policy_services as m', (j) =>
-      j.onRef('m.policyId', '=', 'p.id').on('m.entityId', '=', serviceId),
-    )
     .select(['p.id', 'p.name', 'p.type'])
     .where('p.id', 'in', identityPolicyIds)
+    .where(sql.ref('p.id'), 'in', sql`(select x."policyId" from (${matchingPoliciesSql(side, serviceId)}) x)`)
     .$if(type !== undefined, (q) => q.where('p.type', '=', type!))
     .orderBy('p.id')
     .execute();
@@ -188,16 +168,19 @@ export function configTypesByIdOrName(
     .execute();
 }
 
-/** The service policies selecting a service (from the match table), with their type; for narrow invalidation. */
+/**
+ * The service policies selecting a service, with their type; for narrow invalidation. `side` is the service
+ * policies' service side.
+ */
 export function servicePoliciesSelectingService(
   db: TypedExecutor,
+  side: MatchSide,
   serviceId: string,
 ): Promise<{ id: string; type: string }[]> {
   return db
-    .selectFrom('service_policy_services as m')
-    .innerJoin('service_policies as p', 'p.id', 'm.policyId')
+    .selectFrom('service_policies as p')
     .select(['p.id', 'p.type'])
-    .where('m.entityId', '=', serviceId)
+    .where(sql.ref('p.id'), 'in', sql`(select x."policyId" from (${matchingPoliciesSql(side, serviceId)}) x)`)
     .execute();
 }
 

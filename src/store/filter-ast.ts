@@ -6,6 +6,7 @@
  * Pure types. The model parses and type-checks filters (`src/model/filter/`) and hands the result here, so
  * the store needs nothing from the model. parity: the typing rules are docs/reference-notes.md §1.4.
  */
+import type { MatchSide } from './policy-match.js';
 
 /** A comparison operator of the filter language. */
 export type CompareOp = '=' | '!=' | '<' | '<=' | '>' | '>=';
@@ -34,8 +35,13 @@ export type FieldDef =
        */
       searchIndex?: string;
     }
-  /** String elements stored as rows of a link table: (ownerColumn = main row's id, valueColumn = element). */
-  | { kind: 'set'; table: string; ownerColumn: string; valueColumn: string }
+  /**
+   * String elements stored as rows of a link table: (ownerColumn = main row's id, valueColumn = element). With
+   * `selects`, the elements are instead the ids of the rows of `table` (the side's target table) that the main
+   * row, a policy, selects by its role list: nothing is stored, each candidate pair is tested by the rule
+   * (`selectsSql`); `ownerColumn` is then unused and `valueColumn` is `id`.
+   */
+  | { kind: 'set'; table: string; ownerColumn: string; valueColumn: string; selects?: MatchSide }
   /** JSON object text column (e.g. tags); `<name>.<key>` addresses one entry; values are null, string, bool or number. */
   | { kind: 'map'; column: string };
 
@@ -52,6 +58,8 @@ export interface SetRef {
   readonly table: string;
   readonly ownerColumn: string;
   readonly valueColumn: string;
+  /** The elements are the target rows a policy selects (see the set {@link FieldDef}). */
+  readonly selects?: MatchSide;
 }
 
 /** A column of the main table. */

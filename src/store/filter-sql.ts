@@ -18,6 +18,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { CheckedExpr, CheckedQuery, SetRef, Subject, ValueType } from './filter-ast.js';
 import { storeKind } from './dialect.js';
+import { selectsSql } from './policy-match.js';
 import type { Executor } from './executor.js';
 import { SEARCH_INDEXES, searchIndexName } from './migrations/0012-search-indexes.js';
 import { PENDING_TABLE } from './migrations/0026-search-index-pending.js';
@@ -326,7 +327,13 @@ class SqlCompiler {
 
   /** `select 1 from <link> where <owner> = <main>.id`, to be extended with `and …`. */
   private elements(s: SetRef): RawBuilder<unknown> {
-    return sql`select 1 from ${sql.table(s.table)} as ${sql.id(this.link)} where ${sql.id(this.link, s.ownerColumn)} = ${sql.id(this.alias, 'id')}`;
+    return sql`select 1 from ${sql.table(s.table)} as ${sql.id(this.link)} where ${this.ownedBy(s)}`;
+  }
+
+  /** The link row belongs to the main row: its owner column, or for a policy's selected rows the matching rule. */
+  private ownedBy(s: SetRef): RawBuilder<SqlBool> {
+    if (s.selects) return selectsSql(s.selects, sql.id(this.alias, 'id'), sql.id(this.link, 'id'));
+    return sql<SqlBool>`${sql.id(this.link, s.ownerColumn)} = ${sql.id(this.alias, 'id')}`;
   }
 
   /** A subject read at type `as`. */
@@ -341,7 +348,7 @@ class SqlCompiler {
       case 'element':
         return sql.id(this.link, s.set.valueColumn);
       case 'count':
-        return sql`(select count(*) from ${sql.table(s.set.table)} as ${sql.id(this.link)} where ${sql.id(this.link, s.set.ownerColumn)} = ${sql.id(this.alias, 'id')})`;
+        return sql`(select count(*) from ${sql.table(s.set.table)} as ${sql.id(this.link)} where ${this.ownedBy(s.set)})`;
     }
   }
 

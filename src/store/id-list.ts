@@ -7,5 +7,10 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 
 export function inIdList(column: RawBuilder<unknown>, ids: readonly string[]): RawBuilder<SqlBool> {
   if (ids.length === 0) return sql<SqlBool>`1 = 0`;
-  return sql<SqlBool>`${column} in (select value from json_each(${JSON.stringify(ids)}))`;
+  return sql<SqlBool>`${column} in (${idList(ids)})`;
+}
+
+/** The ids as a one-column sub-select (`value`), for `x in (…)` or as a policy-id source. */
+export function idList(ids: readonly string[]): RawBuilder<unknown> {
+  return sql`select value from json_each(${JSON.stringify(ids)})`;
 }

@@ -9,7 +9,6 @@ import { sql } from 'kysely';
 import { dynamic, type Executor } from './db.js';
 import { storeKind } from './dialect.js';
 import { integrityCheckOffThread } from './file-integrity.js';
-import { matchedBySql, type MatchSide } from './policy-match.js';
 import { boolToDb } from './values.js';
 
 /**
@@ -162,28 +161,6 @@ export async function resetForeignKeyOrphans(
   await sql`update ${sql.table(fk.table)} set ${sql.ref(fk.column)} = ${value}
     where ${sql.ref(fk.column)} is not null
       and ${sql.ref(fk.column)} not in (select ${sql.ref(fk.parentColumn)} from ${sql.table(fk.parent)})`.execute(db);
-}
-
-/** The ids of every row of an entity table, in id order. */
-export async function allIds(db: Executor, table: string): Promise<string[]> {
-  const rows = await dynamic(db).selectFrom(table).select('id').orderBy('id').execute();
-  return rows.map((r: { id: string }) => r.id);
-}
-
-/** How one policy's stored matches of one side differ from what its role lists select now. */
-export async function matchDifference(
-  db: Executor,
-  side: MatchSide,
-  matchTable: string,
-  targetTable: string,
-  policyId: string,
-): Promise<{ missing: string[]; extra: string[] }> {
-  const M = sql.table(matchTable);
-  const expected = sql`select t.id as id from ${sql.table(targetTable)} t where ${matchedBySql(side, sql`${policyId}`)}`;
-  const stored = sql`select "entityId" as id from ${M} where "policyId" = ${policyId}`;
-  const missing = await sql<{ id: string }>`${expected} except ${stored} order by 1`.execute(db);
-  const extra = await sql<{ id: string }>`${stored} except ${expected} order by 1`.execute(db);
-  return { missing: missing.rows.map((r) => r.id), extra: extra.rows.map((r) => r.id) };
 }
 
 /** `@id` entries of a role-list table that name no row of `targetTable`. */

@@ -3,7 +3,10 @@
  * checks, with its type, name, checks and services. It runs once per change of the `serviceAccess` marker (the
  * model caches the answer), and with no posture check in the store it returns nothing.
  */
+import { sql } from 'kysely';
 import type { TypedExecutor } from './executor.js';
+import { idList } from './id-list.js';
+import { matchPairsSql, type MatchSide } from './policy-match.js';
 import { jsonFromDb } from './values.js';
 
 export interface PolicyCheckRow {
@@ -18,39 +21,32 @@ export interface PolicyCheckRow {
   details: Record<string, unknown>;
 }
 
-export async function policyPostureChecks(db: TypedExecutor): Promise<PolicyCheckRow[]> {
-  const rows = await db
-    .selectFrom('service_policy_posture_checks as m')
-    .innerJoin('service_policies as p', 'p.id', 'm.policyId')
-    .innerJoin('posture_checks as c', 'c.id', 'm.entityId')
-    .select([
-      'm.policyId as policyId',
-      'p.name as policyName',
-      'p.type as policyType',
-      'c.id as checkId',
-      'c.name as checkName',
-      'c.typeId as typeId',
-      'c.createdAt as createdAt',
-      'c.updatedAt as updatedAt',
-      'c.details as details',
-    ])
-    .orderBy('m.policyId')
-    .orderBy('c.name')
-    .execute();
+/**
+ * Every (policy, check) pair the service policies' posture-check side selects, policy by policy, checks by
+ * name. `side` is that side (`postureCheckRoles`); with no posture check in the store no pair comes out.
+ */
+export async function policyPostureChecks(db: TypedExecutor, side: MatchSide): Promise<PolicyCheckRow[]> {
+  const { rows } = await sql<Omit<PolicyCheckRow, 'details'> & { details: unknown }>`select m."policyId" as "policyId",
+      p.name as "policyName", p.type as "policyType", c.id as "checkId", c.name as "checkName", c."typeId" as "typeId",
+      c."createdAt" as "createdAt", c."updatedAt" as "updatedAt", c.details as details
+    from (select distinct x."policyId", x."entityId" from (${matchPairsSql(side, sql`select id from ${sql.table(side.policyTable)}`)}) x) m
+    join service_policies p on p.id = m."policyId"
+    join posture_checks c on c.id = m."entityId"
+    order by m."policyId", c.name`.execute(db);
   return rows.map((r) => ({ ...r, details: (jsonFromDb(r.details) as Record<string, unknown>) ?? {} }));
 }
 
-/** The services selected by each of the policies. */
+/** The services selected by each of the policies; `side` is the service policies' service side. */
 export async function servicesOfPolicies(
   db: TypedExecutor,
+  side: MatchSide,
   policyIds: readonly string[],
 ): Promise<{ policyId: string; serviceId: string }[]> {
   if (policyIds.length === 0) return [];
-  return db
-    .selectFrom('service_policy_services')
-    .select(['policyId', 'entityId as serviceId'])
-    .where('policyId', 'in', policyIds)
-    .execute();
+  const { rows } = await sql<{ policyId: string; serviceId: string }>`select distinct x."policyId" as "policyId",
+      x."entityId" as "serviceId"
+    from (${matchPairsSql(side, idList(policyIds))}) x`.execute(db);
+  return rows;
 }
 
 /** An identity's sessions, for re-checking their posture after it changed. */

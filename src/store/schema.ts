@@ -145,11 +145,6 @@ export interface EdgeRouterPoliciesIdentityRolesTable {
   position: number;
 }
 
-export interface EdgeRouterPolicyEdgeRoutersTable {
-  policyId: string;
-  entityId: string;
-}
-
 export interface EdgeRoutersTable extends EntityColumns {
   name: string;
   cost: Generated<number>;
@@ -387,16 +382,6 @@ export interface ServiceEdgeRouterPoliciesServiceRolesTable {
   position: number;
 }
 
-export interface ServiceEdgeRouterPolicyEdgeRoutersTable {
-  policyId: string;
-  entityId: string;
-}
-
-export interface ServiceEdgeRouterPolicyServicesTable {
-  policyId: string;
-  entityId: string;
-}
-
 export interface ServicePoliciesTable extends EntityColumns {
   name: string;
   type: string;
@@ -419,16 +404,6 @@ export interface ServicePoliciesServiceRolesTable {
   ownerId: string;
   value: string;
   position: number;
-}
-
-export interface ServicePolicyPostureChecksTable {
-  policyId: string;
-  entityId: string;
-}
-
-export interface ServicePolicyServicesTable {
-  policyId: string;
-  entityId: string;
 }
 
 export interface ServicesTable extends EntityColumns {
@@ -495,7 +470,6 @@ export interface Database {
   edge_router_policies: EdgeRouterPoliciesTable;
   edge_router_policies_edgeRouterRoles: EdgeRouterPoliciesEdgeRouterRolesTable;
   edge_router_policies_identityRoles: EdgeRouterPoliciesIdentityRolesTable;
-  edge_router_policy_edge_routers: EdgeRouterPolicyEdgeRoutersTable;
   edge_routers: EdgeRoutersTable;
   edge_routers_roleAttributes: EdgeRoutersRoleAttributesTable;
   enrollments: EnrollmentsTable;
@@ -522,14 +496,10 @@ export interface Database {
   service_edge_router_policies: ServiceEdgeRouterPoliciesTable;
   service_edge_router_policies_edgeRouterRoles: ServiceEdgeRouterPoliciesEdgeRouterRolesTable;
   service_edge_router_policies_serviceRoles: ServiceEdgeRouterPoliciesServiceRolesTable;
-  service_edge_router_policy_edge_routers: ServiceEdgeRouterPolicyEdgeRoutersTable;
-  service_edge_router_policy_services: ServiceEdgeRouterPolicyServicesTable;
   service_policies: ServicePoliciesTable;
   service_policies_identityRoles: ServicePoliciesIdentityRolesTable;
   service_policies_postureCheckRoles: ServicePoliciesPostureCheckRolesTable;
   service_policies_serviceRoles: ServicePoliciesServiceRolesTable;
-  service_policy_posture_checks: ServicePolicyPostureChecksTable;
-  service_policy_services: ServicePolicyServicesTable;
   services: ServicesTable;
   services_configs: ServicesConfigsTable;
   services_roleAttributes: ServicesRoleAttributesTable;

@@ -6,8 +6,8 @@
  *
  * Policy scopes answer the three questions of the affected-entity listings (docs/policy-engine.md): the
  * entities a policy selects, the policies that select an entity, and (composing both) the entities
- * reachable from an entity through a policy kind. A side with materialised matches is read from its match
- * table; identities, which have none, through the attribute index (policy-match.ts).
+ * reachable from an entity through a policy kind. Every side is answered through the role and attribute
+ * indexes (policy-match.ts): no match is stored.
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { inIdList } from './id-list.js';
@@ -19,11 +19,6 @@ export type Scope = RawBuilder<SqlBool>;
 
 /** A set of policy ids inside SQL: one id, or a sub-select. */
 export type PolicyIdSource = RawBuilder<unknown>;
-
-/** The tables of one side of a policy kind; `matchTable` when its matches are materialised. */
-export interface PolicySideTables extends MatchSide {
-  matchTable?: string;
-}
 
 const T_ID = sql.ref('t.id');
 
@@ -49,17 +44,12 @@ export const idIn = (ids: readonly string[]): Scope => inIdList(T_ID, ids);
 export const onePolicy = (policyId: string): PolicyIdSource => sql`${policyId}`;
 
 /** Entities selected by any of the policies (their side's target rows). */
-export function selectedByPolicies(side: PolicySideTables, policyIds: PolicyIdSource): Scope {
-  if (side.matchTable) {
-    return sql<SqlBool>`${T_ID} in (select m."entityId" from ${sql.table(side.matchTable)} m where m."policyId" in (${policyIds}))`;
-  }
+export function selectedByPolicies(side: MatchSide, policyIds: PolicyIdSource): Scope {
   return matchedBySql(side, policyIds);
 }
 
 /** The policies of a side that select entity `entityId`, as a policy id source. */
-export function policiesSelecting(side: PolicySideTables, entityId: string): PolicyIdSource {
-  if (side.matchTable)
-    return sql`select m."policyId" from ${sql.table(side.matchTable)} m where m."entityId" = ${entityId}`;
+export function policiesSelecting(side: MatchSide, entityId: string): PolicyIdSource {
   return sql`select x."policyId" from (${matchingPoliciesSql(side, entityId)}) x`;
 }
 

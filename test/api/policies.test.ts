@@ -280,6 +280,21 @@ async function verifyListings(label: string): Promise<void> {
     checks.push([`/services/${e.id}/identities`, reach('sp', 'services', e, 'identities')]);
     checks.push([`/services/${e.id}/edge-routers`, reach('serp', 'services', e, 'edge-routers')]);
   }
+  // The policies' filterable selected sets (nothing stored: each pair is tested by the rule in SQL).
+  for (const e of entities.services.filter((x) => model.services.includes(x.id))) {
+    checks.push([`/service-policies?${q(`anyOf(services) = "${e.id}"`)}`, policiesOf('sp', 'services', e)]);
+    checks.push([
+      `/service-edge-router-policies?${q(`anyOf(services) = "${e.id}"`)}`,
+      policiesOf('serp', 'services', e),
+    ]);
+  }
+  for (const e of entities['edge-routers'].filter((x) => model['edge-routers'].includes(x.id))) {
+    checks.push([`/edge-router-policies?${q(`anyOf(edgeRouters) = "${e.id}"`)}`, policiesOf('erp', 'edge-routers', e)]);
+  }
+  const selectsNone = (k: KindName, c: Collection) =>
+    policies[k].filter((p) => !entities[c].some((e) => selects(k, p, c, e))).map((p) => p.id);
+  checks.push([`/service-policies?${q('isEmpty(services)')}`, selectsNone('sp', 'services')]);
+  checks.push([`/service-edge-router-policies?${q('isEmpty(edgeRouters)')}`, selectsNone('serp', 'edge-routers')]);
   for (const e of entities['edge-routers'].filter((x) => model['edge-routers'].includes(x.id))) {
     checks.push([`/edge-routers/${e.id}/edge-router-policies`, policiesOf('erp', 'edge-routers', e)]);
     checks.push([`/edge-routers/${e.id}/service-edge-router-policies`, policiesOf('serp', 'edge-routers', e)]);

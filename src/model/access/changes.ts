@@ -16,7 +16,8 @@
  * - identity I: I's own entry (attributes, service configs; on delete its `@I` leave policies).
  */
 import { noteAccessChange, UNEXPLAINED } from '../../store/access-journal.js';
-import { servicePoliciesSelectingService, servicePolicyIdentitySide } from '../../store/access.js';
+import { servicePolicyIdentitySide } from '../../store/access.js';
+import { servicePoliciesOfService } from './queries.js';
 import type { Ctx } from '../ctx.js';
 import type { ResourceDef } from '../resource.js';
 import { SERVICE_POLICY } from '../policy/kinds.js';
@@ -38,7 +39,7 @@ export async function noteEntityWrite(ctx: Ctx, def: ResourceDef, id: string, de
 async function changeOf(ctx: Ctx, def: ResourceDef, id: string, deleted: boolean): Promise<AccessChange | undefined> {
   switch (def.table) {
     case 'services':
-      return { type: 'service', id, policies: deleted ? [] : await servicePoliciesSelectingService(ctx.db, id) };
+      return { type: 'service', id, policies: deleted ? [] : await servicePoliciesOfService(ctx.db, id) };
     case SERVICE_POLICY.table: {
       const identitySide = deleted ? undefined : await servicePolicyIdentitySide(ctx.db, id);
       return { type: 'servicePolicy', id, ...(identitySide && { identitySide }) };

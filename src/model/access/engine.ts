@@ -17,7 +17,7 @@
  * | the session of an API session, service and type | the three ids | sessions |
  *
  * Identities with the same attributes and no `@id` entries are selected by the same policies, so the
- * expensive entry (a policy set's services, ~25 ms at 100,000 identities and 250 policies) is computed once
+ * expensive entry (a policy set's services, ~10 ms at 100,000 identities and 250 policies) is computed once
  * per distinct policy set and generation, not per identity. One engine exists per open store; inside a
  * transaction a throw-away engine is used, so uncommitted state never enters the shared caches.
  */
@@ -38,13 +38,20 @@ import {
 import {
   apiSessionAccess,
   identityRoleAttributes,
-  routersOfEdgeRouterPolicies,
-  routersOfServiceEdgeRouterPolicies,
   serviceConfigOverrides,
-  serviceEdgeRouterPoliciesOfService,
   type ApiSessionAccess,
 } from '../../store/access.js';
-import { BIND, DIAL, edgeRouterPoliciesOf, grantsOf, servicePoliciesOf, type ServiceGrants } from './queries.js';
+import {
+  BIND,
+  DIAL,
+  edgeRouterPoliciesOf,
+  grantsOf,
+  routersOfEdgeRouterPolicies,
+  routersOfServiceEdgeRouterPolicies,
+  serviceEdgeRouterPoliciesOf,
+  servicePoliciesOf,
+  type ServiceGrants,
+} from './queries.js';
 import { VersionedCache } from './versioned-cache.js';
 import { JournaledCache } from './journaled-cache.js';
 import { WeighedMap } from '../../store/weighed-map.js';
@@ -226,7 +233,7 @@ export class AccessEngine {
   /**
    * A policy set's grants from those of the set it grew from. A new policy selecting an identity changes its
    * policy set, and the new set's grants would otherwise be one query over every service of every policy in it
-   * (~30 ms on the large model, for each distinct set the policy reaches). Grants are a union over policies,
+   * (~10 ms on the large model, for each distinct set the policy reaches). Grants are a union over policies,
    * so when the identity's previous set is still cached (kept or patched up to now) and the new set only adds
    * a few policies, the new grants are the old ones plus what the added policies grant. Undefined: no base.
    */
@@ -260,7 +267,7 @@ export class AccessEngine {
       ctx.db,
       serviceId,
       m,
-      async () => this.shared(await serviceEdgeRouterPoliciesOfService(ctx.db, serviceId)),
+      async () => this.shared(await serviceEdgeRouterPoliciesOf(ctx.db, serviceId)),
       (ids, changes) => (changes.some((c) => c.type === 'service' && c.id === serviceId) ? undefined : ids),
     );
     return this.serviceRouters.get(
@@ -292,8 +299,8 @@ export class AccessEngine {
 
 /**
  * Router-side entries (router catalog, routers of edge router and service edge router policy sets): the only
- * explained changes that move the `router` marker are a service's own SERP matches and an identity's `@id`
- * leaving router policies, which change none of them (changes.ts). Router and router-policy writes are not
+ * explained changes that move the `router` marker are a service's write (which SERPs select it: its own entry)
+ * and an identity's `@id` leaving router policies, which change none of them (changes.ts). Router and router-policy writes are not
  * explained, so they still recompute these.
  */
 const keepForRouters = <V>(value: V): V => value;

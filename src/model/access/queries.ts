@@ -4,12 +4,21 @@
  * none runs per request once its answer is cached.
  */
 import type { Executor } from '../../store/db.js';
-import { policiesSelectingEntity, servicesGrantedBy } from '../../store/access.js';
-import { EDGE_ROUTER_POLICY, SERVICE_POLICY, sideFor } from '../policy/kinds.js';
-import { matchSide } from '../policy/matches.js';
+import {
+  entitiesSelectedBy,
+  policiesGranting,
+  policiesSelectingEntity,
+  servicePoliciesSelectingService,
+  servicesGrantedBy,
+} from '../../store/access.js';
+import { EDGE_ROUTER_POLICY, matchSideOf, SERVICE_EDGE_ROUTER_POLICY, SERVICE_POLICY } from '../policy/kinds.js';
 
-const SP_IDENTITY = matchSide(SERVICE_POLICY, sideFor(SERVICE_POLICY, 'identity'));
-const ERP_IDENTITY = matchSide(EDGE_ROUTER_POLICY, sideFor(EDGE_ROUTER_POLICY, 'identity'));
+const SP_IDENTITY = matchSideOf(SERVICE_POLICY, 'identity');
+const SP_SERVICE = matchSideOf(SERVICE_POLICY, 'service');
+const ERP_IDENTITY = matchSideOf(EDGE_ROUTER_POLICY, 'identity');
+const ERP_ROUTER = matchSideOf(EDGE_ROUTER_POLICY, 'edgeRouter');
+const SERP_SERVICE = matchSideOf(SERVICE_EDGE_ROUTER_POLICY, 'service');
+const SERP_ROUTER = matchSideOf(SERVICE_EDGE_ROUTER_POLICY, 'edgeRouter');
 
 /** Ids of the service policies selecting the identity, sorted (a stable cache key). */
 export const servicePoliciesOf = (db: Executor, identityId: string) =>
@@ -31,7 +40,7 @@ export interface ServiceGrants {
 /** What a set of service policies grants: every service any of them selects, with Dial/Bind folded per service. */
 export async function grantsOf(db: Executor, servicePolicyIds: readonly string[]): Promise<ServiceGrants> {
   const grants: ServiceGrants = { ids: [], perms: new Map() };
-  for (const g of await servicesGrantedBy(db, servicePolicyIds)) {
+  for (const g of await servicesGrantedBy(db, SP_SERVICE, servicePolicyIds)) {
     grants.ids.push(g.serviceId);
     grants.perms.set(g.serviceId, (g.dial ? DIAL : 0) | (g.bind ? BIND : 0));
   }
@@ -39,4 +48,25 @@ export async function grantsOf(db: Executor, servicePolicyIds: readonly string[]
 }
 
 /** Service policies of one type that select both the identity (among `identityPolicyIds`) and the service. */
-export { policiesGranting as grantingPolicies } from '../../store/access.js';
+export const grantingPolicies = (
+  db: Executor,
+  identityPolicyIds: readonly string[],
+  serviceId: string,
+  type?: 'Dial' | 'Bind',
+) => policiesGranting(db, SP_SERVICE, identityPolicyIds, serviceId, type);
+
+/** The service policies selecting a service, with their type (a service write's note, changes.ts). */
+export const servicePoliciesOfService = (db: Executor, serviceId: string) =>
+  servicePoliciesSelectingService(db, SP_SERVICE, serviceId);
+
+/** Edge routers selected by any of the edge router policies. */
+export const routersOfEdgeRouterPolicies = (db: Executor, policyIds: readonly string[]) =>
+  entitiesSelectedBy(db, ERP_ROUTER, policyIds);
+
+/** Ids of the service edge router policies selecting a service, sorted (a stable cache key). */
+export const serviceEdgeRouterPoliciesOf = (db: Executor, serviceId: string) =>
+  policiesSelectingEntity(db, SERP_SERVICE, serviceId);
+
+/** Edge routers selected by any of the service edge router policies (those serving their services). */
+export const routersOfServiceEdgeRouterPolicies = (db: Executor, policyIds: readonly string[]) =>
+  entitiesSelectedBy(db, SERP_ROUTER, policyIds);

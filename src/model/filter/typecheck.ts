@@ -168,6 +168,7 @@ class Checker {
             table: def.table,
             ownerColumn: def.ownerColumn,
             valueColumn: def.valueColumn,
+            ...(def.selects && { selects: def.selects }),
           };
         case 'map':
           return { kind: 'map', field: name };

@@ -7,7 +7,6 @@
  */
 import { MARKERS } from '../../store/migrations/0005-access-sessions.js';
 import {
-  allIds,
   danglingIdRoles,
   deleteForeignKeyOrphans,
   deleteMarker,
@@ -19,14 +18,12 @@ import {
   identitiesByIds,
   insertMarker,
   markerNames,
-  matchDifference,
   orphanTerminators,
   resetForeignKeyOrphans,
   restoreRouterIdentity,
   sqliteIntegrityProblems,
   systemEdgeRouterPolicies,
 } from '../../store/integrity.js';
-import { rematchPolicy } from '../../store/policy-match.js';
 import { knownMigrations } from '../../store/migrations/index.js';
 import {
   describeSchemaDifference,
@@ -46,7 +43,7 @@ import { deleteRouterIdentity } from '../../store/router-identities.js';
 import { iso, type Ctx } from '../ctx.js';
 import { deleteEntity } from '../crud.js';
 import { POLICY_KINDS, TARGETS } from '../policy/kinds.js';
-import { matchSide, removeIdReferences } from '../policy/matches.js';
+import { removeIdReferences } from '../policy/matches.js';
 import { edgeRouterPolicies } from '../resources/edge-router-policy.js';
 import { createRouterIdentity, createSystemPolicy, systemPolicyName } from '../services/router/edge-router-system.js';
 import { yieldToEventLoop } from './pace.js';
@@ -195,11 +192,7 @@ const roleReferences: IntegrityCheck = {
         for (const { ownerId, value } of await danglingIdRoles(ctx.db, side.rolesTable, target.table)) {
           out.push({
             description: `${kind.collection} ${ownerId}: ${side.prop} names ${value}, but there is no ${target.collection} record with that id`,
-            repair: async (c) => {
-              await deleteRoleEntry(c.db, side.rolesTable, ownerId, value);
-              if (side.matchTable)
-                await rematchPolicy(c.db, matchSide(kind, side), side.matchTable, target.table, ownerId);
-            },
+            repair: (c) => deleteRoleEntry(c.db, side.rolesTable, ownerId, value),
           });
         }
       }
@@ -289,50 +282,10 @@ const tunnelerRecords: IntegrityCheck = {
   },
 };
 
-const policyMatches: IntegrityCheck = {
-  name: 'policy-matches',
-  async scan(ctx) {
-    const out: Finding[] = [];
-    for (const kind of POLICY_KINDS) {
-      const ids = await allIds(ctx.db, kind.table);
-      for (const side of kind.sides) {
-        if (!side.matchTable) continue;
-        const matchTable = side.matchTable;
-        const target = TARGETS[side.target];
-        const repair = (policyId: string) => (c: Ctx) =>
-          rematchPolicy(c.db, matchSide(kind, side), matchTable, target.table, policyId);
-        for (const policyId of ids) {
-          // One policy side per turn of the event loop: its comparison reads every entity it may select.
-          await yieldToEventLoop();
-          const fixIt = repair(policyId);
-          const diff = await matchDifference(ctx.db, matchSide(kind, side), matchTable, target.table, policyId);
-          for (const id of diff.missing) {
-            out.push({
-              description: `${kind.collection} ${policyId}: ${side.prop} select ${target.collection} ${id}, but ${matchTable} lacks the pair`,
-              repair: fixIt,
-            });
-          }
-          for (const id of diff.extra) {
-            out.push({
-              description: `${kind.collection} ${policyId}: ${matchTable} pairs it with ${target.collection} ${id}, which its ${side.prop} do not select`,
-              repair: fixIt,
-            });
-          }
-        }
-      }
-    }
-    return out;
-  },
-  async fix(ctx, findings) {
-    // Findings of one policy side share one recomputation.
-    for (const repair of new Set(findings.map((f) => f.repair))) await repair?.(ctx);
-  },
-};
-
 /**
  * Every check, in repair order: the file first (nothing is repaired on a damaged file), then the schema
  * objects (a foreign trigger is gone before any repair writes), the markers, dangling rows, role entries and
- * system records, and the match tables last, recomputed from what the earlier repairs left.
+ * system records. (Policy matches are not stored, so nothing derived from them can drift.)
  */
 export const INTEGRITY_CHECKS: readonly IntegrityCheck[] = [
   sqliteFile,
@@ -342,6 +295,5 @@ export const INTEGRITY_CHECKS: readonly IntegrityCheck[] = [
   roleReferences,
   terminators,
   tunnelerRecords,
-  policyMatches,
   searchIndexes,
 ];

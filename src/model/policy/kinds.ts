@@ -1,11 +1,13 @@
 /**
  * What the policy engine relates, as plain data: the entity kinds a role list can select (targets) and, for
- * each policy kind, its role lists and where their matches are kept. Resource definitions, the link
- * maintenance and the affected listings all read this one table, so a policy kind is described once.
+ * each policy kind, its role lists. Resource definitions, the access engine's queries and the affected listings
+ * all read this one table, so a policy kind is described once. No side is materialised: what a role list selects
+ * is answered from the role and attribute tables when asked (docs/policy-engine.md).
  * Kept free of resource imports so entity definitions can use it without import cycles.
  */
 
 import type { PolicyTargetTable } from '../../store/policies.js';
+import type { MatchSide } from '../../store/policy-match.js';
 
 export type TargetKind = 'identity' | 'service' | 'edgeRouter' | 'postureCheck';
 
@@ -41,11 +43,6 @@ export interface PolicySide {
   target: TargetKind;
   /** The role list's set table `<policyTable>_<prop>` (ownerId = policy, value = role string). */
   rolesTable: string;
-  /**
-   * The table of materialised matches (policyId, entityId), kept current in the write's transaction.
-   * Absent for identities, which are matched at query time through the attribute index (docs/policy-engine.md).
-   */
-  matchTable?: string;
 }
 
 export interface PolicyKind {
@@ -54,11 +51,10 @@ export interface PolicyKind {
   sides: readonly PolicySide[];
 }
 
-const side = (policyTable: string, prop: string, target: TargetKind, matchTable?: string): PolicySide => ({
+const side = (policyTable: string, prop: string, target: TargetKind): PolicySide => ({
   prop,
   target,
   rolesTable: `${policyTable}_${prop}`,
-  matchTable,
 });
 
 export const SERVICE_POLICY: PolicyKind = {
@@ -66,8 +62,8 @@ export const SERVICE_POLICY: PolicyKind = {
   collection: 'service-policies',
   sides: [
     side('service_policies', 'identityRoles', 'identity'),
-    side('service_policies', 'serviceRoles', 'service', 'service_policy_services'),
-    side('service_policies', 'postureCheckRoles', 'postureCheck', 'service_policy_posture_checks'),
+    side('service_policies', 'serviceRoles', 'service'),
+    side('service_policies', 'postureCheckRoles', 'postureCheck'),
   ],
 };
 
@@ -76,7 +72,7 @@ export const EDGE_ROUTER_POLICY: PolicyKind = {
   collection: 'edge-router-policies',
   sides: [
     side('edge_router_policies', 'identityRoles', 'identity'),
-    side('edge_router_policies', 'edgeRouterRoles', 'edgeRouter', 'edge_router_policy_edge_routers'),
+    side('edge_router_policies', 'edgeRouterRoles', 'edgeRouter'),
   ],
 };
 
@@ -84,8 +80,8 @@ export const SERVICE_EDGE_ROUTER_POLICY: PolicyKind = {
   table: 'service_edge_router_policies',
   collection: 'service-edge-router-policies',
   sides: [
-    side('service_edge_router_policies', 'serviceRoles', 'service', 'service_edge_router_policy_services'),
-    side('service_edge_router_policies', 'edgeRouterRoles', 'edgeRouter', 'service_edge_router_policy_edge_routers'),
+    side('service_edge_router_policies', 'serviceRoles', 'service'),
+    side('service_edge_router_policies', 'edgeRouterRoles', 'edgeRouter'),
   ],
 };
 
@@ -97,3 +93,14 @@ export function sideFor(kind: PolicyKind, target: TargetKind): PolicySide {
   if (!s) throw new Error(`${kind.table} has no ${target} roles`);
   return s;
 }
+
+/** A side's tables, as the store's matching SQL (src/store/policy-match.ts) takes them. */
+export const matchSide = (kind: PolicyKind, side: PolicySide): MatchSide => ({
+  policyTable: kind.table,
+  rolesTable: side.rolesTable,
+  attrTable: TARGETS[side.target].attrTable,
+  targetTable: TARGETS[side.target].table,
+});
+
+/** The tables of the side of `kind` that selects `target`. */
+export const matchSideOf = (kind: PolicyKind, target: TargetKind): MatchSide => matchSide(kind, sideFor(kind, target));

@@ -1,17 +1,21 @@
 /**
  * The resource definition of a policy kind, built from its {@link PolicyKind} description: role-list props,
- * semantic and the filterable match tables. Role validation (§2.1), `…RolesDisplay` (§2.5) and match
- * maintenance are services/hooks/policy.ts. The three policy resources only add their own fields and operation names.
+ * semantic and the filterable selected sets. Role validation (§2.1) and `…RolesDisplay` (§2.5) are
+ * services/hooks/policy.ts. The three policy resources only add their own fields and operation names.
  */
 import { Type } from '../schema-type.js';
 import type { PropDef, ResourceDef } from '../resource.js';
 import { NameSchema, StringListSchema } from '../schemas.js';
 import type { FieldDef } from '../filter/fields.js';
-import { TARGETS, type PolicyKind } from './kinds.js';
+import { matchSide, TARGETS, type PolicyKind } from './kinds.js';
 
 export const RolesSchema = StringListSchema();
 
-/** Field name under which a materialised side is filterable (`services`, `edgeRouters`, `postureChecks`). */
+/**
+ * Field name under which what a side selects is filterable (`services`, `edgeRouters`, `postureChecks`), e.g.
+ * `anyOf(services) = "<id>"`: each candidate (policy, entity) pair is tested by the rule, nothing is stored.
+ * The identity side has none: such a filter would test every identity of the store.
+ */
 const MATCH_FIELD: Record<string, string> = {
   service: 'services',
   edgeRouter: 'edgeRouters',
@@ -45,12 +49,14 @@ export function policyResource(spec: PolicyResourceSpec): ResourceDef {
       default: [],
       filter: true,
     };
-    if (side.matchTable)
-      extraFields[MATCH_FIELD[side.target]!] = {
+    const field = MATCH_FIELD[side.target];
+    if (field)
+      extraFields[field] = {
         kind: 'set',
-        table: side.matchTable,
-        ownerColumn: 'policyId',
-        valueColumn: 'entityId',
+        table: TARGETS[side.target].table,
+        ownerColumn: 'id',
+        valueColumn: 'id',
+        selects: matchSide(kind, side),
       };
   }
   return {

@@ -11,19 +11,11 @@ import {
   policyIn,
   selectedByPolicies,
   type PolicyIdSource,
-  type PolicySideTables,
   type Scope,
 } from '../../store/scopes.js';
-import { sideFor, type PolicyKind, type TargetKind } from './kinds.js';
-import { matchSide } from './matches.js';
+import { matchSideOf as tables, type PolicyKind, type TargetKind } from './kinds.js';
 
 export type { Scope } from '../../store/scopes.js';
-
-/** The tables of the side of `kind` that selects `target`. */
-function tables(kind: PolicyKind, target: TargetKind): PolicySideTables {
-  const side = sideFor(kind, target);
-  return { ...matchSide(kind, side), matchTable: side.matchTable };
-}
 
 /** Entities of `target` selected by any policy of `kind` among `policyIds`. */
 const selectedBy = (kind: PolicyKind, target: TargetKind, policyIds: PolicyIdSource): Scope =>

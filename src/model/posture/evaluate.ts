@@ -9,6 +9,7 @@ import type { Executor } from '../../store/db.js';
 import { defineCache, storeCache } from '../../store/runtime.js';
 import { policyPostureChecks, servicesOfPolicies } from '../../store/posture.js';
 import type { Ctx } from '../ctx.js';
+import { matchSideOf, SERVICE_POLICY } from '../policy/kinds.js';
 import { identityPosture, sessionPosture } from './posture-of.js';
 import { postureCheckType } from './types/index.js';
 import type { CheckOutcome, Details, PostureView } from './types/type.js';
@@ -36,9 +37,12 @@ export type PostureModel = ReadonlyMap<string, CheckedPolicy>;
 /** The store's posture model, with the `serviceAccess` marker generation it was read at. */
 const MODELS = defineCache('posture-model', (): { kept?: { gen: number; model: Promise<PostureModel> } } => ({}));
 
+const CHECK_SIDE = matchSideOf(SERVICE_POLICY, 'postureCheck');
+const SERVICE_SIDE = matchSideOf(SERVICE_POLICY, 'service');
+
 async function loadModel(db: Executor): Promise<PostureModel> {
   const out = new Map<string, CheckedPolicy>();
-  for (const r of await policyPostureChecks(db)) {
+  for (const r of await policyPostureChecks(db, CHECK_SIDE)) {
     let p = out.get(r.policyId);
     if (!p) {
       p = {
@@ -59,7 +63,8 @@ async function loadModel(db: Executor): Promise<PostureModel> {
       details: r.details,
     });
   }
-  for (const s of await servicesOfPolicies(db, [...out.keys()])) out.get(s.policyId)?.services.add(s.serviceId);
+  for (const s of await servicesOfPolicies(db, SERVICE_SIDE, [...out.keys()]))
+    out.get(s.policyId)?.services.add(s.serviceId);
   return out;
 }
 

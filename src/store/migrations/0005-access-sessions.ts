@@ -25,8 +25,11 @@ export const MARKERS = ['catalog', 'serviceAccess', 'identity', 'router', 'sessi
 
 type Event = 'insert' | 'delete' | 'update' | `update of ${string}`;
 
+/** Which tables' writes bump one marker, with the events that do. */
+export type Feeds = Partial<Record<(typeof MARKERS)[number], [table: string, events: Event[]][]>>;
+
 /** Which writes bump which marker. Set tables are listed with their owner: a PUT rewrites them. */
-const FEEDS: Record<(typeof MARKERS)[number], [table: string, events: Event[]][]> = {
+const FEEDS: Feeds = {
   // What a service record shows: its fields, attributes, configs, config data and config type names.
   catalog: [
     ['services', ['insert', 'delete', 'update']],
@@ -79,9 +82,20 @@ const NOW = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
  * altered one by running this migration in an empty database (src/store/schema-objects.ts).
  */
 function triggerStatements(): { name: string; sql: string }[] {
+  return [...markerTriggerStatements(FEEDS), ...routerTriggerStatements()];
+}
+
+/** Creates the marker triggers of `feeds` (a later migration adding feeds uses the same statements). */
+export async function addMarkerTriggers(db: AnyDb, feeds: Feeds): Promise<void> {
+  if (onPostgres(db)) await postgresMarkerTriggers(db, feeds);
+  else for (const t of markerTriggerStatements(feeds)) await sql.raw(t.sql).execute(db);
+}
+
+/** SQLite's marker triggers: one per (marker, table, event), once per row. */
+function markerTriggerStatements(feeds: Feeds): { name: string; sql: string }[] {
   const out: { name: string; sql: string }[] = [];
-  for (const [marker, feeds] of Object.entries(FEEDS)) {
-    for (const [table, events] of feeds) {
+  for (const [marker, tables] of Object.entries(feeds)) {
+    for (const [table, events] of tables) {
       for (const event of events) {
         const name = `access_${marker}_${table}_${event.split(' ')[0]}`;
         out.push({
@@ -93,6 +107,11 @@ function triggerStatements(): { name: string; sql: string }[] {
       }
     }
   }
+  return out;
+}
+
+function routerTriggerStatements(): { name: string; sql: string }[] {
+  const out: { name: string; sql: string }[] = [];
   for (const routers of ['edge_routers', 'transit_routers']) {
     out.push({
       name: `${routers}_terminators`,
@@ -179,8 +198,22 @@ const quoteList = (cols: string): string =>
     .join(', ');
 
 async function postgresTriggers(db: AnyDb): Promise<void> {
-  for (const [marker, feeds] of Object.entries(FEEDS)) {
-    for (const [table, events] of feeds) {
+  await postgresMarkerTriggers(db, FEEDS);
+  for (const routers of ['edge_routers', 'transit_routers']) {
+    await pgTrigger(db, {
+      name: `${routers}_terminators`,
+      table: routers,
+      timing: 'after',
+      events: 'delete',
+      each: 'row',
+      body: `delete from terminators where "routerId" = old.id; return null;`,
+    });
+  }
+}
+
+async function postgresMarkerTriggers(db: AnyDb, feeds: Feeds): Promise<void> {
+  for (const [marker, tables] of Object.entries(feeds)) {
+    for (const [table, events] of tables) {
       await pgTrigger(db, {
         name: `access_${marker}_${table}`,
         table,
@@ -193,15 +226,5 @@ async function postgresTriggers(db: AnyDb): Promise<void> {
         body: `update access_markers set gen = gen + 1, "changedAt" = ${PG_NOW} where name = '${marker}'; return null;`,
       });
     }
-  }
-  for (const routers of ['edge_routers', 'transit_routers']) {
-    await pgTrigger(db, {
-      name: `${routers}_terminators`,
-      table: routers,
-      timing: 'after',
-      events: 'delete',
-      each: 'row',
-      body: `delete from terminators where "routerId" = old.id; return null;`,
-    });
   }
 }

@@ -1,8 +1,8 @@
 /**
- * The SQL form of the matching rule and the maintained match tables against the pure rule
- * ({@link roleMatches}), on a random model driven through the generic CRUD (the code paths the API uses):
- * after creates, attribute changes, policy updates and patches, and deletes, every policy's selected
- * entities and every entity's policies must equal what the rule computes from the stored roles.
+ * The SQL forms of the matching rule against the pure rule ({@link roleMatches}), on a random model driven
+ * through the generic CRUD (the code paths the API uses): after creates, attribute changes, policy updates and
+ * patches, and deletes, every policy's selected entities, every entity's policies, the (policy, entity) pairs of
+ * all policies and the one-pair test must equal what the rule computes from the stored roles.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,9 +12,10 @@ import { dynamic } from '../../../src/store/db.js';
 import type { Ctx } from '../../../src/model/ctx.js';
 import { createEntity, deleteEntity, getEntity, updateEntity } from '../../../src/model/crud.js';
 import type { ResourceDef } from '../../../src/model/resource.js';
-import { POLICY_KINDS, TARGETS, type PolicyKind, type TargetKind } from '../../../src/model/policy/kinds.js';
+import { matchSide, POLICY_KINDS, TARGETS, type PolicyKind, type TargetKind } from '../../../src/model/policy/kinds.js';
 import { roleMatches, type Semantic } from '../../../src/model/policy/roles.js';
 import { policiesOf, selectedByPolicy } from '../../../src/model/policy/scopes.js';
+import { matchPairsSql, selectsSql } from '../../../src/store/policy-match.js';
 import {
   edgeRouterPolicies,
   edgeRouters,
@@ -113,6 +114,27 @@ async function verify(label: string): Promise<void> {
           `${label}: ${kind.table} ${p.id} ${side.prop} ${JSON.stringify(p[side.prop])} ${p.semantic}`,
         );
       }
+      const expectedPairs = policies
+        .flatMap((p) =>
+          entities[side.target]!.filter((e) => roleMatches(p[side.prop] as string[], p.semantic as Semantic, e)).map(
+            (e) => `${p.id as string} ${e.id}`,
+          ),
+        )
+        .sort();
+      const ms = matchSide(kind, side);
+      const ours = (rows: { policyId: string; entityId: string }[]) =>
+        [
+          ...new Set(
+            rows.filter((r) => ids[side.target].includes(r.entityId)).map((r) => `${r.policyId} ${r.entityId}`),
+          ),
+        ].sort();
+      const pairs = await sql<{ policyId: string; entityId: string }>`select x."policyId", x."entityId"
+        from (${matchPairsSql(ms, sql`select id from ${sql.table(kind.table)}`)}) x`.execute(ctx.db);
+      assert.deepEqual(ours(pairs.rows), expectedPairs, `${label}: pairs of every ${kind.table} ${side.prop}`);
+      const tested = await sql<{ policyId: string; entityId: string }>`select p.id as "policyId", e.id as "entityId"
+        from ${sql.table(kind.table)} p cross join ${sql.table(TARGETS[side.target].table)} e
+        where ${selectsSql(ms, sql.ref('p.id'), sql.ref('e.id'))}`.execute(ctx.db);
+      assert.deepEqual(ours(tested.rows), expectedPairs, `${label}: one-pair test of every ${kind.table} ${side.prop}`);
       for (const e of entities[side.target]!) {
         const actual = await idsWhere(kind.table, policiesOf(kind, side.target, e.id));
         assert.deepEqual(

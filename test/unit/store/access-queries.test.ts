@@ -8,9 +8,9 @@ import { openTestStore, type TestStore } from '../../harness/store.js';
 import {
   allConfigs,
   apiSessionAccess,
+  entitiesSelectedBy,
   identityIdByIdOrName,
   policiesGranting,
-  routersOfEdgeRouterPolicies,
   servicesGrantedBy,
 } from '../../../src/store/access.js';
 import { countRows } from '../../../src/store/counts.js';
@@ -26,6 +26,7 @@ import {
 import type { Ctx } from '../../../src/model/ctx.js';
 import { createEntity, updateEntity } from '../../../src/model/crud.js';
 import { edgeRouterPoliciesOf, servicePoliciesOf } from '../../../src/model/access/queries.js';
+import { EDGE_ROUTER_POLICY, matchSideOf, SERVICE_POLICY } from '../../../src/model/policy/kinds.js';
 import {
   configs,
   configTypes,
@@ -35,6 +36,9 @@ import {
   servicePolicies,
   services,
 } from '../../../src/model/resources/index.js';
+
+const SP_SERVICE = matchSideOf(SERVICE_POLICY, 'service');
+const ERP_ROUTER = matchSideOf(EDGE_ROUTER_POLICY, 'edgeRouter');
 
 let testStore: TestStore;
 let ctx: Ctx;
@@ -120,29 +124,29 @@ describe('access queries', () => {
   });
 
   test('grants fold Dial and Bind per service into booleans, in service id order', async () => {
-    const grants = await servicesGrantedBy(ctx.db, [ids.dial, ids.bind]);
+    const grants = await servicesGrantedBy(ctx.db, SP_SERVICE, [ids.dial, ids.bind]);
     const expected = [
       { serviceId: ids.s1, dial: true, bind: true },
       { serviceId: ids.s2, dial: true, bind: false },
     ].sort((a, b) => (a.serviceId < b.serviceId ? -1 : 1));
     assert.deepEqual(grants, expected);
-    assert.deepEqual(await servicesGrantedBy(ctx.db, []), []);
+    assert.deepEqual(await servicesGrantedBy(ctx.db, SP_SERVICE, []), []);
   });
 
   test('granting policies are filtered by type and service', async () => {
-    assert.deepEqual(await policiesGranting(ctx.db, [ids.dial, ids.bind], ids.s1, 'Bind'), [
+    assert.deepEqual(await policiesGranting(ctx.db, SP_SERVICE, [ids.dial, ids.bind], ids.s1, 'Bind'), [
       { id: ids.bind, name: 'bind', type: 'Bind' },
     ]);
     assert.deepEqual(
-      (await policiesGranting(ctx.db, [ids.dial, ids.bind], ids.s1)).map((p) => p.id),
+      (await policiesGranting(ctx.db, SP_SERVICE, [ids.dial, ids.bind], ids.s1)).map((p) => p.id),
       [ids.dial, ids.bind].sort(),
     );
-    assert.deepEqual(await policiesGranting(ctx.db, [ids.dial, ids.bind], ids.s3), []);
-    assert.deepEqual(await policiesGranting(ctx.db, [], ids.s1), []);
+    assert.deepEqual(await policiesGranting(ctx.db, SP_SERVICE, [ids.dial, ids.bind], ids.s3), []);
+    assert.deepEqual(await policiesGranting(ctx.db, SP_SERVICE, [], ids.s1), []);
   });
 
   test('edge routers of policies are a set of ids', async () => {
-    const routers = await routersOfEdgeRouterPolicies(ctx.db, [ids.erp]);
+    const routers = await entitiesSelectedBy(ctx.db, ERP_ROUTER, [ids.erp]);
     assert.ok(routers instanceof Set);
     assert.ok(routers.has(ids.er1));
     assert.ok(!routers.has(ids.er2));

@@ -1,14 +1,13 @@
 /**
- * The hooks of the three policy kinds, from their {@link PolicyKind} description: role validation (§2.1), match
- * maintenance and `…RolesDisplay` (§2.5).
+ * The hooks of the three policy kinds, from their {@link PolicyKind} description: role validation (§2.1) and
+ * `…RolesDisplay` (§2.5). A policy write writes only its own rows: nothing it selects is materialised.
  */
 import { existingIdsIn, namesByIdIn } from '../../../store/policies.js';
 import type { Ctx } from '../../ctx.js';
 import { fieldError } from '../../errors.js';
 import { TARGETS, type PolicyKind } from '../../policy/kinds.js';
-import { rematchPolicyAll } from '../../policy/matches.js';
 import { checkRoleSyntax, normaliseSemantic, parseRoles } from '../../policy/roles.js';
-import type { Input, ResourceHooks, Row, WriteMode } from '../../resource.js';
+import type { Input, ResourceHooks, Row } from '../../resource.js';
 import { textList } from '../../row.js';
 
 /** `@id` entries must name existing entities of the side's kind (§2.1; ids only, names are not resolved). */
@@ -46,19 +45,6 @@ function prepareFor(kind: PolicyKind) {
   };
 }
 
-const sameList = (a: unknown, b: unknown) => JSON.stringify(a ?? []) === JSON.stringify(b ?? []);
-
-/** Matches change only when the semantic or a role list does; a rename or a tag change rewrites nothing. */
-function afterWriteFor(kind: PolicyKind) {
-  return async (ctx: Ctx, id: string, mode: WriteMode, input: Input, existing?: Row): Promise<void> => {
-    const changed =
-      mode === 'create' ||
-      (input.semantic !== undefined && input.semantic !== existing?.semantic) ||
-      kind.sides.some((s) => input[s.prop] !== undefined && !sameList(input[s.prop], existing?.[s.prop]));
-    if (changed) await rematchPolicyAll(ctx, kind, id);
-  };
-}
-
 /**
  * `…RolesDisplay` (§2.5): `#x` shows as itself, `@id` as `@<current name>`; an `@id` whose entity cannot be
  * read is left out. One name query per target kind for the whole page.
@@ -83,6 +69,5 @@ function decorateFor(kind: PolicyKind) {
 /** The hooks of policy kind `kind`. */
 export const policyHooks = (kind: PolicyKind): ResourceHooks => ({
   prepare: prepareFor(kind),
-  afterWrite: afterWriteFor(kind),
   decorate: decorateFor(kind),
 });

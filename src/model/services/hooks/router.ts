@@ -51,7 +51,6 @@ export const edgeRouterHooks: ResourceHooks = {
     return out;
   },
   async afterWrite(ctx, id, mode, input, existing) {
-    await targetHooks.afterWrite(ctx, id, mode, input, existing);
     await syncTunnelerRecords(ctx, id, input, existing);
     // A new router gets its erott enrollment in the same transaction (§7.2).
     if (mode === 'create') await createRouterEnrollment(ctx, 'edge', id);
