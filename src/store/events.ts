@@ -112,7 +112,7 @@ export async function eventsAfter(
 
 /**
  * Removes events older than `before` (ISO time), at most `limit` at a time, but never the newest (it keeps
- * SQLite's next position past every one given: migration 0030); answers how many went.
+ * SQLite's next position past every one given: migration 0028); answers how many went.
  */
 export async function pruneEvents(db: Executor, before: string, limit: number): Promise<number> {
   return hotWrite(

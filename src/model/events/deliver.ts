@@ -143,7 +143,7 @@ export interface PruneOptions extends DeliveryOptions {
 export async function pruneEvents(ctx: Ctx, opts: PruneOptions): Promise<number> {
   const before = iso(new Date(ctx.now().getTime() - opts.retentionMs));
   const last = await lastEventSeq(ctx.db);
-  // The newest event always stays: SQLite's next position is the newest one kept plus one (migration 0030), so
+  // The newest event always stays: SQLite's next position is the newest one kept plus one (migration 0028), so
   // removing it would give its position again, which cursors already point past.
   const byTime = Math.min(await lastSeqBefore(ctx.db, before), last - 1);
   const byCount = last - opts.maxEvents;

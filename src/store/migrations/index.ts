@@ -31,7 +31,7 @@ import * as m0024 from './0024-replica-leases.js';
 import * as m0025 from './0025-events-id-not-indexed.js';
 import * as m0026 from './0026-search-index-pending.js';
 import * as m0027 from './0027-policy-matches-not-stored.js';
-import * as m0030 from './0030-events-plain-positions.js';
+import * as m0028 from './0028-events-plain-positions.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -62,7 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025-events-id-not-indexed': m0025,
   '0026-search-index-pending': m0026,
   '0027-policy-matches-not-stored': m0027,
-  '0030-events-plain-positions': m0030,
+  '0028-events-plain-positions': m0028,
 };
 
 /**
