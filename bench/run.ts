@@ -252,6 +252,15 @@ console.log(
       : ''),
 );
 
+// A model built with `--only` leaving out new sessions holds no fresh API sessions to make them with.
+if ((!only || only.has('new-sessions')) && model.fresh.length === 0) {
+  console.error(
+    `the model in ${dataDir} holds no fresh API sessions (it was built with --only leaving out new-sessions): ` +
+      'build it anew, or leave new-sessions out of --only',
+  );
+  process.exit(2);
+}
+
 const ca = readFileSync(join(dataDir, 'pki', 'ca-bundle.pem'), 'utf8');
 const agent = new https.Agent({ keepAlive: true, ca });
 const ports: number[] = [];
