@@ -28,6 +28,9 @@ export interface MatchSide {
 
 const ATTR_RANGE = (col: RawBuilder<unknown>) => sql<SqlBool>`${col} >= '#' and ${col} < '$'`;
 const ID_RANGE = (col: RawBuilder<unknown>) => sql<SqlBool>`${col} >= '@' and ${col} < 'A'`;
+/** How many `#` entries the role list of the policy in row `r` holds (an `AllOf` policy needs as many hits). */
+const ATTR_ENTRIES = (R: RawBuilder<unknown>): RawBuilder<number> =>
+  sql<number>`(select count(*) from ${R} r2 where r2."ownerId" = r."ownerId" and ${ATTR_RANGE(sql.ref('r2.value'))})`;
 
 /**
  * Entities (rows aliased `alias`) selected by at least one policy whose id is in `policyIds` (a value list
@@ -44,7 +47,7 @@ export function matchedBySql(side: MatchSide, policyIds: RawBuilder<unknown>, al
   const A = sql.table(side.attrTable);
   const id = sql.ref(`${alias}.id`);
   const rv = sql.ref('r.value');
-  const attrEntries = sql`(select count(*) from ${R} r2 where r2."ownerId" = r."ownerId" and ${ATTR_RANGE(sql.ref('r2.value'))})`;
+  const attrEntries = ATTR_ENTRIES(R);
   return sql<SqlBool>`(
     exists (select 1 from ${R} r where r."ownerId" in (${policyIds}) and r."value" = '#all')
     or ${id} in (select substr(r."value", 2) from ${R} r where r."ownerId" in (${policyIds}) and ${ID_RANGE(rv)})
@@ -84,7 +87,7 @@ export function matchPairsSql(
     union all ${attrPairs('AnyOf')}
     union all ${attrPairs('AllOf')}
       group by r."ownerId", a."ownerId"
-      having count(*) = (select count(*) from ${R} r2 where r2."ownerId" = r."ownerId" and ${ATTR_RANGE(sql.ref('r2.value'))})`;
+      having count(*) = ${ATTR_ENTRIES(R)}`;
 }
 
 /**
@@ -136,7 +139,7 @@ export function matchingPoliciesSql(side: MatchSide, entityId: string): RawBuild
     group by r."ownerId"
     having max(case when r."value" = '#all' or r."value" = ${atId} then 1 else 0 end) = 1
       or min(p.semantic) = 'AnyOf'
-      or count(*) = (select count(*) from ${R} r2 where r2."ownerId" = r."ownerId" and ${ATTR_RANGE(sql.ref('r2.value'))})`;
+      or count(*) = ${ATTR_ENTRIES(R)}`;
 }
 
 /** Removes one role entry (e.g. `@<id>` of a deleted entity) from every policy of a role-list table. */
