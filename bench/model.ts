@@ -213,6 +213,75 @@ async function sharedSecrets(
   return { pki: shared.pki, tokenKey: shared.tokenKey };
 }
 
+/**
+ * The PKI and token key the controller started on this data dir (or database) reads too, so the tokens made
+ * with them stay valid: the data dir's files on SQLite, the database's sealed secrets on PostgreSQL.
+ */
+async function modelSecrets(
+  store: Awaited<ReturnType<typeof openStore>>,
+  dataDir: string,
+  db: string | undefined,
+): Promise<{ pki: ControllerPki; tokenKey: Buffer }> {
+  return db
+    ? sharedSecrets(store, dataDir)
+    : {
+        pki: await loadOrCreateControllerPki(join(dataDir, 'pki'), { hosts: ['127.0.0.1'] }),
+        tokenKey: loadOrCreateTokenKey(dataDir).key,
+      };
+}
+
+/** The model services' context over an open store (the settings are the controller's defaults). */
+function modelCtx(store: Awaited<ReturnType<typeof openStore>>, s: { pki: ControllerPki; tokenKey: Buffer }): Ctx {
+  return {
+    db: store.db,
+    now: () => new Date(),
+    settings: {
+      sessionTimeoutMs: 30 * 60_000,
+      identityEnrollmentDurationMs: 3 * 3600_000,
+      routerEnrollmentDurationMs: 3 * 3600_000,
+    },
+    log: silentLogger,
+    pki: pkiCapability(s.pki, () => 'https://127.0.0.1:1280'),
+    tokens: tokenMinter(s.tokenKey),
+    hooks: RESOURCE_HOOKS,
+  } as Ctx;
+}
+
+/**
+ * New fresh API sessions for a model kept by an earlier run (`--keep`): its own ran out of use or expired (the
+ * session timeout ends them 30 minutes after their last use). Made in the stopped controller's store for the
+ * model's users (their password authenticators read back), and written into the kept bench-model.json.
+ */
+export async function renewFreshApiSessions(dataDir: string, count: number, db?: string): Promise<BuiltModel['fresh']> {
+  const file = join(dataDir, 'bench-model.json');
+  const model = JSON.parse(readFileSync(file, 'utf8')) as BuiltModel;
+  const store = await openStore(db ?? join(dataDir, 'edgectl.db'));
+  try {
+    const ctx = modelCtx(store, await modelSecrets(store, dataDir, db));
+    const rows = await store.db
+      .selectFrom('authenticators')
+      .select(['id', 'identityId'])
+      .where('method', '=', 'updb')
+      .where(
+        'identityId',
+        'in',
+        model.users.map((u) => u.id),
+      )
+      .execute();
+    const byIdentity = new Map(rows.map((r) => [r.identityId, r.id]));
+    const authenticatorIds = model.users.map((u) => {
+      const id = byIdentity.get(u.id);
+      if (!id) throw new Error(`the kept model's user ${u.username} has no password authenticator`);
+      return id;
+    });
+    model.fresh = await makeFreshApiSessions(ctx, model.users, authenticatorIds, count);
+  } finally {
+    await store.close();
+  }
+  writeFileSync(file, JSON.stringify(model) + '\n', { mode: 0o600 });
+  return model.fresh;
+}
+
 /** How a model is built: in process through the model services (`store`), or through the Management API (`api`). */
 export type BuildPath = 'store' | 'api';
 
@@ -230,28 +299,8 @@ export async function buildModel(
   const started = performance.now();
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   let store = await openStore(db ?? join(dataDir, 'edgectl.db'));
-  // The daemon started on this data dir (or database) later reads the same key, so the tokens made here stay valid.
-  const { pki, tokenKey } = db
-    ? await sharedSecrets(store, dataDir)
-    : {
-        pki: await loadOrCreateControllerPki(join(dataDir, 'pki'), { hosts: ['127.0.0.1'] }),
-        tokenKey: loadOrCreateTokenKey(dataDir).key,
-      };
-  const ctxOf = (s: typeof store): Ctx =>
-    ({
-      db: s.db,
-      now: () => new Date(),
-      settings: {
-        sessionTimeoutMs: 30 * 60_000,
-        identityEnrollmentDurationMs: 3 * 3600_000,
-        routerEnrollmentDurationMs: 3 * 3600_000,
-      },
-      log: silentLogger,
-      pki: pkiCapability(pki, () => 'https://127.0.0.1:1280'),
-      tokens: tokenMinter(tokenKey),
-      hooks: RESOURCE_HOOKS,
-    }) as Ctx;
-  let ctx = ctxOf(store);
+  const secrets = await modelSecrets(store, dataDir, db);
+  let ctx = modelCtx(store, secrets);
 
   const inBatches = async (n: number, batch: number, make: (tctx: Ctx, i: number) => Promise<unknown>) => {
     for (let start = 0; start < n; start += batch) {
@@ -280,27 +329,46 @@ export async function buildModel(
       controllerPeakRssMiB: built.controllerPeakRssMiB,
     };
     store = await openStore(db ?? join(dataDir, 'edgectl.db'));
-    ctx = ctxOf(store);
+    ctx = modelCtx(store, secrets);
   } else {
     ({ users, serviceIds, authenticatorIds } = await buildInProcess(ctx, size, loginUsers, inBatches));
   }
 
-  // As many API sessions as a login would make, without an Argon2id verification each (the new-session
-  // scenario needs a fresh (API session, service) pair per request; a login per pair would measure Argon2id).
-  const fresh: BuiltModel['fresh'] = [];
-  await inBatches(users.length ? freshApiSessions : 0, 5000, async (t, k) => {
-    const user = k % users.length;
-    const id = await createApiSession(t, {
-      identityId: users[user]!.id,
-      authenticatorId: authenticatorIds[user]!,
-      ipAddress: '127.0.0.1',
-      configTypes: [],
-    });
-    fresh.push({ token: t.tokens.token('api-session', id), user });
-  });
+  const fresh = await makeFreshApiSessions(ctx, users, authenticatorIds, freshApiSessions);
   await store.close();
   const seconds = (performance.now() - started) / 1000;
   return { users, serviceIds, fresh, seconds: api?.seconds ?? seconds, ...(api && { api }) };
+}
+
+/**
+ * API sessions made directly in the store, round-robin over the users, as many as a login would make but
+ * without an Argon2id verification each (the new-session scenario needs a fresh (API session, service) pair per
+ * request; a login per pair would measure Argon2id). `authenticatorIds[i]` is user i's password authenticator.
+ */
+export async function makeFreshApiSessions(
+  ctx: Ctx,
+  users: readonly { id: string }[],
+  authenticatorIds: readonly string[],
+  count: number,
+): Promise<BuiltModel['fresh']> {
+  const fresh: BuiltModel['fresh'] = [];
+  const n = users.length ? count : 0;
+  for (let start = 0; start < n; start += 5000) {
+    await withTx(ctx.db, async (trx) => {
+      const t = withDb(ctx, trx);
+      for (let k = start; k < Math.min(n, start + 5000); k++) {
+        const user = k % users.length;
+        const id = await createApiSession(t, {
+          identityId: users[user]!.id,
+          authenticatorId: authenticatorIds[user]!,
+          ipAddress: '127.0.0.1',
+          configTypes: [],
+        });
+        fresh.push({ token: t.tokens.token('api-session', id), user });
+      }
+    });
+  }
+  return fresh;
 }
 
 /** The in-process build: the model services in large transactions. */

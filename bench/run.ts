@@ -7,8 +7,8 @@
  * xlarge size's default) through the built controller's Management API by `--build-connections` clients (16), the
  * figure reported being that provisioning's wall time (bench/model.ts, bench/provision.ts), or with `--model DIR`
  * reuses a data dir an earlier run kept (`--keep`; its bench-model.json, and whatever that run's writes left
- * in it; on PostgreSQL `--db` then names the database that run kept, and the model's fresh API sessions end after
- * the session timeout, 30 minutes unused by default, so `new-sessions` needs a model that recent); starts the built
+ * in it; on PostgreSQL `--db` then names the database that run kept; the new-session scenario gets new fresh API
+ * sessions made in the kept store first, bench/renew-sessions.ts); starts the built
  * controller and a bare Fastify server with the same TLS material and options (each in its own process), and
  * drives both with autocannon from this process over loopback. Every scenario: a warm-up, then the
  * controller's measured run, then right after it the bare server sending the controller's own response bytes
@@ -252,13 +252,20 @@ console.log(
       : ''),
 );
 
-// A model built with `--only` leaving out new sessions holds no fresh API sessions to make them with.
-if ((!only || only.has('new-sessions')) && model.fresh.length === 0) {
-  console.error(
-    `the model in ${dataDir} holds no fresh API sessions (it was built with --only leaving out new-sessions): ` +
-      'build it anew, or leave new-sessions out of --only',
-  );
-  process.exit(2);
+// A kept model's fresh API sessions were used by the run that kept it, or expired since (30 minutes unused):
+// the new-session scenario gets new ones, made in the stopped controller's store. A model built here with
+// `--only` leaving out new sessions holds none, and needs none.
+if (args.model && (!only || only.has('new-sessions'))) {
+  const made = await runScript([
+    '--import',
+    'tsx',
+    'bench/renew-sessions.ts',
+    dataDir,
+    String(freshCount),
+    database?.url ?? '',
+  ]);
+  model.fresh = (JSON.parse(readFileSync(join(dataDir, 'bench-model.json'), 'utf8')) as typeof model).fresh;
+  console.log(`  ${made.trim()} new fresh API sessions made in the kept model`);
 }
 
 const ca = readFileSync(join(dataDir, 'pki', 'ca-bundle.pem'), 'utf8');

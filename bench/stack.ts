@@ -122,33 +122,44 @@ function onExit(child: ChildProcess): Promise<void> {
     : new Promise((r) => child.once('exit', () => r()));
 }
 
-export async function startStack(opts: { size?: string; loginUsers?: number; fresh?: number } = {}): Promise<Stack> {
+export async function startStack(
+  opts: {
+    size?: string;
+    loginUsers?: number;
+    fresh?: number;
+    /** A data dir kept by `bench/run.ts --keep`, used instead of building one (and kept at the end). */
+    model?: string;
+  } = {},
+): Promise<Stack> {
   const size = opts.size ?? 'small';
-  const dataDir = mkdtempSync(join(tmpdir(), `edgectl-bench-${size}-`));
+  const dataDir = opts.model ?? mkdtempSync(join(tmpdir(), `edgectl-bench-${size}-`));
   const children: ChildProcess[] = [];
   const stop = async () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
     await Promise.all(children.map(onExit));
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!opts.model) rmSync(dataDir, { recursive: true, force: true });
+  };
+  const script = async (args: string[], what: string) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    if (code !== 0) throw new Error(`${what} exited ${code}`);
+    return out;
   };
   try {
-    const built = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        'bench/build-model.ts',
-        dataDir,
-        size,
-        String(opts.loginUsers ?? 16),
-        String(opts.fresh ?? 0),
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let out = '';
-    built.stdout.on('data', (c) => (out += c));
-    const code = await new Promise<number | null>((r) => built.on('exit', r));
-    if (code !== 0) throw new Error(`building the ${size} model exited ${code}`);
+    // A kept model gets new fresh API sessions (its own were used or expired), then is read as it was kept.
+    if (opts.model && opts.fresh)
+      await script(['bench/renew-sessions.ts', dataDir, String(opts.fresh)], 'renewing the fresh API sessions');
+    const out = opts.model
+      ? readFileSync(join(dataDir, 'bench-model.json'), 'utf8')
+      : await script(
+          ['bench/build-model.ts', dataDir, size, String(opts.loginUsers ?? 16), String(opts.fresh ?? 0)],
+          `building the ${size} model`,
+        );
     const model = JSON.parse(out.trim().split('\n').pop()!) as {
       users: { username: string; password: string }[];
       serviceIds: string[];

@@ -6,8 +6,9 @@
 # CPU per request is read here, from /proc/<pid>/stat, around each wrk run. Nothing of the project's load
 # generator or accounting (bench/cannon.ts, bench/proc.ts, bench/report.ts) is on this path.
 #
-# Usage: [WRK_THREADS=1] bench/independent/run.sh [SIZE=small] [SECONDS=5] [CONNECTIONS=16] [WARMUP=1]   (after npm run build;
-# needs wrk: apt-get install wrk). Each scenario: controller then bare server, SECONDS each after WARMUP.
+# Usage: [WRK_THREADS=1] [MODEL=KEPT_DATA_DIR] bench/independent/run.sh [SIZE=small] [SECONDS=5] [CONNECTIONS=16] [WARMUP=1]   (after npm run build;
+# needs wrk: apt-get install wrk; MODEL: a data dir of that size kept by `bench/run.ts --keep`, measured instead
+# of a new build). Each scenario: controller then bare server, SECONDS each after WARMUP.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 size=${1:-small}

@@ -7,7 +7,7 @@
  * 512 pairs, the bare server primed with the controller's answer to each), and to DIR/pairs the (fresh API
  * session token, Dialable service) pairs of the new-session scenario, each to be used once. It measures nothing: the load (wrk) and the CPU accounting
  * (/proc/<pid>/stat) are the script's own.
- * Runs until SIGTERM or SIGINT. Usage: node --import tsx bench/independent/serve.ts SIZE DIR
+ * Runs until SIGTERM or SIGINT. Usage: [MODEL=KEPT_DATA_DIR] node --import tsx bench/independent/serve.ts SIZE DIR
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +21,14 @@ if (!size || !dir) throw new Error('usage: serve.ts small|medium|large DIR [SECO
 // the session mix (as in the project's bench, bench/run.ts).
 const LOAD_USERS = 16;
 const MIX_PAIRS = 512;
-const stack = await startStack({ size, loginUsers: 100, fresh: Math.ceil((2 * 3000 * (Number(seconds) + 1)) / 10) });
+// MODEL (environment): a data dir kept by `bench/run.ts --keep` of this size, measured instead of a new build
+// (the xlarge model takes minutes to build).
+const stack = await startStack({
+  size,
+  loginUsers: 100,
+  fresh: Math.ceil((2 * 3000 * (Number(seconds) + 1)) / 10),
+  ...(process.env.MODEL && { model: process.env.MODEL }),
+});
 const serviceId = stack.serviceIds[0]!;
 const search = `${MGMT}/identities?filter=${encodeURIComponent('name contains "id-0" sort by name desc limit 100')}`;
 const first = { 'zt-session': stack.tokens[0]! };
