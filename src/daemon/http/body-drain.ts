@@ -46,8 +46,10 @@ export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds, dra
   app.addHook('onResponse', (req, reply, done) => {
     done();
     const raw = req.raw;
-    if (bodyRead(raw) || raw.destroyed) return;
-    const socket = raw.socket;
+    const socket = raw.socket as Duplex | undefined;
+    // An injected request (the offline CLI, in-process benches) has no connection to keep usable: its socket is
+    // a stand-in without destroy(), and a bodiless GET's stream is never read to its end.
+    if (bodyRead(raw) || raw.destroyed || typeof socket?.destroy !== 'function') return;
     draining.add(socket);
     let read = 0;
     const cutOff = () => socket.destroy();

@@ -9,7 +9,7 @@ import { userInfo } from 'node:os';
 import { withActor, type Ctx, type EventActor } from '../../model/ctx.js';
 import { DomainError } from '../../model/errors.js';
 import type { Principal } from '../../model/services/api-session/api-session.js';
-import { resolveToken } from '../../model/services/api-session/api-session.js';
+import { resolveToken, resolveTokenNow } from '../../model/services/api-session/api-session.js';
 import { withSecondaryExtJwt } from '../../model/services/ext-jwt/ext-jwt-secondary.js';
 import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
 import { baseMeta, encodedEnvelope, RAW, type Envelope } from './envelope.js';
@@ -113,9 +113,12 @@ export function route<A extends RouteAccess, P extends string>(spec: RouteSpec<A
     (spec.access === 'anonymous' || rc.principal !== undefined) && names.every((n) => typeof rc.params[n] === 'string');
   return {
     ...spec,
-    async handler(rc) {
+    // Not async: the handler's own promise is the answer, with no second one around it.
+    handler(rc) {
       if (!fits(rc))
-        throw new Error(`${spec.operationId}: request without the principal or parameters the route needs`);
+        return Promise.reject(
+          new Error(`${spec.operationId}: request without the principal or parameters the route needs`),
+        );
       return spec.handler(rc);
     },
   };
@@ -161,6 +164,18 @@ async function authorize(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Pr
   }
   // parity: a non-admin on an admin operation is 401, not 403 (docs/reference-notes.md §3.4)
   if (access === 'admin' && !principal.identity.isAdmin) throw new DomainError('UNAUTHORIZED');
+  return principal;
+}
+
+/**
+ * What `authorize` answers for a request whose session token the principal cache alone decides (the warm
+ * path: no promise, no await); undefined when `authorize` must run (a miss, expiry, activity to record, a
+ * partial session, a non-admin on an admin route: each refused or answered there).
+ */
+function authorizeNow(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Principal | undefined {
+  const token = sessionToken(req);
+  const principal = token ? resolveTokenNow(ctx, token) : undefined;
+  if (access === 'admin' && !principal?.identity.isAdmin) return undefined;
   return principal;
 }
 
@@ -228,16 +243,24 @@ export function registerRoutes(
         url: API_PREFIX[api] + toFastifyPath(r.path),
         schema: r.body ? { body: r.body } : undefined,
         // Authorise before the body is read or validated: an anonymous caller learns nothing from a 400.
-        onRequest: async (req, reply) => {
+        onRequest: (req, reply, done) => {
           // Other replicas' committed writes reach this one's caches before anything is read from them.
           const fresh = storeFresh(ctx.db);
-          if (fresh) await fresh;
-          try {
-            principals.set(req, await authorize(ctx, r.access, req));
-          } catch (e) {
-            if (e instanceof BearerRefusal) reply.header('www-authenticate', wwwAuthenticate(e));
-            throw e;
+          const known = fresh ? undefined : authorizeNow(ctx, r.access, req);
+          if (known) {
+            principals.set(req, known);
+            return done();
           }
+          void (async () => {
+            if (fresh) await fresh;
+            principals.set(req, await authorize(ctx, r.access, req));
+          })().then(
+            () => done(),
+            (e: Error) => {
+              if (e instanceof BearerRefusal) reply.header('www-authenticate', wwwAuthenticate(e));
+              done(e);
+            },
+          );
         },
         // After parsing, before schema validation: a wrong type is named as such, not as a bad body.
         preValidation: (req, _reply, done) => {
