@@ -237,6 +237,8 @@ export function registerRoutes(
   eventSource: 'rest' | 'offline' = 'rest',
 ): void {
   for (const r of routes) {
+    // Fastify reads no body for a GET.
+    const bodyless = r.method === 'GET';
     for (const api of r.apis) {
       app.route({
         method: r.method,
@@ -249,11 +251,18 @@ export function registerRoutes(
           const known = fresh ? undefined : authorizeNow(ctx, r.access, req);
           if (known) {
             principals.set(req, known);
+            if (!bodyless) return done();
+            try {
+              checkQueryEncoding(req.url);
+            } catch (e) {
+              return done(e as Error);
+            }
             return done();
           }
           void (async () => {
             if (fresh) await fresh;
             principals.set(req, await authorize(ctx, r.access, req));
+            if (bodyless) checkQueryEncoding(req.url);
           })().then(
             () => done(),
             (e: Error) => {
@@ -262,16 +271,19 @@ export function registerRoutes(
             },
           );
         },
-        // After parsing, before schema validation: a wrong type is named as such, not as a bad body.
-        preValidation: (req, _reply, done) => {
-          try {
-            checkContentType(r, req);
-            checkQueryEncoding(req.url);
-            done();
-          } catch (e) {
-            done(e as Error);
-          }
-        },
+        // After parsing, before schema validation: a wrong type is named as such, not as a bad body. A GET has
+        // no body (Fastify reads none): its query is checked once authorised, with no hook of its own.
+        ...(!bodyless && {
+          preValidation: (req: FastifyRequest, _reply: FastifyReply, done: (e?: Error) => void) => {
+            try {
+              checkContentType(r, req);
+              checkQueryEncoding(req.url);
+              done();
+            } catch (e) {
+              done(e as Error);
+            }
+          },
+        }),
         handler: async (req, reply) => {
           const principal = principals.get(req);
           // Reads record nothing: only a writing request carries its actor (one object, no statement).
