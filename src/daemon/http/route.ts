@@ -288,6 +288,13 @@ export function registerRoutes(
           const principal = principals.get(req);
           // Reads record nothing: only a writing request carries its actor (one object, no statement).
           const rctx = r.method === 'GET' ? ctx : withActor(ctx, actorOf(req, r.method, api, principal, eventSource));
+          if (principal) {
+            // The session's lifetime after this request's activity (parity: §4.1 response headers). Set before
+            // the handler runs: some answer by themselves (the default client service page), and some set
+            // their own values (authenticate).
+            reply.header('expiration-seconds', String(Math.round(ctx.settings.sessionTimeoutMs / 1000)));
+            reply.header('expires-at', new Date(ctx.now().getTime() + ctx.settings.sessionTimeoutMs).toISOString());
+          }
           const result = await r.handler({
             ctx: rctx,
             deps,
@@ -299,13 +306,6 @@ export function registerRoutes(
             body: req.body,
             api,
           });
-          if (principal) {
-            // The session's lifetime after this request's activity (parity: §4.1 response headers).
-            const seconds = Math.round(ctx.settings.sessionTimeoutMs / 1000);
-            if (!reply.hasHeader('expiration-seconds')) reply.header('expiration-seconds', String(seconds));
-            if (!reply.hasHeader('expires-at'))
-              reply.header('expires-at', new Date(ctx.now().getTime() + ctx.settings.sessionTimeoutMs).toISOString());
-          }
           if (result === RAW) return reply;
           reply.code(result.status ?? 200).type('application/json');
           // Data encoded already (model/json-text.ts) goes into the envelope as text, not serialised again.
