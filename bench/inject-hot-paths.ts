@@ -5,7 +5,8 @@
  * first 16 load users in turn, session creates (Dial) over the realistic mix (100 identities, up to 512 pairs).
  * Each scenario is warmed, then timed `--rounds` times; the CPU of this process per request (process.cpuUsage,
  * every thread) is printed per round. What `inject` itself costs is in every figure alike, so compare builds
- * (alternate processes), not these figures with the bench's.
+ * (alternate processes), not these figures with the bench's. Fastify's `inject` retains every response on Node 20
+ * (~18 KB per default page), so keep `--count` to a few thousand, and low for `limit=500`.
  * Usage: node --import tsx bench/inject-hot-paths.ts MODEL_DIR [--count N] [--rounds N] [--only KEY,...] [--copy]
  * `--copy`: work on a copy of the data dir (the sessions it creates are written to the model otherwise).
  */
@@ -159,8 +160,6 @@ for (const s of scenarios) {
     await drive(reqs, count, s.status);
     const c = process.cpuUsage(c0);
     figures.push(((c.user + c.system) / count).toFixed(1));
-    if (process.env.SNAP) (await import('node:v8')).writeHeapSnapshot(process.env.SNAP);
-    if (process.env.HEAP) console.log(`  heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`);
   }
   console.log(`${s.key.padEnd(18)} CPU µs per request: ${figures.join(' ')}`);
 }
