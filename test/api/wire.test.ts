@@ -310,6 +310,16 @@ describe('browser and session headers', () => {
     assert.ok(new Date(String(res.headers['expires-at'])).getTime() > Date.now() + 1790_000);
     assert.equal((await server.client().get('/version')).headers['expiration-seconds'], undefined);
   });
+
+  test('answers written by the route itself carry them too (the client service list, default page)', async () => {
+    const user = await admin.other('client');
+    for (const path of ['/services', '/services?limit=500', '/current-identity']) {
+      const res = await user.get(path);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers['expiration-seconds'], '1800', path);
+      assert.ok(new Date(String(res.headers['expires-at'])).getTime() > Date.now() + 1790_000, path);
+    }
+  });
 });
 
 describe('informational endpoints', () => {

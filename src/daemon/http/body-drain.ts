@@ -7,7 +7,7 @@
  * cut off (docs/decisions.md, "Connections").
  */
 import type { Duplex } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export interface DrainBounds {
   /** Most bytes of an unread body read and discarded; a body declared larger keeps `connection: close`. */
@@ -29,9 +29,12 @@ export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds, dra
   const bodyRead = (raw: { complete?: boolean; readableEnded: boolean }) => raw.complete === true || raw.readableEnded;
   // Requests whose connection was to close after the answer: it closes once their body is drained instead.
   const closeAfterDrain = new WeakSet<object>();
-  // Callback hooks, not async ones: they run on every request and almost always have nothing to do.
+  // One callback hook, not an async one, and no hook after the answer: it runs on every request and almost
+  // always has nothing to do.
   app.addHook('onSend', (req, reply, payload, done) => {
     if (bodyRead(req.raw)) return done(null, payload);
+    // Where the client still sends, its body is drained once the answer is out (unless read by then).
+    reply.raw.once('finish', () => drain(req, reply));
     const declared = Number(req.headers['content-length']);
     // A body declared larger than the bound will not be drained: that connection closes after the answer.
     if (declared > bounds.maxBytes) return done(null, payload);
@@ -43,11 +46,13 @@ export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds, dra
     reply.raw.shouldKeepAlive = true;
     done(null, payload);
   });
-  app.addHook('onResponse', (req, reply, done) => {
-    done();
+  /** Once the answer is out: reads and discards the rest of an unread body, within the bounds. */
+  const drain = (req: FastifyRequest, reply: FastifyReply): void => {
     const raw = req.raw;
-    if (bodyRead(raw) || raw.destroyed) return;
-    const socket = raw.socket;
+    const socket = raw.socket as Duplex | undefined;
+    // An injected request (the offline CLI, in-process benches) has no connection to keep usable: its socket is
+    // a stand-in without destroy(), and a bodiless GET's stream is never read to its end.
+    if (bodyRead(raw) || raw.destroyed || typeof socket?.destroy !== 'function' || draining.has(socket)) return;
     draining.add(socket);
     let read = 0;
     const cutOff = () => socket.destroy();
@@ -76,5 +81,5 @@ export function drainUnreadBodies(app: FastifyInstance, bounds: DrainBounds, dra
     });
     socket.once('close', finish);
     raw.resume();
-  });
+  };
 }

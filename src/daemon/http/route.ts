@@ -9,7 +9,7 @@ import { userInfo } from 'node:os';
 import { withActor, type Ctx, type EventActor } from '../../model/ctx.js';
 import { DomainError } from '../../model/errors.js';
 import type { Principal } from '../../model/services/api-session/api-session.js';
-import { resolveToken } from '../../model/services/api-session/api-session.js';
+import { resolveToken, resolveTokenNow } from '../../model/services/api-session/api-session.js';
 import { withSecondaryExtJwt } from '../../model/services/ext-jwt/ext-jwt-secondary.js';
 import { BearerRefusal, wwwAuthenticate } from '../../model/services/ext-jwt/ext-jwt-verify.js';
 import { baseMeta, encodedEnvelope, RAW, type Envelope } from './envelope.js';
@@ -113,9 +113,12 @@ export function route<A extends RouteAccess, P extends string>(spec: RouteSpec<A
     (spec.access === 'anonymous' || rc.principal !== undefined) && names.every((n) => typeof rc.params[n] === 'string');
   return {
     ...spec,
-    async handler(rc) {
+    // Not async: the handler's own promise is the answer, with no second one around it.
+    handler(rc) {
       if (!fits(rc))
-        throw new Error(`${spec.operationId}: request without the principal or parameters the route needs`);
+        return Promise.reject(
+          new Error(`${spec.operationId}: request without the principal or parameters the route needs`),
+        );
       return spec.handler(rc);
     },
   };
@@ -161,6 +164,18 @@ async function authorize(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Pr
   }
   // parity: a non-admin on an admin operation is 401, not 403 (docs/reference-notes.md §3.4)
   if (access === 'admin' && !principal.identity.isAdmin) throw new DomainError('UNAUTHORIZED');
+  return principal;
+}
+
+/**
+ * What `authorize` answers for a request whose session token the principal cache alone decides (the warm
+ * path: no promise, no await); undefined when `authorize` must run (a miss, expiry, activity to record, a
+ * partial session, a non-admin on an admin route: each refused or answered there).
+ */
+function authorizeNow(ctx: Ctx, access: RouteAccess, req: FastifyRequest): Principal | undefined {
+  const token = sessionToken(req);
+  const principal = token ? resolveTokenNow(ctx, token) : undefined;
+  if (access === 'admin' && !principal?.identity.isAdmin) return undefined;
   return principal;
 }
 
@@ -222,37 +237,64 @@ export function registerRoutes(
   eventSource: 'rest' | 'offline' = 'rest',
 ): void {
   for (const r of routes) {
+    // Fastify reads no body for a GET.
+    const bodyless = r.method === 'GET';
     for (const api of r.apis) {
       app.route({
         method: r.method,
         url: API_PREFIX[api] + toFastifyPath(r.path),
         schema: r.body ? { body: r.body } : undefined,
         // Authorise before the body is read or validated: an anonymous caller learns nothing from a 400.
-        onRequest: async (req, reply) => {
+        onRequest: (req, reply, done) => {
           // Other replicas' committed writes reach this one's caches before anything is read from them.
           const fresh = storeFresh(ctx.db);
-          if (fresh) await fresh;
-          try {
+          const known = fresh ? undefined : authorizeNow(ctx, r.access, req);
+          if (known) {
+            principals.set(req, known);
+            if (!bodyless) return done();
+            try {
+              checkQueryEncoding(req.url);
+            } catch (e) {
+              return done(e as Error);
+            }
+            return done();
+          }
+          void (async () => {
+            if (fresh) await fresh;
             principals.set(req, await authorize(ctx, r.access, req));
-          } catch (e) {
-            if (e instanceof BearerRefusal) reply.header('www-authenticate', wwwAuthenticate(e));
-            throw e;
-          }
+            if (bodyless) checkQueryEncoding(req.url);
+          })().then(
+            () => done(),
+            (e: Error) => {
+              if (e instanceof BearerRefusal) reply.header('www-authenticate', wwwAuthenticate(e));
+              done(e);
+            },
+          );
         },
-        // After parsing, before schema validation: a wrong type is named as such, not as a bad body.
-        preValidation: (req, _reply, done) => {
-          try {
-            checkContentType(r, req);
-            checkQueryEncoding(req.url);
-            done();
-          } catch (e) {
-            done(e as Error);
-          }
-        },
+        // After parsing, before schema validation: a wrong type is named as such, not as a bad body. A GET has
+        // no body (Fastify reads none): its query is checked once authorised, with no hook of its own.
+        ...(!bodyless && {
+          preValidation: (req: FastifyRequest, _reply: FastifyReply, done: (e?: Error) => void) => {
+            try {
+              checkContentType(r, req);
+              checkQueryEncoding(req.url);
+              done();
+            } catch (e) {
+              done(e as Error);
+            }
+          },
+        }),
         handler: async (req, reply) => {
           const principal = principals.get(req);
           // Reads record nothing: only a writing request carries its actor (one object, no statement).
           const rctx = r.method === 'GET' ? ctx : withActor(ctx, actorOf(req, r.method, api, principal, eventSource));
+          if (principal) {
+            // The session's lifetime after this request's activity (parity: §4.1 response headers). Set before
+            // the handler runs: some answer by themselves (the default client service page), and some set
+            // their own values (authenticate).
+            reply.header('expiration-seconds', String(Math.round(ctx.settings.sessionTimeoutMs / 1000)));
+            reply.header('expires-at', new Date(ctx.now().getTime() + ctx.settings.sessionTimeoutMs).toISOString());
+          }
           const result = await r.handler({
             ctx: rctx,
             deps,
@@ -264,13 +306,6 @@ export function registerRoutes(
             body: req.body,
             api,
           });
-          if (principal) {
-            // The session's lifetime after this request's activity (parity: §4.1 response headers).
-            const seconds = Math.round(ctx.settings.sessionTimeoutMs / 1000);
-            if (!reply.hasHeader('expiration-seconds')) reply.header('expiration-seconds', String(seconds));
-            if (!reply.hasHeader('expires-at'))
-              reply.header('expires-at', new Date(ctx.now().getTime() + ctx.settings.sessionTimeoutMs).toISOString());
-          }
           if (result === RAW) return reply;
           reply.code(result.status ?? 200).type('application/json');
           // Data encoded already (model/json-text.ts) goes into the envelope as text, not serialised again.

@@ -172,7 +172,7 @@ export class AccessEngine {
   }
 
   /** The markers as last read, while no write has reached their table since (change-feed.ts). */
-  private lastMarkers: { gen: number; markers: Promise<Markers> } | undefined;
+  private lastMarkers: { gen: number; markers: Promise<Markers>; settled?: Markers } | undefined;
 
   markers(ctx: Ctx): Promise<Markers> {
     if (ctx.db.isTransaction || !this.feed || !this.markerDeps) return readMarkers(ctx.db);
@@ -180,12 +180,22 @@ export class AccessEngine {
     const gen = this.feed.version(this.markerDeps);
     if (this.lastMarkers?.gen === gen) return this.lastMarkers.markers;
     const markers = readMarkers(ctx.db);
-    const entry = { gen, markers };
+    const entry: NonNullable<typeof this.lastMarkers> = { gen, markers };
     this.lastMarkers = entry;
-    markers.catch(() => {
-      if (this.lastMarkers === entry) this.lastMarkers = undefined;
-    });
+    markers.then(
+      (m) => (entry.settled = m),
+      () => {
+        if (this.lastMarkers === entry) this.lastMarkers = undefined;
+      },
+    );
     return markers;
+  }
+
+  /** The markers `markers` would answer, when they are read already; undefined otherwise (then `markers`). */
+  markersNow(ctx: Ctx): Markers | undefined {
+    if (ctx.db.isTransaction || !this.feed || !this.markerDeps) return undefined;
+    const last = this.lastMarkers;
+    return last?.settled && last.gen === this.feed.version(this.markerDeps) ? last.settled : undefined;
   }
 
   serviceCatalog(ctx: Ctx, m: Markers): Promise<ServiceCatalog> {
@@ -286,6 +296,29 @@ export class AccessEngine {
 
   apiSession(ctx: Ctx, apiSessionId: string): Promise<ApiSessionInfo | undefined> {
     return this.apiSessions.get(apiSessionId, '', () => apiSessionAccess(ctx.db, apiSessionId));
+  }
+
+  /**
+   * The view `view` would answer, when every entry of it is current and computed; undefined otherwise (then
+   * `view`). A warm request answers from it without awaiting each entry.
+   */
+  viewNow(ctx: Ctx, identityId: string, markers?: Markers): AccessView | undefined {
+    const m = markers ?? this.markersNow(ctx);
+    const identity = m && this.identities.now(identityId, m);
+    const grants = identity && this.grants.now(keyOf(identity.servicePolicyIds), m);
+    const catalog = grants && this.services.now(0, m!);
+    return catalog && { markers: m!, identity: identity!, grants: grants!, catalog };
+  }
+
+  /**
+   * The edge router sets of a session (the identity's, the service's) when their entries are current and
+   * computed; undefined otherwise (then `routersOfIdentity` and `routersOfService`).
+   */
+  routerSetsNow(m: Markers, identity: IdentityAccess, serviceId: string): [Set<string>, ServiceRouters] | undefined {
+    const mine = this.policyRouters.now(keyOf(identity.edgeRouterPolicyIds), m);
+    const policyIds = mine && this.serviceRouterPolicies.now(serviceId, m);
+    const serving = policyIds && this.serviceRouters.now(keyOf(policyIds), m);
+    return serving && [mine!, serving];
   }
 
   /** The service side of one identity's access, as of now. */

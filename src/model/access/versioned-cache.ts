@@ -7,8 +7,15 @@
  */
 import { WeighedMap } from '../../store/weighed-map.js';
 
+interface VersionedEntry<V> {
+  version: string;
+  value: Promise<V>;
+  /** The value once computed (`now`). */
+  settled?: { v: V };
+}
+
 export class VersionedCache<K, V> {
-  private readonly entries: WeighedMap<{ version: string; value: Promise<V> }, K>;
+  private readonly entries: WeighedMap<VersionedEntry<V>, K>;
   /** Lookups answered from an entry, and those that computed one (read by the daemon's metrics). */
   hits = 0;
   misses = 0;
@@ -25,11 +32,14 @@ export class VersionedCache<K, V> {
     }
     this.misses++;
     const value = compute();
-    const entry = { version, value };
+    const entry: VersionedEntry<V> = { version, value };
     this.entries.set(key, entry);
-    value.catch(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
+    value.then(
+      (v) => (entry.settled = { v }),
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
     return value;
   }
 
@@ -44,9 +54,20 @@ export class VersionedCache<K, V> {
     return undefined;
   }
 
+  /**
+   * The entry for `key` when it is current at `version` and computed already (`{ v }`: the value may itself be
+   * undefined); undefined otherwise, without counting a miss (then `get` or `peek`).
+   */
+  now(key: K, version: string): { v: V } | undefined {
+    const hit = this.entries.get(key, true);
+    if (!hit?.settled || hit.version !== version) return undefined;
+    this.hits++;
+    return hit.settled;
+  }
+
   /** Stores a value computed elsewhere (e.g. a row just written), under the version read before writing it. */
   set(key: K, version: string, value: V): void {
-    this.entries.set(key, { version, value: Promise.resolve(value) });
+    this.entries.set(key, { version, value: Promise.resolve(value), settled: { v: value } });
   }
 
   clear(): void {

@@ -35,7 +35,13 @@ export interface CheckedPolicy {
 export type PostureModel = ReadonlyMap<string, CheckedPolicy>;
 
 /** The store's posture model, with the `serviceAccess` marker generation it was read at. */
-const MODELS = defineCache('posture-model', (): { kept?: { gen: number; model: Promise<PostureModel> } } => ({}));
+interface KeptModel {
+  gen: number;
+  model: Promise<PostureModel>;
+  /** The model once loaded (`postureModelNow`). */
+  settled?: PostureModel;
+}
+const MODELS = defineCache('posture-model', (): { kept?: KeptModel } => ({}));
 
 const CHECK_SIDE = matchSideOf(SERVICE_POLICY, 'postureCheck');
 const SERVICE_SIDE = matchSideOf(SERVICE_POLICY, 'service');
@@ -73,12 +79,21 @@ export function postureModel(ctx: Ctx, gen: number): Promise<PostureModel> {
   const slot = storeCache(ctx.db, MODELS);
   if (!slot) return loadModel(ctx.db);
   if (slot.kept?.gen === gen) return slot.kept.model;
-  const kept = { gen, model: loadModel(ctx.db) };
+  const kept: KeptModel = { gen, model: loadModel(ctx.db) };
   slot.kept = kept;
-  kept.model.catch(() => {
-    if (slot.kept === kept) slot.kept = undefined;
-  });
+  kept.model.then(
+    (model) => (kept.settled = model),
+    () => {
+      if (slot.kept === kept) slot.kept = undefined;
+    },
+  );
   return kept.model;
+}
+
+/** The model `postureModel` would answer when it is loaded already; undefined otherwise (then `postureModel`). */
+export function postureModelNow(ctx: Ctx, gen: number): PostureModel | undefined {
+  const kept = storeCache(ctx.db, MODELS)?.kept;
+  return kept?.gen === gen ? kept.settled : undefined;
 }
 
 /** The identity's and the API session's posture as of now (from the store's posture cache). */

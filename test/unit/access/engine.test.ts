@@ -26,7 +26,7 @@ import {
 } from '../../../src/model/resources/index.js';
 import { AccessEngine, accessEngine } from '../../../src/model/access/engine.js';
 import { configView, permissionsOf } from '../../../src/model/access/service-view.js';
-import { sessionEdgeRouters } from '../../../src/model/services/session/session-routers.js';
+import { sessionEdgeRouters, sessionEdgeRoutersNow } from '../../../src/model/services/session/session-routers.js';
 import {
   assignIdentityServiceConfigs,
   removeIdentityServiceConfigs,
@@ -145,10 +145,44 @@ async function expectedGrants(): Promise<Record<string, Record<string, string[]>
   return out;
 }
 
+/**
+ * The synchronous reads of the warm path (`markersNow`, `viewNow`, `sessionEdgeRoutersNow`): each answers nothing
+ * or what the awaited read answers, and once the engine is warm, exactly the same entries.
+ */
+async function nowAgrees(engine: AccessEngine, label: string, warm: boolean): Promise<void> {
+  const before = new Map(m.identities.map((id) => [id, engine.viewNow(ctx, id)]));
+  const marks = await engine.markers(ctx);
+  for (const id of m.identities) {
+    const view = await engine.view(ctx, id, marks);
+    const early = before.get(id);
+    if (early)
+      assert.deepEqual(
+        { ...early, markers: undefined },
+        { ...view, markers: undefined },
+        `${label}: ${id}'s view read synchronously is the current one`,
+      );
+    const now = engine.viewNow(ctx, id);
+    if (!warm) continue;
+    assert.equal(engine.markersNow(ctx), marks, `${label}: the markers are read synchronously once read`);
+    assert.ok(now, `${label}: ${id}'s warm view is read synchronously`);
+    for (const k of ['identity', 'grants', 'catalog'] as const)
+      assert.equal(now[k], view[k], `${label}: ${id}'s ${k} is the engine's entry`);
+    for (const s of view.grants.ids)
+      assert.equal(
+        sessionEdgeRoutersNow(ctx, marks, view.identity, s),
+        await sessionEdgeRouters(ctx, marks, view.identity, s),
+        `${label}: the session routers of ${id} for ${s} are read synchronously`,
+      );
+  }
+}
+
 /** Warm the shared engine, apply a change, then the shared engine must agree with a fresh one and the rule. */
 async function check(label: string, change: () => Promise<unknown>): Promise<void> {
   await snapshot(accessEngine(ctx));
+  await nowAgrees(accessEngine(ctx), `${label} (warm, before)`, true);
   await change();
+  // Right after the write, before anything is read again: nothing stale is answered synchronously.
+  await nowAgrees(accessEngine(ctx), `${label} (after the write)`, false);
   const cached = await snapshot(accessEngine(ctx));
   assert.deepEqual(cached, await snapshot(new AccessEngine()), `${label}: the warm engine answers like a fresh one`);
   const rule = await expectedGrants();

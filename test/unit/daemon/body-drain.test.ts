@@ -97,3 +97,22 @@ test('an injected request whose body was read leaves nothing draining (the offli
     await injected.close();
   }
 });
+
+test('an injected request without a body leaves nothing draining either', async () => {
+  const injected = Fastify();
+  drainUnreadBodies(injected, { maxBytes: MAX_BYTES, requestTimeoutMs: 60_000, idleMs: 60_000 }, new WeakSet<Duplex>());
+  injected.get('/', async () => ({ ok: true }));
+  // The drain's hook lets the next run before it starts reading: look once that turn is over.
+  let listening: Promise<number> | undefined;
+  injected.addHook('onResponse', (req, _reply, done) => {
+    listening = new Promise((resolve) => setImmediate(() => resolve(req.raw.listenerCount('data'))));
+    done();
+  });
+  try {
+    const res = await injected.inject({ method: 'GET', url: '/' });
+    assert.equal(res.statusCode, 200);
+    assert.equal(await listening, 0, 'no drain reads the injected request');
+  } finally {
+    await injected.close();
+  }
+});

@@ -160,6 +160,26 @@ export async function resolveToken(ctx: Ctx, token: string): Promise<Principal |
 }
 
 /**
+ * What {@link resolveToken} answers, when the principal cache alone decides it: a kept, fully authenticated
+ * principal that is neither expired nor disabled, with no activity to record and no secondary ext-JWT to check.
+ * Undefined whenever anything else must happen (then `resolveToken`, which also refuses what must be refused).
+ */
+export function resolveTokenNow(ctx: Ctx, token: string): Principal | undefined {
+  const found = cachedPrincipal(ctx.db, token);
+  if (!found || found.authQueries.length > 0 || found.extJwtSigner !== null) return undefined;
+  const now = ctx.now();
+  if (isExpired(ctx, found.lastActivityMs, now) || isDisabled(found, now)) return undefined;
+  if (now.getTime() - found.lastActivityMs >= activityGranularityMs(ctx)) return undefined;
+  return {
+    apiSessionId: found.sessionId,
+    token,
+    identity: found.identity,
+    authQueries: found.authQueries,
+    extJwtSigner: found.extJwtSigner,
+  };
+}
+
+/**
  * Records the events of API sessions a deletion in the transaction `ctx.db` is about to take, and of the
  * sessions they take with them (run before the delete: the rows are read).
  */

@@ -28,7 +28,7 @@ import {
   serviceRecord,
   type ConfigTypeSelection,
 } from '../../access/service-view.js';
-import { postureModel, postureView } from '../../posture/evaluate.js';
+import { postureModel, postureModelNow, postureView } from '../../posture/evaluate.js';
 import { defineCache, storeCache } from '../../../store/runtime.js';
 import { WeighedMap } from '../../../store/weighed-map.js';
 import { postureQueriesFor } from '../../posture/queries.js';
@@ -140,12 +140,15 @@ export async function listServicesOf(
   req: ServiceListRequest,
   answer: PageAnswer,
 ): Promise<ServicePage> {
-  const view = await accessEngine(ctx).view(ctx, identityId);
+  const engine = accessEngine(ctx);
+  // Warm, every entry is read as it is; only what is being (re)computed is awaited.
+  const view = engine.viewNow(ctx, identityId) ?? (await engine.view(ctx, identityId));
   if (isPlainPage(req)) {
     const paging = parsePagingParams(req.list.limit, req.list.offset);
     const limit = clampLimit(paging.limit);
     const offset = clampOffset(paging.offset);
-    const model = await postureModel(ctx, view.markers.serviceAccess.gen);
+    const gen = view.markers.serviceAccess.gen;
+    const model = postureModelNow(ctx, gen) ?? (await postureModel(ctx, gen));
     // An API session's config types never change, so the session stands for them when the query names none.
     const key = `${identityId} ${req.configTypes ? `q:${req.configTypes.join(',')}` : `s:${apiSessionId}`} ${limit} ${offset}`;
     const cache = model.size === 0 ? storeCache(ctx.db, PLAIN_PAGES) : undefined;

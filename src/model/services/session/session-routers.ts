@@ -58,7 +58,21 @@ export async function sessionEdgeRouters(
   identity: IdentityAccess,
   serviceId: string,
 ): Promise<Record<string, unknown>[]> {
-  const [mine, serving] = await routerSets(ctx, m, identity, serviceId);
+  return sessionRecords(...(await routerSets(ctx, m, identity, serviceId)));
+}
+
+/** `sessionEdgeRouters` when the engine's router entries are current and computed; undefined otherwise. */
+export function sessionEdgeRoutersNow(
+  ctx: Ctx,
+  m: Markers,
+  identity: IdentityAccess,
+  serviceId: string,
+): Record<string, unknown>[] | undefined {
+  const sets = accessEngine(ctx).routerSetsNow(m, identity, serviceId);
+  return sets && sessionRecords(...sets);
+}
+
+function sessionRecords(mine: Set<string>, serving: ServiceRouters): Record<string, unknown>[] {
   let byService = sessionRouterLists.get(mine);
   if (!byService) sessionRouterLists.set(mine, (byService = new WeakMap()));
   let records = byService.get(serving);
