@@ -17,7 +17,8 @@
  *
  * Scenarios: `new-sessions` (`POST /sessions`, a new (API session, service) pair each time: the session's
  * `created` event, with the store's group commit); `identity-creates` (`POST /identities` by an admin: the
- * `entityChange` event).
+ * `entityChange` event); `authenticate` (password logins of the model's users in turn: the `authentication`
+ * success and `apiSession` created events, beside an Argon2id verification).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -44,8 +45,8 @@ const { values: args } = parseArgs({
   },
 });
 const scenario = args.scenario!;
-if (scenario !== 'new-sessions' && scenario !== 'identity-creates')
-  throw new Error(`--scenario ${scenario}: new-sessions or identity-creates`);
+if (!['new-sessions', 'identity-creates', 'authenticate'].includes(scenario))
+  throw new Error(`--scenario ${scenario}: new-sessions, identity-creates or authenticate`);
 const pairs = Number(args.pairs);
 const windowSeconds = Number(args.window);
 const connections = Number(args.connections);
@@ -135,7 +136,11 @@ const model = JSON.parse(out.trim().split('\n').pop()!) as {
   fresh: { token: string; user: number }[];
 };
 // What a store recorded: its events of the scenario's kind and the rows they are about (counted before and after).
-const [ns, table] = scenario === 'new-sessions' ? ['session', 'sessions'] : ['entityChange', 'identities'];
+const [ns, table] = {
+  'new-sessions': ['session', 'sessions'],
+  'identity-creates': ['entityChange', 'identities'],
+  authenticate: ['apiSession', 'api-sessions'],
+}[scenario]!;
 function recorded(dir: string): { events: number; rows: number } {
   const db = new Database(join(dir, 'edgectl.db'), { readonly: true });
   try {
@@ -144,9 +149,11 @@ function recorded(dir: string): { events: number; rows: number } {
       .get(ns, table) as { n: number };
     const rows = db
       .prepare(
-        scenario === 'new-sessions'
-          ? `select count(*) as n from sessions`
-          : `select count(*) as n from identities where name like 'ab-id-%'`,
+        {
+          'new-sessions': `select count(*) as n from sessions`,
+          'identity-creates': `select count(*) as n from identities where name like 'ab-id-%'`,
+          authenticate: `select count(*) as n from api_sessions`,
+        }[scenario]!,
       )
       .get() as { n: number };
     return { events: events.n, rows: rows.n };
@@ -221,6 +228,21 @@ if (scenario === 'new-sessions') {
     );
     return r.status;
   };
+} else if (scenario === 'authenticate') {
+  request = async (s, n) => {
+    const u = model.users[n % model.users.length]!;
+    const r = await call(
+      s,
+      'POST',
+      `${CLIENT}/authenticate?method=password`,
+      {},
+      {
+        username: u.username,
+        password: u.password,
+      },
+    );
+    return r.status;
+  };
 } else {
   for (const s of [a, b]) {
     const r = await call(s, 'POST', `${MGMT}/authenticate?method=password`, {}, ADMIN);
@@ -239,7 +261,10 @@ if (scenario === 'new-sessions') {
   };
 }
 
-/** Load on one side for `seconds`: closed loop, `connections` in flight; answers the 201s and the others. */
+/** The answer that counts: a login's 200, a create's 201. */
+const okStatus = scenario === 'authenticate' ? 200 : 201;
+
+/** Load on one side for `seconds`: closed loop, `connections` in flight; answers the counted and the others. */
 async function load(s: Side, seconds: number): Promise<{ ok: number; failed: number }> {
   let ok = 0;
   let failed = 0;
@@ -248,7 +273,7 @@ async function load(s: Side, seconds: number): Promise<{ ok: number; failed: num
     Array.from({ length: connections }, async () => {
       while (performance.now() < end) {
         const status = await request(s, s.next++).catch(() => 0);
-        if (status === 201) ok++;
+        if (status === okStatus) ok++;
         else failed++;
       }
     }),
