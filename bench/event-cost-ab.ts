@@ -1,18 +1,19 @@
 /**
- * `node --import tsx bench/event-cost-ab.ts [--scenario new-sessions|identity-creates] [--size small] [--pairs N]
- *  [--window SECONDS] [--connections N] [--warmup SECONDS]`
+ * `node --import tsx bench/event-cost-ab.ts [--scenario new-sessions|identity-creates|authenticate] [--size small]
+ *  [--pairs N] [--window SECONDS] [--connections N] [--warmup SECONDS] [--rate N] [--same] [--a-sql TEXT]`
  *
  * What recording events costs a hot path, in controller CPU per request over HTTPS (issue #24: at most 5 %),
  * on a machine whose load moves. Two controllers run side by side on two copies of one model (SQLite): A is the
  * built `dist/` as it is, B the same build with recording switched off (a copy of `dist/` patched by this
  * script: the new session's event neither built nor inserted, `recordEvents` and `recordEntityChange` doing
- * nothing; production never runs it). They are loaded in turn, B A B A … B, `--window` seconds each
- * (`--connections` keep-alive clients, closed loop, the same request sequence for both), and each window's CPU is
- * the controller's from the start of its window to the start of its next (the tail it leaves, checkpoints
- * included, counted), per answered request. Each A window is set against the mean of the B windows either side
- * of it, which takes out load that moves slower than a window; the report gives the median of those ratios,
- * its quartiles and a 95 % confidence interval of the median (order statistics), and the Mann-Whitney z of
- * A's windows against B's. After the run both stores are read: A must hold one event per request answered and
+ * nothing; production never runs it). After a warm-up in turns, they are loaded in `--pairs` pairs of windows,
+ * each pair in a random order (A B or B A), `--window` seconds each (`--connections` keep-alive clients, closed
+ * loop, the same request sequence for both), and each window's CPU is the controller's from the start of its
+ * window to the start of its next (the tail it leaves, checkpoints included, counted), per answered request.
+ * Each pair gives the ratio of A's to B's, which takes out load that moves slower than a pair; the report gives
+ * the median of those ratios, its quartiles and a 95 % confidence interval of the median (order statistics),
+ * and the Mann-Whitney z of A's windows against B's. An A/A run (`--same`) shows what the method makes of no
+ * difference at the machine's load of the moment. After the run both stores are read: A must hold one event per request answered and
  * B none, or the figures are void.
  *
  * `--same` makes B an unpatched copy (an A/A run: what the method shows when there is no difference).
@@ -27,6 +28,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
+import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import https from 'node:https';
 import { parseArgs } from 'node:util';
@@ -44,7 +46,7 @@ const { values: args } = parseArgs({
     pairs: { type: 'string', default: '30' },
     window: { type: 'string', default: '2' },
     connections: { type: 'string', default: '16' },
-    warmup: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '12' },
     rate: { type: 'string', default: '4000' },
     'a-sql': { type: 'string' },
     same: { type: 'boolean', default: false },
@@ -124,7 +126,7 @@ async function freePort(): Promise<number> {
 // The model: one build, copied, so both controllers start from the same store. New sessions need a fresh pair
 // per request: ~5 Dial services per identity on the small model, so a fresh API session per 4 requests at
 // `--rate` requests a second for every window and warm-up, with room to spare.
-const totalSeconds = (2 * pairs + 1) * windowSeconds + 2 * warmupSeconds;
+const totalSeconds = 2 * pairs * windowSeconds + 2 * (warmupSeconds + windowSeconds);
 const fresh = scenario === 'new-sessions' ? Math.ceil((Number(args.rate) * totalSeconds) / 4) : 0;
 const dirA = join(work, 'a');
 const dirB = join(work, 'b');
@@ -292,11 +294,15 @@ async function load(s: Side, seconds: number): Promise<{ ok: number; failed: num
   return { ok, failed };
 }
 
-await load(a, warmupSeconds);
-await load(b, warmupSeconds);
+// Warm-up in turns as measured, so both reach the measured regime (JIT, caches, the store's pages) together.
+for (let t = 0; t < warmupSeconds; t += windowSeconds) {
+  await load(a, windowSeconds);
+  await load(b, windowSeconds);
+}
 
 interface Window {
   side: 'A' | 'B';
+  pair: number;
   cpuStart: number;
   cpu?: number;
   ok: number;
@@ -306,16 +312,19 @@ interface Window {
 const windows: Window[] = [];
 const last: Record<'A' | 'B', Window | undefined> = { A: undefined, B: undefined };
 const load0 = loadavg()[0]!;
-for (let i = 0; i < 2 * pairs + 1; i++) {
-  const s = i % 2 === 0 ? b : a;
-  const cpuStart = processCpuSeconds(s.child.pid!);
-  const prev = last[s.name];
-  if (prev) prev.cpu = cpuStart - prev.cpuStart;
-  const t0 = performance.now();
-  const r = await load(s, windowSeconds);
-  const w: Window = { side: s.name, cpuStart, ...r, seconds: (performance.now() - t0) / 1000 };
-  windows.push(w);
-  last[s.name] = w;
+// Each pair in a random order (A B or B A): a disturbance that recurs with the windows' period would otherwise
+// fall on one side only.
+for (let p = 0; p < pairs; p++) {
+  for (const s of randomInt(2) === 0 ? [a, b] : [b, a]) {
+    const cpuStart = processCpuSeconds(s.child.pid!);
+    const prev = last[s.name];
+    if (prev) prev.cpu = cpuStart - prev.cpuStart;
+    const t0 = performance.now();
+    const r = await load(s, windowSeconds);
+    const w: Window = { side: s.name, pair: p, cpuStart, ...r, seconds: (performance.now() - t0) / 1000 };
+    windows.push(w);
+    last[s.name] = w;
+  }
 }
 // The last windows' tails: as long again idle, then their CPU is read.
 await new Promise((r) => setTimeout(r, windowSeconds * 1000));
@@ -337,9 +346,9 @@ const inB = since(recorded(dirB));
 const perRequest = (w: Window) => (w.cpu! / w.ok) * 1e6;
 const aw = windows.filter((w) => w.side === 'A');
 const bw = windows.filter((w) => w.side === 'B');
-const ratios = aw.map((w, i) => perRequest(w) / ((perRequest(bw[i]!) + perRequest(bw[i + 1]!)) / 2));
+const ratios = aw.map((w, i) => perRequest(w) / perRequest(bw[i]!));
 const sorted = [...ratios].sort((x, y) => x - y);
-const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+const q = (at: number) => sorted[Math.min(sorted.length - 1, Math.floor(at * sorted.length))]!;
 const median = (xs: number[]) => {
   const s = [...xs].sort((x, y) => x - y);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -365,7 +374,7 @@ const pct = (r: number) => `${((r - 1) * 100).toFixed(1)} %`;
 const fmt = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' ');
 
 console.log(
-  `\n${scenario}${args.same ? ' (A/A: B unpatched)' : ''}${args['a-sql'] ? ` (A's store: ${args['a-sql']})` : ''}, ${args.size} model, ${pairs} A windows between ${pairs + 1} B windows of ${windowSeconds} s, ` +
+  `\n${scenario}${args.same ? ' (A/A: B unpatched)' : ''}${args['a-sql'] ? ` (A's store: ${args['a-sql']})` : ''}, ${args.size} model, ${pairs} pairs of windows of ${windowSeconds} s, ` +
     `${connections} connections; load average ${load0.toFixed(1)} → ${load1.toFixed(1)}`,
 );
 console.log(`A (recording) µs/request per window: ${fmt(aw.map(perRequest))}`);
@@ -378,7 +387,7 @@ console.log(
     `Mann-Whitney z (A above B > 0) ${mannWhitneyZ(aw.map(perRequest), bw.map(perRequest)).toFixed(2)}`,
 );
 console.log(
-  `A / mean of adjacent B: median ${pct(median(ratios))}, quartiles ${pct(q(0.25))} … ${pct(q(0.75))}, ` +
+  `A / B per pair: median ${pct(median(ratios))}, quartiles ${pct(q(0.25))} … ${pct(q(0.75))}, ` +
     `95 % interval of the median ${pct(lo)} … ${pct(hi)}`,
 );
 const failed = windows.reduce((n, w) => n + w.failed, 0);
