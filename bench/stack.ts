@@ -25,13 +25,14 @@ export const ADMIN = { username: 'bench-admin', password: 'bench-Admin-Passw0rd!
  * Starts the built controller on a model's data dir (`bin/edgectl serve`, `--log-level warn`), with the login rate
  * limits lifted: all load comes from one address and a few accounts, so the flood guards (README "Security") would
  * otherwise measure the limiter, not authentication. `profDir`: a V8 CPU profile of the controller goes there;
- * `metrics`: `/metrics` on the main listener; `db`: the PostgreSQL store (`--db`) instead of the data dir's SQLite.
+ * `metrics`: `/metrics` on the main listener; `db`: the PostgreSQL store (`--db`) instead of the data dir's SQLite;
+ * `root`: another build's tree (its `bin/` and `dist/`) instead of this one's.
  */
 export function spawnController(
   dataDir: string,
   port: number,
   profDir?: string,
-  opts: { metrics?: boolean; db?: string } = {},
+  opts: { metrics?: boolean; db?: string; root?: string } = {},
 ): ChildProcess {
   const configFile = join(dataDir, 'bench-config.yaml');
   const unlimited = '{ burst: 1000000000, perMinute: 1000000000 }';
@@ -59,7 +60,7 @@ export function spawnController(
       ...(opts.db ? ['--db', opts.db] : []),
     ],
     {
-      cwd: ROOT,
+      cwd: opts.root ?? ROOT,
       env: controllerEnv(opts.db !== undefined),
       stdio: ['ignore', 'inherit', 'inherit'],
     },
