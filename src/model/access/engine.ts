@@ -53,6 +53,7 @@ import {
   type ServiceGrants,
 } from './queries.js';
 import { VersionedCache } from './versioned-cache.js';
+import { grantsFrom, loadServiceIndex, reviseServiceIndex, type ServiceIndex } from './service-index.js';
 import { JournaledCache } from './journaled-cache.js';
 import { WeighedMap } from '../../store/weighed-map.js';
 import type { AccessChange } from './changes.js';
@@ -60,8 +61,6 @@ import { roleMatches, type Semantic } from '../policy/roles.js';
 
 export interface IdentityAccess {
   identityId: string;
-  /** The service policies of the entry this one replaced, if any (a base for its grants: `grantsOf`). */
-  previousServicePolicyIds?: string[];
   /** Its role attributes, to tell whether a changed policy selects it (narrow invalidation). */
   roleAttributes: string[];
   /** Service policies whose identity roles select the identity (sorted ids). */
@@ -113,6 +112,12 @@ export class AccessEngine {
   ]);
   // The policy sets' entries grow with the model (at the xlarge model a set grants most of 20,000 services): each
   // is bounded by what its entries hold together too, not only by their count (`MAX_SET_MEMBERS`).
+  /**
+   * What selects each service (service-index.ts): one entry, revised by the notes of service and service
+   * policy writes. Its size follows the model like the service catalog's: per service its attributes, per
+   * attribute its holders (4 bytes per holder at most), per service policy its service roles.
+   */
+  private readonly serviceIndexes = new JournaledCache<0, ServiceIndex>(1, ['serviceAccess']);
   private readonly grants = new JournaledCache<string, ServiceGrants>(1024, ['serviceAccess'], {
     max: MAX_SET_MEMBERS,
     of: (g) => g.ids.length + 1,
@@ -152,15 +157,13 @@ export class AccessEngine {
     return ids;
   }
 
-  /** Policy sets whose grants were derived from the smaller set's (`grownGrants`; tests and metrics). */
-  grownSets = 0;
-
   /** Hit, miss and entry counts of each cache, by name (the daemon's metrics read them at scrape time). */
   cacheStats(): CacheStats[] {
     const caches = {
       services: this.services,
       routers: this.routers,
       identities: this.identities,
+      serviceIndex: this.serviceIndexes,
       grants: this.grants,
       policyRouters: this.policyRouters,
       serviceRouterPolicies: this.serviceRouterPolicies,
@@ -207,9 +210,8 @@ export class AccessEngine {
       ctx.db,
       identityId,
       m,
-      async (stale) => ({
+      async () => ({
         identityId,
-        ...(stale && { previousServicePolicyIds: stale.servicePolicyIds }),
         roleAttributes: await identityRoleAttributes(ctx.db, identityId),
         servicePolicyIds: this.shared(await servicePoliciesOf(ctx.db, identityId)),
         edgeRouterPolicyIds: this.shared(await edgeRouterPoliciesOf(ctx.db, identityId)),
@@ -219,36 +221,22 @@ export class AccessEngine {
     );
   }
 
+  /** Every service's attributes and every service policy's service side (service-index.ts). */
+  serviceIndex(ctx: Ctx, m: Markers): Promise<ServiceIndex> {
+    return this.serviceIndexes.get(ctx.db, 0, m, () => loadServiceIndex(ctx.db), reviseServiceIndex);
+  }
+
   grantsOf(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<ServiceGrants> {
     const ids = identity.servicePolicyIds;
+    // A transaction's throw-away engine asks the store: one query costs less than building the index for it.
+    if (ctx.db.isTransaction) return grantsOf(ctx.db, ids);
     return this.grants.get(
       ctx.db,
       keyOf(ids),
       m,
-      () => this.grownGrants(ctx, m, identity) ?? grantsOf(ctx.db, ids),
+      async () => grantsFrom(await this.serviceIndex(ctx, m), ids),
       (grants, changes) => reviseGrants(grants, ids, changes),
     );
-  }
-
-  /**
-   * A policy set's grants from those of the set it grew from. A new policy selecting an identity changes its
-   * policy set, and the new set's grants would otherwise be one query over every service of every policy in it
-   * (~10 ms on the large model, for each distinct set the policy reaches). Grants are a union over policies,
-   * so when the identity's previous set is still cached (kept or patched up to now) and the new set only adds
-   * a few policies, the new grants are the old ones plus what the added policies grant. Undefined: no base.
-   */
-  private grownGrants(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<ServiceGrants> | undefined {
-    const before = identity.previousServicePolicyIds;
-    if (!before) return undefined;
-    const now = new Set(identity.servicePolicyIds);
-    if (before.some((id) => !now.has(id))) return undefined;
-    const had = new Set(before);
-    const added = identity.servicePolicyIds.filter((id) => !had.has(id));
-    if (added.length === 0 || added.length > MAX_ADDED_POLICIES) return undefined;
-    const base = this.grants.peek(ctx.db, keyOf(before), m, (grants, changes) => reviseGrants(grants, before, changes));
-    if (!base) return undefined;
-    this.grownSets++;
-    return grantsOf(ctx.db, added).then((extra) => unionGrants(base, extra));
   }
 
   routersOfIdentity(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<Set<string>> {
@@ -375,30 +363,6 @@ const MAX_SET_MEMBERS = 1_000_000;
 /** Distinct policy id lists shared by the engine's entries, and the ids they may hold together (`shared`). */
 const MAX_SHARED_LISTS = 4096;
 const MAX_SHARED_IDS = 1_000_000;
-
-/** How many policies a set may have gained for its grants to be derived from the smaller set's. */
-const MAX_ADDED_POLICIES = 8;
-
-/** The grants of two policy sets together: every service of either, bits or'ed, `ids` in id order. */
-function unionGrants(a: ServiceGrants, b: ServiceGrants): ServiceGrants {
-  const perms = new Map(a.perms);
-  const fresh: string[] = [];
-  for (const [id, bits] of b.perms) {
-    const had = perms.get(id);
-    if (had === undefined) fresh.push(id);
-    perms.set(id, (had ?? 0) | bits);
-  }
-  if (fresh.length === 0) return { ids: a.ids, perms };
-  // Both lists are in id order (b.ids is, and `fresh` follows it): one merge.
-  const ids: string[] = [];
-  let i = 0;
-  for (const id of fresh) {
-    while (i < a.ids.length && a.ids[i]! < id) ids.push(a.ids[i++]!);
-    ids.push(id);
-  }
-  while (i < a.ids.length) ids.push(a.ids[i++]!);
-  return { ids, perms };
-}
 
 /** A copy of `grants` with one service's bits set (0: not granted), `ids` kept in id order. */
 function withServiceBits(grants: ServiceGrants, serviceId: string, bits: number): ServiceGrants {
