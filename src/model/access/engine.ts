@@ -331,6 +331,8 @@ function reviseGrants(
   let out = grants;
   for (const c of changes) {
     if (c.type === 'servicePolicy' && ours.has(c.id)) return undefined;
+    // Recomputing from the service index costs a few ms: less than patches copying ever more.
+    if (out.perms.patches >= MAX_PATCHES) return undefined;
     if (c.type !== 'service') continue;
     let bits = 0;
     for (const p of c.policies) if (ours.has(p.id)) bits |= p.type === 'Dial' ? DIAL : p.type === 'Bind' ? BIND : 0;
@@ -360,32 +362,29 @@ function keyOf(ids: readonly string[]): string {
  */
 const MAX_SET_MEMBERS = 1_000_000;
 
+/** Services a policy set's grants may have had patched before they are computed again (`reviseGrants`). */
+const MAX_PATCHES = 256;
+
 /** Distinct policy id lists shared by the engine's entries, and the ids they may hold together (`shared`). */
 const MAX_SHARED_LISTS = 4096;
 const MAX_SHARED_IDS = 1_000_000;
 
 /** A copy of `grants` with one service's bits set (0: not granted), `ids` kept in id order. */
 function withServiceBits(grants: ServiceGrants, serviceId: string, bits: number): ServiceGrants {
-  const perms = new Map(grants.perms);
+  const had = grants.perms.has(serviceId);
   let ids = grants.ids;
-  const had = perms.has(serviceId);
-  if (bits === 0) {
-    perms.delete(serviceId);
-    ids = ids.filter((id) => id !== serviceId);
-  } else {
-    perms.set(serviceId, bits);
-    if (!had) {
-      let lo = 0;
-      let hi = ids.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (ids[mid]! < serviceId) lo = mid + 1;
-        else hi = mid;
-      }
-      ids = [...ids.slice(0, lo), serviceId, ...ids.slice(lo)];
+  if (bits === 0) ids = ids.filter((id) => id !== serviceId);
+  else if (!had) {
+    let lo = 0;
+    let hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ids[mid]! < serviceId) lo = mid + 1;
+      else hi = mid;
     }
+    ids = [...ids.slice(0, lo), serviceId, ...ids.slice(lo)];
   }
-  return { ids, perms };
+  return { ids, perms: grants.perms.with(serviceId, bits) };
 }
 
 /** The access engine and its caches, one per store. */

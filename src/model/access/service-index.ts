@@ -24,6 +24,7 @@ import { parseRoles } from '../policy/roles.js';
 import type { AccessChange } from './changes.js';
 import { andInto, hasBit, orInto, setBit, withOrdinal, withoutOrdinal, type OrdinalSet } from './ordinal-set.js';
 import { BIND, DIAL, type ServiceGrants } from './queries.js';
+import { GrantedPerms } from './granted-perms.js';
 
 const SP_SERVICE = matchSideOf(SERVICE_POLICY, 'service');
 
@@ -265,14 +266,14 @@ export function grantsFrom(index: ServiceIndex, policyIds: readonly string[]): S
       orInto(target, hit);
     }
   }
-  const grants: ServiceGrants = { ids: [], perms: new Map() };
+  const ids: string[] = [];
+  const perms = new Uint8Array(room);
   const { idOf } = index.ordinals;
   for (const o of index.order) {
     const bits = everyService | (hasBit(dial, o) ? DIAL : 0) | (hasBit(bind, o) ? BIND : 0);
     if (bits === 0) continue;
-    const id = idOf[o]!;
-    grants.ids.push(id);
-    grants.perms.set(id, bits);
+    ids.push(idOf[o]!);
+    perms[o] = bits;
   }
-  return grants;
+  return { ids, perms: new GrantedPerms(byId, perms) };
 }

@@ -25,14 +25,23 @@ const ATTRS = ['a', 'b', 'c', 'd', 'all'];
 /** What role lists name: an attribute named `all` is held, but `#all` means every entity. */
 const ROLE_ATTRS = ATTRS.filter((a) => a !== 'all');
 
-const plain = (g: ServiceGrants) => ({ ids: g.ids, perms: Object.fromEntries(g.perms) });
-
 /** The whole sequence on one store, seeded so a failure reproduces. */
 async function sequence(t: TestContext, ctx: Ctx, seed: number): Promise<void> {
   const rand = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const some = <T>(xs: readonly T[], p: number) => xs.filter(() => rand() < p);
-  const m = { services: [] as string[], identities: [] as string[], policies: [] as string[], gone: [] as string[] };
+  const m = {
+    services: [] as string[],
+    identities: [] as string[],
+    policies: [] as string[],
+    gone: [] as string[],
+    goneServices: [] as string[],
+  };
+  /** The grants as plain data: the ids in order, and the bits of every service there is or was. */
+  const plain = (g: ServiceGrants) => ({
+    ids: g.ids,
+    perms: [...m.services, ...m.goneServices].map((id) => g.perms.get(id) ?? 0),
+  });
   let n = 0;
   const serviceRoles = (): string[] => {
     const r = rand();
@@ -132,6 +141,7 @@ async function sequence(t: TestContext, ctx: Ctx, seed: number): Promise<void> {
     for (const id of some(m.services, 0.3)) {
       await deleteEntity(ctx, services, id);
       m.services.splice(m.services.indexOf(id), 1);
+      m.goneServices.push(id);
     }
     await verify('services deleted');
     for (let i = 0; i < 6; i++) await newService();
