@@ -2,7 +2,7 @@
  * What the access engine's caches hold per entry on a built model: the heap (and external memory) one more
  * cached identity, policy set or service costs, measured after a full collection. Identities are taken in id order
  * after a warm-up that loads the catalogs and the first policy sets, so the figure per identity is its own entry
- * plus the policy sets it is the first to need (counted and printed).
+ * plus the policy sets it is the first to need (counted and printed). First, the service index on its own.
  * Usage: node --expose-gc --import tsx bench/access-memory.ts DATA_DIR [--identities N] [--services N]
  * (a SQLite model kept by `npm run bench -- --keep`).
  */
@@ -59,15 +59,25 @@ const nServices = Number(args.services);
 const identityIds = await ids('identities', nIdentities + 100);
 const serviceIds = await ids('services', nServices);
 
-// Warm-up: the catalogs and the policy sets of the first 100 identities.
+// The service index alone (service-index.ts): what a policy set's grants are computed from.
+let before = memory();
 let t0 = performance.now();
+await engine.serviceIndex(ctx, await engine.markers(ctx));
+let after = memory();
+console.log(
+  `service index built in ${(performance.now() - t0).toFixed(0)} ms: heap ${kb(after.heap - before.heap)}, ` +
+    `external ${kb(after.external - before.external)}`,
+);
+
+// Warm-up: the catalogs and the policy sets of the first 100 identities.
+t0 = performance.now();
 for (const id of identityIds.slice(0, 100)) await engine.view(ctx, id);
 console.log(`warm-up (catalogs, 100 identities) in ${(performance.now() - t0).toFixed(0)} ms`);
-let before = memory();
+before = memory();
 let had = entries();
 t0 = performance.now();
 for (const id of identityIds.slice(100)) await engine.view(ctx, id);
-let after = memory();
+after = memory();
 let now = entries();
 const n = identityIds.length - 100;
 console.log(

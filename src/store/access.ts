@@ -208,3 +208,64 @@ export async function identityRoleAttributes(db: TypedExecutor, identityId: stri
     .execute();
   return rows.map((r) => r.value);
 }
+
+/** A target entity (service) and its role attributes. */
+export interface EntityAttributes {
+  id: string;
+  attributes: string[];
+}
+
+/**
+ * Entities of a side's target with their role attributes, in id order: every one, or those among `ids` that
+ * exist. Two index walks (the target's rows, its attribute table), grouped here.
+ */
+export async function entityAttributes(
+  db: TypedExecutor,
+  side: MatchSide,
+  ids?: readonly string[],
+): Promise<EntityAttributes[]> {
+  const only = (col: string) => (ids ? sql`where ${inIdList(sql.ref(col), ids)}` : sql``);
+  const { rows: entities } = await sql<{ id: string }>`select t.id from ${sql.table(side.targetTable)} t
+    ${only('t.id')} order by t.id`.execute(db);
+  const { rows: attrs } = await sql<{ ownerId: string; value: string }>`select a."ownerId", a."value"
+    from ${sql.table(side.attrTable)} a ${only('a.ownerId')}`.execute(db);
+  const byId = new Map<string, string[]>();
+  const out = entities.map((e) => {
+    const attributes: string[] = [];
+    byId.set(e.id, attributes);
+    return { id: e.id, attributes };
+  });
+  for (const a of attrs) byId.get(a.ownerId)?.push(a.value);
+  return out;
+}
+
+/** A policy's type (service policies; '' for other kinds), semantic and the role list of one side. */
+export interface PolicyRoles {
+  id: string;
+  type: string;
+  semantic: string;
+  roles: string[];
+}
+
+/** Policies of a side with their role list on that side: every one, or those among `ids` that exist. */
+export async function policyRoles(
+  db: TypedExecutor,
+  side: MatchSide,
+  withType: boolean,
+  ids?: readonly string[],
+): Promise<PolicyRoles[]> {
+  const only = (col: string) => (ids ? sql`where ${inIdList(sql.ref(col), ids)}` : sql``);
+  const type = withType ? sql.ref('p.type') : sql.lit('');
+  const { rows: policies } = await sql<{ id: string; type: string; semantic: string }>`select p.id,
+    ${type} as type, p.semantic from ${sql.table(side.policyTable)} p ${only('p.id')} order by p.id`.execute(db);
+  const { rows: roles } = await sql<{ ownerId: string; value: string }>`select r."ownerId", r."value"
+    from ${sql.table(side.rolesTable)} r ${only('r.ownerId')}`.execute(db);
+  const byId = new Map<string, string[]>();
+  const out = policies.map((p) => {
+    const entry = { id: p.id, type: p.type, semantic: p.semantic, roles: [] as string[] };
+    byId.set(p.id, entry.roles);
+    return entry;
+  });
+  for (const r of roles) byId.get(r.ownerId)?.push(r.value);
+  return out;
+}

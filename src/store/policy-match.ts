@@ -10,7 +10,8 @@
  * Nothing is materialised: every answer is computed from these indexes when asked (docs/policy-engine.md).
  * All only walk index ranges: role tables by (ownerId, value) and (value, ownerId), attribute tables by
  * (value, ownerId). `#` entries are found by the range ['#', '$') and `@` entries by ['@', 'A'), so no
- * prefix test scans a table. No policy is ever evaluated in JavaScript.
+ * prefix test scans a table. Nothing here evaluates a policy in JavaScript; the one answer the model computes in
+ * memory instead (a policy set's grants, src/model/access/service-index.ts) is held to these by its tests.
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { dynamic, type Executor } from './db.js';

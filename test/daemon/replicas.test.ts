@@ -148,6 +148,46 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
     assert.deepEqual(misses(), before, 'the catalog and the grants were revised, not read again');
   });
 
+  test('service and service policy writes on one replica revise the service index of the others', async () => {
+    const tag = unique('idx');
+    const u = await createUser(replicas[0]!, admins[0]!, { identity: { roleAttributes: [tag] } });
+    const svc = (attrs: string[]) =>
+      createRecord(admins[0]!, '/services', { name: unique('svc'), encryptionRequired: true, roleAttributes: attrs });
+    const first = await svc([tag]);
+    await createRecord(admins[0]!, '/service-policies', {
+      name: unique('sp'),
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [`#${tag}`],
+      serviceRoles: [`#${tag}`],
+    });
+    const listed = async (i: number) =>
+      ((await on(i, u.client).get('/services')).body.data as { id: string }[]).map((s) => s.id).sort();
+    assert.deepEqual(await listed(1), [first]);
+    const builds = () => accessCacheStats(replicas[1]!.daemon.ctx).find((c) => c.cache === 'serviceIndex')!.misses;
+    const before = builds();
+    // Written on the first replica; the second revises its index from the stored notes.
+    const second = await svc([]);
+    const policy = await createRecord(admins[0]!, '/service-policies', {
+      name: unique('sp'),
+      type: 'Bind',
+      semantic: 'AllOf',
+      identityRoles: [`#${tag}`],
+      serviceRoles: [`#${tag}`, `#${tag}-b`],
+    });
+    assert.deepEqual(await listed(1), [first]);
+    assert.equal((await admins[0]!.patch(`/services/${second}`, { roleAttributes: [tag, `${tag}-b`] })).status, 200);
+    assert.deepEqual(await listed(1), [first, second].sort(), 'the attribute change reached the other replica');
+    assert.equal((await admins[0]!.patch(`/service-policies/${policy}`, { serviceRoles: [`@${first}`] })).status, 200);
+    const mine = (await on(1, u.client).get('/services')).body.data as { id: string; permissions: string[] }[];
+    assert.deepEqual(
+      Object.fromEntries(mine.map((s) => [s.id, [...s.permissions].sort()])),
+      { [first]: ['Bind', 'Dial'], [second]: ['Dial'] },
+      'the policy patch reached the other replica',
+    );
+    assert.equal(builds(), before, 'revised from the notes, not read again');
+  });
+
   test('a session asked for again on another replica is the same session', async () => {
     const u = await createUser(replicas[0]!, admins[0]!);
     const service = await dialableService(admins[0]!, u.id);

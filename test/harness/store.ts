@@ -16,20 +16,24 @@ export interface TestStore {
 export async function openTestStore(prefix = 'edgectl-unit-'): Promise<TestStore> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const store = await openStore(join(dir, 'db.sqlite'));
-  const ctx: Ctx = {
+  return {
+    store,
+    ctx: storeCtx(store),
+    async close() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A model context over an open store (SQLite or PostgreSQL), as the unit tests use it. */
+export function storeCtx(store: OpenedStore): Ctx {
+  return {
     db: store.db,
     now: () => new Date(),
     settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
     log: silentLogger,
     tokens: tokenMinter(Buffer.alloc(32, 7)),
     hooks: RESOURCE_HOOKS,
-  };
-  return {
-    store,
-    ctx,
-    async close() {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
   };
 }

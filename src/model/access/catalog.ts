@@ -17,44 +17,55 @@ import { textList, textOf } from '../row.js';
 import { edgeRouters } from '../resources/edge-router.js';
 import type { AccessChange } from './changes.js';
 import { services } from '../resources/service.js';
+import { LayeredMap } from './layered-map.js';
 
 export type ConfigInfo = StoredConfig;
 
 export interface ServiceCatalog {
   /** Rendered service records by id; the per-identity fields are added by the view (service-view.ts). */
-  records: Map<string, Record<string, unknown>>;
+  records: LayeredMap<string, Record<string, unknown>>;
   /**
    * The same records as UTF-8 JSON without the per-identity fields and without the closing brace, so a list
    * page is assembled from bytes instead of serialising hundreds of objects per request (service-view.ts).
    */
-  encoded: Map<string, Buffer>;
+  encoded: LayeredMap<string, Buffer>;
   /** The config ids of each service, in the service's order. */
-  serviceConfigs: Map<string, string[]>;
+  serviceConfigs: LayeredMap<string, string[]>;
   configs: Map<string, ConfigInfo>;
   configTypeNames: Map<string, string>;
   configTypeIdsByName: Map<string, string>;
 }
 
 export async function loadServiceCatalog(ctx: Ctx): Promise<ServiceCatalog> {
-  const catalog: ServiceCatalog = {
-    records: new Map(),
-    encoded: new Map(),
-    serviceConfigs: new Map(),
-    ...(await loadConfigMaps(ctx)),
-  };
+  const configMaps = await loadConfigMaps(ctx);
   const rows = await findRows(ctx.db, services, everything);
   await hooksOf(ctx, services).decorate?.(ctx, rows);
-  for (const r of rows) addService(catalog, r);
-  return catalog;
+  const records = new Map<string, Record<string, unknown>>();
+  const encoded = new Map<string, Buffer>();
+  const serviceConfigs = new Map<string, string[]>();
+  for (const r of rows) {
+    const s = renderService(r);
+    records.set(s.id, s.record);
+    encoded.set(s.id, s.encoded);
+    serviceConfigs.set(s.id, s.configs);
+  }
+  return {
+    records: LayeredMap.of(records),
+    encoded: LayeredMap.of(encoded),
+    serviceConfigs: LayeredMap.of(serviceConfigs),
+    ...configMaps,
+  };
 }
 
-function addService(catalog: ServiceCatalog, r: Row): void {
-  const id = textOf(r, 'id');
+function renderService(r: Row) {
   const record = renderRecord(services, r);
-  catalog.records.set(id, record);
   const { config: _c, permissions: _p, postureQueries: _q, ...shared } = record;
-  catalog.encoded.set(id, Buffer.from(JSON.stringify(shared).slice(0, -1)));
-  catalog.serviceConfigs.set(id, textList(r.configs) ?? []);
+  return {
+    id: textOf(r, 'id'),
+    record,
+    encoded: Buffer.from(JSON.stringify(shared).slice(0, -1)),
+    configs: textList(r.configs) ?? [],
+  };
 }
 
 async function loadConfigMaps(ctx: Ctx) {
@@ -89,15 +100,15 @@ export async function reviseServiceCatalog(
   if (serviceIds.size > 0) {
     const rows = await findRows(ctx.db, services, idIn([...serviceIds]));
     await hooksOf(ctx, services).decorate?.(ctx, rows);
-    out.records = new Map(catalog.records);
-    out.encoded = new Map(catalog.encoded);
-    out.serviceConfigs = new Map(catalog.serviceConfigs);
-    for (const id of serviceIds) {
-      out.records.delete(id);
-      out.encoded.delete(id);
-      out.serviceConfigs.delete(id);
-    }
-    for (const r of rows) addService(out, r);
+    const now = new Map(rows.map((r) => [textOf(r, 'id'), renderService(r)]));
+    const changed = <V>(of: (s: ReturnType<typeof renderService>) => V) =>
+      [...serviceIds].map((id): [string, V | undefined] => {
+        const s = now.get(id);
+        return [id, s && of(s)];
+      });
+    out.records = catalog.records.with(changed((s) => s.record));
+    out.encoded = catalog.encoded.with(changed((s) => s.encoded));
+    out.serviceConfigs = catalog.serviceConfigs.with(changed((s) => s.configs));
   }
   return out;
 }

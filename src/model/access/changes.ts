@@ -6,25 +6,39 @@
  * journal (src/store/access-journal.ts) ties the notes to the marker generations they moved.
  *
  * What each change can affect, which is all a cache may drop or patch for it:
- * - service S: S's rendering; the grants of policy sets selecting S before or after (patched: S in or out,
+ * - service S: S's rendering; S's attributes in the service index (service-index.ts); the grants of policy sets selecting S before or after (patched: S in or out,
  *   with its Dial/Bind bits from `policies`); S's service edge router policies; on delete, the identities
  *   holding a service config for S (cascade). Its `@S` entries leave service roles, which selects nothing else.
  * - service policy P: identities P selected before (P in their list) or selects after (`identitySide`);
- *   the grants of every policy set containing P.
+ *   the grants of every policy set containing P; P's service side in the service index.
  * - config C: the config maps; services listing C; identities holding C as a service config (delete cascade).
  * - config type: the config type names.
  * - identity I: I's own entry (attributes, service configs; on delete its `@I` leave policies).
  */
 import { noteAccessChange, UNEXPLAINED } from '../../store/access-journal.js';
-import { servicePolicyIdentitySide } from '../../store/access.js';
+import { entityAttributes, policyRoles, servicePolicyIdentitySide } from '../../store/access.js';
 import { servicePoliciesOfService } from './queries.js';
 import type { Ctx } from '../ctx.js';
 import type { ResourceDef } from '../resource.js';
-import { SERVICE_POLICY } from '../policy/kinds.js';
+import { matchSideOf, SERVICE_POLICY } from '../policy/kinds.js';
+
+const SP_SERVICE = matchSideOf(SERVICE_POLICY, 'service');
 
 export type AccessChange =
-  | { type: 'service'; id: string; policies: { id: string; type: string }[] }
-  | { type: 'servicePolicy'; id: string; identitySide?: { semantic: string; identityRoles: string[] } }
+  | {
+      type: 'service';
+      id: string;
+      policies: { id: string; type: string }[];
+      /** Its role attributes as committed; null once deleted (absent in older notes: not explained). */
+      attributes?: string[] | null;
+    }
+  | {
+      type: 'servicePolicy';
+      id: string;
+      identitySide?: { semantic: string; identityRoles: string[] };
+      /** Its service side as committed; null once deleted (absent in older notes: not explained). */
+      serviceSide?: { type: string; semantic: string; serviceRoles: string[] } | null;
+    }
   | { type: 'config'; id: string }
   | { type: 'configType'; id: string }
   | { type: 'identity'; id: string };
@@ -38,11 +52,18 @@ export async function noteEntityWrite(ctx: Ctx, def: ResourceDef, id: string, de
 
 async function changeOf(ctx: Ctx, def: ResourceDef, id: string, deleted: boolean): Promise<AccessChange | undefined> {
   switch (def.table) {
-    case 'services':
-      return { type: 'service', id, policies: deleted ? [] : await servicePoliciesOfService(ctx.db, id) };
+    case 'services': {
+      if (deleted) return { type: 'service', id, policies: [], attributes: null };
+      const [service] = await entityAttributes(ctx.db, SP_SERVICE, [id]);
+      const policies = await servicePoliciesOfService(ctx.db, id);
+      return { type: 'service', id, policies, attributes: service?.attributes ?? null };
+    }
     case SERVICE_POLICY.table: {
-      const identitySide = deleted ? undefined : await servicePolicyIdentitySide(ctx.db, id);
-      return { type: 'servicePolicy', id, ...(identitySide && { identitySide }) };
+      if (deleted) return { type: 'servicePolicy', id, serviceSide: null };
+      const identitySide = await servicePolicyIdentitySide(ctx.db, id);
+      const [p] = await policyRoles(ctx.db, SP_SERVICE, true, [id]);
+      const serviceSide = p ? { type: p.type, semantic: p.semantic, serviceRoles: p.roles } : null;
+      return { type: 'servicePolicy', id, ...(identitySide && { identitySide }), serviceSide };
     }
     case 'configs':
       return { type: 'config', id };

@@ -10,15 +10,16 @@
  * |---|---|---|
  * | service catalog, router catalog | – | catalog / router |
  * | an identity's selecting service and edge router policies, its service-config overrides | identity id | identity, serviceAccess, router |
- * | services granted (with Dial/Bind) by a set of service policies | the sorted policy ids | serviceAccess |
+ * | the service index: services' attributes, service policies' service sides (service-index.ts) | – | serviceAccess |
+ * | services granted (with Dial/Bind) by a set of service policies, from the index | the sorted policy ids | serviceAccess |
  * | edge routers of a set of edge router policies | the sorted policy ids | router |
  * | service edge router policies selecting a service | service id | router |
  * | edge routers of a set of service edge router policies, in session order | the sorted policy ids | router |
  * | the session of an API session, service and type | the three ids | sessions |
  *
  * Identities with the same attributes and no `@id` entries are selected by the same policies, so the
- * expensive entry (a policy set's services, ~10 ms at 100,000 identities and 250 policies) is computed once
- * per distinct policy set and generation, not per identity. One engine exists per open store; inside a
+ * expensive entry (a policy set's services: a few ms from the index at 20,000 services and 2,500 policies) is
+ * computed once per distinct policy set and generation, not per identity. One engine exists per open store; inside a
  * transaction a throw-away engine is used, so uncommitted state never enters the shared caches.
  */
 import { readMarkers, type Markers } from '../../store/access-markers.js';
@@ -53,6 +54,7 @@ import {
   type ServiceGrants,
 } from './queries.js';
 import { VersionedCache } from './versioned-cache.js';
+import { grantsFrom, loadServiceIndex, reviseServiceIndex, type ServiceIndex } from './service-index.js';
 import { JournaledCache } from './journaled-cache.js';
 import { WeighedMap } from '../../store/weighed-map.js';
 import type { AccessChange } from './changes.js';
@@ -60,8 +62,6 @@ import { roleMatches, type Semantic } from '../policy/roles.js';
 
 export interface IdentityAccess {
   identityId: string;
-  /** The service policies of the entry this one replaced, if any (a base for its grants: `grantsOf`). */
-  previousServicePolicyIds?: string[];
   /** Its role attributes, to tell whether a changed policy selects it (narrow invalidation). */
   roleAttributes: string[];
   /** Service policies whose identity roles select the identity (sorted ids). */
@@ -113,6 +113,12 @@ export class AccessEngine {
   ]);
   // The policy sets' entries grow with the model (at the xlarge model a set grants most of 20,000 services): each
   // is bounded by what its entries hold together too, not only by their count (`MAX_SET_MEMBERS`).
+  /**
+   * What selects each service (service-index.ts): one entry, revised by the notes of service and service
+   * policy writes. Its size follows the model like the service catalog's: per service its attributes, per
+   * attribute its holders (4 bytes per holder at most), per service policy its service roles.
+   */
+  private readonly serviceIndexes = new JournaledCache<0, ServiceIndex>(1, ['serviceAccess']);
   private readonly grants = new JournaledCache<string, ServiceGrants>(1024, ['serviceAccess'], {
     max: MAX_SET_MEMBERS,
     of: (g) => g.ids.length + 1,
@@ -152,15 +158,13 @@ export class AccessEngine {
     return ids;
   }
 
-  /** Policy sets whose grants were derived from the smaller set's (`grownGrants`; tests and metrics). */
-  grownSets = 0;
-
   /** Hit, miss and entry counts of each cache, by name (the daemon's metrics read them at scrape time). */
   cacheStats(): CacheStats[] {
     const caches = {
       services: this.services,
       routers: this.routers,
       identities: this.identities,
+      serviceIndex: this.serviceIndexes,
       grants: this.grants,
       policyRouters: this.policyRouters,
       serviceRouterPolicies: this.serviceRouterPolicies,
@@ -217,9 +221,8 @@ export class AccessEngine {
       ctx.db,
       identityId,
       m,
-      async (stale) => ({
+      async () => ({
         identityId,
-        ...(stale && { previousServicePolicyIds: stale.servicePolicyIds }),
         roleAttributes: await identityRoleAttributes(ctx.db, identityId),
         servicePolicyIds: this.shared(await servicePoliciesOf(ctx.db, identityId)),
         edgeRouterPolicyIds: this.shared(await edgeRouterPoliciesOf(ctx.db, identityId)),
@@ -229,36 +232,22 @@ export class AccessEngine {
     );
   }
 
+  /** Every service's attributes and every service policy's service side (service-index.ts). */
+  serviceIndex(ctx: Ctx, m: Markers): Promise<ServiceIndex> {
+    return this.serviceIndexes.get(ctx.db, 0, m, () => loadServiceIndex(ctx.db), reviseServiceIndex);
+  }
+
   grantsOf(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<ServiceGrants> {
     const ids = identity.servicePolicyIds;
+    // A transaction's throw-away engine asks the store: one query costs less than building the index for it.
+    if (ctx.db.isTransaction) return grantsOf(ctx.db, ids);
     return this.grants.get(
       ctx.db,
       keyOf(ids),
       m,
-      () => this.grownGrants(ctx, m, identity) ?? grantsOf(ctx.db, ids),
+      async () => grantsFrom(await this.serviceIndex(ctx, m), ids),
       (grants, changes) => reviseGrants(grants, ids, changes),
     );
-  }
-
-  /**
-   * A policy set's grants from those of the set it grew from. A new policy selecting an identity changes its
-   * policy set, and the new set's grants would otherwise be one query over every service of every policy in it
-   * (~10 ms on the large model, for each distinct set the policy reaches). Grants are a union over policies,
-   * so when the identity's previous set is still cached (kept or patched up to now) and the new set only adds
-   * a few policies, the new grants are the old ones plus what the added policies grant. Undefined: no base.
-   */
-  private grownGrants(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<ServiceGrants> | undefined {
-    const before = identity.previousServicePolicyIds;
-    if (!before) return undefined;
-    const now = new Set(identity.servicePolicyIds);
-    if (before.some((id) => !now.has(id))) return undefined;
-    const had = new Set(before);
-    const added = identity.servicePolicyIds.filter((id) => !had.has(id));
-    if (added.length === 0 || added.length > MAX_ADDED_POLICIES) return undefined;
-    const base = this.grants.peek(ctx.db, keyOf(before), m, (grants, changes) => reviseGrants(grants, before, changes));
-    if (!base) return undefined;
-    this.grownSets++;
-    return grantsOf(ctx.db, added).then((extra) => unionGrants(base, extra));
   }
 
   routersOfIdentity(ctx: Ctx, m: Markers, identity: IdentityAccess): Promise<Set<string>> {
@@ -376,6 +365,8 @@ function reviseGrants(
   let out = grants;
   for (const c of changes) {
     if (c.type === 'servicePolicy' && ours.has(c.id)) return undefined;
+    // Recomputing from the service index costs a few ms: less than patches copying ever more.
+    if (out.perms.patches >= MAX_PATCHES) return undefined;
     if (c.type !== 'service') continue;
     let bits = 0;
     for (const p of c.policies) if (ours.has(p.id)) bits |= p.type === 'Dial' ? DIAL : p.type === 'Bind' ? BIND : 0;
@@ -405,56 +396,29 @@ function keyOf(ids: readonly string[]): string {
  */
 const MAX_SET_MEMBERS = 1_000_000;
 
+/** Services a policy set's grants may have had patched before they are computed again (`reviseGrants`). */
+const MAX_PATCHES = 256;
+
 /** Distinct policy id lists shared by the engine's entries, and the ids they may hold together (`shared`). */
 const MAX_SHARED_LISTS = 4096;
 const MAX_SHARED_IDS = 1_000_000;
 
-/** How many policies a set may have gained for its grants to be derived from the smaller set's. */
-const MAX_ADDED_POLICIES = 8;
-
-/** The grants of two policy sets together: every service of either, bits or'ed, `ids` in id order. */
-function unionGrants(a: ServiceGrants, b: ServiceGrants): ServiceGrants {
-  const perms = new Map(a.perms);
-  const fresh: string[] = [];
-  for (const [id, bits] of b.perms) {
-    const had = perms.get(id);
-    if (had === undefined) fresh.push(id);
-    perms.set(id, (had ?? 0) | bits);
-  }
-  if (fresh.length === 0) return { ids: a.ids, perms };
-  // Both lists are in id order (b.ids is, and `fresh` follows it): one merge.
-  const ids: string[] = [];
-  let i = 0;
-  for (const id of fresh) {
-    while (i < a.ids.length && a.ids[i]! < id) ids.push(a.ids[i++]!);
-    ids.push(id);
-  }
-  while (i < a.ids.length) ids.push(a.ids[i++]!);
-  return { ids, perms };
-}
-
 /** A copy of `grants` with one service's bits set (0: not granted), `ids` kept in id order. */
 function withServiceBits(grants: ServiceGrants, serviceId: string, bits: number): ServiceGrants {
-  const perms = new Map(grants.perms);
+  const had = grants.perms.has(serviceId);
   let ids = grants.ids;
-  const had = perms.has(serviceId);
-  if (bits === 0) {
-    perms.delete(serviceId);
-    ids = ids.filter((id) => id !== serviceId);
-  } else {
-    perms.set(serviceId, bits);
-    if (!had) {
-      let lo = 0;
-      let hi = ids.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (ids[mid]! < serviceId) lo = mid + 1;
-        else hi = mid;
-      }
-      ids = [...ids.slice(0, lo), serviceId, ...ids.slice(lo)];
+  if (bits === 0) ids = ids.filter((id) => id !== serviceId);
+  else if (!had) {
+    let lo = 0;
+    let hi = ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ids[mid]! < serviceId) lo = mid + 1;
+      else hi = mid;
     }
+    ids = [...ids.slice(0, lo), serviceId, ...ids.slice(lo)];
   }
-  return { ids, perms };
+  return { ids, perms: grants.perms.with(serviceId, bits) };
 }
 
 /** The access engine and its caches, one per store. */

@@ -40,11 +40,8 @@ export class JournaledCache<K, V> {
     this.entries = new WeighedMap(maxEntries, weight ? weight.max : maxEntries);
   }
 
-  /**
-   * The entry for `key` as of `m`. `compute` is given the entry's last value when it had one and could not be
-   * revised (a starting point for computing the new one, never an answer by itself).
-   */
-  get(db: Executor, key: K, m: Markers, compute: (stale?: V) => Promise<V>, revise: Revise<V>): Promise<V> {
+  /** The entry for `key` as of `m`: kept, revised for the changes since it was computed, or computed. */
+  get(db: Executor, key: K, m: Markers, compute: () => Promise<V>, revise: Revise<V>): Promise<V> {
     // The hit path runs several times per request: no allocation; recency is kept only when it can matter.
     const hit = this.entries.get(key, true);
     if (hit && this.current(hit.gens, m)) {
@@ -61,7 +58,7 @@ export class JournaledCache<K, V> {
       }
     }
     this.misses++;
-    return this.put(key, gens, compute(hit?.settled?.v));
+    return this.put(key, gens, compute());
   }
 
   /**
@@ -73,23 +70,6 @@ export class JournaledCache<K, V> {
     if (!hit?.settled || !this.current(hit.gens, m)) return undefined;
     this.hits++;
     return hit.settled.v;
-  }
-
-  /**
-   * The entry for `key` as of `m` when it is there and can be kept or patched synchronously for the changes
-   * since it was computed; undefined otherwise (nothing is computed).
-   */
-  peek(db: Executor, key: K, m: Markers, revise: Revise<V>): V | undefined {
-    const gens = this.kinds.map((k) => m[k].gen);
-    const hit = this.entries.get(key);
-    if (!hit?.settled) return undefined;
-    if (sameGens(hit.gens, gens)) return hit.settled.v;
-    const changes = this.explain(db, hit.gens, gens);
-    const next = changes && revise(hit.settled.v, changes);
-    if (next === undefined || next instanceof Promise) return undefined;
-    this.revised++;
-    void this.put(key, gens, Promise.resolve(next));
-    return next;
   }
 
   private put(key: K, gens: number[], value: Promise<V>): Promise<V> {
@@ -129,5 +109,3 @@ export class JournaledCache<K, V> {
     return this.entries.size;
   }
 }
-
-const sameGens = (a: number[], b: number[]) => a.every((g, i) => g === b[i]);

@@ -11,6 +11,7 @@ import {
   servicePoliciesSelectingService,
   servicesGrantedBy,
 } from '../../store/access.js';
+import { GrantedPerms } from './granted-perms.js';
 import { EDGE_ROUTER_POLICY, matchSideOf, SERVICE_EDGE_ROUTER_POLICY, SERVICE_POLICY } from '../policy/kinds.js';
 
 const SP_IDENTITY = matchSideOf(SERVICE_POLICY, 'identity');
@@ -34,17 +35,19 @@ export interface ServiceGrants {
   /** Services granted by at least one of the policies, in id order (the default list order). */
   ids: string[];
   /** Permission bits per service: {@link DIAL} | {@link BIND}. */
-  perms: Map<string, number>;
+  perms: GrantedPerms;
 }
 
-/** What a set of service policies grants: every service any of them selects, with Dial/Bind folded per service. */
+/**
+ * What a set of service policies grants, asked of the store: every service any of them selects, with Dial/Bind
+ * folded per service (one query; the engine computes it from its service index instead, service-index.ts).
+ */
 export async function grantsOf(db: Executor, servicePolicyIds: readonly string[]): Promise<ServiceGrants> {
-  const grants: ServiceGrants = { ids: [], perms: new Map() };
-  for (const g of await servicesGrantedBy(db, SP_SERVICE, servicePolicyIds)) {
-    grants.ids.push(g.serviceId);
-    grants.perms.set(g.serviceId, (g.dial ? DIAL : 0) | (g.bind ? BIND : 0));
-  }
-  return grants;
+  const rows = await servicesGrantedBy(db, SP_SERVICE, servicePolicyIds);
+  return {
+    ids: rows.map((g) => g.serviceId),
+    perms: GrantedPerms.of(rows.map((g) => [g.serviceId, (g.dial ? DIAL : 0) | (g.bind ? BIND : 0)])),
+  };
 }
 
 /** Service policies of one type that select both the identity (among `identityPolicyIds`) and the service. */
