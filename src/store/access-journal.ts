@@ -36,8 +36,8 @@ class Journal {
   private readonly kinds = new Map<MarkerName, Map<number, Transition>>();
   /** The markers' table: its version moves with every statement that may write it (change-feed.ts). */
   private readonly markerDeps: Deps;
-  /** The last markers read, at the markers' version then (SQLite: see {@link Journal.markers}). */
-  private lastRead: { version: number; markers: Markers } | undefined;
+  /** The last markers read, by which transaction and at the markers' version then (see {@link Journal.markers}). */
+  private lastRead: { version: number; trx: Executor; markers: Markers } | undefined;
   /** The notes of each open transaction run by withAccessTx (one at a time holds the connection). */
   readonly pending = new WeakMap<Executor, AccessNote[]>();
   /** The newest row of `access_transitions` this process has read (replicas on PostgreSQL). */
@@ -48,16 +48,20 @@ class Journal {
   }
 
   /**
-   * The markers as the transaction `trx` sees them. With `reuse` (SQLite: one connection, the store's only
-   * writer) the last read is answered again while the change feed says no statement has written the markers
-   * since (a trigger's, a rollback to a savepoint's and a transaction's end move it too): in a group commit a
-   * member's first read is then the member before it's last, one statement less per write.
+   * The markers as the transaction `trx` sees them. The last read is answered again while the change feed says
+   * no statement of this store has written the markers since (a trigger's, a rollback to a savepoint's and a
+   * transaction's end move it too): in a group commit a member's first read is then the member before it's
+   * last, one statement less per write. On SQLite (`shared` false) the store's one connection is the only
+   * writer, so that holds across transactions. On PostgreSQL other replicas write too, unseen until their
+   * changes are read, so only a read by the same transaction is answered again: the batch's transaction holds
+   * the writer lock from its start to its commit, so no other replica's model write lands between its members.
    */
-  async markers(trx: Executor, reuse: boolean): Promise<Markers> {
+  async markers(trx: Executor, shared: boolean): Promise<Markers> {
     const version = this.feed.version(this.markerDeps);
-    if (reuse && this.lastRead?.version === version) return this.lastRead.markers;
+    const last = this.lastRead;
+    if (last?.version === version && (!shared || last.trx === trx)) return last.markers;
     const markers = await readMarkers(trx);
-    this.lastRead = { version, markers };
+    this.lastRead = { version, trx, markers };
     return markers;
   }
 
@@ -179,8 +183,7 @@ export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promi
   let transition: { moves: Moves; notes: AccessNote[] } | undefined;
   const out = await runTransaction(db as Store, async (trx) => {
     const notes: AccessNote[] = [];
-    // Other replicas move PostgreSQL's markers unseen until their changes are read: read them each time there.
-    const before = await journal.markers(trx, !shared);
+    const before = await journal.markers(trx, shared);
     journal.pending.set(trx, notes);
     let result: T;
     try {
@@ -189,7 +192,7 @@ export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promi
       journal.pending.delete(trx);
     }
     if (notes.length > 0 && !notes.includes(UNEXPLAINED)) {
-      const moves = movesOf(before, await journal.markers(trx, !shared));
+      const moves = movesOf(before, await journal.markers(trx, shared));
       if (Object.keys(moves).length > 0) {
         transition = { moves, notes };
         if (shared) await storeTransition(trx, moves, notes);
