@@ -68,26 +68,68 @@ const FIXED_BY_CODE: readonly string[] = Object.freeze(
   FIXED.reduce<string[]>((out, [c, text]) => ((out[c.charCodeAt(0)] = text), out), []),
 );
 
+/** The columns whose values a stored text may hold as a piece. */
+type ValueColumn = 'timestamp' | 'entityId' | 'actorId' | 'entityType';
+
+/** A step of the writer's walk: a fixed piece, or a column's value quoted. */
+type Step = { char: string; text: string; column?: undefined } | { char: string; column: ValueColumn };
+
+const fixed = (char: string): Step => ({ char, text: FIXED_BY_CODE[char.charCodeAt(0)]! });
+const value = (char: string, column: ValueColumn): Step => ({ char, column });
+
+/**
+ * The pieces the writer looks for, in the order an `entityChange` event holds them (a value as often as it
+ * recurs): each is looked for from where the last one found ended, and one not found is passed over. The order
+ * only decides how much is shortened, never what is read back (every piece found is replaced where it was
+ * found), so it may change freely; the characters may not.
+ */
+const WALK: readonly Step[] = Object.freeze([
+  fixed('\x06'),
+  value(ACTOR_ID, 'actorId'),
+  fixed('\x07'),
+  fixed('\x08'),
+  fixed('\x0b'),
+  value(ENTITY_TYPE, 'entityType'),
+  fixed('\x0c'),
+  value(ENTITY_ID, 'entityId'),
+  fixed('\x0e'),
+  value(ENTITY_ID, 'entityId'),
+  fixed('\x0f'),
+  value(TIMESTAMP, 'timestamp'),
+  fixed('\x10'),
+  value(TIMESTAMP, 'timestamp'),
+  ...['\x11', '\x12', '\x13', '\x14', '\x15', '\x16', '\x17', '\x18'].map(fixed),
+]);
+
 const CONTROL = /[\x01-\x1f]/;
 const CONTROLS = /[\x01-\x1f]/g;
 
 /**
- * `text` with every occurrence of the quoted `value` (when there is one) as `c`. A value holding a control
- * character is left: its occurrence could then run across a piece put in before it.
+ * The text to store for an event whose whole JSON text (as storedEvent writes it, with no control character
+ * outside its escapes) is `text`: one pass, each piece found replaced by its character.
  */
-const put = (text: string, value: string | null, c: string): string =>
-  value === null || CONTROL.test(value) ? text : text.replaceAll(`"${value}"`, c);
-
-/** The text to store for an event whose whole JSON text (as storedEvent writes it) is `text`. */
 export function storedText(c: EventColumns, text: string): string {
   const common = commonFields(c);
-  let out = text.startsWith(common) ? COMMON + text.slice(common.length - 1) : text;
-  out = put(out, c.timestamp, TIMESTAMP);
-  out = put(out, c.entityId, ENTITY_ID);
-  out = put(out, c.actorId, ACTOR_ID);
-  out = put(out, c.entityType, ENTITY_TYPE);
-  for (const [ch, piece] of FIXED) out = out.replaceAll(piece, ch);
-  return out;
+  let out = '';
+  let pos = 0;
+  if (text.startsWith(common)) {
+    out = COMMON;
+    pos = common.length - 1;
+  }
+  for (const step of WALK) {
+    let find: string;
+    if (step.column === undefined) find = step.text;
+    else {
+      const v = c[step.column];
+      if (v === null) continue;
+      find = `"${v}"`;
+    }
+    const at = text.indexOf(find, pos);
+    if (at < 0) continue;
+    out += text.slice(pos, at) + step.char;
+    pos = at + find.length;
+  }
+  return out + text.slice(pos);
 }
 
 /** The event's whole JSON text from its stored text and row. */
