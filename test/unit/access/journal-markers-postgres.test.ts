@@ -20,11 +20,13 @@ import { postgresSkip, postgresStoreForTests } from '../../harness/pg.js';
 // The store's pooled connections take the client's query when they connect (pg/open.ts), so the count is put
 // in before the store opens (at load, ahead of every hook), and taken out after this file.
 let markerReads = 0;
+let policyReads = 0;
 const query = pg.Client.prototype.query;
 (pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
   const q = args[0] as string | { text?: string } | undefined;
   const text = typeof q === 'string' ? q : q?.text;
   if (text !== undefined && /from access_markers/.test(text)) markerReads++;
+  if (text !== undefined && /from auth_policies/.test(text)) policyReads++;
   return (query as (...a: unknown[]) => unknown).apply(this, args);
 };
 after(() => {
@@ -92,3 +94,18 @@ test('after a member that wrote and was undone, the next member reads the marker
   assert.ok(explainTransitions(context().db, 'identity', gen0, gen1, steps));
   assert.equal(steps.size, 2);
 });
+
+test(
+  'a create that leaves the auth policy to its default reads no auth policy; one that names a policy reads it',
+  { skip },
+  async () => {
+    policyReads = 0;
+    await create('p-0', []);
+    assert.equal(policyReads, 0, 'the system policy `default` is not looked up');
+    await assert.rejects(
+      createEntity(context(), identities, { name: 'p-2', type: 'User', isAdmin: false, authPolicyId: 'none' }),
+      (e: { errorCause?: { field?: string } }) => e.errorCause?.field === 'authPolicyId',
+    );
+    assert.equal(policyReads, 1, 'another policy is looked up');
+  },
+);
