@@ -40,6 +40,8 @@ class Journal {
   private lastRead: { version: number; trx: Executor; markers: Markers } | undefined;
   /** The notes of each open transaction run by withAccessTx (one at a time holds the connection). */
   readonly pending = new WeakMap<Executor, AccessNote[]>();
+  /** Per batch transaction (PostgreSQL), its members' transitions, stored together before it commits. */
+  readonly unstored = new WeakMap<Executor, { moves: Moves; notes: readonly AccessNote[] }[]>();
   /** The newest row of `access_transitions` this process has read (replicas on PostgreSQL). */
   storedUpTo: number | undefined;
 
@@ -107,15 +109,28 @@ function movesOf(before: Markers, after: Markers): Moves {
  */
 const STORED_TRANSITIONS = MAX_TRANSITIONS;
 
-/** Records a transition in the store, inside its transaction, for the other replicas (PostgreSQL stores only). */
-async function storeTransition(trx: Executor, moves: Moves, notes: readonly AccessNote[]): Promise<void> {
-  const [row] = await hotRows<{ id: number }>(
+/**
+ * Stores the transitions of a batch's members (PostgreSQL stores only) for the other replicas, in the batch's
+ * transaction before it commits (`beforeCommit`, pg/open.ts): one statement for the batch instead of one per
+ * member under the writer lock. A member undone to its savepoint never queued its own; in member order, so ids
+ * follow the generations.
+ */
+export async function storeBatchTransitions(trx: Executor): Promise<void> {
+  const journal = storeState(trx, JOURNAL);
+  const queued = journal?.unstored.get(trx);
+  if (!queued) return;
+  journal!.unstored.delete(trx);
+  const rows = await hotRows<{ id: number }>(
     trx,
-    'insert into access_transitions (moves, notes) values (?, ?) returning id',
-    [JSON.stringify(moves), JSON.stringify(notes)],
+    `insert into access_transitions (moves, notes)
+      select m, n from unnest(?::text[], ?::text[]) with ordinality as t(m, n, o) order by o returning id`,
+    [queued.map((t) => JSON.stringify(t.moves)), queued.map((t) => JSON.stringify(t.notes))],
   );
-  if (row && row.id % 64 === 0)
-    await hotWrite(trx, 'delete from access_transitions where id <= ?', [row.id - STORED_TRANSITIONS]);
+  const ids = rows.map((r) => Number(r.id));
+  const last = Math.max(...ids);
+  // Every 64 ids, what no replica still needs goes.
+  if (Math.floor(last / 64) > Math.floor((Math.min(...ids) - 1) / 64))
+    await hotWrite(trx, 'delete from access_transitions where id <= ?', [last - STORED_TRANSITIONS]);
 }
 
 /**
@@ -195,7 +210,11 @@ export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promi
       const moves = movesOf(before, await journal.markers(trx, shared));
       if (Object.keys(moves).length > 0) {
         transition = { moves, notes };
-        if (shared) await storeTransition(trx, moves, notes);
+        if (shared) {
+          const queued = journal.unstored.get(trx);
+          if (queued) queued.push(transition);
+          else journal.unstored.set(trx, [transition]);
+        }
       }
     }
     return result;

@@ -7,6 +7,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { silentLogger, type Ctx } from '../../../src/model/ctx.js';
 import { tokenMinter } from '../../../src/model/tokens.js';
 import { RESOURCE_HOOKS } from '../../../src/model/services/hooks/index.js';
@@ -21,12 +22,14 @@ import { postgresSkip, postgresStoreForTests } from '../../harness/pg.js';
 // in before the store opens (at load, ahead of every hook), and taken out after this file.
 let markerReads = 0;
 let policyReads = 0;
+let transitionInserts = 0;
 const query = pg.Client.prototype.query;
 (pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
   const q = args[0] as string | { text?: string } | undefined;
   const text = typeof q === 'string' ? q : q?.text;
   if (text !== undefined && /from access_markers/.test(text)) markerReads++;
   if (text !== undefined && /from auth_policies/.test(text)) policyReads++;
+  if (text !== undefined && /insert into access_transitions/.test(text)) transitionInserts++;
   return (query as (...a: unknown[]) => unknown).apply(this, args);
 };
 after(() => {
@@ -63,6 +66,11 @@ test('a batch reads the markers once before its first member and once after each
   await create('first', ['r']);
   const gen0 = (await readMarkers(context().db)).identity.gen;
   markerReads = 0;
+  transitionInserts = 0;
+  const { rows } = await sql<{
+    last: number;
+  }>`select coalesce(max(id), 0)::int as last from access_transitions`.execute(context().db);
+  const last = rows[0]!.last;
   const batcher = runtimeOf(context().db)!.batcher!;
   const batches = batcher.batches;
   await Promise.all(Array.from({ length: 8 }, (_, i) => create(`m-${i}`, [`a${i}`])));
@@ -73,6 +81,17 @@ test('a batch reads the markers once before its first member and once after each
   const steps = new Set<Transition>();
   assert.ok(explainTransitions(context().db, 'identity', gen0, gen1, steps), 'every step from the first to the last');
   assert.equal(steps.size, 8, 'one transition per create');
+  // Stored for the other replicas in one statement before the commit, in the order of the generations.
+  assert.equal(transitionInserts, 1, 'one insert for the batch');
+  const stored = (
+    await sql<{ moves: string }>`select moves from access_transitions where id > ${last} order by id`.execute(
+      context().db,
+    )
+  ).rows.map((r) => (JSON.parse(r.moves) as { identity: [number, number] }).identity);
+  assert.equal(stored.length, 8);
+  assert.equal(stored[0]![0], gen0);
+  for (let i = 1; i < 8; i++) assert.equal(stored[i]![0], stored[i - 1]![1], 'each from where the one before ended');
+  assert.equal(stored[7]![1], gen1);
 });
 
 test('after a member that wrote and was undone, the next member reads the markers again', { skip }, async () => {
