@@ -51,8 +51,9 @@ const ROW_COLUMNS = 'id, namespace, "eventType", timestamp, "actorId", "entityTy
  * been stored whole.
  */
 export function wholeBody(r: EventRow): string {
-  if (r.body.startsWith('{"id":') || !r.body.startsWith('{') || r.namespace !== 'session' || r.eventType !== 'created')
-    return wholeText(r, r.body);
+  const sessionShort =
+    r.namespace === 'session' && r.eventType === 'created' && r.body.startsWith('{') && !r.body.startsWith('{"id":');
+  if (!sessionShort) return wholeText(r, r.body);
   // Version 1 of the event's shape: the only one these rows were written in.
   return (
     `{"id":"${r.id}","namespace":"session","version":1,"timestamp":"${r.timestamp}","event_type":"created",` +
