@@ -36,10 +36,12 @@ class Journal {
   private readonly kinds = new Map<MarkerName, Map<number, Transition>>();
   /** The markers' table: its version moves with every statement that may write it (change-feed.ts). */
   private readonly markerDeps: Deps;
-  /** The last markers read, at the markers' version then (SQLite: see {@link Journal.markers}). */
-  private lastRead: { version: number; markers: Markers } | undefined;
+  /** The last markers read, by which transaction and at the markers' version then (see {@link Journal.markers}). */
+  private lastRead: { version: number; trx: Executor; markers: Markers } | undefined;
   /** The notes of each open transaction run by withAccessTx (one at a time holds the connection). */
   readonly pending = new WeakMap<Executor, AccessNote[]>();
+  /** Per batch transaction (PostgreSQL), its members' transitions, stored together before it commits. */
+  readonly unstored = new WeakMap<Executor, { moves: Moves; notes: readonly AccessNote[] }[]>();
   /** The newest row of `access_transitions` this process has read (replicas on PostgreSQL). */
   storedUpTo: number | undefined;
 
@@ -48,16 +50,20 @@ class Journal {
   }
 
   /**
-   * The markers as the transaction `trx` sees them. With `reuse` (SQLite: one connection, the store's only
-   * writer) the last read is answered again while the change feed says no statement has written the markers
-   * since (a trigger's, a rollback to a savepoint's and a transaction's end move it too): in a group commit a
-   * member's first read is then the member before it's last, one statement less per write.
+   * The markers as the transaction `trx` sees them. The last read is answered again while the change feed says
+   * no statement of this store has written the markers since (a trigger's, a rollback to a savepoint's and a
+   * transaction's end move it too): in a group commit a member's first read is then the member before it's
+   * last, one statement less per write. On SQLite (`shared` false) the store's one connection is the only
+   * writer, so that holds across transactions. On PostgreSQL other replicas write too, unseen until their
+   * changes are read, so only a read by the same transaction is answered again: the batch's transaction holds
+   * the writer lock from its start to its commit, so no other replica's model write lands between its members.
    */
-  async markers(trx: Executor, reuse: boolean): Promise<Markers> {
+  async markers(trx: Executor, shared: boolean): Promise<Markers> {
     const version = this.feed.version(this.markerDeps);
-    if (reuse && this.lastRead?.version === version) return this.lastRead.markers;
+    const last = this.lastRead;
+    if (last?.version === version && (!shared || last.trx === trx)) return last.markers;
     const markers = await readMarkers(trx);
-    this.lastRead = { version, markers };
+    this.lastRead = { version, trx, markers };
     return markers;
   }
 
@@ -103,15 +109,28 @@ function movesOf(before: Markers, after: Markers): Moves {
  */
 const STORED_TRANSITIONS = MAX_TRANSITIONS;
 
-/** Records a transition in the store, inside its transaction, for the other replicas (PostgreSQL stores only). */
-async function storeTransition(trx: Executor, moves: Moves, notes: readonly AccessNote[]): Promise<void> {
-  const [row] = await hotRows<{ id: number }>(
+/**
+ * Stores the transitions of a batch's members (PostgreSQL stores only) for the other replicas, in the batch's
+ * transaction before it commits (`beforeCommit`, pg/open.ts): one statement for the batch instead of one per
+ * member under the writer lock. A member undone to its savepoint never queued its own; in member order, so ids
+ * follow the generations.
+ */
+export async function storeBatchTransitions(trx: Executor): Promise<void> {
+  const journal = storeState(trx, JOURNAL);
+  const queued = journal?.unstored.get(trx);
+  if (!queued) return;
+  journal!.unstored.delete(trx);
+  const rows = await hotRows<{ id: number }>(
     trx,
-    'insert into access_transitions (moves, notes) values (?, ?) returning id',
-    [JSON.stringify(moves), JSON.stringify(notes)],
+    `insert into access_transitions (moves, notes)
+      select m, n from unnest(?::text[], ?::text[]) with ordinality as t(m, n, o) order by o returning id`,
+    [queued.map((t) => JSON.stringify(t.moves)), queued.map((t) => JSON.stringify(t.notes))],
   );
-  if (row && row.id % 64 === 0)
-    await hotWrite(trx, 'delete from access_transitions where id <= ?', [row.id - STORED_TRANSITIONS]);
+  const ids = rows.map((r) => Number(r.id));
+  const last = Math.max(...ids);
+  // Every 64 ids, what no replica still needs goes.
+  if (Math.floor(last / 64) > Math.floor((Math.min(...ids) - 1) / 64))
+    await hotWrite(trx, 'delete from access_transitions where id <= ?', [last - STORED_TRANSITIONS]);
 }
 
 /**
@@ -179,8 +198,7 @@ export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promi
   let transition: { moves: Moves; notes: AccessNote[] } | undefined;
   const out = await runTransaction(db as Store, async (trx) => {
     const notes: AccessNote[] = [];
-    // Other replicas move PostgreSQL's markers unseen until their changes are read: read them each time there.
-    const before = await journal.markers(trx, !shared);
+    const before = await journal.markers(trx, shared);
     journal.pending.set(trx, notes);
     let result: T;
     try {
@@ -189,10 +207,14 @@ export async function withAccessTx<T>(db: Executor, fn: (trx: Executor) => Promi
       journal.pending.delete(trx);
     }
     if (notes.length > 0 && !notes.includes(UNEXPLAINED)) {
-      const moves = movesOf(before, await journal.markers(trx, !shared));
+      const moves = movesOf(before, await journal.markers(trx, shared));
       if (Object.keys(moves).length > 0) {
         transition = { moves, notes };
-        if (shared) await storeTransition(trx, moves, notes);
+        if (shared) {
+          const queued = journal.unstored.get(trx);
+          if (queued) queued.push(transition);
+          else journal.unstored.set(trx, [transition]);
+        }
       }
     }
     return result;

@@ -12,6 +12,7 @@ import { countFromDb } from './values.js';
 import { orderedBy } from './filter-sql.js';
 import type { PageOrder } from './crud.js';
 import type { EventsTable } from './schema.js';
+import { storedText, wholeText, type EventColumns } from './event-text.js';
 
 /** One stored event: its listing columns and the whole event as JSON text (its outbox position left out). */
 export type StoredEvent = Omit<EventsTable, 'seq'>;
@@ -21,7 +22,7 @@ export const INSERT_EVENT_COLUMNS =
   'insert into events (id, namespace, "eventType", timestamp, "actorId", "entityType", "entityId", body)';
 export const INSERT_EVENT = `${INSERT_EVENT_COLUMNS} values (?, ?, ?, ?, ?, ?, ?, ?)`;
 
-/** An event's values in INSERT_EVENT's order. */
+/** An event's values in INSERT_EVENT's order, its whole text stored shortened (event-text.ts). */
 export const eventParams = (e: StoredEvent): unknown[] => [
   e.id,
   e.namespace,
@@ -30,27 +31,29 @@ export const eventParams = (e: StoredEvent): unknown[] => [
   e.actorId,
   e.entityType,
   e.entityId,
-  e.body,
+  storedText(e, e.body),
 ];
 
 /** What {@link wholeBody} reads of an outbox row. */
-export interface EventRow {
-  id: string;
-  namespace: string;
-  eventType: string;
-  timestamp: string;
+export interface EventRow extends EventColumns {
   body: string;
 }
+
+/** The outbox's columns {@link wholeBody} reads, for a select list. */
+const ROW_COLUMNS = 'id, namespace, "eventType", timestamp, "actorId", "entityType", "entityId", body';
 
 /**
  * An event's whole text from its outbox row. A new session's `created` event is stored without the fields
  * every event starts with (`id`, `namespace`, `version`, `timestamp`, `event_type`): its row's columns hold
  * them, and on the session create's hot path each byte of the row is written to the log and copied again by
- * the checkpoint (~140 of ~330 bytes). Every reader gets the same text as if they had been stored; a body
- * that starts with its id is whole already (every other event, and new sessions' events written before).
+ * the checkpoint (~140 of ~330 bytes). Every other event is stored shortened by event-text.ts (a text without
+ * control characters is whole already: events written before). Every reader gets the same text as if it had
+ * been stored whole.
  */
 export function wholeBody(r: EventRow): string {
-  if (r.body.startsWith('{"id":') || r.namespace !== 'session' || r.eventType !== 'created') return r.body;
+  const sessionShort =
+    r.namespace === 'session' && r.eventType === 'created' && r.body.startsWith('{') && !r.body.startsWith('{"id":');
+  if (!sessionShort) return wholeText(r, r.body);
   // Version 1 of the event's shape: the only one these rows were written in.
   return (
     `{"id":"${r.id}","namespace":"session","version":1,"timestamp":"${r.timestamp}","event_type":"created",` +
@@ -77,7 +80,7 @@ export async function pageEvents(
     .execute();
   let page = dynamic(db)
     .selectFrom('events as t')
-    .select(['t.id', 't.namespace', 't.eventType', 't.timestamp', 't.body'])
+    .select(['t.id', 't.namespace', 't.eventType', 't.timestamp', 't.actorId', 't.entityType', 't.entityId', 't.body'])
     .where(where);
   // The outbox's order breaks ties instead of the id (events of one millisecond), in the first sort's direction.
   const terms = q.orderBy.slice(0, -1);
@@ -103,8 +106,8 @@ export async function eventsAfter(
   const rows = await hotRows<EventRow & { seq: unknown }>(
     db,
     Number.isFinite(settled)
-      ? 'select seq, id, namespace, "eventType", timestamp, body from events where seq > ? and seq <= ? order by seq limit ?'
-      : 'select seq, id, namespace, "eventType", timestamp, body from events where seq > ? order by seq limit ?',
+      ? `select seq, ${ROW_COLUMNS} from events where seq > ? and seq <= ? order by seq limit ?`
+      : `select seq, ${ROW_COLUMNS} from events where seq > ? order by seq limit ?`,
     Number.isFinite(settled) ? [seq, settled, limit] : [seq, limit],
   );
   return rows.map((r) => ({ seq: Number(r.seq), namespace: r.namespace, eventType: r.eventType, body: wholeBody(r) }));

@@ -12,6 +12,7 @@ import Database from 'better-sqlite3';
 import { startTestServer, type TestServer } from '../harness/server.js';
 import { edgectlSlow, type Run } from '../harness/cli.js';
 import { scratch } from '../harness/processes.js';
+import { wholeBody, type EventRow } from '../../src/store/events.js';
 
 const tmp = scratch('edgectl-db-events-');
 
@@ -21,9 +22,13 @@ type Ev = Record<string, any>;
 function storedEvents(file: string, namespace: string): Ev[] {
   const db = new Database(file, { readonly: true });
   try {
-    return (
-      db.prepare('select body from events where namespace = ? order by seq').all(namespace) as { body: string }[]
-    ).map((r) => JSON.parse(r.body) as Ev);
+    const rows = db
+      .prepare(
+        'select id, namespace, "eventType", timestamp, "actorId", "entityType", "entityId", body from events where namespace = ? order by seq',
+      )
+      .all(namespace) as EventRow[];
+    // Stored shortened: read whole as the controller reads them (src/store/event-text.ts).
+    return rows.map((r) => JSON.parse(wholeBody(r)) as Ev);
   } finally {
     db.close();
   }

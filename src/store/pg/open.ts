@@ -10,6 +10,7 @@ import type { Database as StoreSchema } from '../schema.js';
 import { ChangeFeed, SPLIT_COLUMNS, type FeedSession } from '../change-feed.js';
 import type { SchemaObject } from '../statement-tables.js';
 import { createRuntime } from '../runtime.js';
+import { storeBatchTransitions } from '../access-journal.js';
 import { HOT_STATEMENT } from '../direct.js';
 import { WriteGate } from '../write-gate.js';
 import type { TxBatcher } from '../tx-batch.js';
@@ -130,6 +131,8 @@ export async function openPostgresStore(url: string, opts: OpenOptions = {}): Pr
       feed,
       // Which counters the group commit moved, so that this replica does not take them for another's.
       beforeCommit: async (trx) => {
+        // First: its insert moves the counters read next.
+        await storeBatchTransitions(trx);
         const move = changes && (await ownMove(trx));
         return move && (() => changes?.ownCommit(move.star, move.tables));
       },

@@ -16,6 +16,7 @@ import { runtimeOf } from '../../../src/store/runtime.js';
 let ts: TestStore;
 let ctx: Ctx;
 let markerReads = 0;
+let policyReads = 0;
 
 before(async () => {
   ts = await openTestStore('edgectl-journal-markers-');
@@ -24,8 +25,11 @@ before(async () => {
   const prepare = connection.prepare.bind(connection);
   connection.prepare = (text) => {
     if (/from access_markers/.test(text)) markerReads++;
+    if (/from auth_policies/.test(text)) policyReads++;
     return prepare(text);
   };
+  // A loaded machine must not split the batches counted here.
+  runtimeOf(ctx.db)!.batcher.maxBatchMs = 60_000;
   // One create first, so the batches below follow a batch of one (no cohort wait) and the markers were read.
   await createEntity(ctx, identities, { name: 'first', type: 'User', isAdmin: false, roleAttributes: ['r'] });
 });
@@ -68,4 +72,17 @@ test('after a member that wrote and was undone, the next member reads the marker
   const steps = new Set<Transition>();
   assert.ok(explainTransitions(ctx.db, 'identity', gen0, gen1, steps));
   assert.equal(steps.size, 2);
+});
+
+test('a create that leaves the auth policy to its default reads no auth policy; one that names a policy reads it', async () => {
+  policyReads = 0;
+  await create('p-0', []);
+  assert.equal(policyReads, 0, 'the system policy `default` is not looked up');
+  await createEntity(ctx, identities, { name: 'p-1', type: 'User', isAdmin: false, authPolicyId: 'default' });
+  assert.equal(policyReads, 0);
+  await assert.rejects(
+    createEntity(ctx, identities, { name: 'p-2', type: 'User', isAdmin: false, authPolicyId: 'none' }),
+    (e: { errorCause?: { field?: string } }) => e.errorCause?.field === 'authPolicyId',
+  );
+  assert.equal(policyReads, 1, 'another policy is looked up');
 });

@@ -48,7 +48,14 @@ test('the hot-path text is the generic event, field for field and in order', () 
     assert.deepEqual([generic.entityType, generic.entityId], ['sessions', session.id]);
     // Stored without the common fields, which its row's columns hold; read back whole.
     assert.doesNotMatch(fast.body, /"(id|namespace|version|timestamp|event_type)":/);
-    const read = wholeBody({ ...fast, namespace: 'session', eventType: 'created', timestamp: session.createdAt });
+    const read = wholeBody({
+      ...fast,
+      namespace: 'session',
+      eventType: 'created',
+      timestamp: session.createdAt,
+      entityType: 'sessions',
+      entityId: session.id,
+    });
     assert.equal(read.replace(fast.id, 'ID'), generic.body.replace(generic.id, 'ID'), 'the same text');
     assert.equal(JSON.parse(read).id, fast.id);
     assert.equal(fast.id.slice(0, 14), generic.id.slice(0, 14), 'the same time in the id');
@@ -56,7 +63,15 @@ test('the hot-path text is the generic event, field for field and in order', () 
 });
 
 test("only a new session's event stored without its common fields is rebuilt; whole bodies are read as stored", () => {
-  const row = { id: 'x', namespace: 'session', eventType: 'created', timestamp: 't' };
+  const row = {
+    id: 'x',
+    namespace: 'session',
+    eventType: 'created',
+    timestamp: 't',
+    actorId: null,
+    entityType: 'sessions',
+    entityId: 's',
+  };
   const whole = '{"id":"x","namespace":"session","version":1,"timestamp":"t","event_type":"created","session_id":"s"}';
   assert.equal(wholeBody({ ...row, body: whole }), whole, 'written before the short form');
   assert.equal(wholeBody({ ...row, body: '{"session_id":"s"}' }), whole);
