@@ -989,6 +989,7 @@ if (!only || only.has('writes')) {
             kinds: writeKinds(attributesOf, `bench-writes${runTag}-${c}${replicas > 1 && !many ? '-1r' : ''}`),
             connections: c,
             seconds: writeSeconds,
+            warmup: warmupSeconds,
             post: async (path, body) =>
               (
                 await call(

@@ -68,6 +68,11 @@ export async function measureWrites(opts: {
   kinds: WriteKind[];
   connections: number;
   seconds: number;
+  /**
+   * Seconds of the same creates before each kind's measured window, not counted: the load scenarios' warm-up,
+   * so the window is the controller's steady state (its statements prepared, its code optimised).
+   */
+  warmup?: number;
   post: Post;
   /** Bytes written to the write-ahead log so far (`walFromMetrics`, or PostgreSQL's WAL position). */
   walWritten(): Promise<number>;
@@ -80,8 +85,17 @@ export async function measureWrites(opts: {
   const walSize = opts.walSize;
   const out: WriteResult[] = [];
   let serial = 0;
+  const load = (kind: WriteKind, seconds: number, counted: (status: number) => void) => {
+    const end = performance.now() + seconds * 1000;
+    return Promise.all(
+      Array.from({ length: opts.connections }, async () => {
+        while (performance.now() < end) counted(await opts.post(kind.path, kind.body(serial++)).catch(() => 0));
+      }),
+    );
+  };
   for (const kind of opts.kinds) {
-    // Let the checkpointer see the previous kind's last writes, so they are not counted here.
+    if (opts.warmup) await load(kind, opts.warmup, () => {});
+    // Let the checkpointer see the previous writes (the warm-up's, the previous kind's), so they are not counted here.
     await new Promise((r) => setTimeout(r, 1000));
     const before = await written();
     const commitsBefore = await opts.commits?.();
@@ -90,16 +104,7 @@ export async function measureWrites(opts: {
     let creates = 0;
     let errors = 0;
     const t0 = performance.now();
-    const end = t0 + opts.seconds * 1000;
-    await Promise.all(
-      Array.from({ length: opts.connections }, async () => {
-        while (performance.now() < end) {
-          const status = await opts.post(kind.path, kind.body(serial++)).catch(() => 0);
-          if (status === 201) creates++;
-          else errors++;
-        }
-      }),
-    );
+    await load(kind, opts.seconds, (status) => (status === 201 ? creates++ : errors++));
     const elapsed = (performance.now() - t0) / 1000;
     // The last pass of the checkpointer (every 250 ms) counts the final frames.
     await new Promise((r) => setTimeout(r, 1000));
