@@ -16,6 +16,7 @@ if (file) {
       argv: process.argv.slice(1),
       wall: (Date.now() - start) / 1000,
       cpu: (u.userCPUTime + u.systemCPUTime) / 1e6,
+      end: Date.now() / 1000,
     };
     try {
       appendFileSync(file, JSON.stringify(line) + '\n');
@@ -60,12 +61,29 @@ export function report(path, top = 25) {
   const name = (p) => p.argv.find((a) => /\.test\.m?js$/.test(a))?.replace(/^.*?\/test\//, 'test/');
   const tests = procs
     .filter(name)
-    .map((p) => ({ name: name(p), wall: p.wall, cpu: p.cpu, children: below(p).reduce((s, c) => s + c.cpu, 0) }))
+    .map((p) => ({
+      name: name(p),
+      wall: p.wall,
+      end: p.end,
+      cpu: p.cpu,
+      children: below(p).reduce((s, c) => s + c.cpu, 0),
+    }))
     .sort((a, b) => b.wall - a.wall);
   const sum = (xs, f) => xs.reduce((s, x) => s + f(x), 0).toFixed(1);
+  // How many test processes ran at once, second by second from the first start to the last end: the seconds with
+  // fewer than 3 (the runner's default) are where a core may have idled, typically a long process left alone.
+  const spans = tests.filter((t) => t.end !== undefined).map((t) => [t.end - t.wall, t.end]);
+  const first = Math.min(...spans.map((s) => s[0]));
+  const running = Array.from({ length: Math.ceil(Math.max(...spans.map((s) => s[1])) - first) }, (_, i) => {
+    const at = first + i + 0.5;
+    return spans.filter(([a, b]) => a <= at && at < b).length;
+  });
+  const fewer = (n) => running.filter((r) => r < n).length;
   const row = (...cells) => cells.map((c, i) => (i < cells.length - 1 ? String(c).padStart(8) : ` ${c}`)).join('');
   return [
     `# test times: ${tests.length} test processes, ${sum(procs, (p) => p.cpu)} s of CPU in all Node processes`,
+    `# ${running.length} s from the first test process's start to the last one's end; fewer than 3 running: ` +
+      `${fewer(3)} s, fewer than 2: ${fewer(2)} s`,
     row('wall s', 'cpu s', 'child s', 'test process'),
     ...tests.slice(0, top).map((t) => row(t.wall.toFixed(1), t.cpu.toFixed(1), t.children.toFixed(1), t.name)),
     row('wall s', 'cpu s', '', 'file in a shared process'),

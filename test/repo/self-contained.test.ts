@@ -78,13 +78,13 @@ function staticProblems(root: string): { files: number; problems: string[] } {
   return { files: files.length, problems };
 }
 
-const run = (cmd: string, args: string[], cwd: string) => {
+const run = (cmd: string, args: string[], cwd: string, extraEnv: Record<string, string> = {}) => {
   // Without NODE_TEST_CONTEXT: a test runner that believes it runs inside a test skips its files and passes.
   const { NODE_TEST_CONTEXT: _inTest, ...env } = process.env;
   const r = spawnSync(cmd, args, {
     cwd,
     encoding: 'utf8',
-    env: { ...env, EDGECTL_LOG_LEVEL: 'silent' },
+    env: { ...env, EDGECTL_LOG_LEVEL: 'silent', ...extraEnv },
     maxBuffer: 64 * 1024 * 1024,
   });
   return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
@@ -121,7 +121,9 @@ test('a clone of HEAD in an empty directory builds and passes an API test file',
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
   const build = run('npm', ['run', 'build'], clone);
   assert.ok(build.ok, `build in the clone failed:\n${build.out}`);
-  const tested = run(process.execPath, ['scripts/run-tests.mjs', API_FILE], clone);
+  // On SQLite only: the file's pass on PostgreSQL would run the same sources again and show nothing more about
+  // what the clone holds.
+  const tested = run(process.execPath, ['scripts/run-tests.mjs', API_FILE], clone, { EDGECTL_TEST_STORES: 'sqlite' });
   assert.ok(tested.ok, `${API_FILE} failed in the clone:\n${tested.out.slice(-8000)}`);
   assert.match(tested.out, /ℹ pass [1-9]/);
   assert.match(tested.out, /ℹ fail 0/);
