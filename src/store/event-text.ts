@@ -12,16 +12,10 @@
  * pins them). Tab, line feed and carriage return are left out, so a stored text stays readable in a terminal.
  */
 
+import type { EventsTable } from './schema.js';
+
 /** The columns of an outbox row the stored text refers to. */
-export interface EventColumns {
-  id: string;
-  namespace: string;
-  eventType: string;
-  timestamp: string;
-  actorId: string | null;
-  entityType: string | null;
-  entityId: string | null;
-}
+export type EventColumns = Omit<EventsTable, 'seq' | 'body'>;
 
 /** The common fields every event starts with, as storedEvent (model/events/event.ts) writes them. */
 const commonFields = (c: EventColumns): string =>
