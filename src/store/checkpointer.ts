@@ -160,6 +160,8 @@ export function startCheckpointer(
   const startBytes = limits.startBytes ?? defaultStartBytes(limits.restartBytes);
   const hardBytes = 4 * limits.restartBytes;
   let running = false;
+  /** Writers passed the hard bound while the worker was starting: its first job is to cut the log. */
+  let cutWhenReady = false;
   let inFlight: Mode | undefined;
   let lastVersion: number | undefined;
   let lastSizeCheck = 0;
@@ -260,6 +262,10 @@ export function startCheckpointer(
         raw.pragma('wal_autocheckpoint = 0');
         running = true;
         status.background = true;
+        if (cutWhenReady) {
+          cutWhenReady = false;
+          cut();
+        }
       } else onPass(m as Pass);
     });
     started.on('error', giveBack);
@@ -297,7 +303,12 @@ export function startCheckpointer(
       const size = walBytes(file);
       if (!running) {
         if (!worker && size > startBytes) launch();
-        return undefined;
+        // The worker is still starting (a thread, its module, its connection: tens of milliseconds, more on a busy
+        // machine) while writes go on: past the hard bound they wait for it, and it cuts the log first thing.
+        if (!worker || ended || size <= hardBytes) return undefined;
+        cutWhenReady = true;
+        gate.close();
+        return gate.wait();
       }
       if (size <= limits.restartBytes || (inFlight && size <= hardBytes)) return undefined;
       gate.close();

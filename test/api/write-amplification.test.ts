@@ -49,7 +49,6 @@ test('16 identity creates at once write at most 16 KB of log each', async () => 
       assert.equal(after.salt, before.salt, 'the log did not start over while it was held');
       assert.equal(s.daemon.store.commits().batches - commits.batches, 1, 'the 16 creates shared one commit');
       const bytes = (after.frames.length - before.frames.length) * after.frameBytes;
-      console.log('PERCREATE', bytes / 16);
       assert.ok(bytes / 16 <= BOUND, `an identity create wrote ${(bytes / 16 / 1024).toFixed(1)} KB of log`);
     } finally {
       reader.close();
