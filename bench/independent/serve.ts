@@ -29,6 +29,16 @@ const stack = await startStack({
   fresh: Math.ceil((2 * 3000 * (Number(seconds) + 1)) / 10),
   ...(process.env.MODEL && { model: process.env.MODEL }),
 });
+// Should anything below fail, the servers started above end with this process, not hold the data dir.
+process.once('exit', () => {
+  for (const pid of [stack.controller.pid, stack.bare.pid]) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+});
 const serviceId = stack.serviceIds[0]!;
 const search = `${MGMT}/identities?filter=${encodeURIComponent('name contains "id-0" sort by name desc limit 100')}`;
 const first = { 'zt-session': stack.tokens[0]! };
