@@ -54,6 +54,9 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
   /** A client of replica `i` holding the token of `c` (made on any replica). */
   const on = (i: number, c: ApiClient, api: 'management' | 'client' = 'client'): ApiClient =>
     replicas[i]!.client(api).withToken(c.token);
+  /** The ids of the services a client lists through replica `i`, in the order given. */
+  const servicesSeen = async (i: number, c: ApiClient): Promise<string[]> =>
+    ((await on(i, c).get('/services')).body.data as { id: string }[]).map((s) => s.id);
 
   test('an API session made on one replica works on every other', async () => {
     const u = await createUser(replicas[0]!, admins[0]!);
@@ -102,8 +105,7 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
       identityRoles: [`#${tag}`],
       serviceRoles: [`@${service}`],
     });
-    const listed = async (i: number) =>
-      ((await on(i, u.client).get('/services')).body.data as { id: string }[]).map((s) => s.id);
+    const listed = (i: number) => servicesSeen(i, u.client);
     assert.deepEqual(await listed(1), [service]);
     assert.deepEqual(await listed(2), [service]);
     assert.equal((await admins[0]!.delete(`/service-policies/${policy}`)).status, 200);
@@ -128,8 +130,7 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
       encryptionRequired: true,
       roleAttributes: [tag],
     });
-    const listed = async (i: number) =>
-      ((await on(i, u.client).get('/services')).body.data as { id: string }[]).map((s) => s.id).sort();
+    const listed = async (i: number) => (await servicesSeen(i, u.client)).sort();
     assert.deepEqual(await listed(1), [first]);
     const misses = () =>
       Object.fromEntries(
@@ -161,8 +162,7 @@ describe('replicas over one PostgreSQL database', { skip }, () => {
       identityRoles: [`#${tag}`],
       serviceRoles: [`#${tag}`],
     });
-    const listed = async (i: number) =>
-      ((await on(i, u.client).get('/services')).body.data as { id: string }[]).map((s) => s.id).sort();
+    const listed = async (i: number) => (await servicesSeen(i, u.client)).sort();
     assert.deepEqual(await listed(1), [first]);
     const builds = () => accessCacheStats(replicas[1]!.daemon.ctx).find((c) => c.cache === 'serviceIndex')!.misses;
     const before = builds();

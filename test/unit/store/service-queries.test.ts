@@ -25,12 +25,10 @@ import {
   setIdentityDisabled,
 } from '../../../src/store/identities.js';
 import { insertSessionIfAbsent, sessionOf, type StoredSession } from '../../../src/store/sessions.js';
-import { silentLogger, type Ctx } from '../../../src/model/ctx.js';
 import { createEntity } from '../../../src/model/crud.js';
-import { tokenMinter } from '../../../src/model/tokens.js';
-import { RESOURCE_HOOKS } from '../../../src/model/services/hooks/index.js';
 import { identities, services } from '../../../src/model/resources/index.js';
 import { sessionEventFor } from '../../harness/events.js';
+import { storeCtx } from '../../harness/store.js';
 
 let dir: string;
 let store: OpenedStore;
@@ -40,14 +38,7 @@ let serviceId: string;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'edgectl-store-svc-'));
   store = await openStore(join(dir, 'db.sqlite'));
-  const ctx: Ctx = {
-    db: store.db,
-    now: () => new Date(),
-    settings: { sessionTimeoutMs: 60_000, identityEnrollmentDurationMs: 60_000, routerEnrollmentDurationMs: 60_000 },
-    log: silentLogger,
-    tokens: tokenMinter(Buffer.alloc(32, 7)),
-    hooks: RESOURCE_HOOKS,
-  };
+  const ctx = storeCtx(store);
   identityId = await createEntity(ctx, identities, { name: 'alice', type: 'User', isAdmin: true });
   serviceId = await createEntity(ctx, services, { name: 'svc' });
 });
